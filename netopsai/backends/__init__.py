@@ -1,0 +1,1 @@
+"""Data sources behind the tools. The embedded lab is the default; real sources plug in here."""

@@ -1,0 +1,68 @@
+"""One Protocol per data source (like napalm's getters): the tools read only through these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol, TypedDict
+
+from netopsai.timewin import Window
+
+Row = dict[str, Any]
+
+
+class IfaceSel(TypedDict, total=False):
+    """Which interfaces: devices by name, or by role/site/pod; optionally one interface name."""
+
+    devices: list[str]
+    role: str
+    site: str
+    pod: str
+    interface: str
+
+
+class Inventory(Protocol):
+    def clock(self) -> datetime: ...
+    def sites(self) -> list[Row]: ...
+    def pods(self, site: str | None) -> list[Row]: ...
+    def segments(self, site: str | None, pod: str | None) -> list[Row]: ...
+    def devices(self, site: str | None, pod: str | None, role: str | None,
+                name: str | None) -> list[Row]: ...
+    def device(self, name: str) -> Row: ...
+    def hosts(self, site: str | None, pod: str | None, name: str | None) -> list[Row]: ...
+    def ip_owner(self, ip: str) -> Row: ...
+    def neighbors(self, name: str) -> list[Row]: ...
+    def interfaces(self, name: str) -> list[Row]: ...
+    def upstream(self, name: str | None, ip: str | None) -> list[Row]: ...
+    def check_names(self, devices: list[str] | None = None, site: str | None = None,
+                    pod: str | None = None, role: str | None = None) -> None: ...
+
+
+class Telemetry(Protocol):
+    def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[Row], int]: ...
+    def counters(self, sel: IfaceSel, window: Window, metric: str) -> tuple[list[Row], int]: ...
+
+
+class Paths(Protocol):
+    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Row: ...
+
+
+class Changes(Protocol):
+    def changes(self, devices: list[str] | None, site: str | None, ticket: str | None,
+                window: Window) -> list[Row]: ...
+
+
+class Alarms(Protocol):
+    def alarms(self, category: str | None, state: str, devices: list[str] | None,
+               site: str | None, window: Window) -> list[Row]: ...
+
+
+@dataclass
+class Backends:
+    """The sources one copilot reads; each can be swapped independently by configuration."""
+
+    inventory: Inventory
+    telemetry: Telemetry
+    paths: Paths
+    changes: Changes
+    alarms: Alarms

@@ -1,0 +1,57 @@
+"""Change records and alarms from the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, or_, select
+from sqlmodel import Session
+
+from netopsai import models as m
+from netopsai.backends.base import Row
+from netopsai.timewin import Window, iso
+
+
+def _times(row: dict[str, Any], *cols: str) -> dict[str, Any]:
+    for c in cols:
+        if row.get(c) is not None:
+            row[c] = iso(row[c])
+    return row
+
+
+class LabEvents:
+    """Serves both the Changes and the Alarms protocols."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def changes(self, devices: list[str] | None, site: str | None, ticket: str | None,
+                window: Window) -> list[Row]:
+        q = select(m.Change).where(m.Change.start <= window.end,
+                                   or_(m.Change.end.is_(None), m.Change.end >= window.start))  # type: ignore[union-attr]
+        if devices:
+            q = q.where(m.Change.device.in_(devices))  # type: ignore[attr-defined]
+        if site:
+            q = q.where(m.Change.site == site)
+        if ticket:
+            q = q.where(m.Change.ticket == ticket)
+        with Session(self.engine) as s:
+            rows = [_times(c.model_dump(exclude={"id"}), "start", "end")
+                    for c in s.execute(q.order_by(m.Change.start.desc())).scalars()]  # type: ignore[attr-defined]
+        return rows
+
+    def alarms(self, category: str | None, state: str, devices: list[str] | None,
+               site: str | None, window: Window) -> list[Row]:
+        q = select(m.Alarm).where(m.Alarm.raised_at <= window.end,
+                                  or_(m.Alarm.cleared_at.is_(None), m.Alarm.cleared_at >= window.start))  # type: ignore[union-attr]
+        if category:
+            q = q.where(m.Alarm.category == category)
+        if state in ("open", "closed"):
+            q = q.where(m.Alarm.state == state)
+        if devices:
+            q = q.where(m.Alarm.device.in_(devices))  # type: ignore[attr-defined]
+        if site:
+            q = q.where(m.Alarm.site == site)
+        with Session(self.engine) as s:
+            return [_times(a.model_dump(), "raised_at", "cleared_at")
+                    for a in s.execute(q.order_by(m.Alarm.raised_at.desc())).scalars()]  # type: ignore[attr-defined]

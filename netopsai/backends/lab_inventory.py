@@ -1,0 +1,203 @@
+"""Inventory from the store (the lab's, or one imported from a real network)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from ipaddress import ip_network
+from typing import Any
+
+from sqlalchemy import Engine, func, or_, select
+from sqlmodel import Session
+
+from netopsai import models as m
+from netopsai.backends.base import Row
+from netopsai.errors import NetopsError, unknown
+from netopsai.lab.manage import lab_info
+from netopsai.lab.topology import TIERS
+from netopsai.timewin import as_utc, iso
+
+ROLES = ("host", "tor", "leaf", "spine", "superspine", "border", "dci")
+
+
+def _glob(pattern: str) -> str:
+    return pattern.replace("%", r"\%").replace("*", "%").replace("?", "_")
+
+
+class LabInventory:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def _s(self) -> Session:
+        return Session(self.engine)
+
+    def clock(self) -> datetime:
+        return lab_info(self.engine).clock
+
+    def check_names(self, devices: list[str] | None = None, site: str | None = None,
+                    pod: str | None = None, role: str | None = None) -> None:
+        with self._s() as s:
+            if site and s.get(m.Site, site) is None:
+                raise unknown("site", site, s.execute(select(m.Site.name)).scalars())
+            if pod and s.get(m.Pod, pod) is None:
+                raise unknown("PoD", pod, s.execute(select(m.Pod.name)).scalars())
+            if role and role not in ROLES:
+                raise unknown("role", role, ROLES)
+            for name in devices or []:
+                if s.get(m.Device, name) is None:
+                    raise unknown("device", name, s.execute(select(m.Device.name)).scalars())
+
+    def sites(self) -> list[Row]:
+        with self._s() as s:
+            pods = dict(s.execute(select(m.Pod.site, func.count()).group_by(m.Pod.site)).all())
+            devs = dict(s.execute(select(m.Device.site, func.count()).where(
+                m.Device.role != "host").group_by(m.Device.site)).all())
+            hosts = dict(s.execute(select(m.Device.site, func.count()).where(
+                m.Device.role == "host").group_by(m.Device.site)).all())
+            return [{"site": x.name, "region": x.region, "pods": pods.get(x.name, 0),
+                     "network_devices": devs.get(x.name, 0), "hosts": hosts.get(x.name, 0),
+                     "description": x.description}
+                    for x in s.execute(select(m.Site).order_by(m.Site.name)).scalars()]
+
+    def pods(self, site: str | None) -> list[Row]:
+        self.check_names(site=site)
+        with self._s() as s:
+            q = select(m.Pod).order_by(m.Pod.site, m.Pod.index)
+            if site:
+                q = q.where(m.Pod.site == site)
+            segs: dict[str, list[str]] = {}
+            for cidr, pod in s.execute(select(m.Segment.cidr, m.Segment.pod)):
+                segs.setdefault(pod, []).append(cidr)
+            roles = {(p, r): n for p, r, n in s.execute(
+                select(m.Device.pod, m.Device.role, func.count()).group_by(m.Device.pod, m.Device.role))}
+            rows = []
+            for pod in s.execute(q).scalars():
+                cidrs = sorted(segs.get(pod.name, []), key=lambda c: ip_network(c))
+                rows.append({"pod": pod.name, "site": pod.site, "leafs": roles.get((pod.name, "leaf"), 0),
+                             "spines": roles.get((pod.name, "spine"), 0), "segments": cidrs})
+            return rows
+
+    def segments(self, site: str | None, pod: str | None) -> list[Row]:
+        self.check_names(site=site, pod=pod)
+        with self._s() as s:
+            q = select(m.Segment)
+            if site:
+                q = q.where(m.Segment.site == site)
+            if pod:
+                q = q.where(m.Segment.pod == pod)
+            rows = [x.model_dump() for x in s.execute(q).scalars()]
+        return sorted(rows, key=lambda r: ip_network(r["cidr"]))
+
+    def devices(self, site: str | None, pod: str | None, role: str | None,
+                name: str | None) -> list[Row]:
+        self.check_names(site=site, pod=pod, role=role)
+        with self._s() as s:
+            q = select(m.Device).order_by(m.Device.name)
+            if site:
+                q = q.where(m.Device.site == site)
+            if pod:
+                q = q.where(m.Device.pod == pod)
+            q = q.where(m.Device.role == role) if role else q.where(m.Device.role != "host")
+            if name:
+                q = q.where(m.Device.name.like(_glob(name), escape="\\"))  # type: ignore[attr-defined]
+            return [_device_row(d) for d in s.execute(q).scalars()]
+
+    def device(self, name: str) -> Row:
+        self.check_names(devices=[name])
+        clock = self.clock()
+        with self._s() as s:
+            d = s.get(m.Device, name)
+            assert d is not None
+            row = _device_row(d)
+            if d.booted_at:
+                row["uptime"] = str(clock - as_utc(d.booted_at)).split(".")[0]
+            row["interfaces"] = s.execute(select(func.count()).select_from(m.Interface).where(
+                m.Interface.device == name)).scalar_one()
+            row["links_down"] = s.execute(select(func.count()).select_from(m.Link).where(
+                or_(m.Link.a_device == name, m.Link.b_device == name),
+                m.Link.status != "up")).scalar_one()
+            return row
+
+    def hosts(self, site: str | None, pod: str | None, name: str | None) -> list[Row]:
+        self.check_names(site=site, pod=pod)
+        with self._s() as s:
+            q = select(m.HostAddress)
+            if site:
+                q = q.where(m.HostAddress.site == site)
+            if pod:
+                q = q.where(m.HostAddress.pod == pod)
+            if name:
+                q = q.where(m.HostAddress.device.like(_glob(name), escape="\\"))  # type: ignore[attr-defined]
+            return [{"ip": h.ip, "name": h.device, "pod": h.pod, "segment": h.segment,
+                     "tor": h.tor, "tor_interface": h.tor_interface, "site": h.site}
+                    for h in s.execute(q.order_by(m.HostAddress.device)).scalars()]
+
+    def ip_owner(self, ip: str) -> Row:
+        with self._s() as s:
+            h = s.get(m.HostAddress, ip)
+            if h:
+                return {"ip": ip, "device": h.device, "role": "host", "interface": h.interface,
+                        "segment": h.segment, "tor": h.tor, "tor_interface": h.tor_interface,
+                        "pod": h.pod, "site": h.site}
+            itf = s.execute(select(m.Interface).where(or_(
+                m.Interface.ip == f"{ip}/31", m.Interface.ip == f"{ip}/24",
+                m.Interface.ip.like(f"{ip}/%")))).scalars().first()  # type: ignore[union-attr]
+            if itf:
+                return {"ip": ip, "device": itf.device, "interface": itf.name,
+                        **_where(s, itf.device)}
+            d = s.execute(select(m.Device).where(or_(m.Device.loopback == ip,
+                                                     m.Device.mgmt_ip == ip))).scalars().first()
+            if d:
+                kind = "Loopback0" if d.loopback == ip else "Management0"
+                return {"ip": ip, "device": d.name, "interface": kind, **_where(s, d.name)}
+            for seg in s.execute(select(m.Segment)).scalars():
+                if ip_network(f"{ip}/32").subnet_of(ip_network(seg.cidr)):  # type: ignore[arg-type]
+                    return {"ip": ip, "device": None, "segment": seg.cidr, "tor": seg.tor,
+                            "pod": seg.pod, "site": seg.site, "note": "address not assigned"}
+        raise NetopsError(f"{ip} is not in the inventory: no device holds it and no segment contains it")
+
+    def neighbors(self, name: str) -> list[Row]:
+        self.check_names(devices=[name])
+        with self._s() as s:
+            rows = []
+            for lk in s.execute(select(m.Link).where(
+                    or_(m.Link.a_device == name, m.Link.b_device == name))).scalars():
+                mine, peer = ("a", "b") if lk.a_device == name else ("b", "a")
+                rows.append({"interface": getattr(lk, f"{mine}_interface"),
+                             "neighbor": getattr(lk, f"{peer}_device"),
+                             "neighbor_interface": getattr(lk, f"{peer}_interface"),
+                             "kind": lk.kind, "status": lk.status, "circuit_id": lk.circuit_id,
+                             "provider": lk.provider})
+            return rows
+
+    def interfaces(self, name: str) -> list[Row]:
+        self.check_names(devices=[name])
+        with self._s() as s:
+            return [{k: v for k, v in i.model_dump().items() if k not in ("id", "link_id")}
+                    for i in s.execute(select(m.Interface).where(m.Interface.device == name)).scalars()]
+
+    def upstream(self, name: str | None, ip: str | None) -> list[Row]:
+        if not name and not ip:
+            raise NetopsError("upstream needs a device name or an ip")
+        if ip and not name:
+            name = self.ip_owner(ip).get("device")
+            if not name:
+                raise NetopsError(f"{ip} is not assigned to any device")
+        dev = self.device(name or "")
+        tier = TIERS.get(dev["role"], 1)
+        nbrs = self.neighbors(dev["name"])
+        with self._s() as s:
+            roles = dict(s.execute(select(m.Device.name, m.Device.role).where(
+                m.Device.name.in_([n["neighbor"] for n in nbrs]))).all())  # type: ignore[attr-defined]
+        return [dict(n, role=roles.get(n["neighbor"], "")) for n in nbrs
+                if TIERS.get(roles.get(n["neighbor"], ""), 0) > tier]
+
+
+def _device_row(d: m.Device) -> dict[str, Any]:
+    row = d.model_dump()
+    row["booted_at"] = iso(d.booted_at) if d.booted_at else None
+    return row
+
+
+def _where(s: Session, device: str) -> dict[str, Any]:
+    d = s.get(m.Device, device)
+    return {"role": d.role, "pod": d.pod, "site": d.site} if d else {}

@@ -1,0 +1,34 @@
+"""Paths from the lab's forwarding model (a simulated traceroute)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Engine
+
+from netopsai.backends.base import Row
+from netopsai.errors import NetopsError
+from netopsai.lab.forwarding import router_for
+from netopsai.lab.manage import lab_info
+from netopsai.lab.trace import TraceError, trace
+from netopsai.timewin import as_utc
+
+
+class LabPaths:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Row:
+        info = lab_info(self.engine)
+        when = as_utc(at) if at else info.clock
+        if when > info.clock:
+            raise NetopsError(f"'at' {when:%Y-%m-%dT%H:%M:%SZ} is after the lab clock "
+                              f"{info.clock:%Y-%m-%dT%H:%M:%SZ}")
+        router = router_for(self.engine, info.version, when)
+        try:
+            t = trace(router, src, dst, size)
+        except TraceError as exc:
+            raise NetopsError(str(exc)) from None
+        return {"hops": [h.row() for h in t.hops], "reached": t.reached,
+                "stopped_at": t.stopped_at, "reason": t.reason, "ecmp_paths": t.ecmp_paths,
+                "good_paths": t.good_paths, "path_devices": t.path_devices, "at": when}

@@ -1,0 +1,129 @@
+"""The netopsai command line. Heavy imports (gradio, langgraph) stay out of `tool` and `lab`."""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import click
+import typer
+
+from netopsai.errors import NetopsError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="netopsai: a copilot for network on-calls.")
+lab_app = typer.Typer(no_args_is_help=True, help="The embedded lab network.")
+app.add_typer(lab_app, name="lab")
+
+
+def _engine():  # type: ignore[no-untyped-def]
+    from netopsai.store import get_engine
+
+    return get_engine()
+
+
+def _out(text: str) -> None:
+    typer.echo(text)
+
+
+@lab_app.command("init")
+def lab_init(scale: Annotated[str, typer.Option(help="small | medium | large")] = "small",
+             seed: Annotated[int, typer.Option(help="Same seed, same lab")] = 7,
+             spec: Annotated[str, typer.Option(help="Lab spec in inventory/ or a YAML path")] = "default",
+             now: Annotated[str | None, typer.Option(help="Lab clock, ISO time (default: now)")] = None) -> None:
+    """Build the embedded lab with a week of history up to the lab clock."""
+    from netopsai.lab.manage import init_lab
+    from netopsai.timewin import parse_time
+
+    clock = parse_time(now, datetime.now(UTC)) if now else None
+    info = init_lab(_engine(), spec, scale, seed, clock)
+    _out(f"lab {info.spec}/{info.scale} seed {info.seed} ready, clock {info.clock:%Y-%m-%dT%H:%M:%SZ}")
+
+
+@lab_app.command("inject")
+def lab_inject(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file")]) -> None:
+    """Apply a scenario's faults and noise (re-initialising the lab when its lab: differs)."""
+    from netopsai.lab.inject import inject
+    from netopsai.lab.scenario import load_scenario
+
+    done = inject(_engine(), load_scenario(scenario))
+    _out(f"scenario {done.scenario}: injected {', '.join(done.faults) or 'no faults'}; "
+         f"clock {done.clock:%Y-%m-%dT%H:%M:%SZ}{' (lab re-initialised)' if done.reinit else ''}")
+
+
+@lab_app.command("reset")
+def lab_reset() -> None:
+    """Back to the healthy lab of the last init."""
+    from netopsai.lab.manage import reset_lab
+
+    info = reset_lab(_engine())
+    _out(f"lab reset to healthy {info.spec}/{info.scale} seed {info.seed}")
+
+
+@lab_app.command("status")
+def lab_status() -> None:
+    """Show the lab's spec, scale, seed and clock."""
+    from netopsai.lab.manage import lab_info
+
+    info = lab_info(_engine())
+    _out(f"lab {info.spec}/{info.scale} seed {info.seed} clock {info.clock:%Y-%m-%dT%H:%M:%SZ}")
+
+
+@app.command("tool")
+def tool_cmd(name: Annotated[str, typer.Argument(help="metadata | telemetry | traceroute | changelog | alarms")],
+             args: Annotated[str, typer.Argument(help="JSON arguments")] = "{}",
+             as_json: Annotated[bool, typer.Option("--json", help="Print the Evidence as JSON")] = False) -> None:
+    """Call one tool and print its Evidence."""
+    from netopsai.backends.lab import lab_backends
+    from netopsai.lab.manage import lab_info
+    from netopsai.tools.registry import run_tool
+
+    engine = _engine()
+    lab_info(engine)  # a clear error when there is no lab yet
+    ev = run_tool(name, args, lab_backends(engine))
+    if as_json:
+        _out(ev.to_json())
+    else:
+        from rich.console import Console
+
+        from netopsai.render import render_evidence
+
+        if not ev.errors:
+            render_evidence(ev, Console())
+    if ev.errors:
+        raise NetopsError(ev.errors[0])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: bad input is one line on stderr and a non-zero exit, never a traceback."""
+    cmd = typer.main.get_command(app)
+    try:
+        cmd.main(args=argv if argv is not None else sys.argv[1:], prog_name="netopsai",
+                 standalone_mode=False)
+    except NetopsError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return 2
+    except click.exceptions.Abort:
+        typer.echo("aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        typer.echo(f"error: {exc.format_message()}", err=True)
+        return exc.exit_code or 2
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        return 130
+    except Exception as exc:  # last resort: still one line, and say it is our bug
+        typer.echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+def run() -> None:
+    """Console-script entry."""
+    raise SystemExit(main())

@@ -1,0 +1,25 @@
+"""User-facing errors: one line that names what was wrong and, where known, the closest valid value."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class NetopsError(Exception):
+    """Bad input or an unusable request; front ends print str(err) as one line and exit non-zero."""
+
+
+def closest(word: str, choices: Iterable[str], limit: int = 3) -> list[str]:
+    """Closest valid names to `word` (rapidfuzz), best first."""
+    from rapidfuzz import fuzz, process
+
+    pool = list(choices)
+    hits = process.extract(word, pool, scorer=fuzz.WRatio, limit=limit, score_cutoff=50)
+    return [h[0] for h in hits]
+
+
+def unknown(kind: str, word: str, choices: Iterable[str]) -> NetopsError:
+    """An 'unknown X' error with did-you-mean suggestions."""
+    near = closest(word, choices)
+    hint = f"; did you mean {', '.join(near)}?" if near else ""
+    return NetopsError(f"unknown {kind} {word!r}{hint}")

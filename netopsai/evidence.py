@@ -1,0 +1,39 @@
+"""Evidence: what every tool returns, and what answers cite ([E1], [E2], ...)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Evidence(BaseModel):
+    """One tool call's result: a table, a factual summary and headline facts."""
+
+    id: str = "E1"
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    window: dict[str, str] | None = None
+    summary: str = ""
+    columns: list[str] = Field(default_factory=list)
+    rows: list[dict[str, Any]] = Field(default_factory=list)
+    facts: dict[str, Any] = Field(default_factory=dict)
+    partial: bool = False
+    errors: list[str] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), default=str)
+
+    def preview(self, n: int = 5) -> list[dict[str, Any]]:
+        """The first rows only: raw tables never go whole into a prompt."""
+        return self.rows[:n]
+
+
+def failed(tool: str, args: dict[str, Any], message: str) -> Evidence:
+    """Evidence for a call that could not run: tools never raise into the agent loop."""
+    return Evidence(tool=tool, args=args, summary=f"{tool} failed: {message}", errors=[message])

@@ -1,0 +1,198 @@
+"""What each fault kind does to the lab (shared/specs/scenario.md, fault kinds and labels)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+import numpy as np
+
+from netopsai import models as m
+from netopsai.errors import NetopsError
+from netopsai.lab.events import alarm, link_down_alarms, transitions
+from netopsai.lab.faults import LOSS, Injector, Resolved, link_dict
+from netopsai.store import bulk_insert
+
+Apply = Callable[[Injector, Resolved, datetime, dict[str, Any]], None]
+
+
+def _end(r: Resolved) -> tuple[str, str]:
+    """The named end of a link or interface target."""
+    assert r.device and r.interface
+    return r.device, r.interface
+
+
+def link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    assert r.link
+    impact = "traffic_lost" if r.link.kind == "host" else "degraded"
+    inj.take_link_down(r.link, t0, impact, "link down")
+    inj.fault_row("link_down", t0, r)
+
+
+def dci_link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    assert r.link
+    if r.link.kind != "dci":
+        raise NetopsError(f"dci_link_down needs a DCI link; {r.device}:{r.interface} is a "
+                          f"{r.link.kind} link")
+    inj.take_link_down(r.link, t0, "degraded", "DCI circuit down")
+    inj.fault_row("dci_link_down", t0, r)
+
+
+def link_flap(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    assert r.link
+    count = int(p.get("count", 6))
+    span = max((inj.now - t0).total_seconds(), 60.0)
+    d = link_dict(r.link)
+    events = []
+    for i in range(count):
+        down = t0 + timedelta(seconds=span * i / count)
+        events += transitions(d, down, "down", "flap")
+        events += transitions(d, down + timedelta(seconds=min(30.0, span / count / 2)), "up", "flap")
+    bulk_insert(inj.s, m.InterfaceEvent, events)
+    bulk_insert(inj.s, m.Alarm, link_down_alarms(d, inj.sites_of(r.link), t0, impact="degraded",
+                                                 kind="LINK_FLAP"))
+    inj.fault_row("link_flap", t0, r, loss_pct=LOSS["link_flap"], count=count)
+
+
+def crc_errors(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    dev, ifn = _end(r)
+    rate = int(p.get("rate", 800))
+
+    def errors(f: dict[str, np.ndarray]) -> None:
+        f["in_errors"][:] = rate
+        f["crc_errors"][:] = rate
+
+    inj.samples(dev, ifn, t0, errors)
+    inj.s.add(m.Alarm(**alarm("INTERFACE_ERRORS", "link", dev, inj.site(dev), t0,
+                              f"Input CRC errors rising on {ifn}: {rate} per 5 min",
+                              interface=ifn, link_id=r.link.id if r.link else None,
+                              severity="minor", impact="degraded")))
+    inj.fault_row("crc_errors", t0, r, loss_pct=LOSS["crc_errors"], rate=rate)
+
+
+def optic_degraded(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    dev, ifn = _end(r)
+    rx = float(p.get("rx_power_dbm", -13.8))
+
+    def optics(f: dict[str, np.ndarray]) -> None:
+        f["rx_power_dbm"][:] = rx
+        f["in_errors"][:] = 300
+        f["crc_errors"][:] = 300
+
+    inj.samples(dev, ifn, t0, optics)
+    inj.s.add(m.Alarm(**alarm("OPTICS_RX_LOW", "optics", dev, inj.site(dev), t0,
+                              f"Rx power {rx} dBm below low alarm threshold on {ifn}",
+                              interface=ifn, link_id=r.link.id if r.link else None,
+                              impact="degraded")))
+    inj.fault_row("optic_degraded", t0, r, loss_pct=LOSS["optic_degraded"])
+
+
+def congestion(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    dev, ifn = _end(r)
+    util = float(p.get("util", 0.97))
+    speed = inj.iface(dev, ifn).speed_mbps
+
+    def busy(f: dict[str, np.ndarray]) -> None:
+        f["out_octets"][:] = int(util * speed * 1e6 * 300 / 8)
+        f["out_discards"][:] = 5000
+
+    inj.samples(dev, ifn, t0, busy)
+    inj.s.add(m.Alarm(**alarm("HIGH_UTILIZATION", "capacity", dev, inj.site(dev), t0,
+                              f"Egress utilisation {util * 100:.0f}% on {ifn}, output drops",
+                              interface=ifn, link_id=r.link.id if r.link else None,
+                              impact="degraded")))
+    inj.fault_row("congestion", t0, r, loss_pct=LOSS["congestion"], delay_ms=4.0, util=util)
+
+
+def mtu_mismatch(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    dev, ifn = _end(r)
+    mtu = int(p.get("mtu", 1500))
+    itf = inj.iface(dev, ifn)
+    itf.mtu = mtu
+    inj.s.add(itf)
+    inj.fault_row("mtu_mismatch", t0, r, mtu=mtu)
+
+
+def device_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    assert r.device
+    dev = inj.s.get(m.Device, r.device)
+    assert dev
+    dev.status = "down"
+    inj.s.add(dev)
+    inj.s.add(m.Alarm(**alarm("DEVICE_UNREACHABLE", "device", dev.name, dev.site, t0,
+                              f"{dev.name} unreachable: SNMP and ICMP to {dev.mgmt_ip} time out",
+                              severity="critical", impact="degraded")))
+    for link in inj.links_of(dev.name):
+        inj.take_link_down(link, t0, "traffic_lost" if link.kind == "host" else "degraded",
+                           "peer down")
+    inj.fault_row("device_down", t0, r)
+
+
+def device_reboot(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    assert r.device
+    dev = inj.s.get(m.Device, r.device)
+    assert dev
+    back = t0 + timedelta(minutes=4)
+    dev.booted_at = t0 + timedelta(minutes=3)
+    inj.s.add(dev)
+    inj.s.add(m.Alarm(**alarm("DEVICE_REBOOT", "device", dev.name, dev.site, t0,
+                              f"{dev.name} reloaded (reason: kernel panic), cold start",
+                              cleared=back, severity="major", impact="degraded")))
+    for link in inj.links_of(dev.name):
+        inj.take_link_down(link, t0, "degraded", "reload", until=back)
+    inj.fault_row("device_reboot", t0, r)
+
+
+def host_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    assert r.device
+    dev = inj.s.get(m.Device, r.device)
+    if dev is None or dev.role != "host":
+        raise NetopsError(f"host_down needs a host; {r.device} is a {dev.role if dev else '?'}")
+    dev.status = "unreachable"
+    inj.s.add(dev)
+    inj.fault_row("host_down", t0, r)
+
+
+def acl_block(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    assert r.device
+    inj.s.add(m.AclEntry(device=r.device, seq=5, action="deny", src=str(p.get("src", "0.0.0.0/0")),
+                         dst=str(p.get("dst", "0.0.0.0/0")), name="NETOPS-FILTER", created_at=t0))
+    inj.fault_row("acl_block", t0, r, dst=p.get("dst", "0.0.0.0/0"))
+
+
+def blackhole(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    assert r.device and r.prefix
+    inj.s.add(m.StaticRoute(device=r.device, prefix=r.prefix, next_hop="Null0", created_at=t0))
+    inj.fault_row("blackhole", t0, r, dst=r.prefix)
+
+
+def bgp_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    links = [r.link] if r.link else [lk for lk in inj.links_of(r.device or "") if lk.kind != "host"]
+    for link in links:
+        if link is not None and link.id is not None:
+            inj.bgp_down(link.id, t0, "Hold timer expired")
+    inj.fault_row("bgp_down", t0, r)
+
+
+def change(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    assert r.device
+    inj.s.add(m.Change(ticket=str(p.get("ticket", f"CHG-{9000 + int(t0.timestamp()) % 1000}")),
+                       device=r.device, site=inj.site(r.device), start=t0,
+                       end=t0 + timedelta(minutes=int(p.get("duration_min", 8))),
+                       kind=str(p.get("kind", "config")),
+                       summary=str(p.get("summary", "Configuration change")),
+                       author=str(p.get("author", "netops-automation")),
+                       status=str(p.get("status", "completed"))))
+
+
+APPLY: dict[str, Apply] = {
+    "link_down": link_down, "dci_link_down": dci_link_down, "link_flap": link_flap,
+    "crc_errors": crc_errors, "optic_degraded": optic_degraded, "congestion": congestion,
+    "mtu_mismatch": mtu_mismatch, "device_down": device_down, "device_reboot": device_reboot,
+    "host_down": host_down, "acl_block": acl_block, "blackhole": blackhole,
+    "bgp_down": bgp_down, "change": change,
+}
+LINK_KINDS = {"link_down", "link_flap", "crc_errors", "optic_degraded", "congestion",
+              "mtu_mismatch", "dci_link_down"}
+DEVICE_KINDS = {"device_down", "device_reboot", "host_down", "acl_block", "blackhole", "change"}

@@ -1,0 +1,146 @@
+"""The lab's forwarding model: valley-free BGP routing over the Clos (RFC 7938 style) with
+ECMP, honouring link/device state, BGP sessions, ACLs, blackhole routes, MTU and lossy links.
+
+A device has a route to a destination when it can reach it going down the fabric, or when a
+usable neighbour above it (or, for DCI routers, across a DCI circuit) has one. Routes are
+memoised per destination, so after the first trace to a rack the next ones cost microseconds.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
+from ipaddress import IPv4Address
+from typing import Any
+
+from sqlalchemy import Engine
+
+from netopsai.lab.fabric import Edge, NetState, Topo, load_state, load_topo
+
+LATENCY_MS = {"host": 0.02, "fabric": 0.05, "backbone": 0.4, "dci": 6.5}
+MAX_HOPS = 30
+
+
+@dataclass
+class Hop:
+    hop: int
+    ip: str | None
+    device: str | None
+    interface: str | None
+    out_interface: str | None = None
+    rtt_ms: float | None = None
+    loss_pct: float = 0.0
+    status: str = "ok"  # ok | * | !N | !H | !X | !F-<mtu> | reached
+
+    def row(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Trace:
+    src: str
+    dst: str
+    hops: list[Hop] = field(default_factory=list)
+    reached: bool = False
+    stopped_at: str | None = None
+    reason: str = ""
+    ecmp_paths: int = 0
+    good_paths: int = 0
+    path_devices: list[str] = field(default_factory=list)
+
+
+class Router:
+    """Routes for one topology and state; memoised per destination device."""
+
+    def __init__(self, topo: Topo, state: NetState) -> None:
+        self.topo, self.state = topo, state
+        self._down: dict[str, dict[str, bool]] = {}
+        self._reach: dict[str, dict[str, bool]] = {}
+
+    def usable(self, edge: Edge) -> bool:
+        st = self.state
+        return edge.link_id not in st.down_links and edge.link_id not in st.bgp_down
+
+    def reach_down(self, dev: str, dst: str) -> bool:
+        memo = self._down.setdefault(dst, {})
+        if dev not in memo:
+            memo[dev] = self._reach_down(dev, dst)
+        return memo[dev]
+
+    def _reach_down(self, dev: str, dst: str) -> bool:
+        if dev == dst:
+            return True
+        n, d = self.topo.nodes[dev], self.topo.nodes[dst]
+        if n.tier <= d.tier or n.site != d.site or (n.tier == 2 and d.tier < 2 and n.pod != d.pod):
+            return False
+        return any(self.usable(e) and self.reach_down(e.peer, dst) for e in self.topo.down.get(dev, []))
+
+    def reach(self, dev: str, dst: str) -> bool:
+        memo = self._reach.setdefault(dst, {})
+        if dev not in memo:
+            memo[dev] = False  # guards against cycles while computing
+            memo[dev] = (self.reach_down(dev, dst)
+                         or any(self.usable(e) and self.reach_down(e.peer, dst)
+                                for e in self.topo.lateral.get(dev, []))
+                         or any(self.usable(e) and self.reach(e.peer, dst)
+                                for e in self.topo.up.get(dev, [])))
+        return memo[dev]
+
+    def next_hops(self, dev: str, dst: str) -> list[Edge]:
+        """Equal-cost next hops (one per usable link) from dev towards dst's device."""
+        if dev == dst:
+            return []
+        if self.reach_down(dev, dst):
+            return [e for e in self.topo.down.get(dev, [])
+                    if self.usable(e) and self.reach_down(e.peer, dst)]
+        lateral = [e for e in self.topo.lateral.get(dev, [])
+                   if self.usable(e) and self.reach_down(e.peer, dst)]
+        if lateral:
+            return lateral
+        return [e for e in self.topo.up.get(dev, []) if self.usable(e) and self.reach(e.peer, dst)]
+
+    def drops(self, dev: str, src: IPv4Address, dst: IPv4Address) -> str | None:
+        """'!X' for an ACL deny, '*' for a blackhole route, None when dev forwards."""
+        for s_net, d_net in self.state.acl_deny.get(dev, []):
+            if src in s_net and dst in d_net:
+                return "!X"
+        if any(dst in net for net in self.state.blackholes.get(dev, [])):
+            return "*"
+        return None
+
+    def mtu(self, dev: str, edge: Edge) -> int:
+        override = self.state.link_mtu.get(edge.link_id)
+        mtus = [self.topo.iface_mtu.get((dev, edge.local_if), 9214),
+                self.topo.iface_mtu.get((edge.peer, edge.peer_if), 9214)]
+        return min([*mtus, override] if override else mtus)
+
+    def count_paths(self, dev: str, dst: str, src: IPv4Address, dip: IPv4Address, size: int,
+                    memo: dict[str, tuple[int, int]]) -> tuple[int, int]:
+        """(all ECMP paths, paths that deliver) from dev to dst's device."""
+        if dev in memo:
+            return memo[dev]
+        memo[dev] = (0, 0)
+        if dev == dst:
+            result = (1, 0 if self.drops(dev, src, dip) else 1)
+        else:
+            total = good = 0
+            dropped = self.drops(dev, src, dip) is not None
+            for e in self.next_hops(dev, dst):
+                t, g = self.count_paths(e.peer, dst, src, dip, size, memo)
+                total += t
+                good += 0 if dropped or self.mtu(dev, e) < size else g
+            result = (total, good)
+        memo[dev] = result
+        return result
+
+
+@lru_cache(maxsize=16)
+def router_for(engine: Engine, version: str, at: datetime) -> Router:
+    return Router(load_topo(engine, version), load_state(engine, version, at))
+
+
+def _flow_pick(edges: list[Edge], src: str, dst: str, dev: str) -> Edge:
+    """A deterministic flow hash, as a switch hashes a 5-tuple onto its ECMP group."""
+    return edges[zlib.crc32(f"{src}|{dst}|{dev}".encode()) % len(edges)]

@@ -1,0 +1,165 @@
+"""Apply a scenario to the lab: check every target first (so bad input changes nothing), bring
+the lab to the scenario's spec/scale/seed/clock, apply the faults in order, add the noise."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from ipaddress import ip_network
+
+from sqlalchemy import Engine, or_, select
+from sqlmodel import Session
+
+from netopsai import models as m
+from netopsai.errors import NetopsError, unknown
+from netopsai.lab.fabric import parse_ip
+from netopsai.lab.fault_kinds import APPLY, DEVICE_KINDS, LINK_KINDS
+from netopsai.lab.faults import Injector, Resolved
+from netopsai.lab.forwarding import Router
+from netopsai.lab.manage import init_lab, lab_info, reset_lab, set_clock, touch
+from netopsai.lab.noise import noise_rows
+from netopsai.lab.scenario import FaultSpec, Scenario
+from netopsai.store import bulk_insert, get_meta
+from netopsai.timewin import as_utc, iso, parse_time
+
+IP_RE = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
+
+
+@dataclass
+class Injected:
+    scenario: str
+    clock: datetime
+    faults: list[str]
+    reinit: bool
+
+
+def _resolve(s: Session, f: FaultSpec, question: str) -> Resolved:
+    t = f.target
+    r = Resolved(prefix=t.prefix)
+    where = t.link or t.interface
+    if where:
+        if ":" not in where:
+            raise NetopsError(f"{f.kind}: target {where!r} must be DEVICE:INTERFACE")
+        dev, ifname = where.split(":", 1)
+        _device(s, dev)
+        itf = s.exec(select(m.Interface).where(  # type: ignore[call-overload]
+            m.Interface.device == dev, m.Interface.name == ifname)).scalars().first()
+        if itf is None:
+            names = s.exec(select(m.Interface.name).where(  # type: ignore[call-overload]
+                m.Interface.device == dev)).scalars().all()
+            raise unknown(f"interface on {dev}", ifname, names)
+        r.device, r.interface = dev, ifname
+        r.link = s.get(m.Link, itf.link_id) if itf.link_id else None
+    if t.device:
+        _device(s, t.device)
+        r.device = t.device
+    if f.kind in LINK_KINDS and r.link is None:
+        raise NetopsError(f"{f.kind} needs a link or interface target with a link, e.g. "
+                          f"{{link: dc1-leaf-03:Ethernet49}}")
+    if f.kind in DEVICE_KINDS and not t.device:
+        raise NetopsError(f"{f.kind} needs a device target, e.g. {{device: dc1-leaf-03}}")
+    if f.kind == "bgp_down" and not (t.device or r.link):
+        raise NetopsError("bgp_down needs a link or device target")
+    for key in ("dst", "src"):
+        if key in f.params:
+            _cidr(f.kind, str(f.params[key]))
+    if f.kind == "blackhole":
+        r.prefix = _cidr(f.kind, str(f.params.get("dst") or t.prefix or _question_dst(s, question)))
+    if t.prefix:
+        _cidr(f.kind, t.prefix)
+    return r
+
+
+def _device(s: Session, name: str) -> None:
+    if s.get(m.Device, name) is None:
+        raise unknown("device", name, s.exec(select(m.Device.name)).scalars().all())  # type: ignore[call-overload]
+
+
+def _cidr(kind: str, text: str) -> str:
+    try:
+        return str(ip_network(text, strict=False))
+    except ValueError:
+        raise NetopsError(f"{kind}: bad prefix {text!r}; use CIDR such as 10.2.1.0/24") from None
+
+
+def _question_dst(s: Session, question: str) -> str:
+    """Blackhole default: the segment of the question's destination address."""
+    ips = IP_RE.findall(question)
+    host = s.get(m.HostAddress, ips[-1]) if ips else None
+    if host is None:
+        raise NetopsError("blackhole needs params.dst (a CIDR) or a question naming the destination")
+    return host.segment
+
+
+def inject(engine: Engine, sc: Scenario) -> Injected:
+    now = as_utc(sc.now) if sc.now else None
+    reinit = _needs_init(engine, sc, now)
+    if not reinit:
+        with Session(engine) as s:  # validate before touching anything
+            for f in sc.faults:
+                _resolve(s, f, sc.question)
+        reset_lab(engine)
+    else:
+        init_lab(engine, sc.lab.spec, sc.lab.scale, sc.lab.seed, now)
+    info = lab_info(engine)
+    clock = info.clock
+    with Session(engine) as s:
+        resolved = [(f, _resolve(s, f, sc.question)) for f in sc.faults]
+        avoid = _avoid(engine, info.version, clock, sc, resolved)
+        inj = Injector(s, info.seed, clock)
+        for f, r in resolved:
+            APPLY[f.kind](inj, r, parse_time(f.at, clock), f.params)
+        _noise(s, sc, clock, avoid)
+        set_clock(s, clock)
+        touch(s)
+        s.commit()
+    return Injected(sc.id, clock, [f.kind for f in sc.faults], reinit)
+
+
+def _needs_init(engine: Engine, sc: Scenario, now: datetime | None) -> bool:
+    try:
+        info = lab_info(engine)
+    except NetopsError:
+        return True
+    with Session(engine) as s:
+        init_clock = get_meta(s, "init_clock")
+    return ((info.spec, info.scale, info.seed) != (sc.lab.spec, sc.lab.scale, sc.lab.seed)
+            or (now is not None and init_clock != iso(now)))
+
+
+def _avoid(engine: Engine, version: str, clock: datetime, sc: Scenario,
+           resolved: list[tuple[FaultSpec, Resolved]]) -> set[str]:
+    """Noise stays off the fault's devices and the question's healthy path."""
+    from netopsai.lab.forwarding import router_for
+    from netopsai.lab.trace import TraceError, trace
+
+    avoid = {d for _, r in resolved for d in (r.device, r.link and r.link.a_device,
+                                              r.link and r.link.b_device) if d}
+    ips = IP_RE.findall(sc.question)
+    router: Router = router_for(engine, version, clock)
+    for a, b in zip(ips, ips[1:], strict=False):
+        try:
+            parse_ip(a), parse_ip(b)
+            avoid.update(trace(router, a, b).path_devices)
+        except (TraceError, ValueError):
+            continue
+    return avoid
+
+
+def _noise(s: Session, sc: Scenario, clock: datetime, avoid: set[str]) -> None:
+    n = sc.noise
+    if not (n.alarms or n.changes or n.flaps):
+        return
+    devices = [d.model_dump() for d in s.exec(select(m.Device)).scalars()]  # type: ignore[call-overload]
+    links = [lk.model_dump() for lk in s.exec(select(m.Link).where(  # type: ignore[call-overload]
+        or_(m.Link.kind != "host"))).scalars()]
+    rows = noise_rows(random.Random(f"{sc.id}|{sc.lab.seed}"), devices, links,
+                      clock - timedelta(hours=6), clock, alarms=n.alarms, changes=n.changes,
+                      flaps=n.flaps, avoid=avoid, ticket_base=7000)
+    bulk_insert(s, m.Alarm, rows["alarms"])
+    bulk_insert(s, m.Change, rows["changes"])
+    bulk_insert(s, m.InterfaceEvent, rows["events"])
+
+

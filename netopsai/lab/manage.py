@@ -1,0 +1,128 @@
+"""Lab life cycle: init (generate + history), the lab clock, the state version, reset."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import Engine, select
+from sqlmodel import Session
+
+from netopsai import models
+from netopsai.errors import NetopsError
+from netopsai.lab.noise import noise_rows
+from netopsai.lab.spec import get_scale, load_spec
+from netopsai.lab.topology import build_topology
+from netopsai.store import bulk_insert, create_all, drop_all, get_meta, set_meta
+from netopsai.timewin import as_utc, iso, parse_time
+
+
+@dataclass(frozen=True)
+class LabInfo:
+    spec: str
+    scale: str
+    seed: int
+    clock: datetime
+    version: str
+
+
+def floor_5min(t: datetime) -> datetime:
+    t = t.replace(second=0, microsecond=0)
+    return t - timedelta(minutes=t.minute % 5)
+
+
+def init_lab(engine: Engine, spec_name: str = "default", scale: str = "small", seed: int = 7,
+             now: datetime | None = None) -> LabInfo:
+    """Build the lab from a spec: inventory, a week of background history up to the clock."""
+    spec = load_spec(spec_name)
+    sc = get_scale(spec, scale)
+    clock = as_utc(now) if now else floor_5min(datetime.now(UTC))
+    topo = build_topology(spec, sc, seed, clock)
+    drop_all(engine)
+    create_all(engine)
+    hist = spec.history
+    noise = noise_rows(random.Random(seed + 1), topo.devices, topo.links,
+                       clock - timedelta(days=hist.days), clock, alarms=hist.alarms,
+                       changes=hist.changes, flaps=hist.flaps, ticket_base=1000)
+    with Session(engine) as s:
+        for table, rows in ((models.Site, topo.sites), (models.Pod, topo.pods),
+                            (models.Segment, topo.segments), (models.Device, topo.devices),
+                            (models.Interface, topo.interfaces), (models.Link, topo.links),
+                            (models.HostAddress, topo.hosts), (models.BgpSession, topo.bgp),
+                            (models.Alarm, noise["alarms"]), (models.Change, noise["changes"]),
+                            (models.InterfaceEvent, noise["events"])):
+            bulk_insert(s, table, rows)
+        for key, value in (("spec", spec_name), ("scale", scale), ("seed", str(seed)),
+                           ("clock", iso(clock)), ("init_clock", iso(clock))):
+            set_meta(s, key, value)
+        set_meta(s, "version", uuid.uuid4().hex)
+        s.commit()
+    _snapshot(engine)
+    return lab_info(engine)
+
+
+def lab_info(engine: Engine) -> LabInfo:
+    with Session(engine) as s:
+        try:
+            clock = get_meta(s, "clock")
+        except Exception:  # no tables yet
+            clock = None
+        if clock is None:
+            raise NetopsError("no lab in the store; run 'netopsai lab init' first")
+        return LabInfo(spec=get_meta(s, "spec") or "default", scale=get_meta(s, "scale") or "small",
+                       seed=int(get_meta(s, "seed") or 0),
+                       clock=parse_time(clock, datetime.now(UTC)),
+                       version=get_meta(s, "version") or "")
+
+
+def touch(session: Session) -> None:
+    """A new state version: caches keyed by the old one (forwarding tables) are stale."""
+    set_meta(session, "version", uuid.uuid4().hex)
+
+
+def set_clock(session: Session, clock: datetime) -> None:
+    set_meta(session, "clock", iso(clock))
+
+
+def _db_path(engine: Engine) -> Path | None:
+    db = engine.url.database
+    return Path(db) if engine.url.get_backend_name() == "sqlite" and db else None
+
+
+def _snapshot(engine: Engine) -> None:
+    """Keep a copy of the healthy lab beside the database so 'lab reset' is a file copy."""
+    path = _db_path(engine)
+    if path is None:
+        return
+    with sqlite3.connect(path) as src, sqlite3.connect(f"{path}.healthy") as dst:
+        src.backup(dst)
+
+
+def reset_lab(engine: Engine) -> LabInfo:
+    """Back to the healthy lab of the last init."""
+    info = lab_info(engine)
+    path = _db_path(engine)
+    snap = Path(f"{path}.healthy") if path else None
+    if snap is None or not snap.exists():
+        with Session(engine) as s:
+            init_clock = get_meta(s, "init_clock") or iso(info.clock)
+        return init_lab(engine, info.spec, info.scale, info.seed,
+                        parse_time(init_clock, datetime.now(UTC)))
+    engine.dispose()
+    with sqlite3.connect(snap) as src, sqlite3.connect(path) as dst:  # type: ignore[arg-type]
+        src.backup(dst)
+    with Session(engine) as s:
+        touch(s)
+        s.commit()
+    return lab_info(engine)
+
+
+def device_names(session: Session, network_only: bool = False) -> list[str]:
+    q = select(models.Device.name)
+    if network_only:
+        q = q.where(models.Device.role != "host")
+    return list(session.execute(q).scalars())

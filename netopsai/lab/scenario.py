@@ -1,0 +1,92 @@
+"""Scenario files (shared/specs/scenario.md): a fault, a question and the expected diagnosis."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from netopsai.errors import NetopsError, unknown
+
+FAULT_KINDS = ("link_down", "link_flap", "crc_errors", "optic_degraded", "congestion",
+               "mtu_mismatch", "dci_link_down", "device_down", "device_reboot", "host_down",
+               "acl_block", "blackhole", "bgp_down", "change")
+LABELS = ("none", "inconclusive", "link.down", "link.flapping", "link.errors", "link.congestion",
+          "device.down", "device.reboot", "config.acl_block", "config.mtu_mismatch",
+          "routing.bgp_down", "routing.blackhole", "dci.link_down", "host.down")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Target(_Strict):
+    device: str | None = None
+    interface: str | None = None
+    link: str | None = None
+    prefix: str | None = None
+
+
+class FaultSpec(_Strict):
+    kind: str
+    at: str = "-10m"
+    target: Target = Field(default_factory=Target)
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class LabRef(_Strict):
+    spec: str = "default"
+    scale: str = "small"
+    seed: int = 7
+
+
+class Noise(_Strict):
+    alarms: int = Field(default=0, ge=0, le=10000)
+    changes: int = Field(default=0, ge=0, le=10000)
+    flaps: int = Field(default=0, ge=0, le=10000)
+
+
+class Expect(_Strict):
+    root_cause: str
+    device: str | list[str] | None = None
+    interface: str | None = None
+    must_cite: list[str] = Field(default_factory=list)
+
+
+class Scenario(_Strict):
+    id: str = Field(pattern=r"^[a-z0-9-]+$")
+    lab: LabRef = Field(default_factory=LabRef)
+    now: datetime | None = None
+    faults: list[FaultSpec] = Field(default_factory=list)
+    noise: Noise = Field(default_factory=Noise)
+    question: str = ""
+    expect: Expect | None = None
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    p = Path(path)
+    if not p.is_file():
+        raise NetopsError(f"scenario file not found: {p}")
+    try:
+        data = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise NetopsError(f"{p}: malformed YAML{where}") from None
+    if not isinstance(data, dict):
+        raise NetopsError(f"{p}: a scenario is a YAML mapping with id, faults, question ...")
+    try:
+        sc = Scenario.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        raise NetopsError(f"{p}: {loc}: {err['msg']}") from None
+    for f in sc.faults:
+        if f.kind not in FAULT_KINDS:
+            raise unknown("fault kind", f.kind, FAULT_KINDS)
+    if sc.expect and sc.expect.root_cause not in LABELS:
+        raise unknown("root-cause label", sc.expect.root_cause, LABELS)
+    return sc

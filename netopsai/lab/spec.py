@@ -1,0 +1,91 @@
+"""Lab specs (inventory/*.yaml): sites, scale presets, platforms, providers."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from netopsai.errors import NetopsError, unknown
+
+SCALES = ("small", "medium", "large")
+
+
+class Scale(BaseModel):
+    pods_per_site: int
+    leafs_per_pod: int
+    spines_per_pod: int
+    superspines_per_plane: int
+    borders: int
+    dci: int
+    hosts_per_rack: int
+
+
+class SiteSpec(BaseModel):
+    name: str
+    region: str = ""
+    description: str = ""
+
+
+class Platform(BaseModel):
+    vendor: str
+    model: str
+    os_version: str
+
+
+class Provider(BaseModel):
+    name: str
+    circuit_prefix: str
+
+
+class History(BaseModel):
+    days: int = 7
+    flaps: int = 6
+    alarms: int = 24
+    changes: int = 18
+
+
+class LabSpec(BaseModel):
+    name: str
+    description: str = ""
+    sites: list[SiteSpec]
+    scales: dict[str, Scale]
+    speeds_mbps: dict[str, int]
+    mtu: dict[str, int]
+    platforms: dict[str, list[Platform]]
+    providers: list[Provider]
+    circuits_per_provider: int = 2
+    asn: dict[str, int]
+    history: History = History()
+
+
+def spec_names() -> list[str]:
+    files = resources.files("netopsai.inventory").iterdir()
+    return sorted(f.name.removesuffix(".yaml") for f in files if f.name.endswith(".yaml"))
+
+
+def load_spec(name: str = "default") -> LabSpec:
+    """A packaged spec by name, or a YAML file by path."""
+    if name.endswith((".yaml", ".yml")) or "/" in name:
+        path = Path(name)
+        if not path.is_file():
+            raise NetopsError(f"spec file not found: {name}")
+        text = path.read_text()
+    else:
+        if not re.fullmatch(r"[A-Za-z0-9_-]+", name) or name not in spec_names():
+            raise unknown("lab spec", name, spec_names())
+        text = resources.files("netopsai.inventory").joinpath(f"{name}.yaml").read_text()
+    try:
+        return LabSpec.model_validate(yaml.safe_load(text))
+    except (yaml.YAMLError, ValidationError) as exc:
+        first = str(exc).splitlines()[0]
+        raise NetopsError(f"bad lab spec {name}: {first}") from None
+
+
+def get_scale(spec: LabSpec, scale: str) -> Scale:
+    if scale not in spec.scales:
+        raise unknown("scale", scale, spec.scales)
+    return spec.scales[scale]

@@ -1,0 +1,122 @@
+"""A simulated traceroute over the forwarding model: what `traceroute -n` would print, hop by
+hop, with the stop codes real routers give (!N no route, !H host unreachable, !X filtered,
+!F fragmentation needed, * silence)."""
+
+from __future__ import annotations
+
+import zlib
+
+from netopsai.lab.fabric import owner_of, parse_ip
+from netopsai.lab.forwarding import LATENCY_MS, MAX_HOPS, Hop, Router, Trace, _flow_pick
+
+
+class TraceError(ValueError):
+    """An address the lab does not know."""
+
+
+def _resolve_dst(router: Router, dst: str) -> tuple[str, str | None, int]:
+    """(routing anchor device, final host or None, host link id)."""
+    topo = router.topo
+    if dst in topo.hosts:
+        host, tor, link = topo.hosts[dst]
+        return tor, host, link
+    owner = owner_of(topo, dst)
+    if owner:
+        return owner[0], None, 0
+    seg = topo.segment_tor(parse_ip(dst))
+    if seg:
+        return seg[1], "", 0  # an unassigned address in a known segment: ARP fails at the ToR
+    raise TraceError(f"{dst} is in no segment of the inventory")
+
+
+def _jitter(*parts: str) -> float:
+    return (zlib.crc32("|".join(parts).encode()) % 90) / 1000.0
+
+
+def trace(router: Router, src: str, dst: str, size: int = 60) -> Trace:
+    topo, st = router.topo, router.state
+    sip, dip = parse_ip(src), parse_ip(dst)
+    owner = owner_of(topo, src)
+    if owner is None:
+        raise TraceError(f"no device in the inventory holds source address {src}")
+    anchor, final, host_link = _resolve_dst(router, dst)
+    t = Trace(src=src, dst=dst)
+    cur, rtt, survive, n = owner[0], 0.0, 1.0, 0
+    if src in topo.hosts:
+        host, tor, link = topo.hosts[src]
+        if link in st.down_links or host in st.hosts_down:
+            t.hops = [Hop(1, None, None, None, status="!N")]
+            t.stopped_at, t.reason = host, f"source {host} has no working link to {tor}"
+            return t
+        rtt = 2 * LATENCY_MS["host"] + _jitter(src, dst, tor)
+        tor_if = next(e.peer_if for e in topo.edges(host) if e.link_id == link)
+        t.hops.append(Hop(1, topo.gateway.get(tor), tor, tor_if, rtt_ms=round(rtt, 3)))
+        cur, n = tor, 1
+    t.ecmp_paths, t.good_paths = router.count_paths(cur, anchor, sip, dip, size, {})
+    last_ip = t.hops[-1].ip if t.hops else src
+    while n < MAX_HOPS:
+        drop = router.drops(cur, sip, dip)
+        if drop == "!X":
+            t.hops.append(Hop(n + 1, last_ip, cur, None, status="!X"))
+            t.stopped_at, t.reason = cur, f"administratively prohibited at {cur} (ACL deny)"
+            break
+        if drop == "*":
+            t.hops += [Hop(n + i, None, None, None, status="*") for i in (1, 2, 3)]
+            t.stopped_at, t.reason = cur, f"no reply beyond {cur} (traffic dropped there)"
+            break
+        if cur == anchor:
+            _deliver(t, router, cur, final, host_link, n, last_ip, rtt, survive)
+            break
+        nhs = router.next_hops(cur, anchor)
+        if not nhs:
+            t.hops.append(Hop(n + 1, last_ip, cur, None, status="!N"))
+            t.stopped_at, t.reason = cur, f"no route to {dst} at {cur}"
+            break
+        e = _flow_pick(nhs, src, dst, cur)
+        if t.hops and t.hops[-1].device == cur:
+            t.hops[-1].out_interface = e.local_if
+        mtu = router.mtu(cur, e)
+        if size > mtu:
+            t.hops.append(Hop(n + 1, last_ip, cur, None, status=f"!F-{mtu}"))
+            t.stopped_at = cur
+            t.reason = (f"probe of {size} bytes exceeds MTU {mtu} on {cur} {e.local_if} -> "
+                        f"{e.peer} {e.peer_if}")
+            break
+        survive *= 1 - st.link_loss.get(e.link_id, 0.0) / 100
+        rtt += 2 * LATENCY_MS.get(e.kind, 0.05) + st.link_delay.get(e.link_id, 0.0)
+        rtt += _jitter(src, dst, e.peer)
+        n += 1
+        last_ip = topo.iface_ip.get((e.peer, e.peer_if))
+        t.hops.append(Hop(n, last_ip, e.peer, e.peer_if, rtt_ms=round(rtt, 3),
+                          loss_pct=round((1 - survive) * 100, 1)))
+        cur = e.peer
+    else:
+        t.stopped_at, t.reason = cur, f"gave up after {MAX_HOPS} hops"
+    t.path_devices = [h.device for h in t.hops if h.device]
+    return t
+
+
+def _deliver(t: Trace, router: Router, tor: str, final: str | None, host_link: int, n: int,
+             last_ip: str | None, rtt: float, survive: float) -> None:
+    st = router.state
+    if final is None:  # the destination is an address of this device
+        t.reached = True
+        if t.hops:
+            t.hops[-1].status = "reached"
+        return
+    if final == "":
+        t.hops.append(Hop(n + 1, last_ip, tor, None, status="!H"))
+        t.stopped_at, t.reason = tor, f"{t.dst} is not assigned to any host (ARP fails at {tor})"
+        return
+    if host_link in st.down_links:
+        t.hops.append(Hop(n + 1, last_ip, tor, None, status="!H"))
+        t.stopped_at, t.reason = tor, f"host {final} unreachable from {tor}: its link is down"
+        return
+    if final in st.hosts_down:
+        t.hops += [Hop(n + i, None, None, None, status="*") for i in (1, 2, 3)]
+        t.stopped_at, t.reason = tor, f"path reaches {tor}; host {final} does not answer"
+        return
+    rtt += 2 * LATENCY_MS["host"] + _jitter(t.src, t.dst, final)
+    t.hops.append(Hop(n + 1, t.dst, final, "eth0", rtt_ms=round(rtt, 3),
+                      loss_pct=round((1 - survive) * 100, 1), status="reached"))
+    t.reached = True

@@ -1,0 +1,80 @@
+"""Time windows ("1h" or {start, end}) and relative times ("-25m") used by tools and scenarios."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pydantic import BaseModel
+
+from netopsai.errors import NetopsError
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d|day|w)s?\s*$", re.I)
+_UNIT_SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400,
+                 "day": 86400, "w": 604800}
+
+
+class Window(BaseModel):
+    start: datetime
+    end: datetime
+
+    @property
+    def seconds(self) -> float:
+        return (self.end - self.start).total_seconds()
+
+    def as_json(self) -> dict[str, str]:
+        return {"start": iso(self.start), "end": iso(self.end)}
+
+
+def iso(t: datetime) -> str:
+    return as_utc(t).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def as_utc(t: datetime) -> datetime:
+    """Naive datetimes are taken as UTC."""
+    return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+
+
+def parse_duration(text: str) -> timedelta:
+    m = _DURATION.match(text)
+    if not m:
+        raise NetopsError(f"bad duration {text!r}; use a number and a unit, e.g. 30m, 2h, 7d")
+    return timedelta(seconds=float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()])
+
+
+def parse_time(text: str, now: datetime) -> datetime:
+    """An ISO time, or a time relative to `now` such as "-25m"."""
+    s = str(text).strip()
+    if s.startswith(("-", "+")):
+        delta = parse_duration(s[1:])
+        return now - delta if s[0] == "-" else now + delta
+    try:
+        return as_utc(datetime.fromisoformat(s.replace("Z", "+00:00")))
+    except ValueError:
+        raise NetopsError(f"bad time {s!r}; use ISO 8601 (2025-11-04T20:02:26Z) or -25m") from None
+
+
+def parse_window(value: Any, now: datetime, default: str = "1h") -> Window:
+    """'1h' (ending now), {'start', 'end'} (ISO), or None (the default)."""
+    now = as_utc(now)
+    if value is None or value == "":
+        value = default
+    if isinstance(value, str):
+        w = Window(start=now - parse_duration(value), end=now)
+    elif isinstance(value, dict):
+        extra = set(value) - {"start", "end"}
+        if extra:
+            raise NetopsError(f"bad window key {sorted(extra)[0]!r}; a window has start and end")
+        start = parse_time(value["start"], now) if value.get("start") else None
+        end = parse_time(value["end"], now) if value.get("end") else now
+        if start is None:
+            raise NetopsError("window needs a start (ISO time), e.g. {\"start\": \"2025-11-04T08:00:00Z\"}")
+        w = Window(start=start, end=end)
+    else:
+        raise NetopsError(f"bad window {value!r}; use \"1h\" or {{\"start\": ISO, \"end\": ISO}}")
+    if w.end < w.start:
+        raise NetopsError(f"window end {iso(w.end)} precedes its start {iso(w.start)}")
+    if w.end == w.start:
+        raise NetopsError(f"window is empty: start and end are both {iso(w.start)}")
+    return w

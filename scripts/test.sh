@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Set up and run the whole test suite: lint, types, then pytest (unit and integration).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
+.venv/bin/ruff check .
+.venv/bin/pytest -q -p no:randomly "$@"

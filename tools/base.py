@@ -1,0 +1,103 @@
+"""The tool contract: a typed function with a pydantic args model, returning Evidence and
+never raising into the caller. The args model's field descriptions and the docstring are
+what an LLM sees, so they are written for it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from netopsai.backends.base import Backends
+from netopsai.errors import NetopsError, unknown
+from netopsai.evidence import Evidence, failed
+from netopsai.timewin import Window, parse_window
+
+WINDOW_HELP = ('Time window: a duration ending now such as "1h", "24h", "7d", or '
+               '{"start": ISO-8601, "end": ISO-8601}. Default: the last hour.')
+
+
+class ToolArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class WindowArgs(ToolArgs):
+    window: str | dict[str, str] | None = Field(default=None, description=WINDOW_HELP)
+
+    def resolve(self, backends: Backends) -> Window:
+        return parse_window(self.window, backends.inventory.clock())
+
+
+ToolFn = Callable[[Any, Backends], Evidence]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    args_model: type[ToolArgs]
+    fn: ToolFn
+
+    @property
+    def description(self) -> str:
+        return (self.fn.__doc__ or "").strip()
+
+    def schema(self) -> dict[str, Any]:
+        """The function schema an LLM binds to."""
+        return {"name": self.name, "description": self.description,
+                "parameters": self.args_model.model_json_schema()}
+
+
+REGISTRY: dict[str, Tool] = {}
+
+
+def tool(name: str, args_model: type[ToolArgs]) -> Callable[[ToolFn], ToolFn]:
+    def register(fn: ToolFn) -> ToolFn:
+        REGISTRY[name] = Tool(name, args_model, fn)
+        return fn
+    return register
+
+
+def _validation_message(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(x) for x in err["loc"]) or "arguments"
+    if err["type"] == "extra_forbidden":
+        return f"unknown argument {loc!r}"
+    return f"bad argument {loc}: {err['msg'].removeprefix('Value error, ')}"
+
+
+def run_tool(name: str, args: dict[str, Any] | str, backends: Backends,
+             evidence_id: str = "E1") -> Evidence:
+    """Validate the arguments and call the tool; every failure comes back as Evidence.errors."""
+    if name not in REGISTRY:
+        ev = failed(name, {}, str(unknown("tool", name, REGISTRY)))
+    else:
+        ev = _call(REGISTRY[name], args, backends)
+    ev.id = evidence_id
+    return ev
+
+
+def _call(t: Tool, args: dict[str, Any] | str, backends: Backends) -> Evidence:
+    raw: Any = args
+    if isinstance(args, str):
+        try:
+            raw = json.loads(args or "{}")
+        except json.JSONDecodeError as exc:
+            return failed(t.name, {}, f"malformed JSON arguments: {exc.msg} at column {exc.colno}")
+    if not isinstance(raw, dict):
+        return failed(t.name, {}, "arguments must be a JSON object")
+    try:
+        parsed = t.args_model.model_validate(raw)
+    except ValidationError as exc:
+        return failed(t.name, raw, _validation_message(exc))
+    try:
+        ev = t.fn(parsed, backends)
+    except NetopsError as exc:
+        return failed(t.name, parsed.model_dump(exclude_none=True), str(exc))
+    except Exception as exc:  # a backend failure must not crash the agent loop
+        return failed(t.name, parsed.model_dump(exclude_none=True),
+                      f"backend error: {type(exc).__name__}: {exc}")
+    ev.args = parsed.model_dump(exclude_none=True)
+    return ev

@@ -1,0 +1,116 @@
+"""metadata: the inventory — sites, PoDs and segments, devices, hosts, IP owners, neighbours,
+upstream switches, interfaces."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from netopsai.backends.base import Backends, Row
+from netopsai.errors import NetopsError
+from netopsai.evidence import Evidence
+from netopsai.tools.args import IPv4
+from netopsai.tools.base import ToolArgs, tool
+
+Query = Literal["sites", "pods", "segments", "devices", "device", "hosts", "ip", "neighbors",
+                "upstream", "interfaces"]
+
+
+class MetadataArgs(ToolArgs):
+    query: Query = Field(description=(
+        "What to look up: sites; pods (with their segments); segments; devices (filter by "
+        "site/pod/role/name glob); device (one device in detail, needs name); hosts (ip, name, "
+        "pod, segment, ToR); ip (who owns an address, needs ip); neighbors (needs name); "
+        "upstream (the switches above a host or device, needs name or ip); interfaces (needs name)."))
+    site: str | None = Field(default=None, description="Data centre, e.g. dc1")
+    pod: str | None = Field(default=None, description="PoD, e.g. dc1-pod2")
+    role: str | None = Field(default=None, description=(
+        "Device role: leaf (ToR), spine, superspine, border, dci, host"))
+    name: str | None = Field(default=None, description=(
+        "Device name, e.g. dc1-leaf-03; for devices/hosts a glob such as dc1-spine-*"))
+    ip: IPv4 | None = Field(default=None, description="An IPv4 address, e.g. 10.1.3.20")
+
+
+def _need(args: MetadataArgs, field: str) -> Any:
+    value = getattr(args, field)
+    if not value:
+        raise NetopsError(f"metadata query {args.query!r} needs {field}")
+    return value
+
+
+def _seg_range(cidrs: list[str]) -> str:
+    return f"{cidrs[0]} .. {cidrs[-1]} ({len(cidrs)} segments)" if cidrs else "no segments"
+
+
+def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
+    q = a.query
+    if q == "sites":
+        rows = inv.sites()
+        return rows, f"{len(rows)} sites: " + "; ".join(
+            f"{r['site']} ({r['region']}, {r['pods']} PoDs, {r['network_devices']} network "
+            f"devices, {r['hosts']} hosts)" for r in rows) + "."
+    if q == "pods":
+        rows = inv.pods(a.site)
+        for r in rows:
+            r["segment_range"] = _seg_range(r["segments"])
+        where = f" in {a.site}" if a.site else ""
+        return rows, f"{len(rows)} PoDs{where}: " + "; ".join(
+            f"{r['pod']} ({r['leafs']} leaf/ToR, {r['spines']} spines, segments "
+            f"{r['segment_range']})" for r in rows) + "."
+    if q == "segments":
+        rows = inv.segments(a.site, a.pod)
+        scope = a.pod or a.site or "the inventory"
+        return rows, f"{len(rows)} segments in {scope}: {_seg_range([r['cidr'] for r in rows])}."
+    if q == "devices":
+        rows = inv.devices(a.site, a.pod, a.role, a.name)
+        by_role: dict[str, int] = {}
+        for r in rows:
+            by_role[r["role"]] = by_role.get(r["role"], 0) + 1
+        down = [r["name"] for r in rows if r["status"] != "up"]
+        return rows, (f"{len(rows)} devices match ({', '.join(f'{n} {k}' for k, n in sorted(by_role.items()))})"
+                      f"; {len(down)} not up" + (f": {', '.join(down[:10])}" if down else "") + ".")
+    if q == "device":
+        r = inv.device(_need(a, "name"))
+        return [r], (f"{r['name']} is a {r['role']} in {r['site']}{' ' + r['pod'] if r['pod'] else ''}: "
+                     f"{r['vendor']} {r['model']} running {r['os_version']}, mgmt {r['mgmt_ip']}, "
+                     f"loopback {r['loopback']}, status {r['status']}, up {r.get('uptime', '?')}, "
+                     f"{r['interfaces']} interfaces, {r['links_down']} links down.")
+    if q == "hosts":
+        rows = inv.hosts(a.site, a.pod, a.name)
+        return rows, f"{len(rows)} hosts" + (f" in {a.pod or a.site}" if a.pod or a.site else "") + "."
+    if q == "ip":
+        r = inv.ip_owner(_need(a, "ip"))
+        if r.get("device") is None:
+            return [r], (f"{r['ip']} is not assigned to any device; it lies in segment "
+                         f"{r['segment']} behind {r['tor']} ({r['pod']}, {r['site']}).")
+        extra = (f", segment {r['segment']}, ToR {r['tor']} port {r['tor_interface']}"
+                 if r.get("tor") else "")
+        return [r], (f"{r['ip']} belongs to {r['device']} ({r.get('role', '?')}) interface "
+                     f"{r['interface']} in {r.get('pod') or r.get('site')}{extra}.")
+    if q == "neighbors":
+        rows = inv.neighbors(_need(a, "name"))
+        down = [f"{r['interface']}->{r['neighbor']}" for r in rows if r["status"] != "up"]
+        return rows, (f"{a.name} has {len(rows)} links; {len(down)} down"
+                      + (f": {', '.join(down[:10])}" if down else "") + ".")
+    if q == "upstream":
+        rows = inv.upstream(a.name, a.ip)
+        who = a.name or a.ip
+        return rows, (f"Upstream of {who}: " + ", ".join(
+            f"{r['neighbor']} {r['neighbor_interface']} (via {r['interface']}, {r['status']})"
+            for r in rows) + "." if rows else f"{who} has no upstream devices.")
+    rows = inv.interfaces(_need(a, "name"))
+    down = [r["name"] for r in rows if r["oper_status"] != "up"]
+    return rows, (f"{a.name} has {len(rows)} interfaces; {len(down)} oper down"
+                  + (f": {', '.join(down[:10])}" if down else "") + ".")
+
+
+@tool("metadata", MetadataArgs)
+def metadata(args: MetadataArgs, backends: Backends) -> Evidence:
+    """Look up the network inventory: sites, PoDs with their network segments, segments,
+    devices by site/PoD/role/name, one device's details, hosts, which device owns an IP,
+    neighbours, upstream switches of a host/IP/device, and interfaces."""
+    rows, summary = _lookup(args, backends.inventory)
+    columns = list(rows[0]) if rows else []
+    return Evidence(tool="metadata", summary=summary, columns=columns, rows=rows,
+                    facts={"count": len(rows), "query": args.query})

@@ -1,0 +1,92 @@
+"""telemetry: port status history, flaps, errors, discards, utilisation and rx power over a window."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from netopsai.backends.base import Backends, IfaceSel
+from netopsai.evidence import Evidence
+from netopsai.tools.base import WindowArgs, tool
+from netopsai.timewin import Window
+
+Metric = Literal["oper_status", "flaps", "errors", "discards", "utilization", "rx_power"]
+
+
+class TelemetryArgs(WindowArgs):
+    metric: Metric = Field(description=(
+        "oper_status: link up/down history (state at start, every transition, time down); "
+        "flaps: up/down transition counts; errors: input/CRC errors; discards; utilization "
+        "(percent of line rate); rx_power: optical receive power in dBm."))
+    devices: list[str] | None = Field(default=None, description="Device names; omit for all")
+    role: str | None = Field(default=None, description="Only devices of this role, e.g. spine")
+    site: str | None = Field(default=None, description="Only this data centre, e.g. dc1")
+    pod: str | None = Field(default=None, description="Only this PoD, e.g. dc1-pod1")
+    interface: str | None = Field(default=None, description="One interface name, e.g. Ethernet49")
+    top: int = Field(default=20, ge=1, le=1000, description="How many rows (worst first)")
+
+
+def _scope(a: TelemetryArgs) -> str:
+    parts = [", ".join(a.devices) if a.devices else (f"{a.role}s" if a.role else "all switches")]
+    parts += [x for x in (a.pod or a.site, a.interface) if x]
+    return " ".join(parts)
+
+
+def _status(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
+    rows, total = b.telemetry.oper_status(_sel(a), w)
+    if a.metric == "flaps":
+        rows = sorted((r for r in rows if r["flaps"]), key=lambda r: -r["flaps"])
+    down_now = [f"{r['device']} {r['interface']}" for r in rows if r["state_at_end"] == "down"]
+    changed = [r for r in rows if r["transitions"]]
+    if a.metric == "flaps":
+        summary = (f"{len(rows)} of {total} ports on {_scope(a)} flapped in the window"
+                   + (": " + ", ".join(f"{r['device']} {r['interface']} ({r['flaps']}x)"
+                                       for r in rows[:8]) if rows else "") + ".")
+    else:
+        summary = (f"{total} ports on {_scope(a)}: {total - len(rows)} up throughout the window, "
+                   f"{len(changed)} changed state, {len(down_now)} down at its end"
+                   + (": " + ", ".join(down_now[:8]) if down_now else "") + ".")
+    return Evidence(tool="telemetry", summary=summary, rows=rows[:a.top],
+                    columns=["device", "interface", "state_at_start", "transitions", "flaps",
+                             "down_s", "state_at_end", "events"],
+                    partial=len(rows) > a.top,
+                    facts={"ports": total, "up_throughout": total - len(rows),
+                           "changed": len(changed), "down_now": len(down_now),
+                           "flapping": sum(1 for r in rows if r["flaps"] >= 2)})
+
+
+def _counters(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
+    rows, total, flagged = b.telemetry.counters(_sel(a), w, a.metric, a.top)
+    worst = rows[0] if rows else None
+    label = {"errors": "had input errors", "discards": "had discards",
+             "utilization": "peaked at or above 80% utilisation",
+             "rx_power": "had rx power at or below -10 dBm"}[a.metric]
+    summary = f"{flagged} of {total} ports on {_scope(a)} {label} in the window."
+    if worst:
+        key = next(k for k in worst if k not in ("device", "interface"))
+        summary += f" Worst: {worst['device']} {worst['interface']} ({key} {worst[key]})."
+    return Evidence(tool="telemetry", summary=summary, rows=rows,
+                    columns=list(rows[0]) if rows else [],
+                    facts={"ports": total, "flagged": flagged, "metric": a.metric})
+
+
+def _sel(a: TelemetryArgs) -> IfaceSel:
+    sel: IfaceSel = {}
+    for key in ("devices", "role", "site", "pod", "interface"):
+        if getattr(a, key):
+            sel[key] = getattr(a, key)  # type: ignore[literal-required]
+    return sel
+
+
+@tool("telemetry", TelemetryArgs)
+def telemetry(args: TelemetryArgs, backends: Backends) -> Evidence:
+    """Interface telemetry over a time window: oper-status history of one port up to every
+    switch port (state at the start, each transition, time down), flap counts, and
+    errors/CRC/discards/utilisation/rx-power with max/avg/total and the worst ports first."""
+    backends.inventory.check_names(args.devices, args.site, args.pod, args.role)
+    w = args.resolve(backends)
+    ev = _status(args, backends, w) if args.metric in ("oper_status", "flaps") else \
+        _counters(args, backends, w)
+    ev.window = w.as_json()
+    return ev
