@@ -1,0 +1,44 @@
+"""Shared fixtures: small labs in temporary stores, at a fixed clock so tests are repeatable."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from netopsai.backends.base import Backends
+from netopsai.backends.lab import lab_backends
+from netopsai.lab.manage import init_lab
+from netopsai.store import engine_for
+
+CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
+
+
+def new_lab(path: Path, scale: str = "small", seed: int = 7) -> Engine:
+    engine = engine_for(f"sqlite:///{path}")
+    init_lab(engine, "default", scale, seed, CLOCK)
+    return engine
+
+
+@pytest.fixture(scope="session")
+def lab_engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    """A healthy small lab shared by read-only tests: never inject into it."""
+    return new_lab(tmp_path_factory.mktemp("lab") / "netopsai.db")
+
+
+@pytest.fixture(scope="session")
+def backends(lab_engine: Engine) -> Backends:
+    return lab_backends(lab_engine)
+
+
+@pytest.fixture
+def make_lab(tmp_path: Path) -> Callable[..., Engine]:
+    """A fresh small lab of the test's own, for tests that inject faults."""
+    counter = iter(range(1000))
+
+    def make(scale: str = "small", seed: int = 7) -> Engine:
+        return new_lab(tmp_path / f"lab{next(counter)}.db", scale, seed)
+    return make
