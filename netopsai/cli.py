@@ -5,12 +5,15 @@ from __future__ import annotations
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import click
 import typer
+from typer.exceptions import TyperException
 
 from netopsai.errors import NetopsError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="netopsai: a copilot for network on-calls.")
@@ -18,7 +21,7 @@ lab_app = typer.Typer(no_args_is_help=True, help="The embedded lab network.")
 app.add_typer(lab_app, name="lab")
 
 
-def _engine():  # type: ignore[no-untyped-def]
+def _engine() -> Engine:
     from netopsai.store import get_engine
 
     return get_engine()
@@ -32,7 +35,8 @@ def _out(text: str) -> None:
 def lab_init(scale: Annotated[str, typer.Option(help="small | medium | large")] = "small",
              seed: Annotated[int, typer.Option(help="Same seed, same lab")] = 7,
              spec: Annotated[str, typer.Option(help="Lab spec in inventory/ or a YAML path")] = "default",
-             now: Annotated[str | None, typer.Option(help="Lab clock, ISO time (default: now)")] = None) -> None:
+             now: Annotated[str | None,
+                            typer.Option(help="Lab clock, ISO time (default: now)")] = None) -> None:
     """Build the embedded lab with a week of history up to the lab clock."""
     from netopsai.lab.manage import init_lab
     from netopsai.timewin import parse_time
@@ -71,10 +75,14 @@ def lab_status() -> None:
     _out(f"lab {info.spec}/{info.scale} seed {info.seed} clock {info.clock:%Y-%m-%dT%H:%M:%SZ}")
 
 
+TOOL_HELP = "metadata | telemetry | traceroute | changelog | alarms"
+
+
 @app.command("tool")
-def tool_cmd(name: Annotated[str, typer.Argument(help="metadata | telemetry | traceroute | changelog | alarms")],
+def tool_cmd(name: Annotated[str, typer.Argument(help=TOOL_HELP)],
              args: Annotated[str, typer.Argument(help="JSON arguments")] = "{}",
-             as_json: Annotated[bool, typer.Option("--json", help="Print the Evidence as JSON")] = False) -> None:
+             as_json: Annotated[bool, typer.Option("--json", help="Print the Evidence as JSON")] = False,
+             ) -> None:
     """Call one tool and print its Evidence."""
     from netopsai.backends.lab import lab_backends
     from netopsai.lab.manage import lab_info
@@ -105,12 +113,16 @@ def main(argv: list[str] | None = None) -> int:
     except NetopsError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2
-    except click.exceptions.Abort:
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except typer.Abort:
         typer.echo("aborted", err=True)
         return 130
-    except click.ClickException as exc:
-        typer.echo(f"error: {exc.format_message()}", err=True)
-        return exc.exit_code or 2
+    except TyperException as exc:  # usage errors: typer vendors its own click
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        if message:  # 'no arguments' has already printed the help
+            typer.echo(f"error: {message}", err=True)
+        return int(getattr(exc, "exit_code", 2) or 2)
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         return 130

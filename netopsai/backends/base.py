@@ -40,7 +40,8 @@ class Inventory(Protocol):
 
 class Telemetry(Protocol):
     def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[Row], int]: ...
-    def counters(self, sel: IfaceSel, window: Window, metric: str) -> tuple[list[Row], int]: ...
+    def counters(self, sel: IfaceSel, window: Window, metric: str,
+                 top: int = 20) -> tuple[list[Row], int, int]: ...
 
 
 class Paths(Protocol):

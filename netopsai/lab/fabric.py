@@ -6,18 +6,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from ipaddress import IPv4Address, IPv4Network, ip_address, ip_network
+from ipaddress import IPv4Address, IPv4Network, ip_address
+from typing import Any, NamedTuple
 
-from sqlalchemy import Engine, and_, func, or_, select
-from sqlmodel import Session
+from sqlalchemy import ColumnElement, Engine, and_, func, or_
+from sqlmodel import Session, col, select
 
 from netopsai import models as m
 from netopsai.lab.topology import TIERS
 from netopsai.timewin import as_utc
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(NamedTuple):
     name: str
     role: str
     tier: int
@@ -25,8 +25,7 @@ class Node:
     pod: str | None
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     link_id: int
     kind: str
     local_if: str
@@ -45,16 +44,16 @@ class Topo:
     owner: dict[str, tuple[str, str]] = field(default_factory=dict)  # ip -> (device, interface)
     hosts: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # ip -> host, tor, link
     gateway: dict[str, str] = field(default_factory=dict)  # tor -> its first gateway IP
-    segments: dict[IPv4Network, str] = field(default_factory=dict)  # cidr -> tor
+    segments: dict[str, str] = field(default_factory=dict)  # cidr -> tor
 
     def edges(self, dev: str) -> list[Edge]:
         return self.up.get(dev, []) + self.down.get(dev, []) + self.lateral.get(dev, [])
 
     def segment_tor(self, ip: IPv4Address) -> tuple[IPv4Network, str] | None:
         for plen in range(32, 7, -1):
-            net = ip_network(f"{ip}/{plen}", strict=False)
-            if net in self.segments:
-                return net, self.segments[net]
+            net = IPv4Network(f"{ip}/{plen}", strict=False)
+            if str(net) in self.segments:
+                return net, self.segments[str(net)]
         return None
 
 
@@ -73,38 +72,44 @@ class NetState:
     link_delay: dict[int, float] = field(default_factory=dict)
 
 
+def _rows(engine: Engine, sql: str) -> list[Any]:
+    """Raw driver rows: the ORM's per-row overhead is most of the cost at the large preset."""
+    conn = engine.raw_connection()
+    try:
+        cur = conn.cursor()
+        cur.execute(sql)
+        return list(cur.fetchall())
+    finally:
+        conn.close()
+
+
 @lru_cache(maxsize=4)
 def load_topo(engine: Engine, version: str) -> Topo:
     """The graph for one state version (the version is only the cache key)."""
     topo = Topo()
-    with Session(engine) as s:
-        for name, role, site, pod in s.execute(
-                select(m.Device.name, m.Device.role, m.Device.site, m.Device.pod)):
-            topo.nodes[name] = Node(name, role, TIERS.get(role, 1), site, pod)
-        for dev, ifname, ip, mtu in s.execute(
-                select(m.Interface.device, m.Interface.name, m.Interface.ip, m.Interface.mtu)):
-            topo.iface_mtu[(dev, ifname)] = mtu
-            if ip:
-                addr = ip.split("/")[0]
-                topo.iface_ip[(dev, ifname)] = addr
-                topo.owner[addr] = (dev, ifname)
-                if ifname.startswith("Vlan"):
-                    topo.gateway.setdefault(dev, addr)
-        for name, loopback in s.execute(select(m.Device.name, m.Device.loopback)):
-            if loopback:
-                topo.owner[loopback] = (name, "Loopback0")
-        for row in s.execute(select(m.Link.id, m.Link.a_device, m.Link.a_interface,
-                                    m.Link.b_device, m.Link.b_interface, m.Link.kind)):
-            _add_link(topo, *row)
-        for ip, host, tor, seg in s.execute(select(m.HostAddress.ip, m.HostAddress.device,
-                                                   m.HostAddress.tor, m.HostAddress.segment)):
-            topo.hosts[ip] = (host, tor, 0)
-        for cidr, tor in s.execute(select(m.Segment.cidr, m.Segment.tor)):
-            if tor:
-                topo.segments[ip_network(cidr)] = tor
-    for ip, (host, tor, _) in list(topo.hosts.items()):
-        link = next((e.link_id for e in topo.edges(host) if e.peer == tor), 0)
-        topo.hosts[ip] = (host, tor, link)
+    for name, role, site, pod, loopback in _rows(
+            engine, "SELECT name, role, site, pod, loopback FROM device"):
+        topo.nodes[name] = Node(name, role, TIERS.get(role, 1), site, pod)
+        if loopback:
+            topo.owner[loopback] = (name, "Loopback0")
+    for dev, ifname, ip, mtu in _rows(engine, "SELECT device, name, ip, mtu FROM interface"):
+        topo.iface_mtu[(dev, ifname)] = mtu
+        if ip:
+            addr = ip.split("/")[0]
+            topo.iface_ip[(dev, ifname)] = addr
+            topo.owner[addr] = (dev, ifname)
+            if ifname.startswith("Vlan"):
+                topo.gateway.setdefault(dev, addr)
+    host_link: dict[str, int] = {}
+    for row in _rows(engine, "SELECT id, a_device, a_interface, b_device, b_interface, kind FROM link"):
+        _add_link(topo, *row)
+        if row[5] == "host":
+            host_link[row[1]] = row[0]
+    for ip, host, tor in _rows(engine, "SELECT ip, device, tor FROM hostaddress"):
+        topo.hosts[ip] = (host, tor, host_link.get(host, 0))
+    for cidr, tor in _rows(engine, "SELECT cidr, tor FROM segment"):
+        if tor:
+            topo.segments[cidr] = tor
     return topo
 
 
@@ -116,8 +121,9 @@ def _add_link(topo: Topo, lid: int, a: str, a_if: str, b: str, b_if: str, kind: 
         bucket.setdefault(x, []).append(edge)
 
 
-def _active(col_start, col_end, at: datetime):  # type: ignore[no-untyped-def]
-    return and_(or_(col_start.is_(None), col_start <= at), or_(col_end.is_(None), col_end > at))
+def _active(start: Any, end: Any, at: datetime) -> ColumnElement[bool]:
+    """Rows in force at `at`: started (or undated) and not yet ended."""
+    return and_(or_(col(start).is_(None), col(start) <= at), or_(col(end).is_(None), col(end) > at))
 
 
 @lru_cache(maxsize=32)
@@ -128,28 +134,27 @@ def load_state(engine: Engine, version: str, at: datetime) -> NetState:
     iface_link = {(e_dev, e.local_if): e.link_id
                   for e_dev in topo.nodes for e in topo.edges(e_dev)}
     with Session(engine) as s:
-        last = (select(m.InterfaceEvent.device, m.InterfaceEvent.interface,
-                       m.InterfaceEvent.state, func.max(m.InterfaceEvent.at))
-                .where(m.InterfaceEvent.at <= at)
-                .group_by(m.InterfaceEvent.device, m.InterfaceEvent.interface))
-        for dev, ifname, state, _t in s.execute(last):
+        ev = m.InterfaceEvent
+        last = (select(ev.device, ev.interface, ev.state, func.max(ev.at))
+                .where(col(ev.at) <= at).group_by(col(ev.device), col(ev.interface)))
+        for dev, ifname, state, _t in s.exec(last):
             if state == "down" and (dev, ifname) in iface_link:
                 st.down_links.add(iface_link[(dev, ifname)])
-        for (lid,) in s.execute(select(m.BgpSession.link_id).where(
-                m.BgpSession.state != "established", m.BgpSession.since <= at)):
+        for lid in s.exec(select(m.BgpSession.link_id).where(
+                m.BgpSession.state != "established", col(m.BgpSession.since) <= at)):
             st.bgp_down.add(lid)
-        for dev, src, dst in s.execute(
+        for dev, src, dst in s.exec(
                 select(m.AclEntry.device, m.AclEntry.src, m.AclEntry.dst).where(
                     m.AclEntry.action == "deny",
                     _active(m.AclEntry.created_at, m.AclEntry.removed_at, at))):
-            st.acl_deny.setdefault(dev, []).append((ip_network(src), ip_network(dst)))
-        for dev, prefix in s.execute(
+            st.acl_deny.setdefault(dev, []).append((IPv4Network(src), IPv4Network(dst)))
+        for dev, prefix in s.exec(
                 select(m.StaticRoute.device, m.StaticRoute.prefix).where(
                     m.StaticRoute.next_hop == "Null0",
                     _active(m.StaticRoute.created_at, m.StaticRoute.removed_at, at))):
-            st.blackholes.setdefault(dev, []).append(ip_network(prefix))
-        for fault in s.execute(select(m.LabFault).where(
-                _active(m.LabFault.start, m.LabFault.end, at))).scalars():
+            st.blackholes.setdefault(dev, []).append(IPv4Network(prefix))
+        for fault in s.exec(select(m.LabFault).where(
+                _active(m.LabFault.start, m.LabFault.end, at))):
             _apply_fault(st, fault)
     return st
 

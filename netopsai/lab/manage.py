@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 from sqlmodel import Session
 
 from netopsai import models
@@ -120,9 +120,3 @@ def reset_lab(engine: Engine) -> LabInfo:
         s.commit()
     return lab_info(engine)
 
-
-def device_names(session: Session, network_only: bool = False) -> list[str]:
-    q = select(models.Device.name)
-    if network_only:
-        q = q.where(models.Device.role != "host")
-    return list(session.execute(q).scalars())
