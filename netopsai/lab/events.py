@@ -29,12 +29,16 @@ def alarm(kind: str, category: str, device: str, site: str, raised: datetime, me
 
 def link_down_alarms(link: dict[str, Any], sites: dict[str, str], raised: datetime,
                      cleared: datetime | None = None, impact: str = "degraded",
-                     kind: str = "LINK_DOWN") -> list[dict[str, Any]]:
-    """One alarm from each end of a link, as both devices report it."""
+                     kind: str = "LINK_DOWN", silent: frozenset[str] = frozenset()
+                     ) -> list[dict[str, Any]]:
+    """One alarm from each end of a link, as both devices report it (a dead device in
+    `silent` reports nothing)."""
     cat = link_category(link["kind"])
     rows = []
     for end, other in (("a", "b"), ("b", "a")):
         dev, ifname = link[f"{end}_device"], link[f"{end}_interface"]
+        if dev in silent:
+            continue
         peer = f"{link[f'{other}_device']} {link[f'{other}_interface']}"
         circuit = f" circuit {link['circuit_id']} ({link['provider']})" if link.get("circuit_id") else ""
         msg = f"Interface {ifname} changed state to down (peer {peer}){circuit}"

@@ -123,6 +123,7 @@ def device_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> 
     inj.s.add(m.Alarm(**alarm("DEVICE_UNREACHABLE", "device", dev.name, dev.site, t0,
                               f"{dev.name} unreachable: SNMP and ICMP to {dev.mgmt_ip} time out",
                               severity="critical", impact="degraded")))
+    inj.silent.add(dev.name)  # only its neighbours see it go
     for link in inj.links_of(dev.name):
         inj.take_link_down(link, t0, "traffic_lost" if link.kind == "host" else "degraded",
                            "peer down")
@@ -139,6 +140,7 @@ def device_reboot(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -
     inj.s.add(m.Alarm(**alarm("DEVICE_REBOOT", "device", dev.name, dev.site, t0,
                               f"{dev.name} reloaded (reason: kernel panic), cold start",
                               cleared=back, severity="major", impact="degraded")))
+    inj.silent.add(dev.name)  # reloading: only its neighbours report the links
     for link in inj.links_of(dev.name):
         inj.take_link_down(link, t0, "degraded", "reload", until=back)
     inj.fault_row("device_reboot", t0, r)

@@ -38,6 +38,7 @@ def link_dict(link: m.Link) -> dict[str, Any]:
 class Injector:
     def __init__(self, session: Session, seed: int, now: datetime) -> None:
         self.s, self.seed, self.now = session, seed, now
+        self.silent: set[str] = set()  # devices that are down and so raise no alarms
         self._sites: dict[str, str] | None = None
 
     # -- helpers -------------------------------------------------------------------------
@@ -81,6 +82,8 @@ class Injector:
             self.s.add(sess)
             for dev, peer, peer_ip in ((sess.a_device, sess.b_device, sess.b_ip),
                                        (sess.b_device, sess.a_device, sess.a_ip)):
+                if dev in self.silent:
+                    continue
                 self.s.add(m.Alarm(**alarm(
                     "BGP_DOWN", "bgp", dev, self.site(dev), t0,
                     f"BGP neighbor {peer_ip} ({peer}) Down: {reason}", link_id=link_id)))
@@ -102,7 +105,7 @@ class Injector:
         bulk_insert(self.s, m.InterfaceEvent, transitions(d, t0, "down", reason)
                     + (transitions(d, until, "up", reason) if until else []))
         bulk_insert(self.s, m.Alarm, link_down_alarms(d, self.sites_of(link), t0, cleared=until,
-                                                      impact=impact))
+                                                      impact=impact, silent=frozenset(self.silent)))
 
 
 def _zero_traffic(f: dict[str, np.ndarray]) -> None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from ipaddress import ip_network
 
-from sqlalchemy import Engine, or_, select
+from sqlalchemy import Engine, create_engine, or_, select
+from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
 from netopsai import models as m
@@ -36,6 +37,8 @@ class Injected:
 
 
 def _resolve(s: Session, f: FaultSpec, question: str) -> Resolved:
+    if f.kind not in APPLY:  # a Scenario built in code skips load_scenario's check
+        raise unknown("fault kind", f.kind, APPLY)
     t = f.target
     r = Resolved(prefix=t.prefix)
     where = t.link or t.interface
@@ -69,7 +72,31 @@ def _resolve(s: Session, f: FaultSpec, question: str) -> Resolved:
         r.prefix = _cidr(f.kind, str(f.params.get("dst") or t.prefix or _question_dst(s, question)))
     if t.prefix:
         _cidr(f.kind, t.prefix)
+    _check(s, f, r)
     return r
+
+
+NUMERIC = {"count": int, "rate": int, "mtu": int, "duration_min": int, "util": float,
+           "rx_power_dbm": float}
+
+
+def _check(s: Session, f: FaultSpec, r: Resolved) -> None:
+    """What applying the fault would otherwise find out only after the lab was reset."""
+    parse_time(f.at, datetime.now(UTC))  # the syntax only; the time is relative to the lab clock
+    for key, typ in NUMERIC.items():
+        if key in f.params:
+            try:
+                typ(f.params[key])
+            except (TypeError, ValueError):
+                raise NetopsError(f"{f.kind}: params.{key} must be a number, not "
+                                  f"{f.params[key]!r}") from None
+    if f.kind == "dci_link_down" and r.link is not None and r.link.kind != "dci":
+        raise NetopsError(f"dci_link_down needs a DCI link; {r.device}:{r.interface} is a "
+                          f"{r.link.kind} link")
+    if f.kind == "host_down":
+        dev = s.get(m.Device, r.device)
+        if dev is None or dev.role != "host":
+            raise NetopsError(f"host_down needs a host; {r.device} is a {dev.role if dev else '?'}")
 
 
 def _device(s: Session, name: str) -> None:
@@ -96,13 +123,11 @@ def _question_dst(s: Session, question: str) -> str:
 def inject(engine: Engine, sc: Scenario) -> Injected:
     now = as_utc(sc.now) if sc.now else None
     reinit = _needs_init(engine, sc, now)
-    if not reinit:
-        with Session(engine) as s:  # validate before touching anything
-            for f in sc.faults:
-                _resolve(s, f, sc.question)
-        reset_lab(engine)
-    else:
+    _validate(_scratch_lab(sc, now) if reinit else engine, sc)  # before touching anything
+    if reinit:
         init_lab(engine, sc.lab.spec, sc.lab.scale, sc.lab.seed, now)
+    else:
+        reset_lab(engine)
     info = lab_info(engine)
     clock = info.clock
     with Session(engine) as s:
@@ -111,11 +136,30 @@ def inject(engine: Engine, sc: Scenario) -> Injected:
         inj = Injector(s, info.seed, clock)
         for f, r in resolved:
             APPLY[f.kind](inj, r, parse_time(f.at, clock), f.params)
-        _noise(s, sc, clock, avoid)
         set_clock(s, clock)
         touch(s)
         s.commit()
+    if sc.noise.alarms or sc.noise.changes or sc.noise.flaps:
+        # the question's path under the fault (it may reroute) must stay free of noise too
+        avoid |= _question_path(engine, lab_info(engine).version, clock, sc.question)
+        with Session(engine) as s:
+            _noise(s, sc, clock, avoid)
+            touch(s)
+            s.commit()
     return Injected(sc.id, clock, [f.kind for f in sc.faults], reinit)
+
+
+def _validate(engine: Engine, sc: Scenario) -> None:
+    with Session(engine) as s:
+        for f in sc.faults:
+            _resolve(s, f, sc.question)
+
+
+def _scratch_lab(sc: Scenario, now: datetime | None) -> Engine:
+    """The scenario's lab built in memory, to check its targets before the real store changes."""
+    scratch = create_engine("sqlite://", poolclass=StaticPool)
+    init_lab(scratch, sc.lab.spec, sc.lab.scale, sc.lab.seed, now)
+    return scratch
 
 
 def _needs_init(engine: Engine, sc: Scenario, now: datetime | None) -> bool:
@@ -132,20 +176,26 @@ def _needs_init(engine: Engine, sc: Scenario, now: datetime | None) -> bool:
 def _avoid(engine: Engine, version: str, clock: datetime, sc: Scenario,
            resolved: list[tuple[FaultSpec, Resolved]]) -> set[str]:
     """Noise stays off the fault's devices and the question's healthy path."""
+    avoid = {d for _, r in resolved for d in (r.device, r.link and r.link.a_device,
+                                              r.link and r.link.b_device) if d}
+    return avoid | _question_path(engine, version, clock, sc.question)
+
+
+def _question_path(engine: Engine, version: str, clock: datetime, question: str) -> set[str]:
+    """The devices a trace between the question's addresses crosses in one state version."""
     from netopsai.lab.forwarding import router_for
     from netopsai.lab.trace import TraceError, trace
 
-    avoid = {d for _, r in resolved for d in (r.device, r.link and r.link.a_device,
-                                              r.link and r.link.b_device) if d}
-    ips = IP_RE.findall(sc.question)
+    ips = IP_RE.findall(question)
     router: Router = router_for(engine, version, clock)
+    devices: set[str] = set()
     for a, b in zip(ips, ips[1:], strict=False):
         try:
             parse_ip(a), parse_ip(b)
-            avoid.update(trace(router, a, b).path_devices)
+            devices.update(trace(router, a, b).path_devices)
         except (TraceError, ValueError):
             continue
-    return avoid
+    return devices
 
 
 def _noise(s: Session, sc: Scenario, clock: datetime, avoid: set[str]) -> None:

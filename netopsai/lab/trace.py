@@ -43,15 +43,10 @@ def trace(router: Router, src: str, dst: str, size: int = 60) -> Trace:
     t = Trace(src=src, dst=dst)
     cur, rtt, survive, n = owner[0], 0.0, 1.0, 0
     if src in topo.hosts:
-        host, tor, link = topo.hosts[src]
-        if link in st.down_links or host in st.hosts_down:
-            t.hops = [Hop(1, None, None, None, status="!N")]
-            t.stopped_at, t.reason = host, f"source {host} has no working link to {tor}"
+        first = _leave_host(t, router, size)
+        if first is None:
             return t
-        rtt = 2 * LATENCY_MS["host"] + _jitter(src, dst, tor)
-        tor_if = next(e.peer_if for e in topo.edges(host) if e.link_id == link)
-        t.hops.append(Hop(1, topo.gateway.get(tor), tor, tor_if, rtt_ms=round(rtt, 3)))
-        cur, n = tor, 1
+        cur, rtt, n = topo.hosts[src][1], first, 1
     t.ecmp_paths, t.good_paths = router.count_paths(cur, anchor, sip, dip, size, {})
     last_ip = t.hops[-1].ip if t.hops else src
     while n < MAX_HOPS:
@@ -65,7 +60,7 @@ def trace(router: Router, src: str, dst: str, size: int = 60) -> Trace:
             t.stopped_at, t.reason = cur, f"no reply beyond {cur} (traffic dropped there)"
             break
         if cur == anchor:
-            _deliver(t, router, cur, final, host_link, n, last_ip, rtt, survive)
+            _deliver(t, router, cur, final, host_link, n, last_ip, rtt, survive, size)
             break
         nhs = router.next_hops(cur, anchor)
         if not nhs:
@@ -96,14 +91,36 @@ def trace(router: Router, src: str, dst: str, size: int = 60) -> Trace:
     return t
 
 
+def _leave_host(t: Trace, router: Router, size: int) -> float | None:
+    """The source host's hop to its ToR: the RTT so far, or None when the probe cannot leave."""
+    topo, st = router.topo, router.state
+    host, tor, link = topo.hosts[t.src]
+    if link in st.down_links or host in st.hosts_down:
+        t.hops = [Hop(1, None, None, None, status="!N")]
+        t.stopped_at, t.reason = host, f"source {host} has no working link to {tor}"
+        return None
+    edge = next(e for e in topo.edges(host) if e.link_id == link)
+    mtu = router.mtu(host, edge)
+    if size > mtu:
+        t.hops = [Hop(1, None, None, None, status=f"!F-{mtu}")]
+        t.stopped_at = host
+        t.reason = (f"probe of {size} bytes exceeds MTU {mtu} on {host} {edge.local_if} -> "
+                    f"{tor} {edge.peer_if}")
+        return None
+    rtt = 2 * LATENCY_MS["host"] + _jitter(t.src, t.dst, tor)
+    t.hops.append(Hop(1, topo.gateway.get(tor), tor, edge.peer_if, rtt_ms=round(rtt, 3)))
+    return rtt
+
+
 def _deliver(t: Trace, router: Router, tor: str, final: str | None, host_link: int, n: int,
-             last_ip: str | None, rtt: float, survive: float) -> None:
+             last_ip: str | None, rtt: float, survive: float, size: int) -> None:
     st = router.state
     if final is None:  # the destination is an address of this device
         t.reached = True
         if t.hops:
             t.hops[-1].status = "reached"
         return
+    good, t.good_paths = t.good_paths, 0  # every path ends on this host link: none delivers
     if final == "":
         t.hops.append(Hop(n + 1, last_ip, tor, None, status="!H"))
         t.stopped_at, t.reason = tor, f"{t.dst} is not assigned to any host (ARP fails at {tor})"
@@ -112,10 +129,19 @@ def _deliver(t: Trace, router: Router, tor: str, final: str | None, host_link: i
         t.hops.append(Hop(n + 1, last_ip, tor, None, status="!H"))
         t.stopped_at, t.reason = tor, f"host {final} unreachable from {tor}: its link is down"
         return
+    edge = next((e for e in router.topo.edges(tor) if e.link_id == host_link), None)
+    mtu = router.mtu(tor, edge) if edge else size
+    if edge and size > mtu:
+        t.hops.append(Hop(n + 1, last_ip, tor, None, status=f"!F-{mtu}"))
+        t.stopped_at = tor
+        t.reason = (f"probe of {size} bytes exceeds MTU {mtu} on {tor} {edge.local_if} -> "
+                    f"{final} {edge.peer_if}")
+        return
     if final in st.hosts_down:
         t.hops += [Hop(n + i, None, None, None, status="*") for i in (1, 2, 3)]
         t.stopped_at, t.reason = tor, f"path reaches {tor}; host {final} does not answer"
         return
+    t.good_paths = good
     rtt += 2 * LATENCY_MS["host"] + _jitter(t.src, t.dst, final)
     t.hops.append(Hop(n + 1, t.dst, final, "eth0", rtt_ms=round(rtt, 3),
                       loss_pct=round((1 - survive) * 100, 1), status="reached"))
