@@ -28,7 +28,8 @@ class Window(BaseModel):
 
 
 def iso(t: datetime) -> str:
-    return as_utc(t).strftime("%Y-%m-%dT%H:%M:%SZ")
+    t = as_utc(t)
+    return f"{t.year:04d}-{t:%m-%dT%H:%M:%SZ}"  # %Y is not zero-padded for years < 1000
 
 
 def as_utc(t: datetime) -> datetime:
@@ -40,15 +41,26 @@ def parse_duration(text: str) -> timedelta:
     m = _DURATION.match(text)
     if not m:
         raise NetopsError(f"bad duration {text!r}; use a number and a unit, e.g. 30m, 2h, 7d")
-    return timedelta(seconds=float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()])
+    try:
+        return timedelta(seconds=float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()])
+    except OverflowError:
+        raise NetopsError(f"duration {text!r} is too long") from None
+
+
+def _shift(now: datetime, text: str, sign: int) -> datetime:
+    """now - duration (sign -1) or now + duration (sign +1), as a one-line error when out of range."""
+    delta = parse_duration(text)
+    try:
+        return now + delta if sign > 0 else now - delta
+    except OverflowError:
+        raise NetopsError(f"duration {text!r} is too long") from None
 
 
 def parse_time(text: str, now: datetime) -> datetime:
     """An ISO time, or a time relative to `now` such as "-25m"."""
     s = str(text).strip()
     if s.startswith(("-", "+")):
-        delta = parse_duration(s[1:])
-        return now - delta if s[0] == "-" else now + delta
+        return _shift(now, s[1:], 1 if s[0] == "+" else -1)
     try:
         return as_utc(datetime.fromisoformat(s.replace("Z", "+00:00")))
     except ValueError:
@@ -61,7 +73,7 @@ def parse_window(value: Any, now: datetime, default: str = "1h") -> Window:
     if value is None or value == "":
         value = default
     if isinstance(value, str):
-        w = Window(start=now - parse_duration(value), end=now)
+        w = Window(start=_shift(now, value, -1), end=now)
     elif isinstance(value, dict):
         extra = set(value) - {"start", "end"}
         if extra:

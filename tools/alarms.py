@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from datetime import datetime, timedelta
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -11,6 +12,7 @@ from netopsai.evidence import Evidence
 from netopsai.tools.base import WindowArgs, tool
 
 Category = Literal["link", "device", "bgp", "dci", "backbone", "optics", "capacity"]
+CORRELATE_MIN = 5
 COLUMNS = ["id", "raised_at", "cleared_at", "state", "severity", "category", "kind", "device",
            "interface", "message", "impact"]
 
@@ -21,6 +23,9 @@ class AlarmsArgs(WindowArgs):
     state: Literal["open", "closed", "any"] = Field(default="any", description="Alarm state")
     devices: list[str] | None = Field(default=None, description="Only alarms on these devices")
     site: str | None = Field(default=None, description="Only this data centre, e.g. dc1")
+    correlate: bool = Field(default=False, description=(
+        "Group alarms that one event raised (both ends of a link, or one device, within "
+        f"{CORRELATE_MIN} minutes) and add a 'group' column, so one fault is not read as many"))
 
 
 @tool("alarms", AlarmsArgs)
@@ -39,8 +44,28 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
                                          f"{' ' + r['interface'] if r['interface'] else ''}"
                                          for r in open_[:6])
     summary += f". {len(lost)} report traffic fully lost." if rows else "."
-    return Evidence(tool="alarms", summary=summary, columns=COLUMNS,
-                    rows=[{c: r.get(c) for c in COLUMNS} for r in rows], window=w.as_json(),
-                    facts={"alarms": len(rows), "open": len(open_), "closed": len(rows) - len(open_),
-                           "traffic_lost": len(lost),
-                           "devices": sorted({r["device"] for r in rows})})
+    columns = COLUMNS + (["group"] if args.correlate else [])
+    facts = {"alarms": len(rows), "open": len(open_), "closed": len(rows) - len(open_),
+             "traffic_lost": len(lost), "devices": sorted({r["device"] for r in rows})}
+    if args.correlate:
+        facts["groups"] = _correlate(rows)
+        summary += f" They form {facts['groups']} correlated groups."
+    return Evidence(tool="alarms", summary=summary, columns=columns,
+                    rows=[{c: r.get(c) for c in columns} for r in rows], window=w.as_json(),
+                    facts=facts)
+
+
+def _correlate(rows: list[dict[str, Any]]) -> int:
+    """Label each row with a group (G1, G2 ...): same link (or, without one, same device) and
+    raised within CORRELATE_MIN minutes of the group's first alarm. Returns the group count."""
+    open_groups: dict[str, tuple[str, datetime]] = {}
+    n = 0
+    for r in sorted(rows, key=lambda r: r["raised_at"]):
+        key = f"link {r['link_id']}" if r.get("link_id") else f"device {r['device']}"
+        at = datetime.fromisoformat(r["raised_at"].replace("Z", "+00:00"))
+        group = open_groups.get(key)
+        if group is None or at - group[1] > timedelta(minutes=CORRELATE_MIN):
+            n += 1
+            group = open_groups[key] = (f"G{n}", at)
+        r["group"] = group[0]
+    return n

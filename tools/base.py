@@ -4,6 +4,7 @@ what an LLM sees, so they are written for it."""
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ class Tool:
 
     @property
     def description(self) -> str:
-        return (self.fn.__doc__ or "").strip()
+        return inspect.cleandoc(self.fn.__doc__ or "")  # no source indentation in the LLM's text
 
     def schema(self) -> dict[str, Any]:
         """The function schema an LLM binds to."""

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from netopsai.backends.base import Backends, IfaceSel
+from netopsai.errors import NetopsError, unknown
 from netopsai.evidence import Evidence
 from netopsai.tools.base import WindowArgs, tool
 from netopsai.timewin import Window
@@ -71,6 +72,15 @@ def _counters(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
                     facts={"ports": total, "flagged": flagged, "metric": a.metric})
 
 
+def _no_port(a: TelemetryArgs, b: Backends) -> NetopsError:
+    """An interface name that matches no port must not read as 'all up'."""
+    if not a.devices:
+        return NetopsError(f"no port named {a.interface!r} on "
+                           f"{_scope(a.model_copy(update={'interface': None}))}")
+    names = {r["name"] for d in a.devices for r in b.inventory.interfaces(d)} - {a.interface}
+    return unknown(f"port on {', '.join(a.devices)}", a.interface or "", sorted(names))
+
+
 def _sel(a: TelemetryArgs) -> IfaceSel:
     sel: IfaceSel = {}
     for key in ("devices", "role", "site", "pod", "interface"):
@@ -88,5 +98,7 @@ def telemetry(args: TelemetryArgs, backends: Backends) -> Evidence:
     w = args.resolve(backends)
     ev = _status(args, backends, w) if args.metric in ("oper_status", "flaps") else \
         _counters(args, backends, w)
+    if args.interface and not ev.facts.get("ports"):
+        raise _no_port(args, backends)
     ev.window = w.as_json()
     return ev

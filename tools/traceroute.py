@@ -34,9 +34,10 @@ def traceroute(args: TracerouteArgs, backends: Backends) -> Evidence:
     hops = r["hops"]
     if r["reached"]:
         lossy = [h for h in hops if h["loss_pct"]]
+        via = r["path_devices"][:-1]
         summary = (f"Traceroute {args.src} -> {args.dst} reached the destination in {len(hops)} "
-                   f"hops via {', '.join(r['path_devices'][:-1])}; final RTT "
-                   f"{hops[-1]['rtt_ms']} ms")
+                   f"hop{'s' if len(hops) != 1 else ''}{' via ' + ', '.join(via) if via else ''}; "
+                   f"final RTT {hops[-1]['rtt_ms']} ms")
         summary += (f"; loss first seen at hop {lossy[0]['hop']} ({lossy[0]['device']}, "
                     f"{lossy[-1]['loss_pct']}% end to end)." if lossy else "; no loss.")
     else:

@@ -17,6 +17,11 @@ from netopsai.lab.topology import TIERS
 from netopsai.timewin import as_utc, iso
 
 ROLES = ("host", "tor", "leaf", "spine", "superspine", "border", "dci")
+ROLE_ALIASES = {"tor": "leaf"}  # the inventory calls ToRs leafs
+
+
+def canonical_role(role: str | None) -> str | None:
+    return ROLE_ALIASES.get(role, role) if role else role
 
 
 def _glob(pattern: str) -> str:
@@ -96,6 +101,7 @@ class LabInventory:
                 q = q.where(m.Device.site == site)
             if pod:
                 q = q.where(m.Device.pod == pod)
+            role = canonical_role(role)
             q = q.where(m.Device.role == role) if role else q.where(m.Device.role != "host")
             if name:
                 q = q.where(m.Device.name.like(_glob(name), escape="\\"))  # type: ignore[attr-defined]

@@ -12,6 +12,7 @@ from sqlmodel import Session
 
 from netopsai import models as m
 from netopsai.backends.base import IfaceSel, Row
+from netopsai.backends.lab_inventory import canonical_role
 from netopsai.lab import counters
 from netopsai.lab.manage import lab_info
 from netopsai.timewin import Window, as_utc
@@ -24,7 +25,8 @@ def _scope(q: Select[Any], sel: IfaceSel, dev_col: Any) -> Select[Any]:
     if sel.get("devices"):
         return q.where(dev_col.in_(sel["devices"]))
     q = q.join(m.Device, m.Device.name == dev_col)
-    q = q.where(m.Device.role == sel["role"]) if sel.get("role") else q.where(m.Device.role != "host")
+    role = canonical_role(sel.get("role"))
+    q = q.where(m.Device.role == role) if role else q.where(m.Device.role != "host")
     if sel.get("site"):
         q = q.where(m.Device.site == sel["site"])
     if sel.get("pod"):
@@ -79,7 +81,7 @@ class LabTelemetry:
             chunk = ports[i:i + CHUNK]
             f = counters.baseline(seed, [(d, n) for d, n, _ in chunk], [sp for *_, sp in chunk], times)
             _overlay(f, chunk, times, overlay)
-            part, hot = _aggregate(metric, f, chunk)
+            part, hot = _aggregate(metric, f, chunk, top)
             flagged += hot
             rows = _top(rows + part, metric, top)
         return rows, len(ports), flagged
@@ -124,8 +126,8 @@ def _overlay(f: dict[str, np.ndarray], chunk: list[tuple[str, str, int]], times:
                     f[field][i, j] = val
 
 
-def _aggregate(metric: str, f: dict[str, np.ndarray],
-               chunk: list[tuple[str, str, int]]) -> tuple[list[Row], int]:
+def _aggregate(metric: str, f: dict[str, np.ndarray], chunk: list[tuple[str, str, int]],
+               top: int) -> tuple[list[Row], int]:
     if f["in_octets"].shape[1] == 0:
         return [], 0
     if metric == "utilization":
@@ -145,7 +147,7 @@ def _aggregate(metric: str, f: dict[str, np.ndarray],
     key = next(iter(agg))
     order = np.argsort(agg[key]) if metric == "rx_power" else np.argsort(-agg[key])
     rows = [{"device": chunk[i][0], "interface": chunk[i][1],
-             **{k: round(float(a[i]), 2) for k, a in agg.items()}} for i in order[:200]]
+             **{k: round(float(a[i]), 2) for k, a in agg.items()}} for i in order[:top]]
     return rows, int(hot.sum())
 
 
