@@ -1,4 +1,4 @@
-"""User-facing errors: one line that names what was wrong and, where known, the closest valid value."""
+"""User-facing errors: one line naming what was wrong and, where known, the closest valid value."""
 
 from __future__ import annotations
 
@@ -11,15 +11,19 @@ class NetopsError(Exception):
 
 def closest(word: str, choices: Iterable[str], limit: int = 3) -> list[str]:
     """Closest valid names to `word` (rapidfuzz), best first."""
-    from rapidfuzz import fuzz, process
+    from rapidfuzz import fuzz, process, utils
 
     pool = list(choices)
-    hits = process.extract(word, pool, scorer=fuzz.WRatio, limit=limit, score_cutoff=50)
+    hits = process.extract(word, pool, scorer=fuzz.WRatio, limit=limit, score_cutoff=50,
+                           processor=utils.default_process)  # DC1 is dc1
     return [h[0] for h in hits]
 
 
 def unknown(kind: str, word: str, choices: Iterable[str]) -> NetopsError:
     """An 'unknown X' error with did-you-mean suggestions."""
-    near = closest(word, choices)
+    pool = list(choices)
+    near = closest(word, pool)
     hint = f"; did you mean {', '.join(near)}?" if near else ""
+    if not near and len(pool) <= 12:  # a short list of valid values is the best hint
+        hint = f"; valid: {', '.join(pool)}"
     return NetopsError(f"unknown {kind} {word!r}{hint}")

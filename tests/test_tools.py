@@ -483,9 +483,6 @@ def test_trace_to_a_device_address_stops_at_that_device(backends, hosts):
     assert ev.rows[-1]["device"] == "dc1-leaf-05" and ev.rows[-1]["status"] == "reached"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "netopsai/lab/forwarding.py: a spine may reach another plane's super-spine via the borders, "
-    "a path eBGP rejects (the super-spines share an AS), so loopback traces count 7 paths, not 1"))
 def test_trace_to_a_super_spine_loopback_takes_only_its_plane(backends, hosts):
     a = host_of(hosts, name="dc1-host-03-1")
     ss = ok(backends, "metadata", {"query": "device", "name": "dc1-superspine-01"}).rows[0]

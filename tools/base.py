@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -61,9 +62,13 @@ def tool(name: str, args_model: type[ToolArgs]) -> Callable[[ToolFn], ToolFn]:
     return register
 
 
+_UNION_TAG = re.compile(r"^(str|int|float|bool|dict\[.*\]|list\[.*\]|function-.*)$")
+
+
 def _validation_message(exc: ValidationError) -> str:
     err = exc.errors()[0]
-    loc = ".".join(str(x) for x in err["loc"]) or "arguments"
+    # pydantic puts union members in the location (window.str): keep only the field path
+    loc = ".".join(str(x) for x in err["loc"] if not _UNION_TAG.match(str(x))) or "arguments"
     if err["type"] == "extra_forbidden":
         return f"unknown argument {loc!r}"
     return f"bad argument {loc}: {err['msg'].removeprefix('Value error, ')}"

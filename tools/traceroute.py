@@ -43,7 +43,7 @@ def traceroute(args: TracerouteArgs, backends: Backends) -> Evidence:
     else:
         summary = (f"Traceroute {args.src} -> {args.dst} did NOT reach the destination: it stopped "
                    f"at {r['stopped_at']} ({r['reason']}) after "
-                   f"{len([h for h in hops if h['device']])} answering hops.")
+                   f"{len(r['path_devices'])} answering hops.")
     summary += f" {r['good_paths']} of {r['ecmp_paths']} ECMP paths deliver."
     ts = iso(r["at"])
     return Evidence(tool="traceroute", summary=summary, columns=COLUMNS, rows=hops,

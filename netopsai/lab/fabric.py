@@ -23,6 +23,7 @@ class Node(NamedTuple):
     tier: int
     site: str
     pod: str | None
+    asn: int | None = None
 
 
 class Edge(NamedTuple):
@@ -87,9 +88,9 @@ def _rows(engine: Engine, sql: str) -> list[Any]:
 def load_topo(engine: Engine, version: str) -> Topo:
     """The graph for one state version (the version is only the cache key)."""
     topo = Topo()
-    for name, role, site, pod, loopback in _rows(
-            engine, "SELECT name, role, site, pod, loopback FROM device"):
-        topo.nodes[name] = Node(name, role, TIERS.get(role, 1), site, pod)
+    for name, role, site, pod, loopback, asn in _rows(
+            engine, "SELECT name, role, site, pod, loopback, asn FROM device"):
+        topo.nodes[name] = Node(name, role, TIERS.get(role, 1), site, pod, asn)
         if loopback:
             topo.owner[loopback] = (name, "Loopback0")
     for dev, ifname, ip, mtu in _rows(engine, "SELECT device, name, ip, mtu FROM interface"):

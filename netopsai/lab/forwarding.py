@@ -77,11 +77,17 @@ class Router:
             return False
         return any(self.usable(e) and self.reach_down(e.peer, dst) for e in self.topo.down.get(dev, []))
 
+    def same_as(self, dev: str, dst: str) -> bool:
+        """eBGP drops a route whose AS path holds its own AS: a device never learns a route
+        to another device of its AS (the pod's spines, a site's super-spines)."""
+        a, b = self.topo.nodes[dev].asn, self.topo.nodes[dst].asn
+        return dev != dst and a is not None and a == b
+
     def reach(self, dev: str, dst: str) -> bool:
         memo = self._reach.setdefault(dst, {})
         if dev not in memo:
             memo[dev] = False  # guards against cycles while computing
-            memo[dev] = (self.reach_down(dev, dst)
+            memo[dev] = not self.same_as(dev, dst) and (self.reach_down(dev, dst)
                          or any(self.usable(e) and self.reach_down(e.peer, dst)
                                 for e in self.topo.lateral.get(dev, []))
                          or any(self.usable(e) and self.reach(e.peer, dst)

@@ -87,7 +87,8 @@ def trace(router: Router, src: str, dst: str, size: int = 60) -> Trace:
         cur = e.peer
     else:
         t.stopped_at, t.reason = cur, f"gave up after {MAX_HOPS} hops"
-    t.path_devices = [h.device for h in t.hops if h.device]
+    # the device that answers a stop code (!H, !X ...) is already the hop before it
+    t.path_devices = [h.device for h in t.hops if h.device and h.status in ("ok", "reached")]
     return t
 
 

@@ -1,0 +1,10 @@
+"""Planners: map an on-call's question to an intent, entities and the first tool calls.
+
+rules.py is the offline planner (no LLM): `plan(question, vocab, clock, previous, previous_intent)`.
+"""
+
+from netopsai.planner.calls import ToolCall
+from netopsai.planner.entities import Entities, Vocabulary
+from netopsai.planner.rules import RECIPES, Plan, help_text, plan
+
+__all__ = ["RECIPES", "Entities", "Plan", "ToolCall", "Vocabulary", "help_text", "plan"]

@@ -1,0 +1,214 @@
+"""What a question names: addresses, devices, sites/PoDs, roles, time window, alarm categories,
+alarm state, telemetry metric. Pure functions of the text, the inventory vocabulary and a clock.
+
+Order matters: time expressions, tickets, addresses and interface names are masked first, so
+their digits are never read as device numbers; then names; then keywords on what is left.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
+from ipaddress import IPv4Address, IPv4Network
+from typing import Any
+
+from netopsai.errors import closest
+from netopsai.planner.keywords import keywords
+from netopsai.planner.names import Hit, NameIndex, find_names
+from netopsai.planner.windows import Span, WindowValue, parse_when
+
+
+@dataclass
+class Entities:
+    """What was understood; also carried to the next turn for follow-ups."""
+
+    ips: list[str] = field(default_factory=list)
+    cidrs: list[str] = field(default_factory=list)
+    devices: list[str] = field(default_factory=list)  # inventory names (hosts included)
+    sites: list[str] = field(default_factory=list)  # sites named on their own, not via a device/PoD
+    pods: list[str] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+    window: WindowValue | None = None
+    categories: list[str] = field(default_factory=list)
+    state: str | None = None
+    metric: str | None = None
+    corrections: dict[str, str] = field(default_factory=dict)  # typed name -> inventory name
+    endpoints: list[str] = field(default_factory=list)  # IPs in question order (hosts resolved)
+    interfaces: list[str] = field(default_factory=list)
+    tickets: list[str] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)  # address-like text that is not an IPv4
+    unknown: list[str] = field(default_factory=list)  # name-like text matching no inventory name
+    globs: list[str] = field(default_factory=list)
+    top: int | None = None
+    size: int | None = None
+    at: str | None = None
+
+
+@dataclass
+class Vocabulary:
+    """Inventory names the planner matches against, built once per inventory."""
+
+    devices: list[str]
+    sites: list[str]
+    pods: list[str]
+    roles: list[str]
+    addresses: dict[str, str] = field(default_factory=dict)  # host IP or device loopback, by name
+    meta: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> role, site, pod
+    segments: dict[str, str] = field(default_factory=dict)  # CIDR -> PoD
+    pod_sites: dict[str, str] = field(default_factory=dict)  # PoD -> site
+
+    @classmethod
+    def from_inventory(cls, inv: Any) -> Vocabulary:
+        devs = inv.devices(None, None, None, None)
+        hosts = inv.hosts(None, None, None)
+        meta = {r["name"]: {"role": r["role"], "site": r["site"], "pod": r["pod"]} for r in devs}
+        for h in hosts:
+            meta.setdefault(h["name"], {"role": "host", "site": h["site"], "pod": h["pod"]})
+        addresses = {r["name"]: r["loopback"] for r in devs if r.get("loopback")}
+        for h in hosts:
+            addresses.setdefault(h["name"], h["ip"])
+        pods = {r["pod"]: r["site"] for r in inv.pods(None)}
+        return cls(devices=list(meta), sites=[r["site"] for r in inv.sites()], pods=list(pods),
+                   roles=sorted({m["role"] for m in meta.values()}), addresses=addresses,
+                   meta=meta, segments={r["cidr"]: r["pod"] for r in inv.segments(None, None)},
+                   pod_sites=pods)
+
+    @cached_property
+    def index(self) -> NameIndex:
+        return NameIndex(self.devices, self.pods, self.sites)
+
+    def named(self, role: str | None = None, site: str | None = None,
+              pod: str | None = None) -> list[str]:
+        """Device names by role/site/PoD, for tools that filter only by device."""
+        return [n for n, m in self.meta.items()
+                if (role is None or m["role"] == role) and (site is None or m["site"] == site)
+                and (pod is None or m["pod"] == pod) and (role == "host" or m["role"] != "host")]
+
+
+_ADDR = re.compile(r"(?<![\w.])(\d+(?:\.\d+){3})(?:/(\d+))?(?![\w/])(?!\.\d)")
+_TICKET = re.compile(r"\b(?:chg|change)[-\s#]?(\d{3,})\b", re.I)
+_IFACE = re.compile(r"\b(?:ethernet|eth|et|xe|ge|gi|te|hundredgige|fortygige|tengige|ae|vlan|"
+                    r"port-channel|po)-?\d+(?:/\d+)*\b", re.I)
+_GLOB = re.compile(r"(?<![\w*-])[A-Za-z][\w-]*\*[\w*-]*")
+_NAMEISH = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-[A-Za-z]*\d+[A-Za-z0-9]*\b")
+_FROM = re.compile(r"\bfrom\s+(?:host\s+|the\s+)?$", re.I)
+_TOP = re.compile(r"\btop[\s-]*(\d{1,4})\b|\b(\d{1,4})\s+(?:worst|busiest|noisiest)\b", re.I)
+_SIZE = re.compile(r"\b(\d{2,4})[\s-]*(?:bytes?|b)\b", re.I)
+_JUMBO = re.compile(r"\bjumbo\b|\bmtu\b|\blarge (?:packets|frames)\b", re.I)
+
+
+@dataclass
+class _Text:
+    """The question with recognised spans blanked out, so later passes do not re-read them."""
+
+    raw: str
+    masked: str = ""
+
+    def __post_init__(self) -> None:
+        self.masked = self.raw
+
+    def mask(self, spans: list[Span]) -> None:
+        for s, e in spans:
+            self.masked = self.masked[:s] + " " * (e - s) + self.masked[e:]
+
+
+def extract(question: str, vocab: Vocabulary, clock: datetime,
+            hint_sites: list[str] | None = None) -> tuple[Entities, str, list[str]]:
+    """Entities, the masked lower-case text left for keyword rules, and notes for the user."""
+    text, ent, notes = _Text(question), Entities(), []
+    when = parse_when(question, clock)
+    ent.window, ent.at = when.window, when.at
+    notes += when.notes
+    text.mask(when.spans)
+    ent.tickets = [f"CHG-{m.group(1)}" for m in _TICKET.finditer(text.masked)]
+    text.mask([m.span() for m in _TICKET.finditer(text.masked)])
+    positions = _addresses(text, ent, notes)
+    ent.interfaces = [_iface(m.group(0)) for m in _IFACE.finditer(text.masked)]
+    text.mask([m.span() for m in _IFACE.finditer(text.masked)])
+    ent.globs = [m.group(0) for m in _GLOB.finditer(text.masked)]
+    text.mask([m.span() for m in _GLOB.finditer(text.masked)])
+    positions += _names(text, ent, vocab, notes, hint_sites or [])
+    ent.endpoints = _ordered(question, positions)
+    for m in _NAMEISH.finditer(text.masked):
+        ent.unknown.append(m.group(0))
+        near = closest(m.group(0), vocab.devices + vocab.pods)
+        notes.append(f"{m.group(0)!r} is not in the inventory"
+                     + (f"; did you mean {', '.join(near)}?" if near else "."))
+    rest = text.masked.lower()
+    _sizes(rest, ent)
+    keywords(rest, ent, vocab)
+    return ent, rest, notes
+
+
+def _ordered(question: str, positions: list[tuple[int, str]]) -> list[str]:
+    """Endpoints in path order: "B reachable from A" traces A -> B."""
+    pts = sorted(positions)
+    if len(pts) >= 2 and _FROM.search(question[:pts[1][0]]) and not _FROM.search(question[:pts[0][0]]):
+        pts[0], pts[1] = pts[1], pts[0]
+    return [ip for _, ip in pts]
+
+
+def _addresses(text: _Text, ent: Entities, notes: list[str]) -> list[tuple[int, str]]:
+    positions = []
+    for m in _ADDR.finditer(text.masked):
+        addr, plen = m.group(1), m.group(2)
+        try:
+            if plen is not None:
+                ent.cidrs.append(str(IPv4Network(f"{addr}/{plen}", strict=False)))
+            else:
+                ent.ips.append(str(IPv4Address(addr)))
+                positions.append((m.start(), ent.ips[-1]))
+        except ValueError:
+            ent.invalid.append(m.group(0))
+            notes.append(f"{m.group(0)} is not a valid IPv4 {'network' if plen else 'address'} "
+                         "(four numbers 0-255" + (", prefix length 0-32)" if plen else ")")
+                         + ", so it was not used")
+    text.mask([m.span() for m in _ADDR.finditer(text.masked)])
+    return positions
+
+
+def _iface(name: str) -> str:
+    """Arista-style names are capitalised as the inventory has them ("ethernet49" -> Ethernet49)."""
+    return "Ethernet" + name[8:] if name.lower().startswith("ethernet") else name
+
+
+def _names(text: _Text, ent: Entities, vocab: Vocabulary, notes: list[str],
+           hint_sites: list[str]) -> list[tuple[int, str]]:
+    index = vocab.index
+    hints = index.sites_in(text.masked) or hint_sites
+    hits = find_names(text.masked, index, hints)
+    positions = []
+    for hit in hits:
+        if hit.ambiguous:
+            ent.unknown.append(hit.typed)
+            notes.append(f"{hit.typed!r} is ambiguous: {' or '.join(hit.ambiguous)}; name the site")
+            continue
+        _add(ent, hit)
+        if hit.kind == "device" and hit.name in vocab.addresses:
+            positions.append((hit.start, vocab.addresses[hit.name]))
+    covered = {vocab.meta.get(d, {}).get("site") for d in ent.devices}
+    covered |= {vocab.pod_sites.get(p) for p in ent.pods}
+    ent.sites = [s for s in ent.sites if s not in covered]  # "leaf-03 in dc1": dc1 only qualifies
+    text.mask([(h.start, h.end) for h in hits])
+    return positions
+
+
+def _add(ent: Entities, hit: Hit) -> None:
+    bucket = {"device": ent.devices, "pod": ent.pods, "site": ent.sites}[hit.kind]
+    if hit.name not in bucket:
+        bucket.append(hit.name)
+    if hit.typed != hit.name:
+        ent.corrections[hit.typed] = hit.name
+
+
+def _sizes(rest: str, ent: Entities) -> None:
+    m = _TOP.search(rest)
+    if m:
+        ent.top = int(m.group(1) or m.group(2))
+    m = _SIZE.search(rest)
+    if m and 28 <= int(m.group(1)) <= 9216:
+        ent.size = int(m.group(1))
+    elif _JUMBO.search(rest):
+        ent.size = 9000

@@ -1,0 +1,257 @@
+"""The offline planner: an on-call's question -> intent, entities and the first tool calls.
+
+No LLM: keyword rules over the question after entity extraction (planner/entities.py). Rules go
+from the most specific (a connectivity complaint between two addresses) to the most general
+(a bare device name); a question no rule places is answered with what the planner can do,
+never with a guess. Follow-ups ("and its upstream switch?", "same for the last 24h", "what
+about dc2?") reuse the previous turn's intent and entities.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from netopsai.planner.calls import METRIC_INTENTS, ToolCall, build_calls
+from netopsai.planner.entities import Entities, Vocabulary, extract
+from netopsai.planner.followup import is_follow_up, merge
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+DIAG = _rx(r"\bnot\s+(?:able to\s+)?(?:communicat\w*|talk\w*|reach\w*|working|connect\w*|respond\w*)"
+           r"|\b(?:can'?t|cannot|can not|couldn'?t|unable to|fails? to|failing to)\s+(?:reach|ping|"
+           r"connect|talk|communicate|get to|see)\b|\bunreachable\b|\breachab\w*"
+           r"|\bcan\b.*\b(?:reach|ping|talk to|connect to)\b"
+           r"|\bno (?:connectivity|reachability|route)\b|\bconnectivity\b|\bpacket[\s-]?loss\b"
+           r"|\blos(?:s|ing)\b|\bdropp?\w*|\bslow\w*|\blatency\b|\btime[\s-]?outs?\b|\btim(?:ing|ed) "
+           r"out\b|\bjitter\b|\bbroken\b|\bflaky\b|\bintermittent\w*|\bmtu\b|\bjumbo\b|\bissues?\b"
+           r"|\bproblems?\b|\bdown\b")
+TRACE = _rx(r"\btrace\w*|\btracert\b|\bpaths?\b|\broutes?\b|\bhops?\b|\bwhich way\b|\bmtr\b")
+BETWEEN = _rx(r"\bbetween\b")
+ALARM = _rx(r"\balarm\w*|\balert\w*|\bfiring\b|\btraps?\b")
+CHANGE = _rx(r"(?<!state )\bchang(?:e|es|ed|ing)\b(?!\s+state)|\bmaintenance\b|\bdeploy\w*"
+             r"|\bwho touched\b|\bmodified\b|\brollouts?\b|\bupgrade[sd]?\b")
+GROUP = _rx(r"\bcorrelat\w*|\bgroup\w*|\bdedup\w*|\brelated\b")
+PER_POD = _rx(r"\b(?:per|each|every|by)[\s-]pod\b|\bpod[\s-]by[\s-]pod\b")
+UPSTREAM = _rx(r"\bup-?stream\b|\buplinks?\b|\bparent switch\w*|\b(?:which|what) (?:tor|leaf|switch)"
+               r"\b|\bplugged in(?:to)?\b|\b(?:connected|attached) to which\b|\bfirst[\s-]hop\b")
+NEIGHBORS = _rx(r"\bneighbou?r\w*|\blldp\b|\bcdp\b|\bpeers?\b|\bconnected to\b|\bwhat(?:'s| is) "
+                r"(?:connected|attached)\b|\bwired to\b|\bcabling\b")
+SITES = _rx(r"\bsites?\b|\bdata[\s-]?cent(?:er|re)s\b|\bdcs\b|\bregions?\b")
+PODS = _rx(r"\bpods?\b")
+SEGMENTS = _rx(r"\bsegments?\b|\bsubnets?\b|\bprefix(?:es)?\b|\bvlans?\b|\bcidrs?\b|\baddressing\b")
+HOSTS = _rx(r"\bhosts?\b|\bservers?\b|\bmachines?\b")
+INTERFACES = _rx(r"\binterfaces?\b|\bports?\b")
+DEVICES = _rx(r"\bdevices?\b|\bswitch(?:es)?\b|\brouters?\b|\binventory\b|\bhow many\b|\blist\b"
+              r"|\benumerate\b|\bshow (?:all|the)\b")
+OWNER = _rx(r"\bwho (?:owns|has|is)\b|\bowner\b|\bwhose\b|\bbelongs?\b|\bassigned\b|\bwhich (?:device|host|"
+            r"server|box)\b|\bwhat is\b|\bwhat's\b|\blook ?up\b|\bfind\b|\bwhere is\b")
+DETAIL = _rx(r"\bdetails?\b|\btell me about\b|\binfo\w*|\bshow me\b|\bdescribe\b|\bwhat is\b|\bwhat's\b"
+             r"|\bmodel\b|\bversion\b|\bvendor\b|\buptime\b|\bstatus of\b|\bis .* (?:up|down)\b|\bwhere is\b")
+ACTION = _rx(r"^\s*(?:please\s+)?(?:restart|reboot|reload|shut(?:down)?|no shut|bounce|disable|enable|"
+             r"configure|apply|push|roll ?back|clear|delete|remove|set|fix)\b")
+HELP_ASK = _rx(r"^\s*(?:help|\?|what can you do|what do you know|usage)\W*$")
+HELP = ("Offline, I can answer: inventory (\"list the PoDs of {site} with their segments\", "
+        "\"who owns {ip}?\", \"upstream switch of {host}\", \"neighbours of {spine}\", "
+        "\"list the spines in {other}\", \"hosts in {pod}\"); alarms (\"any DCI/BBONE link alerts "
+        "in the last 3h?\", \"open alarms on {leaf}\"); telemetry (\"port link status across all "
+        "switches since 08:00\", \"top error ports in {site} today\", \"flapping links in the last "
+        "24h\", \"utilisation of the {site} spines\", \"rx power on {dci}\"); changes (\"what "
+        "changed on {spine} today\"); paths (\"trace {ip} to {ip2}\"); connectivity (\"{ip} to "
+        "{ip2} not communicating\", \"packet loss from {ip} to {ip2}\"); and follow-ups (\"and its "
+        "upstream switch?\", \"same for the last 24h\", \"what about {other}?\").")
+
+
+def help_text(vocab: Vocabulary) -> str:
+    """What the offline planner answers, with examples named from this inventory."""
+    def first(role: str, site: str | None = None) -> str:
+        names = vocab.named(role, site)
+        return names[0] if names else f"a {role}"
+    site = vocab.sites[0] if vocab.sites else "a site"
+    other = vocab.sites[-1] if vocab.sites else "another site"
+    host, host2 = first("host", site), first("host", other)
+    return HELP.format(site=site, other=other, host=host, spine=first("spine", site),
+                       leaf=first("leaf", site), dci=first("dci", other),
+                       pod=vocab.pods[0] if vocab.pods else "a PoD",
+                       ip=vocab.addresses.get(host, "10.0.0.1"), ip2=vocab.addresses.get(host2, "10.0.0.2"))
+
+
+RECIPES = {  # offline analyses the coder agent runs over the calls' evidence
+    "top_per_pod": "rank the worst ports of each PoD from one telemetry call per PoD",
+    "flaps_vs_changes": "line up flapping ports with change records on the same devices",
+    "alarms_vs_changes": "line up alarms with change records on the same devices",
+    "path_alarms": "which devices on the traced path had alarms in the window",
+    "path_changes": "which devices on the traced path had changes in the window",
+}
+
+
+@dataclass
+class Plan:
+    intent: str
+    calls: list[ToolCall]
+    entities: Entities
+    note: str = ""
+    recipe: str | None = None
+
+
+@dataclass
+class _Q:
+    """One question, understood: its entities and the text left after them (lower case)."""
+
+    ent: Entities
+    rest: str
+    vocab: Vocabulary
+    path: bool = False  # a follow-up to a trace or diagnosis: "there" is the path
+
+    @property
+    def two_ends(self) -> bool:
+        return len(self.ent.endpoints) + len(self.ent.invalid) >= 2
+
+    @property
+    def hosts_or_ips(self) -> bool:
+        """Ends that are hosts or addresses: "drops between A and B" is then a connectivity
+        complaint; between two switches it is a question about their counters."""
+        return bool(self.ent.ips) or any(self.vocab.meta.get(d, {}).get("role") == "host"
+                                         for d in self.ent.devices)
+
+    @property
+    def on_path(self) -> bool:
+        return self.two_ends and (self.path or bool(TRACE.search(self.rest) or BETWEEN.search(self.rest)))
+
+
+def _recipe(q: _Q) -> tuple[str, str] | None:
+    """Analysis questions first: they need more than one tool and the coder."""
+    metric = q.ent.metric
+    if PER_POD.search(q.rest):
+        return METRIC_INTENTS[metric or "errors"], "top_per_pod"
+    if ALARM.search(q.rest) and (q.on_path or CHANGE.search(q.rest)):
+        return ("alarms", "path_alarms") if q.on_path else ("alarms", "alarms_vs_changes")
+    if CHANGE.search(q.rest) and q.on_path:
+        return "changes", "path_changes"
+    if metric == "flaps" and CHANGE.search(q.rest):
+        return "telemetry.flaps", "flaps_vs_changes"
+    return None
+
+
+def _classify(q: _Q) -> tuple[str, str | None, bool]:
+    """(intent, recipe, strong): strong when the words say it, weak when only a bare name or
+    address does (a follow-up's bare name keeps the previous intent)."""
+    found = _recipe(q)
+    if found:
+        return found[0], found[1], True
+    ent, rest = q.ent, q.rest
+    words: list[tuple[bool, str]] = [
+        (bool(DIAG.search(rest)) and _complaint(q), "diagnose.connectivity"),
+        (bool(ALARM.search(rest)), "alarms"),
+        (bool(ent.tickets or CHANGE.search(rest)), "changes"),
+        (bool(TRACE.search(rest)) and bool(q.two_ends or ent.ips), "trace"),
+        (bool(ent.metric), METRIC_INTENTS.get(ent.metric or "", "")),
+    ]
+    intent = next((i for hit, i in words if hit), None)
+    return (intent, None, True) if intent else _inventory_intent(q)
+
+
+def _complaint(q: _Q) -> bool:
+    """Connectivity trouble between two ends (or about one address, with no other topic)."""
+    if q.two_ends:
+        return q.hosts_or_ips or not q.ent.metric
+    return bool(q.ent.ips) and not ALARM.search(q.rest) and not q.ent.metric
+
+
+def _inventory_intent(q: _Q) -> tuple[str, None, bool]:
+    ent, rest = q.ent, q.rest
+    addressed = ent.devices or ent.ips or ent.invalid
+    rules: list[tuple[bool, str, bool]] = [  # (matches, intent, strong)
+        (bool(UPSTREAM.search(rest)), "inventory.upstream", True),
+        (bool(NEIGHBORS.search(rest)), "inventory.neighbors", True),
+        (bool(SITES.search(rest)) and not addressed, "inventory.sites", True),
+        (bool(PODS.search(rest)) and not ent.pods and not addressed, "inventory.pods", True),
+        (bool(SEGMENTS.search(rest)), "inventory.segments", True),
+        (bool(HOSTS.search(rest)), "inventory.hosts", True),
+        (bool(INTERFACES.search(rest)) and bool(ent.devices), "inventory.interfaces", True),
+        (bool(OWNER.search(rest)) and bool(ent.ips or ent.invalid), "inventory.ip", True),
+        (bool(DEVICES.search(rest)), "inventory.devices", True),
+        (bool(DETAIL.search(rest)) and bool(ent.devices or ent.unknown), "inventory.device", True),
+        (bool(ent.cidrs), "inventory.segments", False),
+        (bool(ent.ips or ent.invalid) and not q.two_ends, "inventory.ip", False),
+        (bool(ent.roles or ent.globs or ent.pods), "inventory.devices", False),
+        (bool(ent.devices) and not q.two_ends, "inventory.device", False),
+        (q.two_ends, "trace", False),
+    ]
+    return next(((i, None, strong) for hit, i, strong in rules if hit), ("unknown", None, False))
+
+
+def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities | None = None,
+         previous_intent: str | None = None) -> Plan:
+    """Map one question (and the previous turn, for follow-ups) to an intent and first calls."""
+    hints = (previous.sites + [vocab.meta[d]["site"] for d in previous.devices if d in vocab.meta]
+             if previous else [])
+    ent, rest, notes = extract(question, vocab, clock, hints)
+    intent, recipe, strong = _classify(_Q(ent, rest, vocab))
+    said = intent if strong else "unknown"
+    inherited = not (ent.ips or ent.devices or ent.invalid or ent.unknown)  # "there" = before
+    if previous is not None and previous_intent not in (None, "unknown") and is_follow_up(
+            question, rest, ent, said):
+        intent, ent, more = merge(said, ent, previous, previous_intent or "", rest, vocab)
+        notes += more
+        q = _Q(ent, rest, vocab, path=inherited and len(previous.endpoints) >= 2)
+        found = _recipe(q)
+        if found is None and q.on_path and intent in ("alarms", "changes"):
+            found = intent, f"path_{intent}"  # "and the reverse?" after alarms on a path
+        intent, recipe = found if found else (intent, None)
+    if ACTION.search(question) or HELP_ASK.search(question) or intent == "unknown":
+        return Plan("unknown", [], ent, _unknown_note(question, notes, vocab), None)
+    calls, more = _calls(intent, recipe, ent, vocab, rest)
+    notes += more
+    if ent.unknown and calls:
+        notes.append("nothing was run: a name above is not in the inventory or is ambiguous")
+        calls = []
+    return Plan(intent, calls, ent, _sentences(notes), recipe)
+
+
+def _sentences(notes: list[str]) -> str:
+    return " ".join(n if n.endswith((".", "?", "!")) else n + "." for n in dict.fromkeys(notes))
+
+
+def _calls(intent: str, recipe: str | None, ent: Entities, vocab: Vocabulary,
+           rest: str) -> tuple[list[ToolCall], list[str]]:
+    if recipe is None:
+        calls, notes = build_calls(intent, ent, vocab)
+        if intent == "alarms" and GROUP.search(rest):
+            calls = [ToolCall(c.tool, {**c.args, "correlate": True}) for c in calls]
+        return calls, notes
+    shared = replace(ent, window=ent.window or "24h")  # one window for both sides of a comparison
+    notes = [] if ent.window else ["no time window given: comparing the last 24h"]
+    if recipe == "top_per_pod":
+        pods = ent.pods or [p for p in vocab.pods if not ent.sites or vocab.pod_sites[p] in ent.sites]
+        return build_calls(intent, replace(ent, pods=pods), vocab)[0], []
+    first, second = {"flaps_vs_changes": ("telemetry.flaps", "changes"),
+                     "alarms_vs_changes": ("alarms", "changes"),
+                     "path_alarms": ("trace", "alarms"),
+                     "path_changes": ("trace", "changes")}[recipe]
+    if first == "trace":
+        shared = replace(shared, devices=[], sites=[], pods=[], roles=[])  # scope is the path
+        a, n = build_calls("trace", ent, vocab)
+        if not a:
+            return [], n
+    else:
+        a, n = build_calls(first, shared, vocab)
+    b, m = build_calls(second, shared, vocab)
+    return a + b, notes + n + m
+
+
+def _unknown_note(question: str, notes: list[str], vocab: Vocabulary) -> str:
+    """Why nothing was planned, what was understood, and what can be asked instead."""
+    if HELP_ASK.search(question):
+        return help_text(vocab)
+    if ACTION.search(question):
+        why = "netopsai is read-only and never changes a device; it can look things up instead"
+    elif not question.strip():
+        why = "the question is empty"
+    else:
+        why = "no rule of the offline planner (no LLM configured) matches this question"
+    return _sentences([f"I could not place this: {why}.", *notes, help_text(vocab)])
