@@ -1,4 +1,5 @@
-"""The store's tables (SQLModel). Times are UTC (SQLModel stores aware datetimes); device names are the inventory's names.
+"""The store's tables (SQLModel). Times are UTC (SQLModel stores aware datetimes); device names
+are the inventory's names.
 
 Counter samples hold measured or anomalous 5-minute samples; the lab's healthy baseline
 counters are synthesised on read (netopsai.lab.counters) so that a 10,000-device lab with a

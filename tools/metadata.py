@@ -68,7 +68,8 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
         for r in rows:
             by_role[r["role"]] = by_role.get(r["role"], 0) + 1
         down = [r["name"] for r in rows if r["status"] != "up"]
-        return rows, (f"{len(rows)} devices match ({', '.join(f'{n} {k}' for k, n in sorted(by_role.items()))})"
+        roles = ", ".join(f"{n} {k}" for k, n in sorted(by_role.items()))
+        return rows, (f"{len(rows)} devices match ({roles})"
                       f"; {len(down)} not up" + (f": {', '.join(down[:10])}" if down else "") + ".")
     if q == "device":
         r = inv.device(_need(a, "name"))

@@ -9,8 +9,8 @@ from pydantic import Field
 from netopsai.backends.base import Backends, IfaceSel
 from netopsai.errors import NetopsError, unknown
 from netopsai.evidence import Evidence
-from netopsai.tools.base import WindowArgs, tool
 from netopsai.timewin import Window
+from netopsai.tools.base import WindowArgs, tool
 
 Metric = Literal["oper_status", "flaps", "errors", "discards", "utilization", "rx_power"]
 
@@ -85,7 +85,7 @@ def _sel(a: TelemetryArgs) -> IfaceSel:
     sel: IfaceSel = {}
     for key in ("devices", "role", "site", "pod", "interface"):
         if getattr(a, key):
-            sel[key] = getattr(a, key)  # type: ignore[literal-required]
+            sel[key] = getattr(a, key)
     return sel
 
 

@@ -8,9 +8,9 @@ from pydantic import Field
 
 from netopsai.backends.base import Backends
 from netopsai.evidence import Evidence
+from netopsai.timewin import iso, parse_time
 from netopsai.tools.args import IPv4
 from netopsai.tools.base import ToolArgs, tool
-from netopsai.timewin import iso, parse_time
 
 COLUMNS = ["hop", "ip", "device", "interface", "out_interface", "rtt_ms", "loss_pct", "status"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Engine, or_, select
-from sqlmodel import Session
+from sqlalchemy import Engine
+from sqlmodel import Session, col, or_, select
 
 from netopsai import models as m
 from netopsai.backends.base import Row
@@ -27,31 +27,32 @@ class LabEvents:
 
     def changes(self, devices: list[str] | None, site: str | None, ticket: str | None,
                 window: Window) -> list[Row]:
-        q = select(m.Change).where(m.Change.start <= window.end,
-                                   or_(m.Change.end.is_(None), m.Change.end >= window.start))  # type: ignore[union-attr]
+        q = select(m.Change).where(col(m.Change.start) <= window.end,
+                                   or_(col(m.Change.end).is_(None), col(m.Change.end) >= window.start))
         if devices:
-            q = q.where(m.Change.device.in_(devices))  # type: ignore[attr-defined]
+            q = q.where(col(m.Change.device).in_(devices))
         if site:
             q = q.where(m.Change.site == site)
         if ticket:
             q = q.where(m.Change.ticket == ticket)
         with Session(self.engine) as s:
             rows = [_times(c.model_dump(exclude={"id"}), "start", "end")
-                    for c in s.execute(q.order_by(m.Change.start.desc())).scalars()]  # type: ignore[attr-defined]
+                    for c in s.exec(q.order_by(col(m.Change.start).desc()))]
         return rows
 
     def alarms(self, category: str | None, state: str, devices: list[str] | None,
                site: str | None, window: Window) -> list[Row]:
-        q = select(m.Alarm).where(m.Alarm.raised_at <= window.end,
-                                  or_(m.Alarm.cleared_at.is_(None), m.Alarm.cleared_at >= window.start))  # type: ignore[union-attr]
+        cleared = col(m.Alarm.cleared_at)
+        q = select(m.Alarm).where(col(m.Alarm.raised_at) <= window.end,
+                                  or_(cleared.is_(None), cleared >= window.start))
         if category:
             q = q.where(m.Alarm.category == category)
         if state in ("open", "closed"):
             q = q.where(m.Alarm.state == state)
         if devices:
-            q = q.where(m.Alarm.device.in_(devices))  # type: ignore[attr-defined]
+            q = q.where(col(m.Alarm.device).in_(devices))
         if site:
             q = q.where(m.Alarm.site == site)
         with Session(self.engine) as s:
             return [_times(a.model_dump(), "raised_at", "cleared_at")
-                    for a in s.execute(q.order_by(m.Alarm.raised_at.desc())).scalars()]  # type: ignore[attr-defined]
+                    for a in s.exec(q.order_by(col(m.Alarm.raised_at).desc()))]

@@ -6,8 +6,8 @@ from datetime import datetime
 from ipaddress import ip_network
 from typing import Any
 
-from sqlalchemy import Engine, func, or_, select
-from sqlmodel import Session
+from sqlalchemy import Engine, func
+from sqlmodel import Session, col, or_, select
 
 from netopsai import models as m
 from netopsai.backends.base import Row
@@ -42,40 +42,41 @@ class LabInventory:
                     pod: str | None = None, role: str | None = None) -> None:
         with self._s() as s:
             if site and s.get(m.Site, site) is None:
-                raise unknown("site", site, s.execute(select(m.Site.name)).scalars())
+                raise unknown("site", site, s.exec(select(m.Site.name)))
             if pod and s.get(m.Pod, pod) is None:
-                raise unknown("PoD", pod, s.execute(select(m.Pod.name)).scalars())
+                raise unknown("PoD", pod, s.exec(select(m.Pod.name)))
             if role and role not in ROLES:
                 raise unknown("role", role, ROLES)
             for name in devices or []:
                 if s.get(m.Device, name) is None:
-                    raise unknown("device", name, s.execute(select(m.Device.name)).scalars())
+                    raise unknown("device", name, s.exec(select(m.Device.name)))
 
     def sites(self) -> list[Row]:
         with self._s() as s:
-            pods = dict(s.execute(select(m.Pod.site, func.count()).group_by(m.Pod.site)).all())
-            devs = dict(s.execute(select(m.Device.site, func.count()).where(
-                m.Device.role != "host").group_by(m.Device.site)).all())
-            hosts = dict(s.execute(select(m.Device.site, func.count()).where(
-                m.Device.role == "host").group_by(m.Device.site)).all())
+            pods = dict(s.exec(select(m.Pod.site, func.count()).group_by(col(m.Pod.site))).all())
+            devs = dict(s.exec(select(m.Device.site, func.count()).where(
+                m.Device.role != "host").group_by(col(m.Device.site))).all())
+            hosts = dict(s.exec(select(m.Device.site, func.count()).where(
+                m.Device.role == "host").group_by(col(m.Device.site))).all())
             return [{"site": x.name, "region": x.region, "pods": pods.get(x.name, 0),
                      "network_devices": devs.get(x.name, 0), "hosts": hosts.get(x.name, 0),
                      "description": x.description}
-                    for x in s.execute(select(m.Site).order_by(m.Site.name)).scalars()]
+                    for x in s.exec(select(m.Site).order_by(col(m.Site.name)))]
 
     def pods(self, site: str | None) -> list[Row]:
         self.check_names(site=site)
         with self._s() as s:
-            q = select(m.Pod).order_by(m.Pod.site, m.Pod.index)
+            q = select(m.Pod).order_by(col(m.Pod.site), col(m.Pod.index))
             if site:
                 q = q.where(m.Pod.site == site)
-            segs: dict[str, list[str]] = {}
-            for cidr, pod in s.execute(select(m.Segment.cidr, m.Segment.pod)):
-                segs.setdefault(pod, []).append(cidr)
-            roles = {(p, r): n for p, r, n in s.execute(
-                select(m.Device.pod, m.Device.role, func.count()).group_by(m.Device.pod, m.Device.role))}
+            segs: dict[str | None, list[str]] = {}
+            for cidr, seg_pod in s.exec(select(m.Segment.cidr, col(m.Segment.pod))):
+                segs.setdefault(seg_pod, []).append(cidr)
+            roles = {(p, r): n for p, r, n in s.exec(
+                select(col(m.Device.pod), m.Device.role, func.count())
+                .group_by(col(m.Device.pod), col(m.Device.role)))}
             rows = []
-            for pod in s.execute(q).scalars():
+            for pod in s.exec(q):
                 cidrs = sorted(segs.get(pod.name, []), key=lambda c: ip_network(c))
                 rows.append({"pod": pod.name, "site": pod.site, "leafs": roles.get((pod.name, "leaf"), 0),
                              "spines": roles.get((pod.name, "spine"), 0), "segments": cidrs})
@@ -89,14 +90,14 @@ class LabInventory:
                 q = q.where(m.Segment.site == site)
             if pod:
                 q = q.where(m.Segment.pod == pod)
-            rows = [x.model_dump() for x in s.execute(q).scalars()]
+            rows = [x.model_dump() for x in s.exec(q)]
         return sorted(rows, key=lambda r: ip_network(r["cidr"]))
 
     def devices(self, site: str | None, pod: str | None, role: str | None,
                 name: str | None) -> list[Row]:
         self.check_names(site=site, pod=pod, role=role)
         with self._s() as s:
-            q = select(m.Device).order_by(m.Device.name)
+            q = select(m.Device).order_by(col(m.Device.name))
             if site:
                 q = q.where(m.Device.site == site)
             if pod:
@@ -104,8 +105,8 @@ class LabInventory:
             role = canonical_role(role)
             q = q.where(m.Device.role == role) if role else q.where(m.Device.role != "host")
             if name:
-                q = q.where(m.Device.name.like(_glob(name), escape="\\"))  # type: ignore[attr-defined]
-            return [_device_row(d) for d in s.execute(q).scalars()]
+                q = q.where(col(m.Device.name).like(_glob(name), escape="\\"))
+            return [_device_row(d) for d in s.exec(q)]
 
     def device(self, name: str) -> Row:
         self.check_names(devices=[name])
@@ -116,11 +117,11 @@ class LabInventory:
             row = _device_row(d)
             if d.booted_at:
                 row["uptime"] = str(clock - as_utc(d.booted_at)).split(".")[0]
-            row["interfaces"] = s.execute(select(func.count()).select_from(m.Interface).where(
-                m.Interface.device == name)).scalar_one()
-            row["links_down"] = s.execute(select(func.count()).select_from(m.Link).where(
+            row["interfaces"] = s.exec(select(func.count()).select_from(m.Interface).where(
+                m.Interface.device == name)).one()
+            row["links_down"] = s.exec(select(func.count()).select_from(m.Link).where(
                 or_(m.Link.a_device == name, m.Link.b_device == name),
-                m.Link.status != "up")).scalar_one()
+                m.Link.status != "up")).one()
             return row
 
     def hosts(self, site: str | None, pod: str | None, name: str | None) -> list[Row]:
@@ -132,10 +133,10 @@ class LabInventory:
             if pod:
                 q = q.where(m.HostAddress.pod == pod)
             if name:
-                q = q.where(m.HostAddress.device.like(_glob(name), escape="\\"))  # type: ignore[attr-defined]
+                q = q.where(col(m.HostAddress.device).like(_glob(name), escape="\\"))
             return [{"ip": h.ip, "name": h.device, "pod": h.pod, "segment": h.segment,
                      "tor": h.tor, "tor_interface": h.tor_interface, "site": h.site}
-                    for h in s.execute(q.order_by(m.HostAddress.device)).scalars()]
+                    for h in s.exec(q.order_by(col(m.HostAddress.device)))]
 
     def ip_owner(self, ip: str) -> Row:
         with self._s() as s:
@@ -144,18 +145,18 @@ class LabInventory:
                 return {"ip": ip, "device": h.device, "role": "host", "interface": h.interface,
                         "segment": h.segment, "tor": h.tor, "tor_interface": h.tor_interface,
                         "pod": h.pod, "site": h.site}
-            itf = s.execute(select(m.Interface).where(or_(
+            itf = s.exec(select(m.Interface).where(or_(
                 m.Interface.ip == f"{ip}/31", m.Interface.ip == f"{ip}/24",
-                m.Interface.ip.like(f"{ip}/%")))).scalars().first()  # type: ignore[union-attr]
+                col(m.Interface.ip).like(f"{ip}/%")))).first()
             if itf:
                 return {"ip": ip, "device": itf.device, "interface": itf.name,
                         **_where(s, itf.device)}
-            d = s.execute(select(m.Device).where(or_(m.Device.loopback == ip,
-                                                     m.Device.mgmt_ip == ip))).scalars().first()
+            d = s.exec(select(m.Device).where(or_(m.Device.loopback == ip,
+                                                  m.Device.mgmt_ip == ip))).first()
             if d:
                 kind = "Loopback0" if d.loopback == ip else "Management0"
                 return {"ip": ip, "device": d.name, "interface": kind, **_where(s, d.name)}
-            for seg in s.execute(select(m.Segment)).scalars():
+            for seg in s.exec(select(m.Segment)):
                 if ip_network(f"{ip}/32").subnet_of(ip_network(seg.cidr)):  # type: ignore[arg-type]
                     return {"ip": ip, "device": None, "segment": seg.cidr, "tor": seg.tor,
                             "pod": seg.pod, "site": seg.site, "note": "address not assigned"}
@@ -165,8 +166,8 @@ class LabInventory:
         self.check_names(devices=[name])
         with self._s() as s:
             rows = []
-            for lk in s.execute(select(m.Link).where(
-                    or_(m.Link.a_device == name, m.Link.b_device == name))).scalars():
+            for lk in s.exec(select(m.Link).where(
+                    or_(m.Link.a_device == name, m.Link.b_device == name))):
                 mine, peer = ("a", "b") if lk.a_device == name else ("b", "a")
                 rows.append({"interface": getattr(lk, f"{mine}_interface"),
                              "neighbor": getattr(lk, f"{peer}_device"),
@@ -179,7 +180,7 @@ class LabInventory:
         self.check_names(devices=[name])
         with self._s() as s:
             return [{k: v for k, v in i.model_dump().items() if k not in ("id", "link_id")}
-                    for i in s.execute(select(m.Interface).where(m.Interface.device == name)).scalars()]
+                    for i in s.exec(select(m.Interface).where(m.Interface.device == name))]
 
     def upstream(self, name: str | None, ip: str | None) -> list[Row]:
         if not name and not ip:
@@ -192,8 +193,8 @@ class LabInventory:
         tier = TIERS.get(dev["role"], 1)
         nbrs = self.neighbors(dev["name"])
         with self._s() as s:
-            roles = dict(s.execute(select(m.Device.name, m.Device.role).where(
-                m.Device.name.in_([n["neighbor"] for n in nbrs]))).all())  # type: ignore[attr-defined]
+            roles = dict(s.exec(select(m.Device.name, m.Device.role).where(
+                col(m.Device.name).in_([n["neighbor"] for n in nbrs]))).all())
         return [dict(n, role=roles.get(n["neighbor"], "")) for n in nbrs
                 if TIERS.get(roles.get(n["neighbor"], ""), 0) > tier]
 

@@ -4,11 +4,11 @@ the lab's synthesised baseline overlaid with stored samples (fault symptoms or r
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
-from sqlalchemy import Engine, Select, select
-from sqlmodel import Session
+from sqlalchemy import Engine, Select
+from sqlmodel import Session, col, select
 
 from netopsai import models as m
 from netopsai.backends.base import IfaceSel, Row
@@ -19,18 +19,20 @@ from netopsai.timewin import Window, as_utc
 
 CHUNK = 20000
 
+_Q = TypeVar("_Q", bound=Select[*tuple[Any, ...]])
 
-def _scope(q: Select[Any], sel: IfaceSel, dev_col: Any) -> Select[Any]:
+
+def _scope(q: _Q, sel: IfaceSel, dev_col: Any) -> _Q:
     """Restrict a query on interfaces/events to the selected devices."""
     if sel.get("devices"):
         return q.where(dev_col.in_(sel["devices"]))
-    q = q.join(m.Device, m.Device.name == dev_col)
+    q = q.join(m.Device, col(m.Device.name) == dev_col)
     role = canonical_role(sel.get("role"))
-    q = q.where(m.Device.role == role) if role else q.where(m.Device.role != "host")
+    q = q.where(col(m.Device.role) == role) if role else q.where(col(m.Device.role) != "host")
     if sel.get("site"):
-        q = q.where(m.Device.site == sel["site"])
+        q = q.where(col(m.Device.site) == sel["site"])
     if sel.get("pod"):
-        q = q.where(m.Device.pod == sel["pod"])
+        q = q.where(col(m.Device.pod) == sel["pod"])
     return q
 
 
@@ -40,20 +42,20 @@ class LabTelemetry:
 
     def _ports(self, s: Session, sel: IfaceSel) -> list[tuple[str, str, int]]:
         q = select(m.Interface.device, m.Interface.name, m.Interface.speed_mbps).where(
-            m.Interface.link_id.is_not(None))  # type: ignore[union-attr]
+            col(m.Interface.link_id).is_not(None))
         if sel.get("interface"):
             q = q.where(m.Interface.name == sel["interface"])
-        return [tuple(r) for r in s.execute(_scope(q, sel, m.Interface.device))]  # type: ignore[misc]
+        return [(d, n, sp) for d, n, sp in s.exec(_scope(q, sel, m.Interface.device))]
 
     def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[Row], int]:
         with Session(self.engine) as s:
             total = len(self._ports(s, sel))
             q = select(m.InterfaceEvent.device, m.InterfaceEvent.interface, m.InterfaceEvent.at,
-                       m.InterfaceEvent.state).where(m.InterfaceEvent.at <= window.end)
+                       m.InterfaceEvent.state).where(col(m.InterfaceEvent.at) <= window.end)
             if sel.get("interface"):
                 q = q.where(m.InterfaceEvent.interface == sel["interface"])
-            events = s.execute(_scope(q, sel, m.InterfaceEvent.device)
-                               .order_by(m.InterfaceEvent.at)).all()
+            events = s.exec(_scope(q, sel, m.InterfaceEvent.device)
+                            .order_by(col(m.InterfaceEvent.at))).all()
         per: dict[tuple[str, str], list[tuple[datetime, str]]] = {}
         for dev, ifn, at, state in events:
             per.setdefault((dev, ifn), []).append((as_utc(at), state))
@@ -69,9 +71,9 @@ class LabTelemetry:
         times = counters.grid(window.start, window.end)
         with Session(self.engine) as s:
             ports = self._ports(s, sel)
-            q = select(m.CounterSample).where(m.CounterSample.at > window.start,
-                                              m.CounterSample.at <= window.end)
-            stored = list(s.execute(_scope(q, sel, m.CounterSample.device)).scalars())
+            q = select(m.CounterSample).where(col(m.CounterSample.at) > window.start,
+                                              col(m.CounterSample.at) <= window.end)
+            stored = list(s.exec(_scope(q, sel, m.CounterSample.device)))
         overlay: dict[tuple[str, str], dict[datetime, m.CounterSample]] = {}
         for smp in stored:
             overlay.setdefault((smp.device, smp.interface), {})[as_utc(smp.at)] = smp

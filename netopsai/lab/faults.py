@@ -10,8 +10,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import or_, select
-from sqlmodel import Session
+from sqlmodel import Session, or_, select
 
 from netopsai import models as m
 from netopsai.lab import counters
@@ -50,8 +49,8 @@ class Injector:
         return {link.a_device: self.site(link.a_device), link.b_device: self.site(link.b_device)}
 
     def iface(self, device: str, name: str) -> m.Interface:
-        return self.s.exec(select(m.Interface).where(  # type: ignore[call-overload]
-            m.Interface.device == device, m.Interface.name == name)).scalars().one()
+        return self.s.exec(select(m.Interface).where(
+            m.Interface.device == device, m.Interface.name == name)).one()
 
     def fault_row(self, kind: str, t0: datetime, r: Resolved, **params: Any) -> None:
         self.s.add(m.LabFault(kind=kind, device=r.device, interface=r.interface,
@@ -72,12 +71,12 @@ class Injector:
         bulk_insert(self.s, m.CounterSample, rows)
 
     def links_of(self, device: str) -> list[m.Link]:
-        return list(self.s.exec(select(m.Link).where(  # type: ignore[call-overload]
-            or_(m.Link.a_device == device, m.Link.b_device == device))).scalars())
+        return list(self.s.exec(select(m.Link).where(
+            or_(m.Link.a_device == device, m.Link.b_device == device))))
 
     def bgp_down(self, link_id: int, t0: datetime, reason: str) -> None:
-        for sess in self.s.exec(select(m.BgpSession).where(  # type: ignore[call-overload]
-                m.BgpSession.link_id == link_id)).scalars():
+        for sess in self.s.exec(select(m.BgpSession).where(
+                m.BgpSession.link_id == link_id)):
             sess.state, sess.since = "idle", t0
             self.s.add(sess)
             for dev, peer, peer_ip in ((sess.a_device, sess.b_device, sess.b_ip),
@@ -100,7 +99,7 @@ class Injector:
                 itf.oper_status = "down"
                 self.s.add(itf)
                 self.samples(dev, ifn, t0, _zero_traffic)
-            if link.kind != "host":
+            if link.kind != "host" and link.id is not None:
                 self.bgp_down(link.id, t0, "Interface flap" if reason == "flap" else "Link down")
         bulk_insert(self.s, m.InterfaceEvent, transitions(d, t0, "down", reason)
                     + (transitions(d, until, "up", reason) if until else []))

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from ipaddress import ip_network
 
-from sqlalchemy import Engine, create_engine, or_, select
+from sqlalchemy import Engine, create_engine
 from sqlalchemy.pool import StaticPool
-from sqlmodel import Session
+from sqlmodel import Session, or_, select
 
 from netopsai import models as m
 from netopsai.errors import NetopsError, unknown
@@ -47,11 +47,11 @@ def _resolve(s: Session, f: FaultSpec, question: str) -> Resolved:
             raise NetopsError(f"{f.kind}: target {where!r} must be DEVICE:INTERFACE")
         dev, ifname = where.split(":", 1)
         _device(s, dev)
-        itf = s.exec(select(m.Interface).where(  # type: ignore[call-overload]
-            m.Interface.device == dev, m.Interface.name == ifname)).scalars().first()
+        itf = s.exec(select(m.Interface).where(
+            m.Interface.device == dev, m.Interface.name == ifname)).first()
         if itf is None:
-            names = s.exec(select(m.Interface.name).where(  # type: ignore[call-overload]
-                m.Interface.device == dev)).scalars().all()
+            names = s.exec(select(m.Interface.name).where(
+                m.Interface.device == dev)).all()
             raise unknown(f"interface on {dev}", ifname, names)
         r.device, r.interface = dev, ifname
         r.link = s.get(m.Link, itf.link_id) if itf.link_id else None
@@ -101,7 +101,7 @@ def _check(s: Session, f: FaultSpec, r: Resolved) -> None:
 
 def _device(s: Session, name: str) -> None:
     if s.get(m.Device, name) is None:
-        raise unknown("device", name, s.exec(select(m.Device.name)).scalars().all())  # type: ignore[call-overload]
+        raise unknown("device", name, s.exec(select(m.Device.name)).all())
 
 
 def _cidr(kind: str, text: str) -> str:
@@ -202,9 +202,9 @@ def _noise(s: Session, sc: Scenario, clock: datetime, avoid: set[str]) -> None:
     n = sc.noise
     if not (n.alarms or n.changes or n.flaps):
         return
-    devices = [d.model_dump() for d in s.exec(select(m.Device)).scalars()]  # type: ignore[call-overload]
-    links = [lk.model_dump() for lk in s.exec(select(m.Link).where(  # type: ignore[call-overload]
-        or_(m.Link.kind != "host"))).scalars()]
+    devices = [d.model_dump() for d in s.exec(select(m.Device))]
+    links = [lk.model_dump() for lk in s.exec(select(m.Link).where(
+        or_(m.Link.kind != "host")))]
     rows = noise_rows(random.Random(f"{sc.id}|{sc.lab.seed}"), devices, links,
                       clock - timedelta(hours=6), clock, alarms=n.alarms, changes=n.changes,
                       flaps=n.flaps, avoid=avoid, ticket_base=7000)
