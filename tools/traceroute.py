@@ -28,8 +28,7 @@ def traceroute(args: TracerouteArgs, backends: Backends) -> Evidence:
     """Trace the path from src to dst: each hop's IP, device, interfaces, RTT and loss, whether
     the destination was reached, where and why it stopped (!N no route, !H host unreachable,
     !X filtered by ACL, !F MTU, * no reply), and how many ECMP paths exist."""
-    now = backends.inventory.clock()
-    at: datetime | None = parse_time(args.at, now) if args.at else None
+    at: datetime | None = parse_time(args.at, backends.inventory.clock()) if args.at else None
     r = backends.paths.traceroute(args.src, args.dst, args.size, at)
     hops = r["hops"]
     if r["reached"]:

@@ -69,15 +69,20 @@ class LabInventory:
             q = select(m.Pod).order_by(col(m.Pod.site), col(m.Pod.index))
             if site:
                 q = q.where(m.Pod.site == site)
+            seg_q = select(m.Segment.cidr, col(m.Segment.pod))
+            role_q = select(col(m.Device.pod), m.Device.role, func.count()).where(
+                col(m.Device.role).in_(("leaf", "spine")))
+            if site:
+                seg_q = seg_q.where(m.Segment.site == site)
+                role_q = role_q.where(m.Device.site == site)
             segs: dict[str | None, list[str]] = {}
-            for cidr, seg_pod in s.exec(select(m.Segment.cidr, col(m.Segment.pod))):
+            for cidr, seg_pod in s.exec(seg_q):
                 segs.setdefault(seg_pod, []).append(cidr)
             roles = {(p, r): n for p, r, n in s.exec(
-                select(col(m.Device.pod), m.Device.role, func.count())
-                .group_by(col(m.Device.pod), col(m.Device.role)))}
+                role_q.group_by(col(m.Device.pod), col(m.Device.role)))}
             rows = []
             for pod in s.exec(q):
-                cidrs = sorted(segs.get(pod.name, []), key=lambda c: ip_network(c))
+                cidrs = sorted(segs.get(pod.name, []), key=_cidr_key)
                 rows.append({"pod": pod.name, "site": pod.site, "leafs": roles.get((pod.name, "leaf"), 0),
                              "spines": roles.get((pod.name, "spine"), 0), "segments": cidrs})
             return rows
@@ -197,6 +202,12 @@ class LabInventory:
                 col(m.Device.name).in_([n["neighbor"] for n in nbrs]))).all())
         return [dict(n, role=roles.get(n["neighbor"], "")) for n in nbrs
                 if TIERS.get(roles.get(n["neighbor"], ""), 0) > tier]
+
+
+def _cidr_key(cidr: str) -> tuple[int, ...]:
+    """Numeric order of a.b.c.d/len without parsing it into ipaddress objects (fast at scale)."""
+    addr, _, plen = cidr.partition("/")
+    return (*map(int, addr.split(".")), int(plen or 32))
 
 
 def _device_row(d: m.Device) -> dict[str, Any]:

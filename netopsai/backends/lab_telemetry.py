@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import numpy as np
-from sqlalchemy import Engine, Select
+from sqlalchemy import Engine, Select, func
 from sqlmodel import Session, col, select
 
 from netopsai import models as m
@@ -47,9 +47,15 @@ class LabTelemetry:
             q = q.where(m.Interface.name == sel["interface"])
         return [(d, n, sp) for d, n, sp in s.exec(_scope(q, sel, m.Interface.device))]
 
+    def _count_ports(self, s: Session, sel: IfaceSel) -> int:
+        q = select(func.count()).select_from(m.Interface).where(col(m.Interface.link_id).is_not(None))
+        if sel.get("interface"):
+            q = q.where(m.Interface.name == sel["interface"])
+        return s.exec(_scope(q, sel, m.Interface.device)).one()
+
     def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[Row], int]:
         with Session(self.engine) as s:
-            total = len(self._ports(s, sel))
+            total = self._count_ports(s, sel)
             q = select(m.InterfaceEvent.device, m.InterfaceEvent.interface, m.InterfaceEvent.at,
                        m.InterfaceEvent.state).where(col(m.InterfaceEvent.at) <= window.end)
             if sel.get("interface"):

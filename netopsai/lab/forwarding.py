@@ -58,6 +58,7 @@ class Router:
         self.topo, self.state = topo, state
         self._down: dict[str, dict[str, bool]] = {}
         self._reach: dict[str, dict[str, bool]] = {}
+        self._paths: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
 
     def usable(self, edge: Edge) -> bool:
         st = self.state
@@ -121,6 +122,14 @@ class Router:
         mtus = [self.topo.iface_mtu.get((dev, edge.local_if), 9214),
                 self.topo.iface_mtu.get((edge.peer, edge.peer_if), 9214)]
         return min([*mtus, override] if override else mtus)
+
+    def paths_memo(self, dst: str, size: int, src: IPv4Address,
+                   dip: IPv4Address) -> dict[str, tuple[int, int]]:
+        """A memo for count_paths. Without ACLs or blackholes the counts do not depend on the
+        addresses, only on the destination device and probe size, so traces share it."""
+        if self.state.acl_deny or self.state.blackholes:
+            return {}
+        return self._paths.setdefault((dst, size), {})
 
     def count_paths(self, dev: str, dst: str, src: IPv4Address, dip: IPv4Address, size: int,
                     memo: dict[str, tuple[int, int]]) -> tuple[int, int]:

@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlalchemy.exc import OperationalError
+from sqlmodel import Session, select
 
 from netopsai import models
 from netopsai.errors import NetopsError
@@ -66,17 +67,17 @@ def init_lab(engine: Engine, spec_name: str = "default", scale: str = "small", s
 
 
 def lab_info(engine: Engine) -> LabInfo:
-    with Session(engine) as s:
-        try:
-            clock = get_meta(s, "clock")
-        except Exception:  # no tables yet
-            clock = None
-        if clock is None:
-            raise NetopsError("no lab in the store; run 'netopsai lab init' first")
-        return LabInfo(spec=get_meta(s, "spec") or "default", scale=get_meta(s, "scale") or "small",
-                       seed=int(get_meta(s, "seed") or 0),
-                       clock=parse_time(clock, datetime.now(UTC)),
-                       version=get_meta(s, "version") or "")
+    """The lab's facts, read in one query (every tool call asks for the clock and version)."""
+    try:
+        with Session(engine) as s:
+            meta = {row.key: row.value for row in s.exec(select(models.Meta))}
+    except OperationalError:  # no tables yet
+        meta = {}
+    if "clock" not in meta:
+        raise NetopsError("no lab in the store; run 'netopsai lab init' first")
+    return LabInfo(spec=meta.get("spec", "default"), scale=meta.get("scale", "small"),
+                   seed=int(meta.get("seed", 0)), clock=parse_time(meta["clock"], datetime.now(UTC)),
+                   version=meta.get("version", ""))
 
 
 def touch(session: Session) -> None:

@@ -26,11 +26,11 @@ DEFAULT_CHANGE_WINDOW = "24h"  # "what changed on X" means recent days, not the 
 
 
 def _scopes(ent: Entities, vocab: Vocabulary, with_pod: bool = True) -> list[dict[str, Any]]:
-    """One scope per PoD, else per site; naming every site is the same as naming none."""
+    """One scope per PoD (for tools that take one), else per site; naming every site is the
+    same as naming none."""
     if ent.pods and with_pod:
         return [{"pod": p} for p in ent.pods]
-    sites = list(dict.fromkeys(ent.sites + ([vocab.pod_sites[p] for p in ent.pods
-                                             if p in vocab.pod_sites] if not with_pod else [])))
+    sites = list(dict.fromkeys(ent.sites + [vocab.pod_sites[p] for p in ent.pods if p in vocab.pod_sites]))
     if len(sites) > 1 and set(sites) >= set(vocab.sites):
         return [{}]
     return [{"site": s} for s in sites] or [{}]
@@ -116,15 +116,19 @@ def _host_of(ip: str, vocab: Vocabulary) -> str | None:
 
 
 def _telemetry(ent: Entities, vocab: Vocabulary, metric: str) -> tuple[list[ToolCall], Notes]:
-    base: dict[str, Any] = {"metric": metric, **_window(ent)}
-    if ent.interfaces:
-        base["interface"] = ent.interfaces[0]
-    if ent.top:
-        base["top"] = ent.top
+    base: dict[str, Any] = {"metric": metric, **_window(ent), **({"top": ent.top} if ent.top else {})}
+    ports = _each("interface", ent.interfaces)
     if ent.devices:
-        return [ToolCall("telemetry", {**base, "devices": ent.devices})], []
+        return [ToolCall("telemetry", {**base, "devices": ent.devices, **p}) for p in ports], []
     roles = _each("role", [r for r in ent.roles if r != "host"])
-    return [ToolCall("telemetry", {**base, **s, **r}) for r in roles for s in _scopes(ent, vocab)], []
+    return [ToolCall("telemetry", {**base, **s, **r, **p}) for r in roles for s in _scopes(ent, vocab)
+            for p in ports], []
+
+
+def _device_scopes(ent: Entities, vocab: Vocabulary, roles: list[str]) -> list[dict[str, Any]]:
+    """For tools without role/PoD filters: the devices meant, else one scope per site."""
+    devices = _scoped_devices(ent, vocab, roles) if ent.devices or roles or ent.pods else []
+    return [{"devices": devices}] if devices else _scopes(ent, vocab, with_pod=False)
 
 
 def _alarms(ent: Entities, vocab: Vocabulary) -> tuple[list[ToolCall], Notes]:
@@ -132,8 +136,7 @@ def _alarms(ent: Entities, vocab: Vocabulary) -> tuple[list[ToolCall], Notes]:
     if ent.state:
         base["state"] = ent.state
     roles = [r for r in ent.roles if r not in ("host", "dci")]  # "DCI alarms" is the dci category
-    devices = _scoped_devices(ent, vocab, roles) if ent.devices or roles or ent.pods else []
-    scopes = [{"devices": devices}] if devices else _scopes(ent, vocab, with_pod=False)
+    scopes = _device_scopes(ent, vocab, roles)
     return [ToolCall("alarms", {**base, **s, **c}) for c in _each("category", ent.categories)
             for s in scopes], []
 
@@ -143,9 +146,7 @@ def _changes(ent: Entities, vocab: Vocabulary) -> tuple[list[ToolCall], Notes]:
     notes = [] if ent.window else [f"no time window given: changes of the last {DEFAULT_CHANGE_WINDOW}"]
     if ent.tickets:
         return [ToolCall("changelog", {**base, "ticket": t}) for t in ent.tickets], notes
-    roles = [r for r in ent.roles if r != "host"]
-    devices = _scoped_devices(ent, vocab, roles) if ent.devices or roles or ent.pods else []
-    scopes = [{"devices": devices}] if devices else _scopes(ent, vocab, with_pod=False)
+    scopes = _device_scopes(ent, vocab, [r for r in ent.roles if r != "host"])
     return [ToolCall("changelog", {**base, **s}) for s in scopes], notes
 
 

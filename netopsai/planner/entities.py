@@ -88,7 +88,7 @@ class Vocabulary:
 
 
 _ADDR = re.compile(r"(?<![\w.])(\d+(?:\.\d+){3})(?:/(\d+))?(?![\w/])(?!\.\d)")
-_TICKET = re.compile(r"\b(?:chg|change)[-\s#]?(\d{3,})\b", re.I)
+_TICKET = re.compile(r"\b(?:chg[-\s#]?|change\s+(?:ticket\s+)?#)(\d{3,})\b", re.I)
 _IFACE = re.compile(r"\b(?:ethernet|eth|et|xe|ge|gi|te|hundredgige|fortygige|tengige|ae|vlan|"
                     r"port-channel|po)-?\d+(?:/\d+)*\b", re.I)
 _GLOB = re.compile(r"(?<![\w*-])[A-Za-z][\w-]*\*[\w*-]*")
@@ -170,8 +170,10 @@ def _addresses(text: _Text, ent: Entities, notes: list[str]) -> list[tuple[int, 
 
 
 def _iface(name: str) -> str:
-    """Arista-style names are capitalised as the inventory has them ("ethernet49" -> Ethernet49)."""
-    return "Ethernet" + name[8:] if name.lower().startswith("ethernet") else name
+    """Arista-style names as the inventory has them: "ethernet49" and "Et49" -> Ethernet49
+    (a host's "eth0" and Juniper's "et-0/0/1" stay as typed)."""
+    m = re.fullmatch(r"(?:ethernet|et)(\d+(?:/\d+)*)", name, re.I)
+    return f"Ethernet{m.group(1)}" if m else name
 
 
 def _names(text: _Text, ent: Entities, vocab: Vocabulary, notes: list[str],

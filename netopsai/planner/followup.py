@@ -8,18 +8,19 @@ dc2-spine-02 when the inventory has it). Whatever the new question says wins.
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import replace
 
 from netopsai.planner.entities import Entities, Vocabulary
 
 FOLLOW = re.compile(r"^\s*(?:and|also|what about|how about|same|ok(?:ay)?|now|then|but|plus|"
-                    r"what of)\b|\b(?:same|instead|as well|other way|other direction|reverse)\b",
+                    r"what of)\b|\b(?:same|instead|as well|other way|other direction|reverse|return path)\b",
                     re.I)
 REF = re.compile(r"\b(?:its|it|them|they|ones?|the path|the same)\b|\b(?:that|this|those|these) "
                  r"(?:ip|address|host|device|switch|router|box|link|port|one|path)s?\b"
                  r"|(?<!is )(?<!are )(?<!were )(?<!was )\bthere\b", re.I)
-REVERSE = re.compile(r"\b(?:reverse|other way|other direction|backwards?)\b", re.I)
+REVERSE = re.compile(r"\b(?:reverse|other way|other direction|backwards?|return path|way back)\b", re.I)
 CARRIED = ("window", "at", "state", "top", "size", "categories", "globs")
 
 
@@ -56,13 +57,13 @@ def merge(intent: str, ent: Entities, prev: Entities, prev_intent: str, rest: st
             m.sites = [s for s in ent.sites if s not in covered]
             notes += n1
         else:
-            m.ips, m.cidrs, m.devices, m.endpoints = prev.ips, prev.cidrs, prev.devices, prev.endpoints
-            m.sites, m.pods, m.tickets = prev.sites, prev.pods, prev.tickets
-            m.interfaces = ent.interfaces or prev.interfaces
-        m.roles = ent.roles or prev.roles
+            for name in ("ips", "cidrs", "devices", "endpoints", "sites", "pods", "tickets"):
+                setattr(m, name, list(getattr(prev, name)))  # copies: the previous turn stays as it was
+            m.interfaces = ent.interfaces or list(prev.interfaces)
+        m.roles = ent.roles or list(prev.roles)
     for name in CARRIED:
         if not getattr(ent, name):
-            setattr(m, name, getattr(prev, name))
+            setattr(m, name, copy.deepcopy(getattr(prev, name)))
     if new_intent.startswith("telemetry.") and not ent.metric:
         m.metric = prev.metric
     if REVERSE.search(rest) and len(m.endpoints) >= 2:

@@ -71,16 +71,13 @@ class NameIndex:
         """Sites mentioned anywhere, also inside a device name (hints for site-less names)."""
         return [s for s, rx in self._site_rx.items() if rx.search(text)]
 
-    def starts_with_site(self, typed: str) -> bool:
-        return any(rx.match(typed) for rx in self._site_rx.values())
-
 
 def _candidate(index: NameIndex, typed: str, start: int, end: int, hints: list[str]) -> Hit | None:
     k = key(typed)
     if not k[0] or not k[1]:
         return None  # a name has letters and numbers
     found = [(s, n, kind, True) for s, n, kind in index.best(k)]
-    if not index.starts_with_site(typed):
+    if not index.sites_in(typed):  # "superspines of dc1" is not a site-less "superspine 1"
         for site in hints or index.sites:
             sk = key(site)
             found += [(s, n, kind, False) for s, n, kind in index.best(
@@ -107,8 +104,8 @@ def find_names(text: str, index: NameIndex, hints: list[str]) -> list[Hit]:
                 break
             start, end = words[i].start(), words[j].end()
             hit = _candidate(index, text[start:end], start, end, hints)
-            if hit:
-                cands.append(hit)
+            if hit and not (hit.kind == "site" and text[end:end + 1] in ("-", "_")):
+                cands.append(hit)  # the dc1 of an unknown "dc1-leaf-33" is not a site on its own
     taken: list[Hit] = []
     for hit in sorted(cands, key=lambda h: (h.kind == "site", -h.score, h.start - h.end, h.start)):
         if all(hit.end <= t.start or hit.start >= t.end for t in taken):
