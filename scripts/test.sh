@@ -5,4 +5,6 @@ cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
 .venv/bin/ruff check .
-.venv/bin/pytest -q -p no:randomly "$@"
+.venv/bin/mypy netopsai tools
+# two workers: the machines have two cores, and the CLI tests spend most time starting Python
+.venv/bin/pytest -q -n 2 -p no:randomly "$@"
