@@ -47,6 +47,7 @@ class Segment(SQLModel, table=True):
 
 
 class Device(SQLModel, table=True):
+    __table_args__ = (Index("ix_device_site_role_pod", "site", "role", "pod"),)
     name: str = Field(primary_key=True)
     role: str = Field(index=True)
     vendor: str = ""
