@@ -50,4 +50,5 @@ def traceroute(args: TracerouteArgs, backends: Backends) -> Evidence:
                     facts={"reached": r["reached"], "stopped_at": r["stopped_at"],
                            "reason": r["reason"], "hops": len(hops),
                            "ecmp_paths": r["ecmp_paths"], "good_paths": r["good_paths"],
-                           "path_devices": r["path_devices"]})
+                           "path_devices": r["path_devices"],
+                           "ecmp_devices": r.get("ecmp_devices", [])})

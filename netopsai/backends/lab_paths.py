@@ -31,4 +31,5 @@ class LabPaths:
             raise NetopsError(str(exc)) from None
         return {"hops": [h.row() for h in t.hops], "reached": t.reached,
                 "stopped_at": t.stopped_at, "reason": t.reason, "ecmp_paths": t.ecmp_paths,
-                "good_paths": t.good_paths, "path_devices": t.path_devices, "at": when}
+                "good_paths": t.good_paths, "path_devices": t.path_devices,
+                "ecmp_devices": t.ecmp_devices, "at": when}

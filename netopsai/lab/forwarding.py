@@ -49,6 +49,7 @@ class Trace:
     ecmp_paths: int = 0
     good_paths: int = 0
     path_devices: list[str] = field(default_factory=list)
+    ecmp_devices: list[str] = field(default_factory=list)  # on any equal-cost path of the flow
 
 
 class Router:
@@ -149,6 +150,19 @@ class Router:
             result = (total, good)
         memo[dev] = result
         return result
+
+
+    def ecmp_devices(self, start: str, dst: str) -> list[str]:
+        """Every device on some equal-cost path from start to dst: where a fault on another
+        ECMP member than the traced one can hide."""
+        seen, stack = {start}, [start]
+        while stack:
+            dev = stack.pop()
+            for e in self.next_hops(dev, dst):
+                if e.peer not in seen:
+                    seen.add(e.peer)
+                    stack.append(e.peer)
+        return sorted(seen)
 
 
 @lru_cache(maxsize=16)
