@@ -15,6 +15,8 @@ from netopsai.errors import NetopsError
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from netopsai.service import Copilot
+
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="netopsai: a copilot for network on-calls.")
 lab_app = typer.Typer(no_args_is_help=True, help="The embedded lab network.")
@@ -102,6 +104,45 @@ def tool_cmd(name: Annotated[str, typer.Argument(help=TOOL_HELP)],
             render_evidence(ev, Console())
     if ev.errors:
         raise NetopsError(ev.errors[0])
+
+
+def _copilot() -> Copilot:
+    """The copilot on the store's lab, its threads kept in NETOPSAI_HOME (resumable)."""
+    from netopsai.backends.lab import lab_backends
+    from netopsai.config import StoreSettings
+    from netopsai.lab.manage import lab_info
+    from netopsai.service import Copilot, sqlite_saver
+
+    engine = _engine()
+    lab_info(engine)  # a clear error when there is no lab yet
+    return Copilot(lab_backends(engine), checkpointer=sqlite_saver(StoreSettings().home))
+
+
+@app.command("ask")
+def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain words")],
+            as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON")] = False,
+            thread: Annotated[str, typer.Option(help="Conversation thread id")] = "cli") -> None:
+    """Ask one question through the whole copilot."""
+    import json
+
+    if not question.strip():
+        raise NetopsError("the question is empty")
+    result = _copilot().answer(question, thread)
+    if as_json:
+        _out(json.dumps(result, default=str))
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console().print(Markdown(result["answer"]))
+
+
+@app.command("chat")
+def chat_cmd(thread: Annotated[str, typer.Option(help="Conversation thread id")] = "chat") -> None:
+    """Chat in the terminal; each step shows as it happens. Ctrl-D or 'exit' to leave."""
+    from netopsai.chat import run_chat
+
+    run_chat(_copilot(), thread)
 
 
 def main(argv: list[str] | None = None) -> int:

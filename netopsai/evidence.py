@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -37,3 +38,27 @@ class Evidence(BaseModel):
 def failed(tool: str, args: dict[str, Any], message: str) -> Evidence:
     """Evidence for a call that could not run: tools never raise into the agent loop."""
     return Evidence(tool=tool, args=args, summary=f"{tool} failed: {message}", errors=[message])
+
+
+CITATION = re.compile(r"\[(E\d+)\]")
+
+
+def citations(text: str) -> list[str]:
+    """Evidence ids cited in an answer, in order of first use."""
+    return list(dict.fromkeys(CITATION.findall(text)))
+
+
+def _factual(block: str) -> bool:
+    """Headings, tables, the evidence list and italic notes are not claims that need a cite."""
+    first = block.lstrip()
+    return bool(first) and not first.startswith(("#", "|", "_", "- [E", "```"))
+
+
+def validate_citations(answer: str, known: set[str]) -> list[str]:
+    """Problems with an answer's citations: ids that resolve to no evidence, and factual
+    paragraphs that cite nothing. Empty when the answer is sound."""
+    problems = [f"citation [{c}] names no evidence" for c in citations(answer) if c not in known]
+    for block in re.split(r"\n\s*\n", answer):
+        if _factual(block) and not CITATION.search(block):
+            problems.append(f"paragraph cites no evidence: {block.strip()[:80]!r}")
+    return problems

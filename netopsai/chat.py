@@ -1,0 +1,43 @@
+"""The terminal chat: steps stream as they complete, then the cited answer (rich)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.markdown import Markdown
+
+from netopsai.service import Copilot, Step
+
+
+def describe(step: Step) -> str:
+    """A one-line description of a step, as front ends show it collapsed."""
+    d: dict[str, Any] = step.data
+    if step.node == "planner":
+        calls = ", ".join(f"{c['tool']}" for c in d.get("calls", [])) or "no tool calls"
+        return f"planner: {d.get('intent') or 'next step'} -> {calls}"
+    if step.node in ("tools", "coder"):
+        return "; ".join(f"[{e['id']}] {e['tool']}: {e['summary'][:90]}" for e in d.get("evidence", []))
+    if step.node == "diagnose":
+        return f"diagnosis: {d.get('label')} {d.get('device') or ''}".rstrip()
+    return step.node
+
+
+def run_chat(copilot: Copilot, thread: str, console: Console | None = None) -> None:
+    console = console or Console()
+    console.print(f"netopsai chat — thread [bold]{thread}[/bold]. Ask; 'exit' to leave.")
+    while True:
+        try:
+            question = console.input("[bold cyan]you>[/bold cyan] ").strip()
+        except (EOFError, KeyboardInterrupt):
+            console.print()
+            return
+        if question.lower() in ("exit", "quit", ":q"):
+            return
+        if not question:
+            continue
+        for step in copilot.ask(question, thread):
+            if step.node == "summarizer":
+                console.print(Markdown(step.data.get("answer", "")))
+            elif step.node != "done":
+                console.print(f"[dim]  {describe(step)} ({step.ms:.0f} ms)[/dim]")

@@ -1,0 +1,68 @@
+"""The copilot's LangGraph: planner -> tools -> (coder) -> (diagnose) -> summarizer, looping
+back to the planner while it asks for more. `build_graph` returns the uncompiled builder;
+callers compile it with a checkpointer (SQLite in NETOPSAI_HOME, in-memory in tests)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+
+from netopsai import nodes
+from netopsai.state import CopilotState
+from netopsai.toolbox import Toolbox
+
+
+def build_graph(llm: BaseChatModel | None = None, tools: Toolbox | None = None) -> StateGraph:
+    if tools is None:
+        raise ValueError("build_graph needs a Toolbox (the backends the tools read)")
+    tb = tools
+
+    def planner(state: CopilotState) -> dict[str, Any]:
+        if state.get("phase") == "start":
+            return nodes.offline_plan(state, tb)
+        if state.get("intent") == nodes.DIAGNOSE and state.get("phase") == "traced":
+            return {"pending": nodes.diagnosis_checks(state)}
+        return {"pending": []}
+
+    def coder(state: CopilotState) -> dict[str, Any]:
+        return nodes.coder_node(state, llm)
+
+    g = StateGraph(CopilotState)
+    g.add_node("planner", planner)
+    g.add_node("tools", lambda s: nodes.tools_node(s, tb))
+    g.add_node("coder", coder)
+    g.add_node("diagnose", nodes.diagnose_node)
+    g.add_node("summarizer", nodes.summarizer_node)
+    g.add_edge(START, "planner")
+    g.add_conditional_edges("planner", _after_planner, ["tools", "coder", "diagnose", "summarizer"])
+    g.add_conditional_edges("tools", _after_tools, ["planner", "coder", "diagnose", "summarizer"])
+    g.add_conditional_edges("coder", _after_coder, ["diagnose", "summarizer"])
+    g.add_edge("diagnose", "summarizer")
+    g.add_edge("summarizer", END)
+    return g
+
+
+def _after_planner(state: CopilotState) -> str:
+    if state.get("pending"):
+        return "tools"
+    return _analysis(state)
+
+
+def _after_tools(state: CopilotState) -> str:
+    if state.get("iterations", 0) >= nodes.MAX_ITERATIONS:
+        return "summarizer"
+    if state.get("intent") == nodes.DIAGNOSE and state.get("phase") == "traced":
+        return "planner"
+    return _analysis(state)
+
+
+def _analysis(state: CopilotState) -> str:
+    if state.get("recipe") and state.get("turn"):
+        return "coder"
+    return _after_coder(state)
+
+
+def _after_coder(state: CopilotState) -> str:
+    return "diagnose" if state.get("intent") == nodes.DIAGNOSE and state.get("turn") else "summarizer"

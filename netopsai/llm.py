@@ -1,0 +1,75 @@
+"""The chat model: settings from the environment (NETOPSAI_LLM_*), the ChatOpenAI factory, and
+token accounting. Any OpenAI-compatible endpoint works; with no model configured the copilot
+runs offline (ARCHITECTURE.md, principle 2)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TypedDict
+
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_openai import ChatOpenAI
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+CHARS_PER_TOKEN = 4  # the usual rough figure for English and JSON with BPE tokenizers
+NO_KEY = "unused"  # local servers take any key, but the openai client refuses none
+
+
+class LLMSettings(BaseSettings):
+    """NETOPSAI_LLM_MODEL, _BASE_URL, _API_KEY, _TIMEOUT, _TEMPERATURE."""
+
+    model_config = SettingsConfigDict(env_prefix="NETOPSAI_LLM_", extra="ignore")
+
+    model: str | None = Field(default=None, description="Model name, e.g. gpt-4o-mini")
+    base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint, .../v1")
+    api_key: SecretStr | None = None
+    timeout: float = Field(default=30.0, gt=0, description="Seconds per request")
+    temperature: float = Field(default=0.0, ge=0, le=2)
+
+
+class Usage(TypedDict):
+    prompt: int
+    completion: int
+    estimated: bool  # True when the response carried no usage and the figures are guessed
+
+
+def configured(settings: LLMSettings | None = None) -> bool:
+    """A model is named and there is somewhere to send it: a base URL or an API key (for the
+    default OpenAI endpoint)."""
+    s = settings if settings is not None else LLMSettings()
+    return bool(s.model) and (bool(s.base_url) or s.api_key is not None)
+
+
+def make_chat_model(settings: LLMSettings | None = None) -> ChatOpenAI:
+    """ChatOpenAI from settings. No retries: a failing call falls back to the offline planner
+    for the turn instead of making the on-call wait."""
+    s = settings if settings is not None else LLMSettings()
+    if not configured(s):
+        raise ValueError("no LLM configured: set NETOPSAI_LLM_MODEL and NETOPSAI_LLM_BASE_URL "
+                         "or NETOPSAI_LLM_API_KEY")
+    key = s.api_key if s.api_key is not None else SecretStr(NO_KEY)
+    return ChatOpenAI(model=s.model or "", base_url=s.base_url, api_key=key, timeout=s.timeout,
+                      temperature=s.temperature, max_retries=0)
+
+
+def estimate_tokens(text: str) -> int:
+    return -(-len(text) // CHARS_PER_TOKEN) if text else 0  # ceiling: a short text is a token
+
+
+def message_text(msg: BaseMessage) -> str:
+    """What a message sends: its content and its tool calls' names and arguments."""
+    calls = getattr(msg, "tool_calls", None) or []
+    return msg.text + "".join(c["name"] + json.dumps(c["args"], default=str) for c in calls)
+
+
+def usage(msg: AIMessage, prompt: str | Sequence[BaseMessage] = "") -> Usage:
+    """Tokens of one LLM call: from the response's usage_metadata, else estimated from the
+    prompt sent and the reply (~4 characters a token) and flagged as estimated."""
+    meta = msg.usage_metadata
+    if meta is not None:
+        return Usage(prompt=meta["input_tokens"], completion=meta["output_tokens"], estimated=False)
+    sent = prompt if isinstance(prompt, str) else "".join(message_text(m) for m in prompt)
+    return Usage(prompt=estimate_tokens(sent), completion=estimate_tokens(message_text(msg)),
+                 estimated=True)

@@ -1,0 +1,119 @@
+"""The graph's nodes: planner, tools, coder, diagnose, summarizer. Each takes the state and
+returns an update; the graph (graph.py) wires them and decides where to go next."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict
+from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage
+
+from netopsai.diagnosis.connectivity import Diagnosis, Finding, diagnose
+from netopsai.evidence import Evidence, validate_citations
+from netopsai.planner import Entities, plan
+from netopsai.state import CopilotState
+from netopsai.summarizer import render
+from netopsai.toolbox import Toolbox
+
+log = logging.getLogger(__name__)
+DIAGNOSE = "diagnose.connectivity"
+DIAG_WINDOW = "1h"
+MAX_ITERATIONS = 6  # tool rounds per question: a runaway loop stops here, and says so
+
+
+def turn_evidence(state: CopilotState) -> list[Evidence]:
+    ids = set(state.get("turn", []))
+    return [Evidence.model_validate(e) for e in state.get("evidence", []) if e["id"] in ids]
+
+
+def _entities(state: CopilotState) -> Entities | None:
+    raw = state.get("entities")
+    return Entities(**raw) if raw else None
+
+
+def offline_plan(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
+    """The rules planner's first step for a new question."""
+    p = plan(state["question"], tb.vocab(), tb.clock(), _entities(state), state.get("last_intent"))
+    return {"intent": p.intent, "recipe": p.recipe, "entities": asdict(p.entities),
+            "pending": [{"tool": c.tool, "args": c.args} for c in p.calls],
+            "notes": [p.note] if p.note else [], "phase": "planned"}
+
+
+def diagnosis_checks(state: CopilotState) -> list[dict[str, Any]]:
+    """After the traceroute: changes and alarms on every device of the flow's equal-cost
+    paths (and where it stopped), plus DCI alarms, over the diagnosis window."""
+    traces = [e for e in turn_evidence(state) if e.tool == "traceroute" and not e.errors]
+    if not traces:
+        return []
+    f = traces[0].facts
+    devices = sorted(set(f.get("ecmp_devices") or f.get("path_devices") or [])
+                     | ({f["stopped_at"]} if f.get("stopped_at") else set()))
+    if not devices:
+        return []
+    return [{"tool": "changelog", "args": {"devices": devices, "window": DIAG_WINDOW}},
+            {"tool": "alarms", "args": {"devices": devices, "window": DIAG_WINDOW}},
+            {"tool": "alarms", "args": {"category": "dci", "window": DIAG_WINDOW}}]
+
+
+def tools_node(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
+    start = len(state.get("evidence", [])) + 1
+    done = tb.run(state.get("pending", []), start)
+    phase = state.get("phase", "planned")
+    if state.get("intent") == DIAGNOSE:
+        phase = "traced" if phase == "planned" else "checked"
+    return {"evidence": [e.model_dump(mode="json") for e in done],
+            "turn": [*state.get("turn", []), *(e.id for e in done)], "pending": [],
+            "phase": phase, "iterations": state.get("iterations", 0) + 1}
+
+
+def coder_node(state: CopilotState, llm: Any = None) -> dict[str, Any]:
+    """Analysis over this turn's evidence tables, in the sandbox: a recipe offline, generated
+    code with an LLM. Its Evidence is cited like any tool's."""
+    from netopsai.coder import run_generated, run_recipe
+
+    inputs = [e for e in turn_evidence(state) if not e.errors]
+    if llm is not None and not state.get("recipe"):
+        ev = run_generated(llm, state["question"], inputs)
+    else:
+        ev = run_recipe(str(state.get("recipe")), inputs, state["question"])
+    ev.id = f"E{len(state.get('evidence', [])) + 1}"
+    return {"evidence": [ev.model_dump(mode="json")], "turn": [*state.get("turn", []), ev.id]}
+
+
+def diagnose_node(state: CopilotState) -> dict[str, Any]:
+    return {"diagnosis": asdict(diagnose(turn_evidence(state)))}
+
+
+def summarize(state: CopilotState) -> str:
+    evidence = turn_evidence(state)
+    d = state.get("diagnosis")
+    diag = None
+    if d:
+        diag = Diagnosis(**{**d, "because": [Finding(**x) for x in d["because"]],
+                            "clean": [Finding(**x) for x in d["clean"]]})
+    return render(evidence, diag, state.get("notes", []))
+
+
+def summarizer_node(state: CopilotState) -> dict[str, Any]:
+    if state.get("iterations", 0) >= MAX_ITERATIONS and state.get("phase") not in ("checked", "done"):
+        state = {**state, "notes": [*state.get("notes", []), f"Stopped after {MAX_ITERATIONS} "
+                                    "rounds of tool calls (the step limit); the answer uses what "
+                                    "was gathered so far."]}
+    answer = summarize(state)
+    if not state.get("turn") and not state.get("notes"):
+        answer = "_Nothing to look up for this question._"
+    problems = validate_citations(answer, {e["id"] for e in state.get("evidence", [])})
+    if problems:  # the templates cite by construction: this is our bug, say so, don't hide it
+        log.error("template answer failed the citation check: %s", problems)
+        answer += f"\n\n_Citation check failed: {problems[0]}_"
+    return {"answer": answer, "phase": "done", "last_intent": state.get("intent"),
+            "messages": [AIMessage(content=answer)]}
+
+
+def start_turn(question: str) -> dict[str, Any]:
+    """The input that starts a new turn: overwrite last turn's working values."""
+    return {"question": question, "turn": [], "pending": [], "iterations": 0, "notes": [],
+            "diagnosis": None, "answer": "", "phase": "start", "recipe": None,
+            "messages": [HumanMessage(content=question)], "tokens": {"prompt": 0, "completion": 0},
+            "llm_calls": 0}

@@ -1,0 +1,201 @@
+"""The LLM planner: a chat model bound to the tools' schemas decides the next tool calls, or
+answers when the evidence is enough.
+
+Tool calls are validated against each tool's args model; invalid ones go back to the model once
+with the one-line validation error. A second invalid reply, or any failure of the model (HTTP
+error, timeout, unparseable response), becomes `fallback_reason` and the graph uses the offline
+planner for the turn. This module never raises for a model failure and never lets a secret of
+the model (its API key) into a reason or a log line.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cache
+from importlib import resources
+from string import Template
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from pydantic import SecretStr, ValidationError
+
+from netopsai.errors import unknown
+from netopsai.evidence import Evidence
+from netopsai.llm import message_text, usage
+from netopsai.planner.calls import ToolCall
+from netopsai.tools.base import REGISTRY, Tool, _validation_message
+
+log = logging.getLogger(__name__)
+PREVIEW_ROWS = 5
+MAX_REASON = 240
+NOT_RUN = "not run: another call of this turn was invalid; send all the calls again, corrected"
+
+
+@dataclass
+class LLMDecision:
+    """One planner step: tool calls to run, or (done) an answer in `text`."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    done: bool = False
+    text: str = ""
+    tokens: dict[str, int] = field(default_factory=lambda: {"prompt": 0, "completion": 0})
+    tokens_estimated: bool = False  # some call had no usage in its response
+    llm_calls: int = 0
+    fallback_reason: str | None = None
+
+
+@dataclass
+class _Checked:
+    calls: list[ToolCall]
+    errors: dict[str, str]  # tool_call_id -> one-line error
+
+
+@cache
+def load_prompt(name: str) -> str:
+    return resources.files("netopsai.prompts").joinpath(name).read_text(encoding="utf-8")
+
+
+class LLMPlanner:
+    def __init__(self, llm: BaseChatModel, tools: Mapping[str, Tool] = REGISTRY) -> None:
+        self.tools = dict(tools)
+        self.model = llm.bind_tools([t.schema() for t in self.tools.values()])
+        self._secrets = _secret_values(llm)
+        self._schemas = json.dumps([t.schema() for t in self.tools.values()])  # for estimates
+
+    def system_prompt(self, clock: datetime) -> str:
+        tools = "\n".join(f"- {t.name}: {_first_sentence(t.description)}" for t in self.tools.values())
+        when = f"{clock.isoformat(timespec='minutes')} ({clock:%A})"
+        return Template(load_prompt("planner.md")).substitute(clock=when, tools=tools)
+
+    def messages(self, question: str, clock: datetime, history: Sequence[BaseMessage] = (),
+                 evidence: Sequence[Evidence] = ()) -> list[BaseMessage]:
+        ask = f"Question: {question}\n\n{evidence_block(evidence)}"
+        return [SystemMessage(self.system_prompt(clock)), *_history(history), HumanMessage(ask)]
+
+    def plan(self, question: str, clock: datetime, history: Sequence[BaseMessage] = (),
+             evidence: Sequence[Evidence] = ()) -> LLMDecision:
+        decision = LLMDecision()
+        messages = self.messages(question, clock, history, evidence)
+        try:
+            ai = self._ask(messages, decision)
+            checked = self._check(ai)
+            if checked.errors:  # one chance to correct, with the errors as tool results
+                messages += [ai, *_feedback(ai, checked.errors)]
+                ai = self._ask(messages, decision)
+                checked = self._check(ai)
+        except Exception as exc:  # any model failure means the offline planner takes the turn
+            return self._fallback(decision, f"LLM call failed: {type(exc).__name__}: {exc}")
+        if checked.errors:
+            return self._fallback(decision, "invalid tool call: " + next(iter(checked.errors.values())))
+        decision.text = ai.text
+        if not checked.calls and not decision.text.strip():
+            return self._fallback(decision, "LLM returned neither tool calls nor an answer")
+        decision.calls, decision.done = checked.calls, not checked.calls
+        log.info("llm planner: %d tool call(s) %s after %d LLM call(s)", len(decision.calls),
+                 [c.tool for c in decision.calls], decision.llm_calls)
+        return decision
+
+    def _ask(self, messages: list[BaseMessage], decision: LLMDecision) -> AIMessage:
+        decision.llm_calls += 1
+        ai = self.model.invoke(messages)
+        if not isinstance(ai, AIMessage):
+            raise TypeError(f"expected an AIMessage, got {type(ai).__name__}")
+        u = usage(ai, "".join(message_text(m) for m in messages) + self._schemas)
+        decision.tokens["prompt"] += u["prompt"]
+        decision.tokens["completion"] += u["completion"]
+        decision.tokens_estimated |= u["estimated"]
+        return ai
+
+    def _check(self, ai: AIMessage) -> _Checked:
+        """Validate every tool call against its tool's args model."""
+        calls: list[ToolCall] = []
+        errors: dict[str, str] = {}
+        for i, tc in enumerate(ai.tool_calls):
+            call, error = self._validate(tc["name"], tc["args"])
+            if error is not None:
+                errors[tc.get("id") or f"call_{i}"] = error
+            elif call is not None:
+                calls.append(call)
+        for bad in ai.invalid_tool_calls:  # arguments that were not even JSON
+            errors[bad.get("id") or "invalid"] = f"{bad.get('name')}: arguments are not valid JSON"
+        return _Checked(calls, errors)
+
+    def _validate(self, name: str, args: Any) -> tuple[ToolCall | None, str | None]:
+        t = self.tools.get(name)
+        if t is None:
+            return None, str(unknown("tool", name, self.tools))
+        try:
+            parsed = t.args_model.model_validate(args)
+        except ValidationError as exc:
+            return None, f"{name}: {_validation_message(exc)}"
+        # only what the model set, normalised: defaults stay the tool's business
+        return ToolCall(name, parsed.model_dump(mode="json", exclude_unset=True)), None
+
+    def _fallback(self, decision: LLMDecision, reason: str) -> LLMDecision:
+        decision.fallback_reason = self._scrub(reason)
+        decision.calls, decision.done, decision.text = [], False, ""
+        log.warning("llm planner falls back to the offline planner: %s", decision.fallback_reason)
+        return decision
+
+    def _scrub(self, text: str) -> str:
+        """One line, no secrets: exception texts may quote requests or configuration."""
+        line = " ".join(text.split())
+        for secret in self._secrets:
+            line = line.replace(secret, "***")
+        return line if len(line) <= MAX_REASON else line[: MAX_REASON - 1] + "…"
+
+
+def evidence_block(evidence: Sequence[Evidence]) -> str:
+    """Each evidence as id, tool, arguments, window, summary and a small preview: whole tables
+    never go into a prompt."""
+    if not evidence:
+        return "Evidence gathered so far: none."
+    parts = ["Evidence gathered so far (cite as [E#]):"]
+    for ev in evidence:
+        head = f"[{ev.id}] {ev.tool} {json.dumps(ev.args, default=str, sort_keys=True)}"
+        if ev.window:
+            head += f" window {ev.window.get('start')} .. {ev.window.get('end')}"
+        lines = [head, f"summary: {ev.summary}"]
+        if ev.errors:
+            lines.append("errors: " + "; ".join(ev.errors))
+        rows = ev.preview(PREVIEW_ROWS)
+        if rows:
+            lines.append(f"rows: {len(ev.rows)} (first {len(rows)}{', partial' if ev.partial else ''})")
+            lines += [json.dumps(r, default=str, separators=(",", ":")) for r in rows]
+        parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _history(history: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """Earlier turns as plain text: their tool results come back as evidence, and an assistant
+    tool call without its tool reply would be rejected by the API."""
+    out: list[BaseMessage] = []
+    for m in history:
+        if isinstance(m, HumanMessage):
+            out.append(HumanMessage(m.text))
+        elif isinstance(m, AIMessage) and m.text.strip():
+            out.append(AIMessage(m.text))
+    return out
+
+
+def _feedback(ai: AIMessage, errors: dict[str, str]) -> list[ToolMessage]:
+    """A tool reply for every call of the assistant message, as the API requires."""
+    ids = [tc.get("id") or f"call_{i}" for i, tc in enumerate(ai.tool_calls)]
+    ids += [bad.get("id") or "invalid" for bad in ai.invalid_tool_calls]
+    return [ToolMessage(errors.get(i, NOT_RUN), tool_call_id=i, status="error") for i in ids]
+
+
+def _first_sentence(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat.split(". ")[0].rstrip(".") + "."
+
+
+def _secret_values(llm: BaseChatModel) -> list[str]:
+    """The model's SecretStr fields (ChatOpenAI's API key), to scrub from what we report."""
+    values = [v.get_secret_value() for v in vars(llm).values() if isinstance(v, SecretStr)]
+    return [v for v in values if len(v) >= 4]  # scrubbing "x" would mangle every message

@@ -1,0 +1,101 @@
+"""Copilot: the one API every front end uses. `ask` streams typed steps (planner decision,
+tool calls with their evidence, coder runs, the answer); conversations are LangGraph threads
+kept by a checkpointer, so a thread resumes after a restart."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+
+from netopsai.backends.base import Backends
+from netopsai.evidence import citations
+from netopsai.graph import build_graph
+from netopsai.nodes import start_turn
+from netopsai.toolbox import Toolbox
+
+
+@dataclass
+class Step:
+    """One thing that happened while answering: what front ends render as it streams."""
+
+    node: str
+    data: dict[str, Any] = field(default_factory=dict)
+    ms: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"node": self.node, "ms": round(self.ms, 1), **self.data}
+
+
+def sqlite_saver(home: Path) -> BaseCheckpointSaver[Any]:
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    home.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(home / "checkpoints.db", check_same_thread=False)
+    return SqliteSaver(conn)
+
+
+class Copilot:
+    def __init__(self, backends: Backends, llm: BaseChatModel | None = None,
+                 checkpointer: BaseCheckpointSaver[Any] | None = None) -> None:
+        self.toolbox = Toolbox(backends)
+        self.llm = llm
+        self.graph = build_graph(llm, self.toolbox).compile(checkpointer=checkpointer or InMemorySaver())
+
+    def ask(self, question: str, thread_id: str = "default", user: str | None = None) -> Iterator[Step]:
+        """Answer one question in a thread, yielding each step as it completes."""
+        config: RunnableConfig = {"configurable": {"thread_id": thread_id},
+                                  "metadata": {"user": user or ""}}
+        t0 = last = time.perf_counter()
+        for update in self.graph.stream(start_turn(question), config, stream_mode="updates"):
+            now = time.perf_counter()
+            for node, delta in update.items():
+                yield Step(node, _describe(node, delta or {}), (now - last) * 1000)
+            last = now
+        yield Step("done", {"elapsed_ms": round((time.perf_counter() - t0) * 1000, 1)})
+
+    def answer(self, question: str, thread_id: str = "default", user: str | None = None) -> dict[str, Any]:
+        """The whole answer as `ask --json` prints it (shared/specs/cli-and-evidence.md)."""
+        steps = list(self.ask(question, thread_id, user))
+        state = self.graph.get_state({"configurable": {"thread_id": thread_id}}).values
+        turn = set(state.get("turn", []))
+        evidence = [e for e in state.get("evidence", []) if e["id"] in turn]
+        diag = state.get("diagnosis")
+        answer = state.get("answer", "")
+        return {"answer": answer,
+                "root_cause": {k: diag[k] for k in ("label", "device", "interface", "confidence")}
+                if diag else None,
+                "citations": citations(answer), "evidence": evidence,
+                "steps": [s.as_dict() for s in steps[:-1]],
+                "tokens": state.get("tokens", {"prompt": 0, "completion": 0}),
+                "llm_calls": state.get("llm_calls", 0),
+                "intent": state.get("intent"), "elapsed_ms": steps[-1].data["elapsed_ms"]}
+
+
+def _describe(node: str, delta: dict[str, Any]) -> dict[str, Any]:
+    """What a front end shows for a node's update (never whole tables)."""
+    out: dict[str, Any] = {}
+    if node == "planner":
+        out = {"intent": delta.get("intent"), "calls": delta.get("pending", []),
+               "notes": delta.get("notes", [])}
+    elif node in ("tools", "coder"):
+        out = {"evidence": [{k: e[k] for k in ("id", "tool", "args", "summary", "errors", "facts")
+                             if k in e} for e in delta.get("evidence", [])]}
+        if node == "coder":
+            with suppress(IndexError, KeyError):
+                out["code"] = delta["evidence"][0]["facts"].get("code")
+    elif node == "diagnose":
+        d = delta.get("diagnosis") or {}
+        out = {k: d.get(k) for k in ("label", "device", "interface", "confidence")}
+    elif node == "summarizer":
+        out = {"answer": delta.get("answer", "")}
+    return out

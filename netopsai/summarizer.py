@@ -1,0 +1,108 @@
+"""Cited answers rendered from evidence (the offline summarizer, and the LLM's fallback).
+
+Shape: the conclusion first, then the diagnostic process with the key rows as small tables,
+then notes and the evidence list. Every factual paragraph cites [E#]; validate_citations in
+evidence.py checks it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from netopsai.diagnosis.connectivity import Diagnosis, Finding
+from netopsai.evidence import Evidence
+
+TABLE_ROWS = 8
+COLUMNS = {
+    "traceroute": ["hop", "ip", "device", "interface", "rtt_ms", "loss_pct", "status"],
+    "alarms": ["raised_at", "cleared_at", "state", "severity", "category", "kind", "device",
+               "interface", "message"],
+    "changelog": ["ticket", "device", "start", "summary", "author", "status"],
+}
+METADATA_COLUMNS = {
+    "pods": ["pod", "site", "leafs", "spines", "segment_range"],
+    "devices": ["name", "role", "site", "pod", "model", "os_version", "status"],
+    "device": ["name", "role", "site", "pod", "vendor", "model", "os_version", "mgmt_ip", "status",
+               "uptime"],
+}
+
+
+def _cites(ids: list[str]) -> str:
+    return "".join(f"[{i}]" for i in dict.fromkeys(ids))
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, list):
+        v = ", ".join(str(x) for x in v[:6]) + (f" (+{len(v) - 6})" if len(v) > 6 else "")
+    return "" if v is None else str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def table(ev: Evidence) -> str:
+    """A caption citing the evidence, a blank line and a markdown table of its first rows."""
+    cols = COLUMNS.get(ev.tool) or METADATA_COLUMNS.get(str(ev.facts.get("query"))) or ev.columns
+    cols = [c for c in cols if any(c in r for r in ev.rows[:TABLE_ROWS])][:9]
+    if not ev.rows or not cols:
+        return ""
+    shown = ev.rows[:TABLE_ROWS]
+    more = f" ({len(shown)} of {len(ev.rows)})" if len(ev.rows) > len(shown) else ""
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(_cell(r.get(c)) for c in cols) + " |" for r in shown]
+    return f"Rows of [{ev.id}] ({ev.tool}){more}:\n\n" + "\n".join(lines)
+
+
+def evidence_list(evidence: list[Evidence]) -> str:
+    lines = ["### Evidence"]
+    for ev in evidence:
+        window = f", window {ev.window['start']} .. {ev.window['end']}" if ev.window else ""
+        status = " — failed" if ev.errors else (" — partial" if ev.partial else "")
+        args = {k: (f"<{len(v)} items>" if isinstance(v, list) and len(v) > 6 else v)
+                for k, v in ev.args.items()}
+        lines.append(f"- [{ev.id}] {ev.tool} {json.dumps(args, sort_keys=True)}{window}{status}")
+    return "\n".join(lines)
+
+
+def _findings(title: str, items: list[Finding]) -> str:
+    if not items:
+        return ""
+    return f"#### {title}\n\n" + "\n".join(f"- {i.text} {_cites(i.cites)}" for i in items)
+
+
+def conclusion(d: Diagnosis) -> str:
+    where = " ".join(x for x in (d.device, d.interface) if x)
+    first = d.because[0] if d.because else Finding("", [])
+    if d.label == "none":
+        head = "**No fault found on this path.**"
+    elif d.label == "inconclusive":
+        head = "**Inconclusive**" + (f" (last seen at {where})" if where else "") + "."
+    else:
+        head = f"**Likely root cause: `{d.label}` at {where}** (confidence {d.confidence:.2f})."
+    return f"{head} {first.text[:1].upper()}{first.text[1:]} {_cites(first.cites)}".rstrip()
+
+
+def render(evidence: list[Evidence], diagnosis: Diagnosis | None = None,
+           notes: list[str] | None = None) -> str:
+    """The template answer for one turn."""
+    parts: list[str] = []
+    if diagnosis:
+        parts.append(conclusion(diagnosis))
+        parts.append(_findings("Why", diagnosis.because[1:]))
+        parts.append(_findings("Checked and found clean", diagnosis.clean))
+    else:
+        parts += [_summary(ev) for ev in evidence]
+    parts += [table(ev) for ev in evidence if not ev.errors and ev.rows]
+    if diagnosis and diagnosis.reference:
+        ids = [ev.id for ev in evidence if ev.tool == "alarms"]
+        parts.append(f"Closed alarms in the window, for reference only {_cites(ids)}: " + "; ".join(
+            f"{r['kind']} on {r['device']} ({r['raised_at']} .. {r['cleared_at']})"
+            for r in diagnosis.reference[:5]) + ".")
+    parts += [f"_{n}_" for n in notes or [] if n]
+    if evidence:
+        parts.append(evidence_list(evidence))
+    return "\n\n".join(p for p in parts if p)
+
+
+def _summary(ev: Evidence) -> str:
+    if ev.errors:
+        return f"The {ev.tool} call could not run: {ev.errors[0]} [{ev.id}]"
+    return f"{ev.summary} [{ev.id}]"

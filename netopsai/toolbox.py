@@ -1,0 +1,41 @@
+"""What the graph's nodes use to reach the network: the backends, the tool registry and the
+inventory vocabulary, with concurrent execution of one step's independent tool calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from netopsai.backends.base import Backends
+from netopsai.evidence import Evidence
+from netopsai.planner import Vocabulary
+from netopsai.tools.registry import run_tool
+
+
+@dataclass
+class Toolbox:
+    backends: Backends
+    max_workers: int = 8
+    _vocab: Vocabulary | None = None
+
+    def vocab(self) -> Vocabulary:
+        """Built once: the inventory's names change far less often than questions come."""
+        if self._vocab is None:
+            self._vocab = Vocabulary.from_inventory(self.backends.inventory)
+        return self._vocab
+
+    def clock(self) -> datetime:
+        return self.backends.inventory.clock()
+
+    def run(self, calls: Sequence[dict[str, Any]], first_id: int) -> list[Evidence]:
+        """Run independent calls concurrently; ids follow the calls' order, E{first_id} on."""
+        def one(i: int, call: dict[str, Any]) -> Evidence:
+            return run_tool(call["tool"], call.get("args", {}), self.backends, f"E{first_id + i}")
+
+        if len(calls) <= 1:
+            return [one(i, c) for i, c in enumerate(calls)]
+        with ThreadPoolExecutor(max_workers=min(self.max_workers, len(calls))) as pool:
+            return list(pool.map(one, range(len(calls)), calls))
