@@ -19,6 +19,7 @@ from netopsai.toolbox import Toolbox
 log = logging.getLogger(__name__)
 DIAGNOSE = "diagnose.connectivity"
 DIAG_WINDOW = "1h"
+JUMBO = 9000  # the hosts' MTU: a jumbo probe that fits every healthy link
 MAX_ITERATIONS = 6  # tool rounds per question: a runaway loop stops here, and says so
 
 
@@ -51,9 +52,17 @@ def diagnosis_checks(state: CopilotState) -> list[dict[str, Any]]:
                      | ({f["stopped_at"]} if f.get("stopped_at") else set()))
     if not devices:
         return []
-    return [{"tool": "changelog", "args": {"devices": devices, "window": DIAG_WINDOW}},
-            {"tool": "alarms", "args": {"devices": devices, "window": DIAG_WINDOW}},
-            {"tool": "alarms", "args": {"category": "dci", "window": DIAG_WINDOW}}]
+    checks = [{"tool": "changelog", "args": {"devices": devices, "window": DIAG_WINDOW}},
+              {"tool": "alarms", "args": {"devices": devices, "window": DIAG_WINDOW}},
+              {"tool": "alarms", "args": {"category": "dci", "window": DIAG_WINDOW}},
+              # a dead device drops out of the paths: its neighbours' link alarms point at it
+              {"tool": "alarms", "args": {"category": "device", "state": "open",
+                                          "window": DIAG_WINDOW}}]
+    if len(traces) == 1 and f.get("reached"):  # small packets pass: do big ones? (MTU)
+        args = traces[0].args
+        checks.append({"tool": "traceroute", "args": {"src": args["src"], "dst": args["dst"],
+                                                      "size": JUMBO}})
+    return checks
 
 
 def tools_node(state: CopilotState, tb: Toolbox) -> dict[str, Any]:

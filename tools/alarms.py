@@ -14,7 +14,7 @@ from netopsai.tools.base import WindowArgs, tool
 Category = Literal["link", "device", "bgp", "dci", "backbone", "optics", "capacity"]
 CORRELATE_MIN = 5
 COLUMNS = ["id", "raised_at", "cleared_at", "state", "severity", "category", "kind", "device",
-           "interface", "message", "impact"]
+           "interface", "peer", "message", "impact"]
 
 
 class AlarmsArgs(WindowArgs):

@@ -44,6 +44,10 @@ def traceroute(args: TracerouteArgs, backends: Backends) -> Evidence:
                    f"at {r['stopped_at']} ({r['reason']}) after "
                    f"{len(r['path_devices'])} answering hops.")
     summary += f" {r['good_paths']} of {r['ecmp_paths']} ECMP paths deliver."
+    if r.get("failing") and r["reached"]:
+        f = r["failing"]
+        summary += (f" The others fail at {f['device']}"
+                    f"{' ' + f['interface'] if f['interface'] else ''}: {f['reason']}.")
     ts = iso(r["at"])
     return Evidence(tool="traceroute", summary=summary, columns=COLUMNS, rows=hops,
                     window={"start": ts, "end": ts},
@@ -51,4 +55,5 @@ def traceroute(args: TracerouteArgs, backends: Backends) -> Evidence:
                            "reason": r["reason"], "hops": len(hops),
                            "ecmp_paths": r["ecmp_paths"], "good_paths": r["good_paths"],
                            "path_devices": r["path_devices"],
-                           "ecmp_devices": r.get("ecmp_devices", [])})
+                           "ecmp_devices": r.get("ecmp_devices", []),
+                           "failing": r.get("failing")})

@@ -54,5 +54,16 @@ class LabEvents:
         if site:
             q = q.where(m.Alarm.site == site)
         with Session(self.engine) as s:
-            return [_times(a.model_dump(), "raised_at", "cleared_at")
+            rows = [_times(a.model_dump(), "raised_at", "cleared_at")
                     for a in s.exec(q.order_by(col(m.Alarm.raised_at).desc()))]
+            _add_peers(s, rows)
+        return rows
+
+
+def _add_peers(s: Session, rows: list[Row]) -> None:
+    """The device at the other end of an alarm's link: a dead peer explains a link alarm."""
+    ids = {r["link_id"] for r in rows if r.get("link_id")}
+    links = {lk.id: lk for lk in s.exec(select(m.Link).where(col(m.Link.id).in_(ids)))} if ids else {}
+    for r in rows:
+        lk = links.get(r.get("link_id"))
+        r["peer"] = (lk.b_device if lk.a_device == r["device"] else lk.a_device) if lk else None

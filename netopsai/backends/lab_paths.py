@@ -32,4 +32,6 @@ class LabPaths:
         return {"hops": [h.row() for h in t.hops], "reached": t.reached,
                 "stopped_at": t.stopped_at, "reason": t.reason, "ecmp_paths": t.ecmp_paths,
                 "good_paths": t.good_paths, "path_devices": t.path_devices,
-                "ecmp_devices": t.ecmp_devices, "at": when}
+                "ecmp_devices": t.ecmp_devices, "at": when,
+                "failing": ({"device": t.failure[0], "interface": t.failure[1], "reason": t.failure[2]}
+                            if t.failure else None)}

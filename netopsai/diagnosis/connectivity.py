@@ -68,11 +68,16 @@ class Facts:
                    [(e.id, r) for e in ch for r in e.rows], [e.id for e in al], [e.id for e in ch])
 
     def open_on(self, devices: set[str]) -> list[tuple[str, dict[str, Any]]]:
+        """Open alarms on these devices, on DCI links, or on a device that is the dead peer
+        of a link alarm on these devices."""
+        peers = {r.get("peer") for _, r in self.alarms
+                 if r["state"] == "open" and r["device"] in devices and r.get("peer")}
         seen: set[int] = set()
         out = []
         for eid, r in self.alarms:
-            if r["state"] == "open" and (r["device"] in devices or r["category"] == "dci") \
-                    and r["id"] not in seen:
+            relevant = r["device"] in devices or r["category"] == "dci" or (
+                r["kind"] == "DEVICE_UNREACHABLE" and r["device"] in peers)
+            if r["state"] == "open" and relevant and r["id"] not in seen:
                 seen.add(r["id"])
                 out.append((eid, r))
         return out
@@ -88,7 +93,7 @@ def diagnose(evidence: list[Evidence]) -> Diagnosis:
             "no traceroute could be run between the two addresses", [e.id for e in evidence])])
     main = f.traces[0]
     devices = set(main.facts.get("ecmp_devices") or main.facts.get("path_devices") or [])
-    d = _from_stop(main, f, devices) if not main.facts.get("reached") else None
+    d = _from_stop(main, f, devices) if not main.facts.get("reached") else _from_failing(main)
     d = d or _from_big_probe(f) or _from_alarms(main, f, devices) or _from_loss(main, f)
     if d is None:
         d = Diagnosis("none", confidence=0.8, because=[Finding(
@@ -128,10 +133,27 @@ def _from_stop(trace: Evidence, f: Facts, devices: set[str]) -> Diagnosis | None
                                                 f"and no open alarm explains it", cite)])
 
 
+def _from_failing(trace: Evidence) -> Diagnosis | None:
+    """The traced path works but other equal-cost paths of the flow do not."""
+    fail = trace.facts.get("failing")
+    if not fail:
+        return None
+    reason = str(fail["reason"])
+    label = ("config.mtu_mismatch" if reason.startswith("MTU") else
+             "config.acl_block" if "ACL" in reason else "routing.blackhole")
+    return Diagnosis(label, fail["device"], fail.get("interface"), 0.8, [Finding(
+        f"only {trace.facts.get('good_paths')} of {trace.facts.get('ecmp_paths')} equal-cost "
+        f"paths deliver; the others fail at {fail['device']}"
+        f"{' ' + fail['interface'] if fail.get('interface') else ''}: {reason}", [trace.id])])
+
+
 def _from_big_probe(f: Facts) -> Diagnosis | None:
+    """Large probes with DF set: small packets pass, big ones die on a smaller-MTU link."""
     for t in f.traces[1:]:
         if not t.facts.get("reached") and str(_stop_hop(t).get("status", "")).startswith("!F"):
             return _from_stop(t, f, set())
+        if t.facts.get("reached") and t.facts.get("failing"):
+            return _from_failing(t)
     return None
 
 

@@ -50,6 +50,7 @@ class Trace:
     good_paths: int = 0
     path_devices: list[str] = field(default_factory=list)
     ecmp_devices: list[str] = field(default_factory=list)  # on any equal-cost path of the flow
+    failure: tuple[str, str | None, str] | None = None  # where failing ECMP members fail
 
 
 class Router:
@@ -151,6 +152,25 @@ class Router:
         memo[dev] = result
         return result
 
+
+    def find_failure(self, dev: str, dst: str, src: IPv4Address, dip: IPv4Address, size: int,
+                     memo: dict[str, tuple[int, int]]) -> tuple[str, str | None, str] | None:
+        """Where some equal-cost paths fail although the traced one may not: follow the
+        branches that lose paths down to the device that drops them. Returns (device,
+        interface or None, why) using count_paths' memo."""
+        total, good = memo.get(dev, (0, 0))
+        if good >= total:
+            return None
+        drop = self.drops(dev, src, dip)
+        if drop:
+            return dev, None, "ACL deny (!X)" if drop == "!X" else "dropped by a null route"
+        for e in self.next_hops(dev, dst):
+            if self.mtu(dev, e) < size:
+                return dev, e.local_if, f"MTU {self.mtu(dev, e)} towards {e.peer} {e.peer_if}"
+            found = self.find_failure(e.peer, dst, src, dip, size, memo)
+            if found:
+                return found
+        return None
 
     def ecmp_devices(self, start: str, dst: str) -> list[str]:
         """Every device on some equal-cost path from start to dst: where a fault on another

@@ -47,9 +47,10 @@ def trace(router: Router, src: str, dst: str, size: int = 60) -> Trace:
         if first is None:
             return t
         cur, rtt, n = topo.hosts[src][1], first, 1
-    t.ecmp_paths, t.good_paths = router.count_paths(cur, anchor, sip, dip, size,
-                                                    router.paths_memo(anchor, size, sip, dip))
+    memo = router.paths_memo(anchor, size, sip, dip)
+    t.ecmp_paths, t.good_paths = router.count_paths(cur, anchor, sip, dip, size, memo)
     t.ecmp_devices = router.ecmp_devices(cur, anchor)
+    t.failure = router.find_failure(cur, anchor, sip, dip, size, memo)
     last_ip = t.hops[-1].ip if t.hops else src
     while n < MAX_HOPS:
         drop = router.drops(cur, sip, dip)

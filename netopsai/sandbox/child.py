@@ -1,0 +1,198 @@
+"""The sandboxed child: `python -I child.py SPEC.json`, run by netopsai.sandbox.run_code.
+
+Standard library at import time (pandas inside functions), and no project code: this file is
+executed by path, not imported, in the child. Order matters: limits first; imports while the
+interpreter's files are still readable (as root the child then drops to an unprivileged user,
+and the Python install may sit in a directory that user cannot read); the audit hook last, just
+before the code runs. The code sees its inputs as DataFrames named after their evidence ids.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import resource
+import signal
+import sys
+import traceback
+from typing import Any
+
+MARK = "@@sandbox-violation@@"
+PRELOAD = ("math statistics collections itertools functools operator re datetime json ipaddress "
+           "decimal fractions string textwrap heapq bisect random zoneinfo csv io dataclasses "
+           "difflib calendar time numpy pandas").split()
+WRITE = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+FS_EVENTS = {"os.remove", "os.rename", "os.mkdir", "os.rmdir", "os.chmod", "os.chown", "os.link",
+             "os.symlink", "os.truncate", "os.utime", "os.mkfifo", "os.mknod", "shutil.rmtree"}
+PROC_EVENTS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
+               "os.kill", "os.killpg", "subprocess.", "pty.", "ctypes.", "resource.")
+SPEC: dict[str, Any] = {}
+FOUND: list[str] = []  # violations the hook saw, even if the code caught the exception
+BUSY: list[int] = []
+PID = os.getpid()
+
+
+class SandboxViolation(Exception):
+    pass
+
+
+def report(kind: str, what: str) -> None:
+    """A marker line on stderr, written before raising: the parent trusts it even when the code
+    swallows the exception or is killed afterwards."""
+    FOUND.append(kind)
+    os.write(2, f"\n{MARK} {kind} {what}\n".encode())
+
+
+def on_xcpu(*_: object) -> None:
+    report("cpu", f"CPU time limit of {SPEC['cpu_seconds']} s reached")
+    os._exit(152)
+
+
+def set_limits() -> None:
+    mb = 1 << 20
+    cpu = SPEC["cpu_seconds"]
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU, then SIGKILL a second on
+    for res, val in ((resource.RLIMIT_AS, SPEC["memory_mb"] * mb),
+                     (resource.RLIMIT_FSIZE, SPEC["max_file_mb"] * mb),
+                     (resource.RLIMIT_NPROC, SPEC["max_procs"]), (resource.RLIMIT_CORE, 0)):
+        resource.setrlimit(res, (val, val))
+    signal.signal(signal.SIGXCPU, on_xcpu)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails with EFBIG instead
+
+
+def outside(path: Any) -> bool:
+    if isinstance(path, int):
+        return False  # an already open descriptor
+    full = os.path.realpath(os.fsdecode(os.fspath(path)))
+    return os.path.commonpath([full, SPEC["root"]]) != SPEC["root"]
+
+
+def classify(event: str, args: tuple[Any, ...]) -> str | None:
+    if event.startswith("socket."):
+        return "network"
+    if event.startswith(PROC_EVENTS):
+        return "process"
+    if event == "open" and args[0] is not None and (args[2] or 0) & WRITE:
+        return "filesystem" if outside(args[0]) else None
+    if event in FS_EVENTS and any(outside(a) for a in args if isinstance(a, str | bytes | os.PathLike)):
+        return "filesystem"
+    return None
+
+
+def hook(event: str, args: tuple[Any, ...]) -> None:
+    if BUSY:
+        return  # realpath inside the hook must not re-enter it
+    BUSY.append(1)
+    try:
+        kind = classify(event, args)
+    finally:
+        BUSY.pop()
+    if kind:
+        target = f" {str(args[0])[:120]}" if args else ""
+        report(kind, f"{event}{target} refused")
+        raise SandboxViolation(f"{event} refused in the sandbox ({kind})")
+
+
+def load() -> dict[str, Any]:
+    """The namespace the code runs in: pd, np, one DataFrame per input, INPUTS (each input's
+    tool, args, facts, columns), TABLES (name -> DataFrame) and PARAMS."""
+    import numpy as np
+    import pandas as pd
+
+    tables: dict[str, Any] = {}
+    inputs: dict[str, Any] = {}
+    for name in SPEC["inputs"]:
+        with open(os.path.join(SPEC["root"], f"{name}.json")) as f:
+            data = json.load(f)
+        tables[name] = pd.DataFrame(data["rows"], columns=data["columns"] or None)
+        inputs[name] = {**data["meta"], "columns": list(tables[name].columns)}
+    return {"pd": pd, "np": np, "TABLES": tables, "INPUTS": inputs, "PARAMS": SPEC["params"],
+            **tables, "__name__": "__analysis__"}
+
+
+def classify_exc(exc: BaseException) -> str | None:
+    """A violation the OS layers stopped (no hook involved): what the exception says."""
+    if FOUND:
+        return FOUND[0]
+    if isinstance(exc, MemoryError):
+        return "memory"
+    if isinstance(exc, RuntimeError) and "new thread" in str(exc):
+        return "process"
+    no = getattr(exc, "errno", None)
+    if type(exc).__name__ == "gaierror" or no in (errno.ENETUNREACH, errno.ENETDOWN,
+                                                   errno.EHOSTUNREACH):
+        return "network"
+    if no in (errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG):
+        return "filesystem"
+    return "process" if no == errno.EAGAIN else None
+
+
+def one_line(exc: BaseException) -> str:
+    """'ValueError: ... (line 4)': the code's own line, for the model's retry."""
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<analysis>"]
+    lineno = exc.lineno if isinstance(exc, SyntaxError) else (lines or [None])[-1]
+    text = (f"{type(exc).__name__}: {exc}".splitlines() or [""])[0][:300]
+    return text + (f" (line {lineno})" if lineno else "")
+
+
+def dump(result: Any) -> dict[str, Any]:
+    """`result` as JSON: a table (Series and indexed frames flattened) or a plain value."""
+    import numpy as np
+    import pandas as pd
+
+    if isinstance(result, pd.Series):
+        result = result.to_frame(name=result.name if result.name is not None else "value")
+    if isinstance(result, pd.DataFrame):
+        if result.index.name is not None or not isinstance(result.index, pd.RangeIndex):
+            result = result.reset_index()
+        cols = ["_".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in result.columns]
+        part = json.loads(result.head(SPEC["max_rows"]).to_json(
+            orient="split", index=False, date_format="iso", default_handler=str))
+        return {"columns": cols, "rows": [dict(zip(cols, r, strict=False)) for r in part["data"]],
+                "truncated": len(result) > SPEC["max_rows"]}
+    if isinstance(result, np.generic):
+        result = result.item()
+    return {"value": json.loads(json.dumps(result, default=str))}
+
+
+def prepare() -> tuple[Any, dict[str, Any]]:
+    set_limits()
+    for name in PRELOAD:
+        __import__(name)
+    ns = load()
+    if SPEC["uid"] is not None:  # root ignores RLIMIT_NPROC; the unprivileged user does not
+        os.setgroups([])
+        os.setgid(SPEC["gid"])
+        os.setuid(SPEC["uid"])
+    with open(os.path.join(SPEC["root"], "analysis.py")) as f:
+        code = compile(f.read(), "<analysis>", "exec")
+    os.chdir(SPEC["root"])
+    return code, ns
+
+
+def main(spec_path: str) -> None:
+    with open(spec_path) as f:
+        SPEC.update(json.load(f))
+    try:
+        code, ns = prepare()
+        if SPEC["hook"]:
+            sys.addaudithook(hook)
+        exec(code, ns)
+        if "result" not in ns:
+            raise NameError("the code must leave its answer in a variable named `result`")
+        out = {**dump(ns["result"]), "ok": True}
+    except BaseException as exc:  # noqa: B036 - SystemExit and the like are the code's errors too
+        if os.getpid() != PID:
+            os._exit(0)  # a forked copy of the child: only the original reports
+        out = {"ok": False, "error": one_line(exc), "violation": classify_exc(exc)}
+    if os.getpid() != PID:
+        os._exit(0)
+    if FOUND:
+        out.update(ok=False, violation=FOUND[0])
+    with open(os.path.join(SPEC["root"], "result.json"), "w") as f:
+        json.dump(out, f, default=str)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
