@@ -75,8 +75,10 @@ def test_follow_ups_in_a_thread(copilot: Copilot) -> None:
     assert "dc1-leaf-03" in second["answer"]
     # evidence ids are per conversation: the second turn's continue after the first's
     assert int(second["citations"][0][1:]) > int(first["citations"][-1][1:])
+    ask(copilot, "list the PoDs of dc1", thread="fu-site")
     third = ask(copilot, "what about dc2?", thread="fu-site")
-    assert third["intent"] == "unknown" or third["evidence"] == [] or "dc2" in third["answer"]
+    assert third["intent"] == "inventory.pods"
+    assert third["evidence"][0]["args"]["site"] == "dc2" and "dc2-pod1" in third["answer"]
 
 
 def test_unplaceable_question_gets_honest_help(copilot: Copilot) -> None:
