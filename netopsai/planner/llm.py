@@ -121,8 +121,8 @@ class LLMPlanner:
                 errors[tc.get("id") or f"call_{i}"] = error
             elif call is not None:
                 calls.append(call)
-        for bad in ai.invalid_tool_calls:  # arguments that were not even JSON
-            errors[bad.get("id") or "invalid"] = f"{bad.get('name')}: arguments are not valid JSON"
+        for i, bad in enumerate(ai.invalid_tool_calls):  # arguments that were not even JSON
+            errors[bad.get("id") or f"invalid_{i}"] = f"{bad.get('name')}: arguments are not valid JSON"
         return _Checked(calls, errors)
 
     def _validate(self, name: str, args: Any) -> tuple[ToolCall | None, str | None]:
@@ -186,7 +186,7 @@ def _history(history: Sequence[BaseMessage]) -> list[BaseMessage]:
 def _feedback(ai: AIMessage, errors: dict[str, str]) -> list[ToolMessage]:
     """A tool reply for every call of the assistant message, as the API requires."""
     ids = [tc.get("id") or f"call_{i}" for i, tc in enumerate(ai.tool_calls)]
-    ids += [bad.get("id") or "invalid" for bad in ai.invalid_tool_calls]
+    ids += [bad.get("id") or f"invalid_{i}" for i, bad in enumerate(ai.invalid_tool_calls)]
     return [ToolMessage(errors.get(i, NOT_RUN), tool_call_id=i, status="error") for i in ids]
 
 
