@@ -18,9 +18,17 @@ def build_graph(llm: BaseChatModel | None = None, tools: Toolbox | None = None) 
     if tools is None:
         raise ValueError("build_graph needs a Toolbox (the backends the tools read)")
     tb = tools
+    llm_planner = None
+    if llm is not None:
+        from netopsai.planner.llm import LLMPlanner
+
+        llm_planner = LLMPlanner(llm)
 
     def planner(state: CopilotState) -> dict[str, Any]:
-        if state.get("phase") == "start":
+        first = state.get("phase") == "start"
+        if llm_planner is not None and (first or state.get("llm") == "active"):
+            return nodes.llm_plan(state, tb, llm_planner, first)
+        if first:
             return nodes.offline_plan(state, tb)
         if state.get("intent") == nodes.DIAGNOSE and state.get("phase") == "traced":
             return {"pending": nodes.diagnosis_checks(state)}
@@ -34,7 +42,7 @@ def build_graph(llm: BaseChatModel | None = None, tools: Toolbox | None = None) 
     g.add_node("tools", lambda s: nodes.tools_node(s, tb))
     g.add_node("coder", coder)
     g.add_node("diagnose", nodes.diagnose_node)
-    g.add_node("summarizer", nodes.summarizer_node)
+    g.add_node("summarizer", lambda s: nodes.summarizer_node(s, llm))
     g.add_edge(START, "planner")
     g.add_conditional_edges("planner", _after_planner, ["tools", "coder", "diagnose", "summarizer"])
     g.add_conditional_edges("tools", _after_tools, ["planner", "coder", "diagnose", "summarizer"])
@@ -53,6 +61,8 @@ def _after_planner(state: CopilotState) -> str:
 def _after_tools(state: CopilotState) -> str:
     if state.get("iterations", 0) >= nodes.MAX_ITERATIONS:
         return "summarizer"
+    if state.get("llm") == "active":  # the LLM reads what came back and decides what next
+        return "planner"
     if state.get("intent") == nodes.DIAGNOSE and state.get("phase") == "traced":
         return "planner"
     return _analysis(state)

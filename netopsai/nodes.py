@@ -82,7 +82,7 @@ def coder_node(state: CopilotState, llm: Any = None) -> dict[str, Any]:
     from netopsai.coder import run_generated, run_recipe
 
     inputs = [e for e in turn_evidence(state) if not e.errors]
-    if llm is not None and not state.get("recipe"):
+    if llm is not None and state.get("llm") in ("active", "done"):
         ev = run_generated(llm, state["question"], inputs)
     else:
         ev = run_recipe(str(state.get("recipe")), inputs, state["question"])
@@ -94,30 +94,84 @@ def diagnose_node(state: CopilotState) -> dict[str, Any]:
     return {"diagnosis": asdict(diagnose(turn_evidence(state)))}
 
 
-def summarize(state: CopilotState) -> str:
-    evidence = turn_evidence(state)
+def _diagnosis(state: CopilotState) -> Diagnosis | None:
     d = state.get("diagnosis")
-    diag = None
-    if d:
-        diag = Diagnosis(**{**d, "because": [Finding(**x) for x in d["because"]],
-                            "clean": [Finding(**x) for x in d["clean"]]})
-    return render(evidence, diag, state.get("notes", []))
+    if not d:
+        return None
+    return Diagnosis(**{**d, "because": [Finding(**x) for x in d["because"]],
+                        "clean": [Finding(**x) for x in d["clean"]]})
 
 
-def summarizer_node(state: CopilotState) -> dict[str, Any]:
+def summarize(state: CopilotState) -> str:
+    return render(turn_evidence(state), _diagnosis(state), state.get("notes", []))
+
+
+def llm_plan(state: CopilotState, tb: Toolbox, planner: Any, first: bool) -> dict[str, Any]:
+    """One LLM planner step. The offline plan is kept for routing (intent) and as the fallback
+    when the model fails; the answer then says the offline planner took the turn."""
+    base = offline_plan(state, tb) if first else {}
+    history = state.get("messages", [])[:-1]
+    d = planner.plan(state["question"], tb.clock(), history, turn_evidence(state))
+    tokens = state.get("tokens") or {"prompt": 0, "completion": 0}
+    out: dict[str, Any] = {**base, "llm_calls": state.get("llm_calls", 0) + d.llm_calls,
+                           "tokens": {k: tokens.get(k, 0) + d.tokens.get(k, 0) for k in tokens}}
+    if d.fallback_reason:
+        note = f"The LLM was not usable this turn ({d.fallback_reason}); the offline planner answered."
+        pending = base.get("pending", []) if first else _missing_checks(state)
+        return {**out, "pending": pending, "llm": "fallback",
+                "notes": [*(base.get("notes") or state.get("notes", [])), note]}
+    if d.done:
+        return {**out, "pending": _missing_checks(state), "llm": "done", "llm_text": d.text}
+    return {**out, "pending": [{"tool": c.tool, "args": c.args} for c in d.calls], "llm": "active"}
+
+
+def _missing_checks(state: CopilotState) -> list[dict[str, Any]]:
+    """A connectivity diagnosis always verifies: changes and alarms on the path, whoever plans."""
+    if state.get("intent") != DIAGNOSE:
+        return []
+    have = {e.tool for e in turn_evidence(state)}
+    return [] if {"changelog", "alarms"} <= have else diagnosis_checks(state)
+
+
+def summarizer_node(state: CopilotState, llm: Any = None) -> dict[str, Any]:
+    notes = list(state.get("notes", []))
     if state.get("iterations", 0) >= MAX_ITERATIONS and state.get("phase") not in ("checked", "done"):
-        state = {**state, "notes": [*state.get("notes", []), f"Stopped after {MAX_ITERATIONS} "
-                                    "rounds of tool calls (the step limit); the answer uses what "
-                                    "was gathered so far."]}
-    answer = summarize(state)
-    if not state.get("turn") and not state.get("notes"):
-        answer = "_Nothing to look up for this question._"
+        notes.append(f"Stopped after {MAX_ITERATIONS} rounds of tool calls (the step limit); the "
+                     "answer uses what was gathered so far.")
+    state = {**state, "notes": notes}
+    out: dict[str, Any] = {}
+    answer = None
+    if llm is not None and state.get("llm") in ("active", "done") and state.get("turn"):
+        answer, out = _llm_answer(state, llm)
+    if answer is None:
+        answer = summarize(state)
+        if not state.get("turn") and not state.get("notes"):
+            answer = "_Nothing to look up for this question._"
     problems = validate_citations(answer, {e["id"] for e in state.get("evidence", [])})
     if problems:  # the templates cite by construction: this is our bug, say so, don't hide it
-        log.error("template answer failed the citation check: %s", problems)
+        log.error("answer failed the citation check: %s", problems)
         answer += f"\n\n_Citation check failed: {problems[0]}_"
-    return {"answer": answer, "phase": "done", "last_intent": state.get("intent"),
+    return {**out, "answer": answer, "phase": "done", "last_intent": state.get("intent"),
             "messages": [AIMessage(content=answer)]}
+
+
+def _llm_answer(state: CopilotState, llm: Any) -> tuple[str | None, dict[str, Any]]:
+    from netopsai.summarizer import conclusion
+    from netopsai.summarizer_llm import write
+
+    evidence = turn_evidence(state)
+    diag = _diagnosis(state)
+    draft = "" if diag else state.get("llm_text", "")  # a diagnosis is the engine's, not the LLM's
+    w = write(llm, state["question"], evidence, conclusion(diag) if diag else "",
+              {e.id for e in evidence}, draft)
+    tokens = state.get("tokens") or {"prompt": 0, "completion": 0}
+    out = {"tokens": {k: tokens.get(k, 0) + w.tokens.get(k, 0) for k in tokens},
+           "llm_calls": state.get("llm_calls", 0) + w.llm_calls}
+    if w.answer is None:
+        state["notes"].append(w.note)
+        return None, out
+    notes = "".join(f"\n\n_{n}_" for n in state.get("notes", []) if n)
+    return w.answer + notes, out
 
 
 def start_turn(question: str) -> dict[str, Any]:
@@ -125,4 +179,4 @@ def start_turn(question: str) -> dict[str, Any]:
     return {"question": question, "turn": [], "pending": [], "iterations": 0, "notes": [],
             "diagnosis": None, "answer": "", "phase": "start", "recipe": None,
             "messages": [HumanMessage(content=question)], "tokens": {"prompt": 0, "completion": 0},
-            "llm_calls": 0}
+            "llm_calls": 0, "llm": "", "llm_text": ""}

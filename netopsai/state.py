@@ -28,6 +28,8 @@ class CopilotState(TypedDict, total=False):
     answer: str
     tokens: dict[str, int]
     llm_calls: int
+    llm: str  # "" offline | active | done | fallback
+    llm_text: str  # the LLM planner's own answer when it finished without more tool calls
     # carried to the next turn for follow-ups ("and its upstream switch?")
     entities: dict[str, Any]
     last_intent: str | None

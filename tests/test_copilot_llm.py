@@ -1,0 +1,77 @@
+"""The copilot with an LLM, over real HTTP against a scripted OpenAI-compatible server: the
+model plans, the same tools run, answers are checked for citations, and any model failure
+falls back to the offline planner with a note in the answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netopsai.evidence import validate_citations
+from netopsai.service import Copilot
+from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, status, text  # noqa: F401
+
+TRACE = {"src": "10.1.3.20", "dst": "10.2.1.40"}
+
+
+def copilot(backends: Any, fake: FakeOpenAI) -> Copilot:
+    return Copilot(backends, llm=fake.chat_model(timeout=5))
+
+
+def test_llm_plans_then_answers_with_citations(backends: Any, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(calls(call("traceroute", TRACE)),
+                       text("The path works: traceroute reaches 10.2.1.40 in 11 hops [E1]."))
+    r = copilot(backends, fake_openai).answer("trace 10.1.3.20 to 10.2.1.40", "llm-1")
+    assert r["answer"].startswith("The path works") and "### Evidence" in r["answer"]
+    assert [e["tool"] for e in r["evidence"]] == ["traceroute"]
+    assert r["citations"] == ["E1"]
+    assert r["tokens"]["prompt"] >= 20 and r["llm_calls"] == 2
+    # the second request carried the evidence summary, not the whole table
+    second = fake_openai.requests[1]["messages"][-1]["content"]
+    assert "[E1] traceroute" in second and "first 5" in second
+
+
+def test_parallel_tool_calls_run_in_one_step(backends: Any, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(calls(call("alarms", {"category": "dci", "window": "2h"}),
+                             call("changelog", {"window": "24h"})),
+                       text("No DCI alarms in the last 2h [E1]; changes listed [E2]."))
+    r = copilot(backends, fake_openai).answer("anything I should know before my shift?", "llm-2")
+    assert [e["tool"] for e in r["evidence"]] == ["alarms", "changelog"]
+    assert [s["node"] for s in r["steps"]].count("tools") == 1
+
+
+def test_http_500_falls_back_to_offline_planner(backends: Any, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(status(500))
+    r = copilot(backends, fake_openai).answer("who owns 10.1.3.20?", "llm-3")
+    assert "offline planner answered" in r["answer"] and "500" in r["answer"]
+    assert "dc1-host-03-1" in r["answer"]
+    assert validate_citations(r["answer"], {e["id"] for e in r["evidence"]}) == []
+
+
+def test_bad_citation_is_regenerated_once(backends: Any, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(calls(call("metadata", {"query": "ip", "ip": "10.1.3.20"})),
+                       text("It is dc1-host-03-1 [E7]."),
+                       text("10.1.3.20 belongs to dc1-host-03-1 [E1]."))
+    r = copilot(backends, fake_openai).answer("who owns 10.1.3.20?", "llm-4")
+    assert r["answer"].startswith("10.1.3.20 belongs to dc1-host-03-1 [E1].")
+    assert "citation check" in fake_openai.requests[-1]["messages"][-1]["content"]
+
+
+def test_failing_citations_twice_give_the_template(backends: Any, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(calls(call("metadata", {"query": "ip", "ip": "10.1.3.20"})),
+                       text("Owned by a host."), text("Still no citation."))
+    r = copilot(backends, fake_openai).answer("who owns 10.1.3.20?", "llm-5")
+    assert "failed the citation check twice" in r["answer"]
+    assert "belongs to dc1-host-03-1" in r["answer"]  # the template's sentence, cited
+    assert validate_citations(r["answer"], {e["id"] for e in r["evidence"]}) == []
+
+
+def test_llm_diagnosis_still_verifies(backends: Any, fake_openai: FakeOpenAI) -> None:
+    # the model only traces and stops; the engine still checks changes and alarms on the path
+    fake_openai.script(calls(call("traceroute", TRACE)), text("Looks fine [E1]."),
+                       text("No fault: the trace reaches the host [E1] and no alarm is open [E3]."))
+    r = copilot(backends, fake_openai).answer("10.1.3.20 to 10.2.1.40 not communicating", "llm-6")
+    tools = [e["tool"] for e in r["evidence"]]
+    assert tools[0] == "traceroute" and "changelog" in tools and "alarms" in tools
+    assert r["root_cause"]["label"] == "none"
+    assert r["answer"].startswith("No fault")
+    assert r["tokens"]["prompt"] > 0 and r["llm_calls"] == 3
