@@ -23,9 +23,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping
+from contextlib import suppress
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -33,7 +34,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from netopsai.sandbox.child import MARK
 
 Violation = Literal["network", "filesystem", "process", "timeout", "memory", "cpu"]
-VIOLATIONS: tuple[str, ...] = ("network", "filesystem", "process", "timeout", "memory", "cpu")
+VIOLATIONS: tuple[str, ...] = get_args(Violation)
 UNSHARE = "/usr/bin/unshare"
 CHILD = Path(__file__).with_name("child.py")
 
@@ -89,6 +90,8 @@ def run_code(code: str, inputs: Mapping[str, Mapping[str, Any]] | None = None,
     start = time.monotonic()
     tmp: Path | None = None
     try:
+        if s.tmp_root:
+            os.makedirs(s.tmp_root, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix="netopsai-sbx-", dir=s.tmp_root))
         res = _run(code, dict(inputs or {}), dict(params or {}), s, tmp)
     except Exception as exc:  # the caller gets a result, never a traceback
@@ -167,10 +170,8 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-    try:
+    with suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)  # also any straggler the code managed to start
-    except (ProcessLookupError, PermissionError):
-        pass
     proc.wait()
     return timed_out
 
@@ -205,7 +206,7 @@ def _collect(result_path: Path, stdout: str, stderr: str, rc: int | None, timed_
         error = f"the sandbox exited without a result: {last[0][:300]}"
     if violation not in VIOLATIONS:
         violation = None
-    return SandboxResult(ok=bool(res.get("ok")) and violation is None and error is None,
-                         columns=res.get("columns") or [], rows=res.get("rows") or [],
-                         value=res.get("value"), truncated=bool(res.get("truncated")),
-                         stdout=stdout, error=error, violation=violation)
+    if not (res.get("ok") and violation is None and error is None):  # no data from a failed run
+        return SandboxResult(ok=False, stdout=stdout, error=error or "failed", violation=violation)
+    return SandboxResult(ok=True, columns=res.get("columns") or [], rows=res.get("rows") or [],
+                         value=res.get("value"), truncated=bool(res.get("truncated")), stdout=stdout)

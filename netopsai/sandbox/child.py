@@ -10,6 +10,7 @@ before the code runs. The code sees its inputs as DataFrames named after their e
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import resource
@@ -19,9 +20,16 @@ import traceback
 from typing import Any
 
 MARK = "@@sandbox-violation@@"
-PRELOAD = ("math statistics collections itertools functools operator re datetime json ipaddress "
-           "decimal fractions string textwrap heapq bisect random zoneinfo csv io dataclasses "
-           "difflib calendar time numpy pandas").split()
+# Imported before the privilege drop; socket so that a connect is refused, not a missing module.
+PRELOAD = ["math", "statistics", "collections", "itertools", "functools", "operator", "re",
+           "datetime", "json", "ipaddress", "decimal", "fractions", "string", "textwrap", "heapq",
+           "bisect", "random", "zoneinfo", "csv", "io", "dataclasses", "difflib", "calendar", "time",
+           "socket", "encodings.idna", "numpy", "pandas"]
+NET_MODULES = {"ssl", "http.client", "urllib.request", "ftplib", "smtplib", "poplib", "imaplib",
+               "telnetlib", "socketserver", "xmlrpc.client", "requests", "httpx", "urllib3",
+               "aiohttp", "paramiko"}
+REFUSED = {"network": "network access", "process": "process creation",
+           "filesystem": "writing outside the sandbox dir"}
 WRITE = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 FS_EVENTS = {"os.remove", "os.rename", "os.mkdir", "os.rmdir", "os.chmod", "os.chown", "os.link",
              "os.symlink", "os.truncate", "os.utime", "os.mkfifo", "os.mknod", "shutil.rmtree"}
@@ -41,7 +49,8 @@ def report(kind: str, what: str) -> None:
     """A marker line on stderr, written before raising: the parent trusts it even when the code
     swallows the exception or is killed afterwards."""
     FOUND.append(kind)
-    os.write(2, f"\n{MARK} {kind} {what}\n".encode())
+    if len(FOUND) <= 10:  # a loop of refusals must not fill the stderr file
+        os.write(2, f"\n{MARK} {kind} {what}\n".encode())
 
 
 def on_xcpu(*_: object) -> None:
@@ -69,7 +78,7 @@ def outside(path: Any) -> bool:
 
 
 def classify(event: str, args: tuple[Any, ...]) -> str | None:
-    if event.startswith("socket."):
+    if event.startswith("socket.") or (event == "import" and args[0] in NET_MODULES):
         return "network"
     if event.startswith(PROC_EVENTS):
         return "process"
@@ -90,7 +99,7 @@ def hook(event: str, args: tuple[Any, ...]) -> None:
         BUSY.pop()
     if kind:
         target = f" {str(args[0])[:120]}" if args else ""
-        report(kind, f"{event}{target} refused")
+        report(kind, f"{REFUSED[kind]} refused: {event}{target}")
         raise SandboxViolation(f"{event} refused in the sandbox ({kind})")
 
 
@@ -132,7 +141,8 @@ def one_line(exc: BaseException) -> str:
     """'ValueError: ... (line 4)': the code's own line, for the model's retry."""
     lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<analysis>"]
     lineno = exc.lineno if isinstance(exc, SyntaxError) else (lines or [None])[-1]
-    text = (f"{type(exc).__name__}: {exc}".splitlines() or [""])[0][:300]
+    msg = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+    text = (f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__).splitlines()[0][:300]
     return text + (f" (line {lineno})" if lineno else "")
 
 
@@ -144,8 +154,10 @@ def dump(result: Any) -> dict[str, Any]:
     if isinstance(result, pd.Series):
         result = result.to_frame(name=result.name if result.name is not None else "value")
     if isinstance(result, pd.DataFrame):
-        if result.index.name is not None or not isinstance(result.index, pd.RangeIndex):
-            result = result.reset_index()
+        if any(n is not None for n in result.index.names):
+            result = result.reset_index()  # a groupby's keys are columns of the answer
+        elif not isinstance(result.index, pd.RangeIndex):  # row labels left by filtering/sorting
+            result = result.reset_index(drop=pd.api.types.is_integer_dtype(result.index))
         cols = ["_".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in result.columns]
         part = json.loads(result.head(SPEC["max_rows"]).to_json(
             orient="split", index=False, date_format="iso", default_handler=str))
@@ -156,42 +168,51 @@ def dump(result: Any) -> dict[str, Any]:
     return {"value": json.loads(json.dumps(result, default=str))}
 
 
-def prepare() -> tuple[Any, dict[str, Any]]:
+def prepare() -> tuple[Any, dict[str, Any], int]:
+    """Limits, imports and inputs, then the privilege drop. Everything the child needs from
+    the file system is opened first: cwd and the result file stay usable as the unprivileged
+    user even when an ancestor of the temp dir is closed to it."""
     set_limits()
     for name in PRELOAD:
         __import__(name)
     ns = load()
+    with open(os.path.join(SPEC["root"], "analysis.py")) as f:
+        code = compile(f.read(), "<analysis>", "exec")
+    out = os.open(os.path.join(SPEC["root"], "result.json"),
+                  os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    os.chdir(SPEC["root"])
     if SPEC["uid"] is not None:  # root ignores RLIMIT_NPROC; the unprivileged user does not
         os.setgroups([])
         os.setgid(SPEC["gid"])
         os.setuid(SPEC["uid"])
-    with open(os.path.join(SPEC["root"], "analysis.py")) as f:
-        code = compile(f.read(), "<analysis>", "exec")
-    os.chdir(SPEC["root"])
-    return code, ns
+    return code, ns, out
 
 
 def main(spec_path: str) -> None:
     with open(spec_path) as f:
         SPEC.update(json.load(f))
+    if isinstance(sys.stdout, io.TextIOWrapper):  # what was printed survives a kill at a limit
+        sys.stdout.reconfigure(line_buffering=True)
+    out = -1
     try:
-        code, ns = prepare()
+        code, ns, out = prepare()
         if SPEC["hook"]:
             sys.addaudithook(hook)
         exec(code, ns)
         if "result" not in ns:
             raise NameError("the code must leave its answer in a variable named `result`")
-        out = {**dump(ns["result"]), "ok": True}
+        result = {**dump(ns["result"]), "ok": True}
     except BaseException as exc:  # noqa: B036 - SystemExit and the like are the code's errors too
         if os.getpid() != PID:
             os._exit(0)  # a forked copy of the child: only the original reports
-        out = {"ok": False, "error": one_line(exc), "violation": classify_exc(exc)}
+        result = {"ok": False, "error": one_line(exc), "violation": classify_exc(exc)}
     if os.getpid() != PID:
         os._exit(0)
     if FOUND:
-        out.update(ok=False, violation=FOUND[0])
-    with open(os.path.join(SPEC["root"], "result.json"), "w") as f:
-        json.dump(out, f, default=str)
+        result.update(ok=False, violation=FOUND[0])
+    if out < 0:  # failed before the result file was opened (a bad limit, an import)
+        out = os.open(os.path.join(SPEC["root"], "result.json"), os.O_WRONLY | os.O_CREAT, 0o600)
+    os.write(out, json.dumps(result, default=str).encode())
 
 
 if __name__ == "__main__":
