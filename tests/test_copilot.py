@@ -132,3 +132,15 @@ def test_ask_bad_input_is_one_line(tmp_path: Path) -> None:
     assert out.returncode != 0 and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
     out = run_cli(tmp_path, "ask", "who owns 10.1.3.20?")
     assert out.returncode != 0 and "lab init" in out.stderr  # no lab yet
+
+
+def test_chat_streams_steps_and_answers(tmp_path: Path) -> None:
+    assert run_cli(tmp_path, "lab", "init", "--now", "2025-11-04T20:00:00Z").returncode == 0
+    env = {**os.environ, "NETOPSAI_HOME": str(tmp_path), "COLUMNS": "200"}
+    out = subprocess.run([sys.executable, "-m", "netopsai.cli", "chat", "--thread", "c1"],
+                         input="who owns 10.1.3.20?\nand its upstream switch?\nexit\n", env=env,
+                         text=True, capture_output=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "planner: inventory.ip -> metadata" in out.stdout
+    assert "planner: inventory.upstream -> metadata" in out.stdout
+    assert "dc1-host-03-1" in out.stdout and "dc1-leaf-03" in out.stdout
