@@ -145,6 +145,40 @@ def chat_cmd(thread: Annotated[str, typer.Option(help="Conversation thread id")]
     run_chat(_copilot(), thread)
 
 
+@app.command("batch")
+def batch_cmd(file: Annotated[Path, typer.Argument(help="IPs one per line, or CSV src,dst")],
+              out: Annotated[Path | None, typer.Option("-o", "--out", help="Write results here")] = None,
+              as_json: Annotated[bool, typer.Option("--json", help="JSON instead of CSV")] = False,
+              resume: Annotated[bool, typer.Option(help="Skip pairs already in --out")] = False,
+              concurrency: Annotated[int, typer.Option(help="Checks at once")] = 8,
+              source: Annotated[str | None, typer.Option(help="Probe source for bare IPs")] = None,
+              ) -> None:
+    """Batch connectivity checks over a list of IPs or src,dst pairs."""
+    from netopsai.batch import cli_main
+
+    cli_main(_engine(), file, out=out, as_json=as_json, resume=resume, concurrency=concurrency,
+             source=source)
+
+
+@app.command("serve")
+def serve_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.0.1",
+              port: Annotated[int, typer.Option(help="Port")] = 7860) -> None:
+    """The Gradio web app on the embedded lab (initialised on first run)."""
+    from netopsai.ui.gradio_app import serve
+
+    serve(host=host, port=port)
+
+
+@app.command("slack")
+def slack_cmd(http: Annotated[bool, typer.Option("--http", help="HTTP mode instead of Socket Mode")] = False,
+              host: Annotated[str, typer.Option(help="HTTP mode: address to bind")] = "127.0.0.1",
+              port: Annotated[int, typer.Option(help="HTTP mode: port")] = 3000) -> None:
+    """The Slack bot (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET; SLACK_APP_TOKEN for Socket Mode)."""
+    from netopsai.ui.slack_app import main as slack_main
+
+    slack_main(http=http, host=host, port=port)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: bad input is one line on stderr and a non-zero exit, never a traceback."""
     cmd = typer.main.get_command(app)
