@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from ipaddress import ip_network
 from socket import inet_aton
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, or_, select
+from sqlmodel.sql.expression import SelectOfScalar
 
 from netopsai import models as m
 from netopsai.backends.base import Row
@@ -92,23 +93,14 @@ class LabInventory:
     def segments(self, site: str | None, pod: str | None) -> list[Row]:
         self.check_names(site=site, pod=pod)
         with self._s() as s:
-            q = select(m.Segment)
-            if site:
-                q = q.where(m.Segment.site == site)
-            if pod:
-                q = q.where(m.Segment.pod == pod)
-            rows = [x.model_dump() for x in s.exec(q)]
-        return sorted(rows, key=lambda r: ip_network(r["cidr"]))
+            rows = [x.model_dump() for x in s.exec(_in_place(select(m.Segment), m.Segment, site, pod))]
+        return sorted(rows, key=lambda r: _cidr_key(r["cidr"]))
 
     def devices(self, site: str | None, pod: str | None, role: str | None,
                 name: str | None) -> list[Row]:
         self.check_names(site=site, pod=pod, role=role)
         with self._s() as s:
-            q = select(m.Device).order_by(col(m.Device.name))
-            if site:
-                q = q.where(m.Device.site == site)
-            if pod:
-                q = q.where(m.Device.pod == pod)
+            q = _in_place(select(m.Device).order_by(col(m.Device.name)), m.Device, site, pod)
             role = canonical_role(role)
             q = q.where(m.Device.role == role) if role else q.where(m.Device.role != "host")
             if name:
@@ -134,11 +126,7 @@ class LabInventory:
     def hosts(self, site: str | None, pod: str | None, name: str | None) -> list[Row]:
         self.check_names(site=site, pod=pod)
         with self._s() as s:
-            q = select(m.HostAddress)
-            if site:
-                q = q.where(m.HostAddress.site == site)
-            if pod:
-                q = q.where(m.HostAddress.pod == pod)
+            q = _in_place(select(m.HostAddress), m.HostAddress, site, pod)
             if name:
                 q = q.where(col(m.HostAddress.device).like(_glob(name), escape="\\"))
             return [{"ip": h.ip, "name": h.device, "pod": h.pod, "segment": h.segment,
@@ -204,6 +192,18 @@ class LabInventory:
                 col(m.Device.name).in_([n["neighbor"] for n in nbrs]))).all())
         return [dict(n, role=roles.get(n["neighbor"], "")) for n in nbrs
                 if TIERS.get(roles.get(n["neighbor"], ""), 0) > tier]
+
+
+_Sel = TypeVar("_Sel", bound=SelectOfScalar[Any])
+
+
+def _in_place(q: _Sel, model: Any, site: str | None, pod: str | None) -> _Sel:
+    """Restrict a query to a site and/or PoD (the tables share site/pod columns)."""
+    if site:
+        q = q.where(model.site == site)
+    if pod:
+        q = q.where(model.pod == pod)
+    return q
 
 
 def _cidr_key(cidr: str) -> bytes:

@@ -64,10 +64,8 @@ def crc_errors(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> N
         f["crc_errors"][:] = rate
 
     inj.samples(dev, ifn, t0, errors)
-    inj.s.add(m.Alarm(**alarm("INTERFACE_ERRORS", "link", dev, inj.site(dev), t0,
-                              f"Input CRC errors rising on {ifn}: {rate} per 5 min",
-                              interface=ifn, link_id=r.link.id if r.link else None,
-                              severity="minor", impact="degraded")))
+    inj.port_alarm("INTERFACE_ERRORS", "link", r, t0,
+                   f"Input CRC errors rising on {ifn}: {rate} per 5 min", severity="minor")
     inj.fault_row("crc_errors", t0, r, loss_pct=LOSS["crc_errors"], rate=rate)
 
 
@@ -81,10 +79,8 @@ def optic_degraded(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) 
         f["crc_errors"][:] = 300
 
     inj.samples(dev, ifn, t0, optics)
-    inj.s.add(m.Alarm(**alarm("OPTICS_RX_LOW", "optics", dev, inj.site(dev), t0,
-                              f"Rx power {rx} dBm below low alarm threshold on {ifn}",
-                              interface=ifn, link_id=r.link.id if r.link else None,
-                              impact="degraded")))
+    inj.port_alarm("OPTICS_RX_LOW", "optics", r, t0,
+                   f"Rx power {rx} dBm below low alarm threshold on {ifn}")
     inj.fault_row("optic_degraded", t0, r, loss_pct=LOSS["optic_degraded"])
 
 
@@ -98,10 +94,8 @@ def congestion(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> N
         f["out_discards"][:] = 5000
 
     inj.samples(dev, ifn, t0, busy)
-    inj.s.add(m.Alarm(**alarm("HIGH_UTILIZATION", "capacity", dev, inj.site(dev), t0,
-                              f"Egress utilisation {util * 100:.0f}% on {ifn}, output drops",
-                              interface=ifn, link_id=r.link.id if r.link else None,
-                              impact="degraded")))
+    inj.port_alarm("HIGH_UTILIZATION", "capacity", r, t0,
+                   f"Egress utilisation {util * 100:.0f}% on {ifn}, output drops")
     inj.fault_row("congestion", t0, r, loss_pct=LOSS["congestion"], delay_ms=4.0, util=util)
 
 

@@ -70,6 +70,14 @@ class Injector:
                     for f in counters.FIELDS}} for i, t in enumerate(times)]
         bulk_insert(self.s, m.CounterSample, rows)
 
+    def port_alarm(self, kind: str, category: str, r: Resolved, t0: datetime, message: str,
+                   severity: str = "major") -> None:
+        """An open alarm on the fault's port (errors, optics, capacity): traffic degraded."""
+        assert r.device
+        self.s.add(m.Alarm(**alarm(kind, category, r.device, self.site(r.device), t0, message,
+                                   interface=r.interface, link_id=r.link.id if r.link else None,
+                                   severity=severity, impact="degraded")))
+
     def links_of(self, device: str) -> list[m.Link]:
         return list(self.s.exec(select(m.Link).where(
             or_(m.Link.a_device == device, m.Link.b_device == device))))
