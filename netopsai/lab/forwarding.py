@@ -8,6 +8,7 @@ memoised per destination, so after the first trace to a rack the next ones cost 
 
 from __future__ import annotations
 
+import threading
 import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -61,6 +62,8 @@ class Router:
         self._down: dict[str, dict[str, bool]] = {}
         self._reach: dict[str, dict[str, bool]] = {}
         self._paths: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
+        # the memos hold in-progress markers while filling: one trace at a time per router
+        self.lock = threading.RLock()
 
     def usable(self, edge: Edge) -> bool:
         st = self.state

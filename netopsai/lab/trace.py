@@ -34,6 +34,11 @@ def _jitter(*parts: str) -> float:
 
 
 def trace(router: Router, src: str, dst: str, size: int = 60) -> Trace:
+    with router.lock:  # tools run concurrently; the router's memos are not thread-safe
+        return _trace(router, src, dst, size)
+
+
+def _trace(router: Router, src: str, dst: str, size: int = 60) -> Trace:
     topo, st = router.topo, router.state
     sip, dip = parse_ip(src), parse_ip(dst)
     owner = owner_of(topo, src)
