@@ -4,14 +4,16 @@ callers compile it with a checkpointer (SQLite in NETOPSAI_HOME, in-memory in te
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
 from langgraph.graph import END, START, StateGraph
 
 from netopsai import nodes
 from netopsai.state import CopilotState
 from netopsai.toolbox import Toolbox
+
+if TYPE_CHECKING:  # typing only: these imports cost a second at start-up
+    from langchain_core.language_models import BaseChatModel
 
 
 def build_graph(llm: BaseChatModel | None = None, tools: Toolbox | None = None) -> StateGraph:

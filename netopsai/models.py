@@ -179,6 +179,10 @@ class InterfaceEvent(SQLModel, table=True):
     reason: str = ""
 
 
+COUNTER_FIELDS = ("in_octets", "out_octets", "in_errors", "crc_errors", "in_discards",
+                  "out_discards", "rx_power_dbm")  # the sample's measured values
+
+
 class CounterSample(SQLModel, table=True):
     """A 5-minute sample: octets and error counts are deltas over the interval."""
 

@@ -122,7 +122,14 @@ def llm_plan(state: CopilotState, tb: Toolbox, planner: Any, first: bool) -> dic
                 "notes": [*(base.get("notes") or state.get("notes", [])), note]}
     if d.done:
         return {**out, "pending": _missing_checks(state), "llm": "done", "llm_text": d.text}
-    return {**out, "pending": [{"tool": c.tool, "args": c.args} for c in d.calls], "llm": "active"}
+    pending = [{"tool": c.tool, "args": c.args} for c in d.calls]
+    if first and base.get("intent") == DIAGNOSE:
+        # the model plans the first step; verification (checks on the path) is the engine's,
+        # so the model is not asked again until it writes the answer
+        if not any(c["tool"] == "traceroute" for c in pending):
+            pending += [c for c in base.get("pending", []) if c["tool"] == "traceroute"]
+        return {**out, "pending": pending, "llm": "done", "llm_text": ""}
+    return {**out, "pending": pending, "llm": "active"}
 
 
 def _missing_checks(state: CopilotState) -> list[dict[str, Any]]:

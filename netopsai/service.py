@@ -10,11 +10,8 @@ from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import RunnableConfig
-from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
 from netopsai.backends.base import Backends
@@ -22,6 +19,11 @@ from netopsai.evidence import citations
 from netopsai.graph import build_graph
 from netopsai.nodes import start_turn
 from netopsai.toolbox import Toolbox
+
+if TYPE_CHECKING:  # typing only: these imports cost a second at start-up
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.base import BaseCheckpointSaver
 
 
 @dataclass

@@ -66,12 +66,14 @@ def test_failing_citations_twice_give_the_template(backends: Any, fake_openai: F
 
 
 def test_llm_diagnosis_still_verifies(backends: Any, fake_openai: FakeOpenAI) -> None:
-    # the model only traces and stops; the engine still checks changes and alarms on the path
-    fake_openai.script(calls(call("traceroute", TRACE)), text("Looks fine [E1]."),
+    # the model plans the trace; the engine verifies (changes, alarms on the path) and
+    # diagnoses without asking the model again; the model writes the answer
+    fake_openai.script(calls(call("traceroute", TRACE)),
                        text("No fault: the trace reaches the host [E1] and no alarm is open [E3]."))
     r = copilot(backends, fake_openai).answer("10.1.3.20 to 10.2.1.40 not communicating", "llm-6")
     tools = [e["tool"] for e in r["evidence"]]
     assert tools[0] == "traceroute" and "changelog" in tools and "alarms" in tools
     assert r["root_cause"]["label"] == "none"
     assert r["answer"].startswith("No fault")
-    assert r["tokens"]["prompt"] > 0 and r["llm_calls"] == 3
+    assert r["tokens"]["prompt"] > 0 and r["llm_calls"] == 2
+    assert "tools" not in fake_openai.requests[-1]  # the summarizer call carries no schemas

@@ -47,9 +47,29 @@ class Tool:
         return inspect.cleandoc(self.fn.__doc__ or "")  # no source indentation in the LLM's text
 
     def schema(self) -> dict[str, Any]:
-        """The function schema an LLM binds to."""
+        """The function schema an LLM binds to, without pydantic's titles and null branches:
+        it goes into every planner call, so every token counts."""
         return {"name": self.name, "description": self.description,
-                "parameters": self.args_model.model_json_schema()}
+                "parameters": _compact(self.args_model.model_json_schema())}
+
+
+def _compact(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_compact(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _compact(v) for k, v in node.items() if k != "title"}
+    branches = out.get("anyOf")
+    if isinstance(branches, list):  # Optional[X]: the null branch says nothing a default doesn't
+        kept = [b for b in branches if b != {"type": "null"}]
+        if len(kept) == 1:
+            out.pop("anyOf")
+            out = {**kept[0], **out}
+        else:
+            out["anyOf"] = kept
+    if out.get("default", 0) is None:
+        out.pop("default")
+    return out
 
 
 REGISTRY: dict[str, Tool] = {}

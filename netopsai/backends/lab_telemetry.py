@@ -4,18 +4,19 @@ the lab's synthesised baseline overlaid with stored samples (fault symptoms or r
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import numpy as np
 from sqlalchemy import Engine, Select, func
 from sqlmodel import Session, col, select
 
 from netopsai import models as m
 from netopsai.backends.base import IfaceSel, Row
 from netopsai.backends.lab_inventory import canonical_role
-from netopsai.lab import counters
 from netopsai.lab.manage import lab_info
 from netopsai.timewin import Window, as_utc
+
+if TYPE_CHECKING:
+    import numpy as np
 
 CHUNK = 20000
 
@@ -74,6 +75,8 @@ class LabTelemetry:
         """Per-interface aggregates of a counter metric: the top rows, the interface count and
         how many interfaces show anything (errors/discards above zero, util above 80%)."""
         seed = lab_info(self.engine).seed
+        from netopsai.lab import counters  # numpy: only counter questions pay for it
+
         times = counters.grid(window.start, window.end)
         with Session(self.engine) as s:
             ports = self._ports(s, sel)
@@ -128,7 +131,7 @@ def _overlay(f: dict[str, np.ndarray], chunk: list[tuple[str, str, int]], times:
             j = col.get(at)
             if j is None:
                 continue
-            for field in counters.FIELDS:
+            for field in m.COUNTER_FIELDS:
                 val = getattr(smp, field)
                 if val is not None:
                     f[field][i, j] = val
@@ -139,7 +142,9 @@ def _aggregate(metric: str, f: dict[str, np.ndarray], chunk: list[tuple[str, str
     if f["in_octets"].shape[1] == 0:
         return [], 0
     if metric == "utilization":
-        v = counters.utilization_pct(f["in_octets"], f["out_octets"], [sp for *_, sp in chunk])
+        from netopsai.lab.counters import utilization_pct
+
+        v = utilization_pct(f["in_octets"], f["out_octets"], [sp for *_, sp in chunk])
         agg = {"max_pct": v.max(1), "avg_pct": v.mean(1), "last_pct": v[:, -1]}
         hot = agg["max_pct"] >= 80
     elif metric == "rx_power":
@@ -153,6 +158,8 @@ def _aggregate(metric: str, f: dict[str, np.ndarray], chunk: list[tuple[str, str
             agg["crc_total"] = f["crc_errors"].sum(1)
         hot = agg["total"] > 0
     key = next(iter(agg))
+    import numpy as np
+
     order = np.argsort(agg[key]) if metric == "rx_power" else np.argsort(-agg[key])
     rows = [{"device": chunk[i][0], "interface": chunk[i][1],
              **{k: round(float(a[i]), 2) for k, a in agg.items()}} for i in order[:top]]

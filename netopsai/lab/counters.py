@@ -10,11 +10,11 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
+from netopsai.models import COUNTER_FIELDS
 from netopsai.timewin import as_utc
 
 STEP = timedelta(minutes=5)
-FIELDS = ("in_octets", "out_octets", "in_errors", "crc_errors", "in_discards", "out_discards",
-          "rx_power_dbm")
+FIELDS = COUNTER_FIELDS
 
 
 def grid(start: datetime, end: datetime) -> list[datetime]:
