@@ -1,0 +1,137 @@
+"""`netopsai batch FILE [-o OUT] [--json] [--resume] [--concurrency N] [--source IP]`.
+
+Rows go to OUT (stdout without -o) as pairs finish: CSV with a header, or JSON Lines with
+--json (one object per line, so a partial file is still valid). Bad lines, the progress bar (on
+a terminal only) and the summary go to stderr. Exit 0 when the batch ran, whatever the pairs'
+state; 2 with one line for bad input (no file, no valid line, a foreign file to resume); 130
+after Ctrl-C, the rows so far flushed."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from sqlalchemy import Engine
+
+from netopsai.backends.base import Backends
+from netopsai.batch.check import PairResult
+from netopsai.batch.output import Sink, read_done, summarize, summary_lines
+from netopsai.batch.parse import Parsed, check_source, default_source, parse_input, read_text
+from netopsai.batch.runner import BatchChecker
+from netopsai.errors import NetopsError
+
+MAX_BAD_SHOWN = 20
+
+
+def cli_main(engine: Engine, file: Path, *, out: Path | None = None, as_json: bool = False,
+             resume: bool = False, concurrency: int = 8, source: str | None = None,
+             processes: bool | None = None) -> list[PairResult]:
+    """Run the batch command; returns every result in OUT (earlier runs' included)."""
+    try:
+        return _main(engine, file, out, as_json, resume, concurrency, source, processes)
+    except KeyboardInterrupt:  # before any pair ran (once they run, _main says how far it got)
+        print("interrupted before any pair was checked", file=sys.stderr)
+        raise SystemExit(130) from None
+
+
+def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: bool,
+          concurrency: int, source: str | None, processes: bool | None) -> list[PairResult]:
+    from netopsai.backends.lab import lab_backends
+    from netopsai.lab.manage import lab_info
+
+    if concurrency < 1:
+        raise NetopsError(f"--concurrency must be at least 1, not {concurrency}")
+    if resume and out is None:
+        raise NetopsError("--resume needs -o FILE: the output of the run to complete")
+    text = read_text(file)
+    lab_info(engine)  # a clear error when there is no lab yet
+    backends = lab_backends(engine)
+    parsed = parse_input(text, _source(backends, source))
+    if not parsed.pairs:
+        why = f": {parsed.errors[0]}" if parsed.errors else " (it is empty or only comments)"
+        raise NetopsError(f"no valid line to check in {file}{why}")
+    earlier = read_done(out, as_json) if resume and out is not None else []
+    have = {(r.src, r.dst) for r in earlier}
+    todo = [p for p in parsed.pairs if (p.src, p.dst) not in have]
+    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    _notes(err, parsed, len(earlier), out)
+    checker = BatchChecker(backends, concurrency, processes)
+    with _open(out, append=bool(earlier)) as fh, _progress(err, len(todo)) as advance:
+        sink = Sink(fh, as_json, header=not earlier)
+
+        def on_result(r: PairResult) -> None:
+            sink.write(r)
+            advance()
+        try:
+            results = checker.run(todo, on_result=on_result)
+        except KeyboardInterrupt:
+            where = f"to {out}; run it again with --resume to finish" if out else "above"
+            err.print(f"interrupted: {sink.rows} of {len(todo)} pairs written {where}")
+            # not KeyboardInterrupt: typer turns that into an exit code netopsai.cli.main drops
+            raise SystemExit(130) from None
+    everything = earlier + results
+    first_error = next((f"line {r.line}: {r.error}" for r in everything if r.error), None)
+    for line in summary_lines(summarize(everything), first_error):
+        err.print(line)
+    return everything
+
+
+def _source(backends: Backends, source: str | None) -> str | None:
+    if source:
+        return check_source(source)
+    try:
+        return default_source(backends)
+    except NetopsError:
+        return None  # bare IPs then get "needs a probe source" per line; pairs still run
+
+
+def _notes(err: Console, parsed: Parsed, resumed: int, out: Path | None) -> None:
+    for msg in parsed.errors[:MAX_BAD_SHOWN]:
+        err.print(f"skipped {msg}")
+    if len(parsed.errors) > MAX_BAD_SHOWN:
+        err.print(f"skipped {len(parsed.errors) - MAX_BAD_SHOWN} more bad lines")
+    if parsed.duplicates:
+        err.print(f"skipped {parsed.duplicates} duplicate pair{'s' if parsed.duplicates != 1 else ''}")
+    if resumed:
+        err.print(f"resuming: {resumed} pairs already in {out}")
+
+
+@contextmanager
+def _open(out: Path | None, append: bool) -> Iterator[TextIO]:
+    if out is None:
+        yield sys.stdout
+        return
+    try:
+        fh = out.open("a" if append else "w", encoding="utf-8", newline="")
+    except OSError as exc:
+        raise NetopsError(f"cannot write {out}: {exc.strerror or exc}") from None
+    with fh:
+        yield fh
+
+
+def _progress(err: Console, total: int) -> nullcontext[Callable[[], None]] | _Bar:
+    """A rich progress bar on stderr when it is a terminal; nothing otherwise (logs, pipes)."""
+    if not err.is_terminal or not total:
+        return nullcontext(lambda: None)
+    return _Bar(err, total)
+
+
+class _Bar:
+    def __init__(self, err: Console, total: int) -> None:
+        # stdout may carry the rows: the bar must not capture it
+        self.progress = Progress(TextColumn("checking pairs"), BarColumn(), MofNCompleteColumn(),
+                                 TimeRemainingColumn(), console=err, transient=True,
+                                 redirect_stdout=False, redirect_stderr=False)
+        self.task = self.progress.add_task("batch", total=total)
+
+    def __enter__(self) -> Callable[[], None]:
+        self.progress.start()
+        return lambda: self.progress.advance(self.task)
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()

@@ -1,0 +1,129 @@
+"""Batch output: CSV (default) or JSON Lines, one row per pair written and flushed as it
+finishes, so an interrupted run leaves a valid file that --resume completes; and the summary
+that groups failures by (failing device, cause)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from dataclasses import asdict, fields
+from pathlib import Path
+from typing import Any, TextIO
+
+from netopsai.batch.check import PairResult
+from netopsai.errors import NetopsError
+
+COLUMNS = [f.name for f in fields(PairResult)]
+INTS = ("line", "hops", "failing_hop")
+
+
+class Sink:
+    """Writes results one by one to an open text stream, flushing each (Ctrl-C safe)."""
+
+    def __init__(self, fh: TextIO, as_json: bool, header: bool) -> None:
+        self.fh, self.as_json, self.rows = fh, as_json, 0
+        self._csv = None if as_json else csv.writer(fh, lineterminator="\n")
+        if self._csv is not None and header:
+            self._csv.writerow(COLUMNS)
+            fh.flush()
+
+    def write(self, r: PairResult) -> None:
+        if self._csv is None:  # one write call per row: an interrupt never splits it
+            self.fh.write(json.dumps(asdict(r)) + "\n")
+        else:
+            self._csv.writerow(to_row(r))
+        self.fh.flush()
+        self.rows += 1
+
+
+def to_row(r: PairResult) -> list[str]:
+    def cell(v: Any) -> str:
+        if v is None:
+            return ""
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, list):
+            return "; ".join(v)
+        return " ".join(str(v).split())  # one physical line per row
+    return [cell(getattr(r, c)) for c in COLUMNS]
+
+
+def from_row(row: dict[str, Any]) -> PairResult:
+    """A result read back from a CSV row (strings) or a JSON Lines object (typed)."""
+    d: dict[str, Any] = {c: row.get(c) for c in COLUMNS}
+    for c in INTS:
+        d[c] = int(d[c]) if d[c] not in (None, "") else None
+    if isinstance(d["reachable"], str):
+        d["reachable"] = d["reachable"] == "true"
+    if isinstance(d["evidence"], str):
+        d["evidence"] = [e for e in d["evidence"].split("; ") if e]
+    for c in ("failing_device", "cause", "error", "stopped_at", "interface"):
+        d[c] = d[c] or None
+    d["hops"] = d["hops"] or 0
+    return PairResult(**d)
+
+
+def read_done(path: Path, as_json: bool) -> list[PairResult]:
+    """The results an earlier (maybe interrupted) run wrote. A torn last line, from a kill
+    harder than Ctrl-C, is cut off so the file stays valid when appended to."""
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        data = data[:data.rfind(b"\n") + 1]
+        path.write_bytes(data)
+    text = data.decode("utf-8", errors="replace")
+    fmt = "JSON Lines (--json)" if as_json else "CSV"
+    try:
+        rows = ([json.loads(x) for x in text.splitlines() if x.strip()] if as_json
+                else _csv_rows(text))
+        return [from_row(r) for r in rows]
+    except (ValueError, TypeError, KeyError) as exc:
+        raise NetopsError(f"cannot resume from {path}: it is not a netopsai batch {fmt} output "
+                          f"({type(exc).__name__}: {exc}); resume with the format that wrote it") from None
+
+
+def _csv_rows(text: str) -> list[dict[str, str]]:
+    reader = csv.DictReader(text.splitlines())
+    if text.strip() and reader.fieldnames != COLUMNS:
+        raise ValueError(f"header {','.join(reader.fieldnames or [])!r} is not {','.join(COLUMNS)!r}")
+    return list(reader)
+
+
+def summarize(results: list[PairResult]) -> dict[str, Any]:
+    """Counts, and the failures grouped by (failing device, cause), biggest group first."""
+    errors = sum(1 for r in results if r.error)
+    reachable = sum(1 for r in results if r.reachable and not r.error)
+    degraded = sum(1 for r in results if r.reachable and r.cause and not r.error)
+    groups: Counter[tuple[str, str]] = Counter()
+    unreachable: Counter[tuple[str, str]] = Counter()
+    for r in results:
+        if r.cause and not r.error:
+            key = (r.failing_device or r.stopped_at or "?", r.cause)
+            groups[key] += 1
+            unreachable[key] += not r.reachable
+    ordered = sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {"total": len(results), "reachable": reachable,
+            "failing": len(results) - reachable - errors, "degraded": degraded, "errors": errors,
+            "groups": [{"device": d, "cause": c, "pairs": n, "unreachable": unreachable[(d, c)],
+                        "text": _group_text(d, c, n, unreachable[(d, c)])}
+                       for (d, c), n in ordered]}
+
+
+def _group_text(device: str, cause: str, n: int, unreachable: int) -> str:
+    pairs = f"{n} pairs" if n != 1 else "1 pair"
+    if not unreachable:
+        return f"{pairs} degraded at {device}: {cause} (still reachable over other paths)"
+    extra = f" ({n - unreachable} still reachable over other paths)" if unreachable < n else ""
+    return f"{pairs} fail{'s' if n == 1 else ''} at {device}: {cause}{extra}"
+
+
+def summary_lines(s: dict[str, Any], first_error: str | None = None) -> list[str]:
+    head = (f"checked {s['total']} pairs: {s['reachable']} reachable, {s['failing']} unreachable, "
+            f"{s['errors']} errors")
+    head += f" ({s['degraded']} reachable but degraded)" if s["degraded"] else ""
+    lines = [head, *(g["text"] for g in s["groups"])]
+    if first_error:
+        lines.append(f"{s['errors']} pairs could not be traced, e.g. {first_error}")
+    return lines

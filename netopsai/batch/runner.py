@@ -1,0 +1,197 @@
+"""BatchChecker: every pair's check with bounded concurrency, results reported as they finish.
+
+Threads by default: a real paths backend waits on the network, so threads overlap the waits
+(backends are shared by concurrent tool calls anyway). The lab's simulated traceroute is pure
+Python under its router's lock, so threads do not speed it up: big lab batches from the CLI
+(processes=None) go to worker processes instead (spawned, each opening the same store), which do
+use more than one core. Every pair is traced in one lab state, read when the run starts."""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from typing import Any
+
+from netopsai.backends.base import Backends
+from netopsai.batch.check import (
+    PairResult,
+    SharedEvidence,
+    check_pair,
+    diagnosed_result,
+    needs_diagnosis,
+    quick_result,
+    trace,
+)
+from netopsai.batch.parse import Pair
+from netopsai.batch.snapshot import Pin, pin_of, pinned
+from netopsai.errors import NetopsError
+from netopsai.evidence import Evidence
+
+PROCESS_MIN = 1000  # below this, spawning workers (~1 s each) costs more than it saves
+CHUNK = (20, 250)  # pairs per process task: small enough for steady progress, big enough to amortise
+OnResult = Callable[[PairResult], None]
+
+
+class BatchChecker:
+    def __init__(self, backends: Backends, concurrency: int = 8, processes: bool | None = False) -> None:
+        """`processes`: False (the default) keeps threads; None picks worker processes for big
+        batches on the lab; True forces them where the store can be opened again. Workers are
+        spawned, which re-imports the caller's main module: only a main guarded by
+        `if __name__ == "__main__"` may ask for them (the CLI does)."""
+        if concurrency < 1:
+            raise NetopsError(f"concurrency must be at least 1, not {concurrency}")
+        self.backends, self.concurrency, self.processes = backends, concurrency, processes
+        self.shared = SharedEvidence(backends)
+
+    def run(self, pairs: Iterable[Pair], on_result: OnResult | None = None,
+            stop: threading.Event | None = None) -> list[PairResult]:
+        """Check every pair; `on_result` sees each result as it finishes (in the calling thread),
+        `stop` ends the run early. Returns the results in input order."""
+        todo = list(pairs)
+        results: list[PairResult] = []
+
+        def done(r: PairResult) -> bool:
+            results.append(r)
+            if on_result is not None:
+                on_result(r)
+            return stop is not None and stop.is_set()
+
+        if not todo:
+            return []
+        pin = pin_of(self.backends)  # one lab state for the whole batch, read once
+        workers, url = self._workers(len(todo))
+        if workers and url:
+            self._run_processes(todo, done, workers, url, pin)
+        else:
+            self._run_threads(pinned(self.backends, pin), todo, done, stop)
+        return sorted(results, key=lambda r: r.line)
+
+    def _workers(self, n: int) -> tuple[int, str | None]:
+        if self.processes is False or (self.processes is None and n < PROCESS_MIN):
+            return 0, None
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        workers = min(self.concurrency, cpus, math.ceil(n / CHUNK[0]))
+        if workers < 2 and not self.processes:
+            return 0, None
+        return workers, store_url(self.backends)
+
+    def _run_threads(self, backends: Backends, todo: list[Pair], done: Callable[[PairResult], bool],
+                     stop: threading.Event | None) -> None:
+        halt = stop or threading.Event()
+
+        def one(pair: Pair) -> PairResult | None:
+            if halt.is_set():
+                return None
+            try:
+                return check_pair(backends, self.shared, pair)
+            except Exception as exc:  # one pair's bug must not sink the batch
+                return _failed(pair, exc)
+
+        if self.concurrency == 1:  # in the calling thread: no pool to pay for (or to hide from a profiler)
+            for pair in todo:
+                r = one(pair)
+                if r is None or done(r):
+                    return
+            return
+        pool = ThreadPoolExecutor(min(self.concurrency, len(todo)), "netopsai-batch")
+        futures = [pool.submit(one, p) for p in todo]
+        _drain(pool, futures, lambda r: r is not None and done(r))
+
+    def _run_processes(self, todo: list[Pair], done: Callable[[PairResult], bool], workers: int,
+                       url: str, pin: Pin | None) -> None:
+        size = max(CHUNK[0], min(CHUNK[1], len(todo) // (workers * 8)))
+        pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
+                                   initializer=_worker_init, initargs=(url, pin))
+        with _sigint_ignored():  # the workers start on submit and inherit it from their first breath
+            futures = [pool.submit(_worker_chunk, todo[i:i + size]) for i in range(0, len(todo), size)]
+
+        def chunk_done(items: list[tuple[Pair, PairResult | Evidence]]) -> bool:
+            for pair, item in items:  # failing pairs come back as their trace, diagnosed here
+                r = item if isinstance(item, PairResult) else self._diagnose(pair, item)
+                if done(r):
+                    return True
+            return False
+        _drain(pool, futures, chunk_done)
+
+    def _diagnose(self, pair: Pair, ev: Evidence) -> PairResult:
+        try:
+            return diagnosed_result(pair, ev, self.shared.get())
+        except Exception as exc:
+            return _failed(pair, exc)
+
+
+def _drain(pool: Executor, futures: list[Future[Any]], take: Callable[[Any], bool]) -> None:
+    """Hand each finished task to `take` until it says stop; on the way out (stop, Ctrl-C, an
+    error) drop the queued tasks and wait only for the running ones."""
+    try:
+        for fut in as_completed(futures):
+            if take(fut.result()):
+                return
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ctrl-C reaches the whole process group: a worker still importing would die with a
+    traceback. SIG_IGN survives exec, so workers spawned under it never see the signal; the
+    parent, which handles Ctrl-C, gets its handler back at once. Only the main thread may."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
+def _failed(pair: Pair, exc: Exception) -> PairResult:
+    msg = f"internal error: {type(exc).__name__}: {exc}"
+    return PairResult(pair.line, pair.src, pair.dst, False, 0, None, None, None, msg, [], msg)
+
+
+def store_url(backends: Backends) -> str | None:
+    """The lab store's URL when worker processes can open it too (not an in-memory database)."""
+    from netopsai.backends.lab_paths import LabPaths
+
+    paths = backends.paths
+    if not isinstance(paths, LabPaths):
+        return None
+    url = paths.engine.url
+    if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
+        return None
+    return url.render_as_string(hide_password=False)
+
+
+# ---------------------------------------------------------------- worker processes
+
+_BACKENDS: Backends | None = None
+
+
+def _worker_init(url: str, pin: Pin | None) -> None:
+    global _BACKENDS
+    from netopsai.backends.lab import lab_backends
+    from netopsai.store import engine_for
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _BACKENDS = pinned(lab_backends(engine_for(url)), pin)
+
+
+def _worker_chunk(chunk: list[Pair]) -> list[tuple[Pair, PairResult | Evidence]]:
+    """Trace each pair; healthy ones and errors come back finished, failing ones as their trace."""
+    assert _BACKENDS is not None
+    out: list[tuple[Pair, PairResult | Evidence]] = []
+    for pair in chunk:
+        try:
+            ev = trace(_BACKENDS, pair)
+            out.append((pair, ev if not ev.errors and needs_diagnosis(ev) else quick_result(pair, ev)))
+        except Exception as exc:
+            out.append((pair, _failed(pair, exc)))
+    return out

@@ -1,0 +1,185 @@
+"""What the web app shows beside an answer, built from evidence dicts (as `Copilot.answer`
+returns them): linked citations, the evidence rows, the traceroute path and telemetry plots.
+Pure functions, no gradio, so they are tested without a server."""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+
+from netopsai.evidence import CITATION
+
+MAX_ROWS = 50
+MAX_PORTS = 8  # a timeline with more lines than this is unreadable
+_OK, _WARN, _BAD, _GREY = "#16a34a", "#d97706", "#dc2626", "#6b7280"
+GOOD = ("ok", "reached")
+HOP_COLUMNS = ["hop", "ip", "device", "interface", "rtt_ms", "loss_pct", "status"]
+
+
+def anchor(evidence_id: str) -> str:
+    return f"ev-{evidence_id}"
+
+
+def link_citations(answer: str, known: set[str]) -> str:
+    """[E1] -> a link to the evidence panel's entry, so a citation shows the rows behind it."""
+    def link(m: re.Match[str]) -> str:
+        eid = m.group(1)
+        return f"[\\[{eid}\\]](#{anchor(eid)})" if eid in known else m.group(0)
+    return CITATION.sub(link, answer)
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, list):
+        text = ", ".join(str(x) for x in v[:6]) + (f" (+{len(v) - 6})" if len(v) > 6 else "")
+        return html.escape(text)
+    return "" if v is None else html.escape(str(v))
+
+
+def rows_table(columns: list[str], rows: list[dict[str, Any]], limit: int = MAX_ROWS) -> str:
+    if not rows:
+        return "<p><i>no rows</i></p>"
+    cols = columns or list(rows[0])
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    body = "".join("<tr>" + "".join(f"<td>{_cell(r.get(c))}</td>" for c in cols) + "</tr>"
+                   for r in rows[:limit])
+    more = f"<p><i>{len(rows) - limit} more rows</i></p>" if len(rows) > limit else ""
+    return (f'<div style="overflow-x:auto"><table class="np-rows"><tr>{head}</tr>{body}</table></div>'
+            f"{more}")
+
+
+def _args_text(args: dict[str, Any]) -> str:
+    parts = []
+    for k, v in sorted(args.items()):
+        text = f"<{len(v)} items>" if isinstance(v, list) and len(v) > 4 else str(v)
+        parts.append(f"{k}={text}")
+    return ", ".join(parts)
+
+
+def evidence_html(evidence: list[dict[str, Any]], current: set[str] | None = None) -> str:
+    """Every evidence of the conversation: this turn's first, in order and open, then earlier
+    turns' newest first. Each entry carries the anchor the answer's citations link to."""
+    if not evidence:
+        return "<p><i>Evidence behind the answers shows here.</i></p>"
+    current = current if current is not None else {e["id"] for e in evidence}
+    ordered = [e for e in evidence if e["id"] in current] + \
+        [e for e in reversed(evidence) if e["id"] not in current]
+    out = []
+    for ev in ordered:
+        window = ev.get("window") or {}
+        when = f"<br><small>window {window['start']} .. {window['end']}</small>" if window else ""
+        errors = "".join(f'<p style="color:{_BAD}">error: {html.escape(e)}</p>'
+                         for e in ev.get("errors") or [])
+        is_open = " open" if ev["id"] in current else ""
+        out.append(
+            f'<details id="{anchor(ev["id"])}" class="np-ev"{is_open}><summary><b>[{ev["id"]}] '
+            f'{html.escape(ev["tool"])}</b> <small>{html.escape(_args_text(ev.get("args", {})))}'
+            f'</small></summary><p>{html.escape(ev.get("summary", ""))}{when}</p>{errors}'
+            f'{rows_table(ev.get("columns", []), ev.get("rows", []))}</details>')
+    return "\n".join(out)
+
+
+def _node(label: str, colour: str, title: str = "") -> str:
+    return (f'<span title="{html.escape(title)}" style="display:inline-block;padding:2px 8px;'
+            f'margin:2px;border:2px solid {colour};border-radius:6px;white-space:nowrap">'
+            f"{html.escape(label)}</span>")
+
+
+def _path_nodes(rows: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """(label, colour, tooltip) per device: red where the trace stops (!X, !H, !N, *, !F-mtu),
+    amber where a hop loses packets. A device answering twice (the hop that rejects) shows
+    once, with its worst status."""
+    nodes: list[tuple[str, str, str]] = []
+    for r in rows:
+        status = str(r.get("status") or "ok")
+        bad = status not in GOOD
+        name = str(r.get("device") or r.get("ip") or "*")
+        label = ("* no answer" if name == "*" else f"{name} {status}") if bad else name
+        colour = _BAD if bad else (_WARN if (r.get("loss_pct") or 0) > 0 else _OK)
+        tip = f"hop {r.get('hop')} {r.get('ip') or ''} {r.get('interface') or ''} {r.get('rtt_ms') or ''} ms"
+        if nodes and nodes[-1][0].split()[0] == name:
+            if bad:
+                nodes[-1] = (label, colour, tip)
+            continue
+        nodes.append((label, colour, tip))
+    return nodes
+
+
+def path_html(ev: dict[str, Any]) -> str:
+    """A traceroute as a chain of devices coloured by status, then its full hop table."""
+    args, facts = ev.get("args", {}), ev.get("facts", {})
+    reached = bool(facts.get("reached"))
+    chain = [_node(str(args.get("src", "source")), _GREY, "source")]
+    chain += [_node(*n) for n in _path_nodes(ev.get("rows", []))]
+    chain.append(_node(str(args.get("dst", "destination")), _OK if reached else _GREY,
+                       "destination reached" if reached else "destination not reached"))
+    arrow = ' <span style="color:#9ca3af">&rarr;</span> '
+    verdict = ("reached the destination" if reached else
+               f"did NOT reach the destination: {facts.get('reason') or 'stopped'}")
+    return (f'<div class="np-path"><p><b>[{ev["id"]}] traceroute {html.escape(str(args.get("src")))} '
+            f'&rarr; {html.escape(str(args.get("dst")))}</b>: {html.escape(verdict)}</p>'
+            f'<div>{arrow.join(chain)}</div>'
+            f'{rows_table(HOP_COLUMNS, ev.get("rows", []))}</div>')
+
+
+def trace_of(evidence: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The turn's first traceroute (the one a diagnosis starts from)."""
+    return next((e for e in evidence if e["tool"] == "traceroute" and e.get("rows")), None)
+
+
+def _ts(text: str) -> pd.Timestamp:
+    return pd.Timestamp(datetime.fromisoformat(text.replace("Z", "+00:00")))
+
+
+def status_timeline(ev: dict[str, Any]) -> pd.DataFrame:
+    """Port up (1) / down (0) over the window as a step line per port: each transition is two
+    points at the same time, the old state then the new."""
+    window = ev.get("window") or {}
+    start, end = _ts(window["start"]), _ts(window["end"])
+    points: list[dict[str, Any]] = []
+    for r in ev.get("rows", [])[:MAX_PORTS]:
+        port = f"{r['device']} {r['interface']}"
+        state = 1 if r.get("state_at_start") == "up" else 0
+        points.append({"time": start, "up": state, "port": port})
+        for item in filter(None, (x.strip() for x in str(r.get("events") or "").split(";"))):
+            stamp, new = item.rsplit(" ", 1)
+            at = pd.Timestamp(stamp, tz="UTC")
+            points += [{"time": at, "up": state, "port": port},
+                       {"time": at, "up": 1 if new == "up" else 0, "port": port}]
+            state = 1 if new == "up" else 0
+        points.append({"time": end, "up": 1 if r.get("state_at_end") == "up" else 0, "port": port})
+    return pd.DataFrame(points, columns=["time", "up", "port"])
+
+
+def counter_bars(ev: dict[str, Any]) -> pd.DataFrame:
+    """Counter telemetry (errors, discards, utilisation, rx power): the worst ports' headline
+    value (the first numeric column) as bars; status answers with no changed port show the
+    port counts instead."""
+    rows = ev.get("rows", [])
+    if rows and "state_at_start" not in rows[0]:
+        key = next(k for k in rows[0] if k not in ("device", "interface"))
+        return pd.DataFrame([{"port": f"{r['device']} {r['interface']}", "value": r[key],
+                              "measure": key} for r in rows[:20]])
+    facts = ev.get("facts", {})
+    if "metric" in facts:  # a counter query where no port crossed its threshold
+        flagged = facts.get("flagged") or 0
+        return pd.DataFrame([{"port": k, "value": v, "measure": "ports"} for k, v in
+                             (("flagged", flagged), ("not flagged", (facts.get("ports") or 0) - flagged))])
+    counts = [("up throughout", facts.get("up_throughout")), ("changed state", facts.get("changed")),
+              ("down at end", facts.get("down_now"))]
+    return pd.DataFrame([{"port": k, "value": v or 0, "measure": "ports"} for k, v in counts])
+
+
+def telemetry_plot(evidence: list[dict[str, Any]]) -> tuple[str, pd.DataFrame] | None:
+    """("timeline", frame) for port status history with transitions, ("bars", frame) for counters
+    and status summaries, None when the turn has no telemetry."""
+    ev = next((e for e in evidence if e["tool"] == "telemetry" and not e.get("errors")), None)
+    if ev is None:
+        return None
+    rows = ev.get("rows", [])
+    if rows and "state_at_start" in rows[0] and ev.get("window"):
+        return "timeline", status_timeline(ev)
+    return "bars", counter_bars(ev)

@@ -1,0 +1,176 @@
+"""Block Kit for the bot's replies: progress, answers (conclusion, key facts, cited evidence, the
+evidence button), evidence rows and help. Pure functions of the copilot's output, so tests and
+listeners share them and no listener formats text itself."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+EVIDENCE_ACTION = "netops_evidence"
+SECTION_MAX = 2900  # Slack caps a section's text at 3000 characters
+MAX_FIELDS = 10  # ... and a section's fields at 10
+MAX_ROWS = 30
+
+
+def mrkdwn(markdown: str) -> str:
+    """The copilot's markdown as Slack mrkdwn: escape the control characters, bold is *x*."""
+    text = markdown.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = re.sub(r"\*\*(.+?)\*\*", r"*\1*", text)
+    text = re.sub(r"(?m)^[-*] ", "• ", text)  # Slack has no markdown lists
+    return re.sub(r"(?m)^#{1,6}\s*(.+)$", r"*\1*", text)
+
+
+def _clip(text: str, limit: int = SECTION_MAX) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def section(text: str) -> dict[str, Any]:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": _clip(text)}}
+
+
+def context(*texts: str) -> dict[str, Any]:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": _clip(t, 1900)}
+                                             for t in texts[:10]]}
+
+
+def split_answer(answer: str) -> tuple[str, str]:
+    """(conclusion, details): the first paragraph, then the prose that is neither a table nor
+    the evidence list (the button shows those)."""
+    body = answer.split("### Evidence")[0]
+    paras = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
+    prose = [p for p in paras if not p.startswith(("|", "Rows of", "- [E"))]
+    return (prose[0] if prose else answer.strip()[:500]), "\n\n".join(prose[1:])
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.2f}"
+    return str(v)
+
+
+def key_facts(result: dict[str, Any]) -> list[tuple[str, str]]:
+    """The root cause first (when diagnosed), then the first evidence's scalar facts."""
+    facts: list[tuple[str, str]] = []
+    rc = result.get("root_cause")
+    if rc:
+        names = {"label": "Root cause", "device": "Device", "interface": "Interface",
+                 "confidence": "Confidence"}
+        facts += [(name, _value(rc[k])) for k, name in names.items() if rc.get(k) is not None]
+    for ev in result.get("evidence", [])[:1]:
+        for k, v in ev.get("facts", {}).items():
+            if isinstance(v, bool | int | float | str) and len(str(v)) <= 80:
+                facts.append((k.replace("_", " "), _value(v)))
+    return facts[:MAX_FIELDS]
+
+
+def _args(args: dict[str, Any]) -> str:
+    parts = [f"{k}={f'<{len(v)} items>' if isinstance(v, list) else v}" for k, v in args.items()]
+    return " ".join(parts)
+
+
+def citation_line(ev: dict[str, Any]) -> str:
+    """[E1] the tool, its arguments and the time window it looked at."""
+    win = ev.get("window") or {}
+    when = f" · window {win.get('start')} .. {win.get('end')}" if win else ""
+    return mrkdwn(f"[{ev['id']}] {ev['tool']} `{_args(ev.get('args', {}))}`{when}")
+
+
+def evidence_button(thread: str, ids: list[str]) -> dict[str, Any]:
+    value = json.dumps({"t": thread, "ids": ids[:100]})  # within the 2000 characters of a value
+    return {"type": "actions", "block_id": EVIDENCE_ACTION, "elements": [
+        {"type": "button", "action_id": EVIDENCE_ACTION, "value": value,
+         "text": {"type": "plain_text", "text": f"Show evidence ({len(ids)})"}}]}
+
+
+def answer_blocks(result: dict[str, Any], thread: str) -> list[dict[str, Any]]:
+    """Conclusion, details, key facts as fields, citations as context, the evidence button."""
+    conclusion, details = split_answer(result.get("answer", ""))
+    blocks = [section(mrkdwn(conclusion))]
+    if details:
+        blocks.append(section(mrkdwn(details)))
+    facts = key_facts(result)
+    if facts:
+        blocks.append({"type": "section", "fields": [
+            {"type": "mrkdwn", "text": _clip(f"*{k}*\n{mrkdwn(v)}", 1900)} for k, v in facts]})
+    by_id = {e["id"]: e for e in result.get("evidence", [])}
+    cited = [by_id[c] for c in result.get("citations", []) if c in by_id]
+    if cited:
+        blocks.append(context(*[citation_line(e) for e in cited]))
+    if by_id:
+        blocks.append(evidence_button(thread, list(by_id)))
+    return blocks
+
+
+def progress_blocks(title: str, lines: list[str]) -> list[dict[str, Any]]:
+    """The placeholder while the copilot works: what was asked (already mrkdwn), each step so far."""
+    blocks = [section(f":hourglass_flowing_sand: {title}")]
+    if lines:
+        blocks.append(section("\n".join(f"• {mrkdwn(line)}" for line in lines[-12:])))
+    return blocks
+
+
+def _table(columns: list[str], rows: list[dict[str, Any]]) -> str:
+    cols = columns or (list(rows[0]) if rows else [])
+    cells = [[str(r.get(c, "") if r.get(c) is not None else "") for c in cols] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(cols)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join([fmt.format(*cols)] + [fmt.format(*row) for row in cells])
+
+
+def evidence_rows_blocks(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each evidence record's summary and rows (a code block), for the evidence button."""
+    blocks: list[dict[str, Any]] = []
+    for ev in evidence[:20]:  # two blocks each, within Slack's 50 per message
+        rows = ev.get("rows", [])
+        shown = rows[:MAX_ROWS]
+        more = f" (first {len(shown)} of {len(rows)} rows)" if len(rows) > len(shown) else ""
+        blocks.append(section(mrkdwn(f"**[{ev['id']}] {ev['tool']}**{more}: {ev.get('summary', '')}")))
+        if shown:
+            table = _table(ev.get("columns", []), shown).replace("```", "'''")
+            blocks.append(section(f"```{_clip(table, SECTION_MAX - 8)}```"))
+    return blocks
+
+
+def message_text(blocks: list[dict[str, Any]]) -> str:
+    """The notification fallback text: the first section's text."""
+    for b in blocks:
+        if b.get("type") == "section" and "text" in b:
+            return str(b["text"]["text"])[:300]
+    return "netopsai"
+
+
+def help_blocks(command: str) -> list[dict[str, Any]]:
+    lines = [f"`{command} ask <question>`: ask the copilot anything about the network",
+             f"`{command} trace <src> <dst>`: trace a path (diagnosed when it fails)",
+             f"`{command} device <name>`: a device's facts",
+             f"`{command} alarms [site] [window]`: alarms, e.g. `{command} alarms dc1 2h`",
+             f"`{command} batch <ip or src,dst> ...`: batch connectivity checks (or DM me "
+             "`batch` with a CSV/TXT file attached)",
+             f"`{command} help`: this help",
+             "Mention me or DM me to chat; a Slack thread is one conversation."]
+    return [section("*netopsai*: a copilot for network on-calls (read-only)"),
+            section("\n".join(f"• {line}" for line in lines))]
+
+
+COUNTS = ("total", "reachable", "failing", "degraded", "errors")
+
+
+def batch_blocks(summary: dict[str, Any], failures: list[str], problems: list[str]
+                 ) -> list[dict[str, Any]]:
+    """A batch run: the counts as fields, failures grouped by device and cause, the first
+    failing pairs, and the input lines that could not be read."""
+    blocks = [section(f"*Batch connectivity check*: {summary.get('total', 0)} pairs checked"),
+              {"type": "section", "fields": [
+                  {"type": "mrkdwn", "text": f"*{k}*\n{summary.get(k, 0)}"} for k in COUNTS]}]
+    groups = [g.get("text") or str(g) for g in summary.get("groups") or []]
+    if groups:
+        blocks.append(section("\n".join(f"• {mrkdwn(g)}" for g in groups[:20])))
+    if failures:
+        more = f"\n… and {len(failures) - 15} more" if len(failures) > 15 else ""
+        blocks.append(section("*Failing pairs*\n" + "\n".join(
+            f"• {mrkdwn(f)}" for f in failures[:15]) + more))
+    if problems:
+        blocks.append(context(*[mrkdwn(p) for p in problems[:10]]))
+    return blocks

@@ -1,0 +1,15 @@
+"""Slack listeners, one module per kind, each with `register(app, ctx)`."""
+
+from __future__ import annotations
+
+from slack_bolt import App
+
+from netopsai.ui.slack_listeners import actions, commands, events
+from netopsai.ui.slack_work import SlackContext
+
+KINDS = (commands, events, actions)
+
+
+def register_all(app: App, ctx: SlackContext) -> None:
+    for kind in KINDS:
+        kind.register(app, ctx)

@@ -1,0 +1,51 @@
+"""The Slack surface's settings (SLACK_* environment variables): tokens as SecretStr, allow-lists."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+IdList = Annotated[list[str], NoDecode]  # "U1,U2" or "U1 U2" in the environment, not JSON
+
+
+class SlackSettings(BaseSettings):
+    """Who may use the bot and how it reaches Slack. An empty allow-list allows everyone in the
+    workspace; the batch lists, when set, restrict batch checks further (they are the costly ones)."""
+
+    model_config = SettingsConfigDict(env_prefix="SLACK_", extra="ignore")
+
+    bot_token: SecretStr | None = None
+    signing_secret: SecretStr | None = None
+    app_token: SecretStr | None = None
+    api_url: str = "https://slack.com/api/"
+    command: str = "/netops"
+    allowed_users: IdList = Field(default_factory=list)
+    allowed_channels: IdList = Field(default_factory=list)
+    batch_users: IdList = Field(default_factory=list)
+    batch_channels: IdList = Field(default_factory=list)
+    batch_concurrency: int = Field(default=8, ge=1, le=64)
+    max_file_bytes: int = Field(default=1_000_000, ge=1)
+
+    @field_validator("allowed_users", "allowed_channels", "batch_users", "batch_channels",
+                     mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [v for v in re.split(r"[\s,]+", value) if v]
+        return value
+
+    def denial(self, user: str, channel: str, is_dm: bool, batch: bool = False) -> str | None:
+        """Why this user in this channel may not ask (None when allowed). DMs are not channels:
+        only the user lists apply there."""
+        if self.allowed_users and user not in self.allowed_users:
+            return "you are not on this bot's allow-list of users; ask the on-call lead to add you"
+        if not is_dm and self.allowed_channels and channel not in self.allowed_channels:
+            return "this channel is not on the bot's allow-list; ask in an allowed channel or a DM"
+        if batch and self.batch_users and user not in self.batch_users:
+            return "batch checks are restricted to a separate allow-list of users, which you are not on"
+        if batch and not is_dm and self.batch_channels and channel not in self.batch_channels:
+            return "batch checks are not allowed in this channel"
+        return None
