@@ -24,14 +24,19 @@ class LabPaths:
         if when > info.clock:
             raise NetopsError(f"'at' {when:%Y-%m-%dT%H:%M:%SZ} is after the lab clock "
                               f"{info.clock:%Y-%m-%dT%H:%M:%SZ}")
-        router = router_for(self.engine, info.version, when)
-        try:
-            t = trace(router, src, dst, size)
-        except TraceError as exc:
-            raise NetopsError(str(exc)) from None
-        return {"hops": [h.row() for h in t.hops], "reached": t.reached,
-                "stopped_at": t.stopped_at, "reason": t.reason, "ecmp_paths": t.ecmp_paths,
-                "good_paths": t.good_paths, "path_devices": t.path_devices,
-                "ecmp_devices": t.ecmp_devices, "at": when,
-                "failing": ({"device": t.failure[0], "interface": t.failure[1], "reason": t.failure[2]}
-                            if t.failure else None)}
+        return trace_row(self.engine, info.version, when, src, dst, size)
+
+
+def trace_row(engine: Engine, version: str, when: datetime, src: str, dst: str, size: int) -> Row:
+    """A trace in the lab state of `version` at `when`, as the Paths protocol returns it."""
+    router = router_for(engine, version, when)
+    try:
+        t = trace(router, src, dst, size)
+    except TraceError as exc:
+        raise NetopsError(str(exc)) from None
+    return {"hops": [h.row() for h in t.hops], "reached": t.reached,
+            "stopped_at": t.stopped_at, "reason": t.reason, "ecmp_paths": t.ecmp_paths,
+            "good_paths": t.good_paths, "path_devices": t.path_devices,
+            "ecmp_devices": t.ecmp_devices, "at": when,
+            "failing": ({"device": t.failure[0], "interface": t.failure[1], "reason": t.failure[2]}
+                        if t.failure else None)}

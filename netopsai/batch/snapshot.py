@@ -14,11 +14,8 @@ from datetime import datetime
 from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends, Row
-from netopsai.backends.lab_paths import LabPaths
-from netopsai.errors import NetopsError
-from netopsai.lab.forwarding import router_for
+from netopsai.backends.lab_paths import LabPaths, trace_row
 from netopsai.lab.manage import lab_info
-from netopsai.lab.trace import TraceError, trace
 
 
 @dataclass(frozen=True)
@@ -37,17 +34,7 @@ class SnapshotPaths:
     def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Row:
         if at is not None:  # a trace in the past is the live backend's business
             return self._live.traceroute(src, dst, size, at)
-        router = router_for(self.engine, self.pin.version, self.pin.clock)
-        try:
-            t = trace(router, src, dst, size)
-        except TraceError as exc:
-            raise NetopsError(str(exc)) from None
-        return {"hops": [h.row() for h in t.hops], "reached": t.reached,
-                "stopped_at": t.stopped_at, "reason": t.reason, "ecmp_paths": t.ecmp_paths,
-                "good_paths": t.good_paths, "path_devices": t.path_devices,
-                "ecmp_devices": t.ecmp_devices, "at": self.pin.clock,
-                "failing": ({"device": t.failure[0], "interface": t.failure[1],
-                             "reason": t.failure[2]} if t.failure else None)}
+        return trace_row(self.engine, self.pin.version, self.pin.clock, src, dst, size)
 
 
 def pin_of(backends: Backends) -> Pin | None:
