@@ -183,8 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: bad input is one line on stderr and a non-zero exit, never a traceback."""
     cmd = typer.main.get_command(app)
     try:
-        cmd.main(args=argv if argv is not None else sys.argv[1:], prog_name="netopsai",
-                 standalone_mode=False)
+        code = cmd.main(args=argv if argv is not None else sys.argv[1:], prog_name="netopsai",
+                        standalone_mode=False)
+        if isinstance(code, int) and code:  # typer returns 130 after Ctrl-C rather than raising
+            return code
     except NetopsError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2

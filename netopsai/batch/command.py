@@ -1,10 +1,11 @@
 """`netopsai batch FILE [-o OUT] [--json] [--resume] [--concurrency N] [--source IP]`.
 
-Rows go to OUT (stdout without -o) as pairs finish: CSV with a header, or JSON Lines with
---json (one object per line, so a partial file is still valid). Bad lines, the progress bar (on
-a terminal only) and the summary go to stderr. Exit 0 when the batch ran, whatever the pairs'
-state; 2 with one line for bad input (no file, no valid line, a foreign file to resume); 130
-after Ctrl-C, the rows so far flushed."""
+Rows go to OUT (stdout without -o) as pairs finish, so not in input order (`line` gives it):
+CSV with a header, or JSON Lines with --json (one object per line, so a partial file is still
+valid; no rewrite at the end). Bad lines, the progress bar (on a terminal only) and the summary
+go to stderr. Exit 0 when the batch ran, whatever the pairs' state; 2 with one line for bad
+input (no file, no valid line, a foreign file to resume); 130 after Ctrl-C, the rows so far
+flushed."""
 
 from __future__ import annotations
 

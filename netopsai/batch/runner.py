@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
+from ipaddress import IPv4Address
 from typing import Any
 
 from netopsai.backends.base import Backends
@@ -106,6 +107,9 @@ class BatchChecker:
     def _run_processes(self, todo: list[Pair], done: Callable[[PairResult], bool], workers: int,
                        url: str, pin: Pin | None) -> None:
         size = max(CHUNK[0], min(CHUNK[1], len(todo) // (workers * 8)))
+        # chunks of neighbouring destinations: the lab memoises routes per destination and per
+        # process, so each worker then builds about its share of them instead of all (~10% CPU)
+        todo = sorted(todo, key=lambda p: (IPv4Address(p.dst), IPv4Address(p.src)))
         pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
                                    initializer=_worker_init, initargs=(url, pin))
         with _sigint_ignored():  # the workers start on submit and inherit it from their first breath

@@ -3,8 +3,8 @@
 LabPaths reads the lab's facts (clock, state version) from the store on every trace: a quarter
 of a warm trace's cost, paid 10,000 times by a big batch. A batch wants one consistent state
 anyway (its alarms and changes are read once, for one window), so it reads the facts once and
-traces every pair against them. The row is LabPaths.traceroute's, field for field (a test
-compares the two); other backends are left alone."""
+traces every pair against them, through the same row builder as LabPaths (trace_row; a test
+compares the two). Other backends are left alone."""
 
 from __future__ import annotations
 

@@ -62,6 +62,7 @@ class Router:
         self._down: dict[str, dict[str, bool]] = {}
         self._reach: dict[str, dict[str, bool]] = {}
         self._paths: dict[tuple[str, int], dict[str, tuple[int, int]]] = {}
+        self._nh: dict[tuple[str, str], list[Edge]] = {}
         # the memos hold in-progress markers while filling: one trace at a time per router
         self.lock = threading.RLock()
 
@@ -101,7 +102,15 @@ class Router:
         return memo[dev]
 
     def next_hops(self, dev: str, dst: str) -> list[Edge]:
-        """Equal-cost next hops (one per usable link) from dev towards dst's device."""
+        """Equal-cost next hops (one per usable link) from dev towards dst's device; memoised,
+        as a router keeps its FIB: the state is fixed for this Router."""
+        key = (dev, dst)
+        hops = self._nh.get(key)
+        if hops is None:
+            hops = self._nh[key] = self._next_hops(dev, dst)
+        return hops
+
+    def _next_hops(self, dev: str, dst: str) -> list[Edge]:
         if dev == dst:
             return []
         if self.reach_down(dev, dst):
