@@ -26,7 +26,6 @@ import json
 import os
 import pstats
 import random
-import re
 import resource
 import shutil
 import sqlite3
@@ -39,7 +38,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench_foundation import _lab_counts, _machine
+from bench_foundation import _lab_counts, _machine, write_section
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
 SCALE, LAB_SEED, RNG_SEED = "medium", 7, 20251104
@@ -286,15 +285,6 @@ def _profile_lines(p: dict[str, Any]) -> list[str]:
     return out
 
 
-def write_section(path: Path, body: str) -> None:
-    begin, end = f"<!-- batch:{SCALE}:begin -->", f"<!-- batch:{SCALE}:end -->"
-    block = f"{begin}\n{body}{end}"
-    text = path.read_text() if path.exists() else "# Benchmark results\n"
-    pat = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-    text = pat.sub(lambda _: block, text) if pat.search(text) else text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--pairs", type=int, default=10_000)
@@ -318,7 +308,7 @@ def main() -> None:
     res = bench(a)
     body = render(res, machine)
     if not a.no_write:
-        write_section(a.out, body)
+        write_section(a.out, f"batch:{SCALE}", body)
     print(body)
     if a.json:
         a.json.write_text(json.dumps({"machine": machine, "results": res}, indent=1, default=str))

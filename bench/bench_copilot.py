@@ -36,7 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench_foundation import _lab_counts, _machine, _quant
+from bench_foundation import _lab_counts, _machine, _quant, write_section
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
 SCALE = "medium"
@@ -773,15 +773,6 @@ def render(res: dict[str, Any], machine: dict[str, str], opts: argparse.Namespac
     return "\n".join(out) + "\n"
 
 
-def write_section(path: Path, body: str) -> None:
-    begin, end = f"<!-- copilot:{SCALE}:begin -->", f"<!-- copilot:{SCALE}:end -->"
-    block = f"{begin}\n{body}{end}"
-    text = path.read_text() if path.exists() else "# Benchmark results\n"
-    pat = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
-    text = pat.sub(lambda _: block, text) if pat.search(text) else text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
@@ -809,7 +800,7 @@ def main() -> None:
     res = run(a)
     body = render(res, _machine(), a)
     if not a.no_write:
-        write_section(a.out, body)
+        write_section(a.out, f"copilot:{SCALE}", body)
     print(body)
     if a.json:
         a.json.write_text(json.dumps(res, indent=1, default=str))

@@ -321,8 +321,10 @@ def render(res: dict[str, Any], machine: dict[str, str], opts: dict[str, int]) -
     return "\n".join(out) + "\n"
 
 
-def write_section(path: Path, scale: str, body: str) -> None:
-    begin, end = f"<!-- foundation:{scale}:begin -->", f"<!-- foundation:{scale}:end -->"
+def write_section(path: Path, key: str, body: str) -> None:
+    """Replace (or append) the section `<!-- key:begin -->...<!-- key:end -->` of the results
+    file; every benchmark script writes its figures through this."""
+    begin, end = f"<!-- {key}:begin -->", f"<!-- {key}:end -->"
     block = f"{begin}\n{body}{end}"
     text = path.read_text() if path.exists() else (
         "# Benchmark results\n\nWritten by `bench/bench_foundation.py`; each scale's section is "
@@ -356,7 +358,7 @@ def main() -> None:
         res = bench_scale(scale, opts)
         raw.append(res)
         body = render(res, machine, opts)
-        write_section(a.out, scale, body)
+        write_section(a.out, f"foundation:{scale}", body)
         print(body)
     if a.json:
         a.json.write_text(json.dumps({"machine": machine, "results": raw}, indent=1))

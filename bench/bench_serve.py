@@ -21,7 +21,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_foundation import _machine  # noqa: E402  (one machine description for every section)
+from bench_foundation import _machine, write_section  # noqa: E402  (one machine description for every section)
 
 QUESTION = "10.1.3.20 to 10.2.1.40 not communicating"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -109,17 +109,6 @@ def render(runs: list[dict[str, float]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(path: Path, body: str) -> None:
-    begin, end = "<!-- serve:small:begin -->", "<!-- serve:small:end -->"
-    text = path.read_text() if path.exists() else "# Benchmark results\n"
-    if begin in text:
-        head, rest = text.split(begin, 1)
-        text = head + begin + "\n" + body + end + rest.split(end, 1)[1]
-    else:
-        text = text.rstrip() + f"\n\n{begin}\n{body}{end}\n"
-    path.write_text(text)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
@@ -129,7 +118,7 @@ def main() -> None:
     runs = [one_run(home) for _ in range(a.runs)]
     body = render(runs)
     print(body)
-    write(a.out, body)
+    write_section(a.out, "serve:small", body)
 
 
 if __name__ == "__main__":
