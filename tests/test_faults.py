@@ -1,227 +1,36 @@
 """Fault injection end to end (shared/specs/scenario.md): every fault kind leaves its symptoms in
-every data source, read through the real tools over the lab backends; `lab reset` brings the
-healthy lab back; bad scenarios fail with one line and change nothing; noise stays off the path.
+every data source, read through the real tools over the lab backends.
 
 Targets are not hard-coded: they come from the healthy trace SRC -> DST and the metadata tool,
 looked up once on the shared read-only lab (same spec, scale and seed as `make_lab`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
-from typing import Any
 
 import pytest
-from sqlalchemy import Engine, func, select
-from sqlmodel import Session
 
-from netopsai import models as m
 from netopsai.backends.base import Backends
-from netopsai.backends.lab import lab_backends
-from netopsai.errors import NetopsError
-from netopsai.evidence import Evidence
-from netopsai.lab.inject import Injected, inject
-from netopsai.lab.manage import lab_info, reset_lab
-from netopsai.lab.scenario import Scenario, load_scenario
-from netopsai.store import get_meta
-from netopsai.tools.registry import run_tool
-
-SRC, DST = "10.1.3.20", "10.2.1.40"
-QUESTION = f"{SRC} to {DST} not communicating"
-AT = timedelta(minutes=25)  # every fault starts 25 minutes before the lab clock
-
-
-# -- helpers -------------------------------------------------------------------------------------
-def call(b: Backends, tool: str, **args: Any) -> Evidence:
-    """One real tool call; a tool error is a test failure, not an empty answer."""
-    ev = run_tool(tool, args, b)
-    assert not ev.errors, ev.errors
-    return ev
-
-
-@dataclass(frozen=True)
-class PathLink:
-    """A link the healthy trace crosses: `dev:ifname` sends, `peer:peer_if` receives."""
-
-    dev: str
-    ifname: str
-    peer: str
-    peer_if: str
-    kind: str
-
-    @property
-    def near(self) -> str:
-        return f"{self.dev}:{self.ifname}"
-
-    @property
-    def far(self) -> str:
-        return f"{self.peer}:{self.peer_if}"
-
-
-@dataclass(frozen=True)
-class Route:
-    """The healthy SRC -> DST trace and the names the tests target."""
-
-    devices: list[str]
-    links: list[PathLink]
-    ecmp: int
-    rtt: float
-    src_tor: str
-    dst_tor: str
-    dst_host: str
-    dst_port: str  # the dst host's port on its ToR
-    src_port: str
-    dst_segment: str
-    other_dst: str  # a host in another segment of DST's site
-    local_dst: str  # a host in another segment of SRC's site
-
-    def first(self, kind: str) -> PathLink:
-        return next(h for h in self.links if h.kind == kind)
-
-    @property
-    def uplink(self) -> PathLink:  # src ToR -> spine
-        return self.first("fabric")
-
-    @property
-    def spine(self) -> str:
-        return self.uplink.peer
-
-
-@dataclass
-class Lab:
-    engine: Engine
-    b: Backends
-    clock: datetime
-
-    def inject(self, *faults: dict[str, Any], noise: dict[str, int] | None = None,
-               sid: str = "t") -> Injected:
-        return inject(self.engine, scenario(self.clock, *faults, noise=noise, sid=sid))
-
-    def trace(self, dst: str = DST, **kw: Any) -> Evidence:
-        return call(self.b, "traceroute", src=SRC, dst=dst, **kw)
-
-    def at(self, delta: timedelta) -> str:
-        """An ISO time relative to the lab clock, for traceroute's `at`."""
-        return (self.clock + delta).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def scenario(now: datetime, *faults: dict[str, Any], noise: dict[str, int] | None = None,
-             sid: str = "t") -> Scenario:
-    """`now` equals the lab's init clock, so inject resets the lab rather than re-initialising."""
-    return Scenario.model_validate({"id": sid, "now": now, "question": QUESTION,
-                                    "faults": [{"at": "-25m", **f} for f in faults],
-                                    "noise": noise or {}})
-
-
-def neighbor(b: Backends, end: str) -> dict[str, Any]:
-    dev, ifname = end.split(":")
-    return next(r for r in call(b, "metadata", query="neighbors", name=dev).rows
-                if r["interface"] == ifname)
-
-
-def interface(b: Backends, end: str) -> dict[str, Any]:
-    dev, ifname = end.split(":")
-    return next(r for r in call(b, "metadata", query="interfaces", name=dev).rows
-                if r["name"] == ifname)
-
-
-def device(b: Backends, name: str) -> dict[str, Any]:
-    return call(b, "metadata", query="device", name=name).rows[0]
-
-
-def port_history(b: Backends, *devices: str, metric: str = "oper_status",
-                 window: str = "1h") -> dict[str, dict[str, Any]]:
-    """'dev:ifname' -> oper-status row, for ports that were not simply up all along."""
-    ev = call(b, "telemetry", metric=metric, devices=list(devices), top=1000, window=window)
-    return {f"{r['device']}:{r['interface']}": r for r in ev.rows}
-
-
-def counter(b: Backends, metric: str, end: str) -> dict[str, Any]:
-    dev, ifname = end.split(":")
-    return call(b, "telemetry", metric=metric, devices=[dev], interface=ifname).rows[0]
-
-
-def worst(b: Backends, metric: str) -> str:
-    """The worst port of the whole lab for a counter metric."""
-    r = call(b, "telemetry", metric=metric, top=1).rows[0]
-    return f"{r['device']}:{r['interface']}"
-
-
-def alarms(b: Backends, **args: Any) -> list[dict[str, Any]]:
-    return call(b, "alarms", **args).rows
-
-
-def kinds(rows: list[dict[str, Any]]) -> set[tuple[str, str, str | None]]:
-    return {(r["kind"], r["device"], r["interface"]) for r in rows}
-
-
-def changes(b: Backends, *devices: str, window: str = "1h") -> list[dict[str, Any]]:
-    return call(b, "changelog", devices=list(devices), window=window).rows
-
-
-def crosses(ev: Evidence, hop: PathLink) -> bool:
-    """Whether a trace sends over the link `hop` (the near end's out_interface)."""
-    return any(r["device"] == hop.dev and r["out_interface"] == hop.ifname for r in ev.rows)
-
-
-def hop_of(ev: Evidence, dev: str) -> dict[str, Any]:
-    return next(r for r in ev.rows if r["device"] == dev)
-
-
-def assert_quiet(b: Backends, *devices: str) -> None:
-    """No alarm, no port change and no change record on these devices in the last hour."""
-    assert alarms(b, devices=list(devices)) == []
-    assert port_history(b, *devices) == {}
-    assert changes(b, *devices) == []
-
-
-def host_elsewhere(b: Backends, owner: dict[str, Any]) -> str:
-    """A host in the same site as an address (a metadata `ip` row) but another segment."""
-    return next(h["ip"] for h in call(b, "metadata", query="hosts", site=owner["site"]).rows
-                if h["segment"] != owner["segment"])
-
-
-def fingerprint(engine: Engine) -> dict[str, Any]:
-    """What an inject would touch: the state version and the row counts of its tables."""
-    with Session(engine) as s:
-        fp: dict[str, Any] = {"version": get_meta(s, "version"), "clock": get_meta(s, "clock")}
-        for t in (m.Alarm, m.Change, m.InterfaceEvent, m.CounterSample, m.LabFault, m.AclEntry,
-                  m.StaticRoute):
-            fp[t.__name__] = s.execute(select(func.count()).select_from(t)).scalar_one()
-        fp["down"] = s.execute(select(func.count()).select_from(m.Link).where(
-            m.Link.status != "up")).scalar_one()
-    return fp
-
-
-# -- fixtures ------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def path(backends: Backends) -> Route:
-    """Read the healthy trace and name its links through metadata (the shared healthy lab)."""
-    ev = call(backends, "traceroute", src=SRC, dst=DST)
-    assert ev.facts["reached"] and ev.facts["good_paths"] == ev.facts["ecmp_paths"] > 1
-    rows = ev.rows
-    links = []
-    for a, z in zip(rows, rows[1:], strict=False):
-        if a["out_interface"]:
-            nbr = neighbor(backends, f"{a['device']}:{a['out_interface']}")
-            assert (nbr["neighbor"], nbr["neighbor_interface"]) == (z["device"], z["interface"])
-            links.append(PathLink(a["device"], a["out_interface"], z["device"], z["interface"],
-                                  nbr["kind"]))
-    dst = call(backends, "metadata", query="ip", ip=DST).rows[0]
-    src = call(backends, "metadata", query="ip", ip=SRC).rows[0]
-    return Route(devices=ev.facts["path_devices"], links=links, ecmp=ev.facts["ecmp_paths"],
-                 rtt=rows[-1]["rtt_ms"], src_tor=src["tor"], dst_tor=dst["tor"],
-                 dst_host=dst["device"], dst_port=f"{dst['tor']}:{dst['tor_interface']}",
-                 src_port=f"{src['tor']}:{src['tor_interface']}", dst_segment=dst["segment"],
-                 other_dst=host_elsewhere(backends, dst),
-                 local_dst=host_elsewhere(backends, src))
-
-
-@pytest.fixture
-def lab(make_lab: Any) -> Lab:
-    engine = make_lab()
-    return Lab(engine, lab_backends(engine), lab_info(engine).clock)
+from tests.fault_helpers import (
+    AT,
+    Lab,
+    Route,
+    alarms,
+    assert_quiet,
+    call,
+    changes,
+    counter,
+    crosses,
+    device,
+    hop_of,
+    interface,
+    kinds,
+    lab_fixture,  # noqa: F401  (registers the `lab` fixture)
+    neighbor,
+    path_fixture,  # noqa: F401  (registers the `path` fixture)
+    port_history,
+    worst,
+)
 
 
 def test_targets_come_from_a_cross_dc_path(path: Route) -> None:
@@ -518,155 +327,3 @@ def test_change_only_adds_a_record(lab: Lab, path: Route) -> None:
     assert ev.facts["reached"] and ev.facts["path_devices"] == path.devices
     assert ev.facts["good_paths"] == path.ecmp
     assert alarms(lab.b) == [] and port_history(lab.b, tor) == {}
-
-
-# -- re-init and reset ---------------------------------------------------------------------------
-def test_inject_at_the_init_clock_does_not_reinit_but_another_clock_does(lab: Lab) -> None:
-    assert lab.inject().reinit is False
-    later = lab.clock + timedelta(hours=1)
-    done = inject(lab.engine, scenario(later))
-    assert done.reinit is True and lab_info(lab.engine).clock == later
-
-
-@pytest.mark.parametrize("kind", ["device_down", "acl_block", "mtu_mismatch"])
-def test_reset_restores_the_healthy_lab(lab: Lab, path: Route, backends: Backends, kind: str) -> None:
-    fault = {"device_down": {"kind": kind, "target": {"device": path.spine}},
-             "acl_block": {"kind": kind, "target": {"device": path.src_tor}},
-             "mtu_mismatch": {"kind": kind, "target": {"interface": path.uplink.near}}}[kind]
-    lab.inject(fault, noise={"alarms": 5, "changes": 3, "flaps": 1})
-    assert not lab.trace(size=9000).facts["reached"] or alarms(lab.b, state="open")
-    injected = lab_info(lab.engine).version
-    reset_lab(lab.engine)
-    assert lab_info(lab.engine).version != injected  # caches keyed by version are dropped
-    ev = lab.trace(size=9000)
-    assert ev.facts["reached"] and ev.facts["path_devices"] == path.devices
-    assert ev.facts["good_paths"] == path.ecmp
-    assert alarms(lab.b, state="open") == []
-    for tool, args in (("alarms", {"window": "7d"}), ("changelog", {"window": "7d"}),
-                       ("metadata", {"query": "devices"})):
-        assert call(lab.b, tool, **args).rows == call(backends, tool, **args).rows
-    assert interface(lab.b, path.uplink.near) == interface(backends, path.uplink.near)
-    assert device(lab.b, path.spine) == device(backends, path.spine)
-
-
-# -- bad input -----------------------------------------------------------------------------------
-BAD_FAULTS = [  # (fault, words the one-line message must contain)
-    ({"kind": "device_down", "target": {"device": "dc1-leaf-3"}},
-     ["unknown device", "'dc1-leaf-3'", "dc1-leaf-03"]),
-    ({"kind": "link_down", "target": {"link": "dc1-leaf-03:Ethernt52"}},
-     ["unknown interface", "'Ethernt52'", "Ethernet52"]),
-    ({"kind": "link_dwn", "target": {"link": "dc1-leaf-03:Ethernet52"}},
-     ["unknown fault kind", "'link_dwn'", "link_down"]),
-    ({"kind": "link_down", "target": {"device": "dc1-leaf-03"}}, ["link_down", "link or interface"]),
-    ({"kind": "crc_errors", "target": {"interface": "dc1-leaf-03:Vlan103"}}, ["crc_errors", "link"]),
-    ({"kind": "dci_link_down", "target": {"link": "dc1-leaf-03:Ethernet52"}}, ["DCI", "fabric"]),
-    ({"kind": "host_down", "target": {"device": "dc1-leaf-03"}}, ["host", "dc1-leaf-03", "leaf"]),
-    ({"kind": "acl_block", "target": {"device": "dc1-leaf-03"}, "params": {"dst": "10.2.1.0/33"}},
-     ["bad prefix", "10.2.1.0/33"]),
-    ({"kind": "link_down", "at": "-25x", "target": {"link": "dc1-leaf-03:Ethernet52"}}, ["25x"]),
-    ({"kind": "link_flap", "target": {"link": "dc1-leaf-03:Ethernet52"}, "params": {"count": "lots"}},
-     ["count", "lots"]),
-]
-
-
-@pytest.mark.parametrize(("fault", "words"), BAD_FAULTS, ids=[f["kind"] + str(i)
-                                                               for i, (f, _) in enumerate(BAD_FAULTS)])
-def test_bad_fault_fails_with_one_line_and_changes_nothing(lab: Lab, path: Route, fault: dict[str, Any],
-                                                          words: list[str]) -> None:
-    # a fault is already in: a bad inject must neither reset it away nor add anything
-    lab.inject({"kind": "link_down", "target": {"link": path.first("dci").near}})
-    before = fingerprint(lab.engine)
-    with pytest.raises(NetopsError) as err:
-        lab.inject({"kind": "change", "target": {"device": path.src_tor}}, fault)
-    msg = str(err.value)
-    assert "\n" not in msg and all(w in msg for w in words), msg
-    assert fingerprint(lab.engine) == before
-    assert len(alarms(lab.b, state="open", category="dci")) == 2
-
-
-def test_bad_target_on_a_scenario_that_needs_a_new_lab_changes_nothing(lab: Lab) -> None:
-    # another clock means a re-init; the bad target must be found before that happens
-    before = fingerprint(lab.engine)
-    bad = scenario(lab.clock + timedelta(hours=3), {"kind": "device_down",
-                                                   "target": {"device": "dc1-leaf-3"}})
-    with pytest.raises(NetopsError, match="unknown device 'dc1-leaf-3'"):
-        inject(lab.engine, bad)
-    assert fingerprint(lab.engine) == before
-    assert lab_info(lab.engine).clock == lab.clock
-
-
-BAD_FILES = [  # (YAML text, words the message must contain)
-    ("id: x\nfaults: [{kind: link_down, target: {link: dc1-leaf-03:Ethernet52}\n",
-     ["malformed YAML", "line"]),
-    ("- just\n- a list\n", ["YAML mapping"]),
-    ("id: x\nfaults:\n  - {kind: link_dwon, target: {device: dc1-leaf-03}}\n",
-     ["unknown fault kind", "link_down"]),
-    ("id: x\nfaults:\n  - {kind: link_down, targt: {device: dc1-leaf-03}}\n", ["faults.0.targt"]),
-    ("id: Bad_Id\n", ["id"]),
-    ("id: x\nexpect: {root_cause: link.dwn}\n", ["root-cause label", "link.down"]),
-]
-
-
-@pytest.mark.parametrize(("text", "words"), BAD_FILES, ids=range(len(BAD_FILES)))
-def test_bad_scenario_file(lab: Lab, tmp_path: Path, text: str, words: list[str]) -> None:
-    before = fingerprint(lab.engine)
-    f = tmp_path / "bad.yaml"
-    f.write_text(text)
-    with pytest.raises(NetopsError) as err:
-        load_scenario(f)
-    msg = str(err.value)
-    assert "\n" not in msg and all(w in msg for w in words), msg
-    assert fingerprint(lab.engine) == before
-
-
-def test_good_scenario_file_loads_and_injects(lab: Lab, tmp_path: Path) -> None:
-    f = tmp_path / "ok.yaml"
-    f.write_text(f"id: leaf-acl-01\nnow: '{lab.at(timedelta())}'\nquestion: {QUESTION}\n"
-                 "faults:\n  - {kind: acl_block, at: -25m, target: {device: dc1-leaf-03}}\n"
-                 "expect: {root_cause: config.acl_block, device: dc1-leaf-03}\n")
-    done = inject(lab.engine, load_scenario(f))
-    assert done.faults == ["acl_block"] and not done.reinit
-    assert lab.trace().rows[-1]["status"] == "!X"
-
-
-def test_missing_scenario_file(tmp_path: Path) -> None:
-    with pytest.raises(NetopsError, match="not found"):
-        load_scenario(tmp_path / "nope.yaml")
-
-
-# -- noise ---------------------------------------------------------------------------------------
-NOISE = {"alarms": 30, "changes": 10, "flaps": 2}
-WINDOW = "7h"  # noise lies in the 6 hours before the clock
-
-
-def _events(lab: Lab) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]], dict[str, int]]:
-    b = lab.b
-    al = {(r["kind"], r["device"], r["interface"], r["raised_at"], r["state"])
-          for r in alarms(b, window=WINDOW)}
-    ch = {(r["ticket"], r["device"], r["status"]) for r in call(b, "changelog", window=WINDOW).rows}
-    fl = {k: r["flaps"] for k, r in port_history(b, metric="flaps", window=WINDOW).items()}
-    return al, ch, fl
-
-
-@pytest.mark.parametrize("fault", ["acl_block", "link_down"])
-def test_noise_stays_off_the_path_and_the_target(lab: Lab, path: Route, fault: str) -> None:
-    target = ({"kind": "acl_block", "target": {"device": path.src_tor}} if fault == "acl_block"
-              else {"kind": "link_down", "target": {"link": path.uplink.near}})
-    lab.inject(target, sid=f"noise-{fault.replace('_', '-')}")
-    quiet = _events(lab)
-    lab.inject(target, noise=NOISE, sid=f"noise-{fault.replace('_', '-')}")
-    noisy = _events(lab)
-    new_alarms, new_changes = noisy[0] - quiet[0], noisy[1] - quiet[1]
-    new_flaps = {k: n - quiet[2].get(k, 0) for k, n in noisy[2].items() if n != quiet[2].get(k, 0)}
-    # as many as asked: every flap shows on both ends and raises a (cleared) alarm on each
-    assert len(new_alarms) == NOISE["alarms"] + 2 * NOISE["flaps"]
-    assert {a[4] for a in new_alarms} == {"closed"}
-    assert len(new_changes) == NOISE["changes"] and {c[2] for c in new_changes} == {"completed"}
-    assert len(new_flaps) == 2 * NOISE["flaps"]
-    # none of it on the fault's devices or on the path the question's trace takes now
-    off = set(path.devices) | set(lab.trace().facts["path_devices"]) | {path.src_tor}
-    if fault == "link_down":
-        off.add(path.uplink.peer)
-    noisy_devices = ({a[1] for a in new_alarms} | {c[1] for c in new_changes}
-                     | {k.split(":")[0] for k in new_flaps})
-    assert noisy_devices and not noisy_devices & off, noisy_devices & off
