@@ -179,6 +179,28 @@ def slack_cmd(http: Annotated[bool, typer.Option("--http", help="HTTP mode inste
     slack_main(http=http, host=host, port=port)
 
 
+def _register_groups() -> None:
+    """Command groups that live in their own modules: real networks (config, poll, ingest, devices,
+    lab netns) and the diagnosis engine (incidents, alarms, bench). Each imports only typer here."""
+    from netopsai import (
+        cli_alarms,
+        cli_bench,
+        cli_config,
+        cli_devices,
+        cli_incidents,
+        cli_ingest,
+        cli_netns,
+        cli_poll,
+    )
+
+    for group in (cli_config, cli_poll, cli_ingest, cli_devices, cli_netns, cli_incidents, cli_alarms,
+                  cli_bench):
+        group.register(app, lab_app)
+
+
+_register_groups()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: bad input is one line on stderr and a non-zero exit, never a traceback."""
     cmd = typer.main.get_command(app)

@@ -1,0 +1,9 @@
+"""netopsai command group: devices (registered by netopsai.cli)."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer, lab_app: typer.Typer) -> None:
+    """Add this group's commands; heavy imports stay inside the commands."""

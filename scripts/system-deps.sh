@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Debian packages the integration tests run for real: Chromium (browser tests), Prometheus and
+# snmp_exporter, traceroute/mtr/iptables/nftables for the namespace lab. Installs only what is missing.
+set -euo pipefail
+need=()
+have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]; }
+have chromium || need+=(chromium)
+have prometheus || need+=(prometheus)
+have prometheus-snmp-exporter || need+=(prometheus-snmp-exporter)
+have traceroute || need+=(traceroute)
+have ip || need+=(iproute2)
+have ping || need+=(iputils-ping)
+have mtr || need+=(mtr-tiny)
+have iptables || need+=(iptables)
+have nft || need+=(nftables)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+    echo "missing ${need[*]} and not root: the tests that need them will skip (apt-get install ${need[*]})" >&2
+    exit 0
+fi
+apt-get update -qq </dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" </dev/null
