@@ -213,3 +213,14 @@ class LabFault(SQLModel, table=True):
     start: datetime
     end: datetime | None = None
     params: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+
+
+class ConfigSnapshot(SQLModel, table=True):
+    """A device's running configuration as read by NAPALM get_config (diffs become Change rows)."""
+
+    __table_args__ = (Index("ix_cfgsnap_dev_taken", "device", "taken_at"),)
+    id: int | None = Field(default=None, primary_key=True)
+    device: str
+    taken_at: datetime
+    running: str = ""
+    sha256: str = Field(default="", index=True)
