@@ -224,3 +224,23 @@ class ConfigSnapshot(SQLModel, table=True):
     taken_at: datetime
     running: str = ""
     sha256: str = Field(default="", index=True)
+
+
+class RawEvent(SQLModel, table=True):
+    """Every event the ingest receivers took in (trap, syslog line, Alertmanager alert), as
+    received: unknown lines are kept here, never dropped. `key` matches a clear to its raise;
+    `alarm_id` is the alarm the event raised, joined or cleared; `count` counts retransmissions
+    of the same event within the dedupe window."""
+
+    __table_args__ = (Index("ix_rawevent_received", "received_at"),)
+    id: int | None = Field(default=None, primary_key=True)
+    received_at: datetime
+    source: str = Field(index=True)  # trap | syslog | alertmanager
+    host: str = ""  # the sender's address
+    facility: str | None = None
+    severity: str | None = None
+    message: str = ""
+    kind: str | None = None  # the alarm kind it parsed to, None when unknown
+    key: str | None = Field(default=None, index=True)
+    alarm_id: int | None = Field(default=None, index=True)
+    count: int = 1
