@@ -13,8 +13,8 @@ from sqlmodel.sql.expression import SelectOfScalar
 
 from netopsai import models as m
 from netopsai.backends.base import Row
+from netopsai.backends.network import network_clock
 from netopsai.errors import NetopsError, unknown
-from netopsai.lab.manage import lab_info
 from netopsai.lab.topology import TIERS
 from netopsai.timewin import as_utc, iso
 
@@ -38,7 +38,8 @@ class LabInventory:
         return Session(self.engine)
 
     def clock(self) -> datetime:
-        return lab_info(self.engine).clock
+        """The lab clock, or the wall clock when the store holds a real network."""
+        return network_clock(self.engine)
 
     def check_names(self, devices: list[str] | None = None, site: str | None = None,
                     pod: str | None = None, role: str | None = None) -> None:
