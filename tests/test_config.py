@@ -179,7 +179,7 @@ def test_real_store_reads_now_and_auto_picks_store_and_system(tmp_path: Path) ->
 
 def test_empty_store_is_a_clear_error(tmp_path: Path) -> None:
     engine = engine_for(f"sqlite:///{tmp_path / 'empty.db'}")
-    with pytest.raises(NetopsError, match="no lab or real network in the store; run 'netopsai lab init' first"):
+    with pytest.raises(NetopsError, match="no lab or real network in the store; run 'netopsai lab init'"):
         factory.configured_backends(engine, load_netconfig(tmp_path))
 
 
