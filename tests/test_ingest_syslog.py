@@ -86,7 +86,7 @@ def test_every_vendor_line_over_udp(make_lab: Callable[..., Engine]) -> None:
     since = datetime.now(UTC)
     with running(url) as ingest:
         assert ingest.syslog is not None
-        for vendor, group in SAMPLES.items():
+        for group in SAMPLES.values():
             for item in group["lines"]:
                 send_udp(ingest.syslog.port, item["line"].encode(), source=group["from"])
         settle(ingest, len(CASES))
@@ -114,7 +114,8 @@ def test_every_vendor_line_over_udp(make_lab: Callable[..., Engine]) -> None:
 @pytest.mark.integration
 def test_repeats_are_one_event_and_a_clear_closes_its_raise(make_lab: Callable[..., Engine]) -> None:
     engine, url = lab_with_senders(make_lab)
-    down = b"<187>: 2026 Nov 23 03:00:00 UTC: %ETHPORT-5-IF_DOWN_LINK_FAILURE: Interface Ethernet1/1 is down (Link failure)"
+    down = (b"<187>: 2026 Nov 23 03:00:00 UTC: %ETHPORT-5-IF_DOWN_LINK_FAILURE: Interface Ethernet1/1"
+            b" is down (Link failure)")
     again = down.replace(b"03:00:00", b"03:00:09")  # a second report while still down
     up = b"<189>: 2026 Nov 23 03:01:00 UTC: %ETHPORT-5-IF_UP: Interface Ethernet1/1 is up in mode routed"
     with running(url) as ingest:
@@ -136,7 +137,8 @@ def test_repeats_are_one_event_and_a_clear_closes_its_raise(make_lab: Callable[.
 @pytest.mark.integration
 def test_a_flap_after_the_window_is_a_new_alarm(make_lab: Callable[..., Engine]) -> None:
     engine, url = lab_with_senders(make_lab)
-    down = b"<189>Nov 23 03:00:00 leaf1 Ebra: %LINEPROTO-5-UPDOWN: Line protocol on Interface Ethernet2, changed state to down"
+    down = (b"<189>Nov 23 03:00:00 leaf1 Ebra: %LINEPROTO-5-UPDOWN: Line protocol on Interface Ethernet2,"
+            b" changed state to down")
     up = down.replace(b"to down", b"to up")
     with running(url, dedupe_seconds=0.0) as ingest:
         assert ingest.syslog is not None
