@@ -19,8 +19,8 @@ CONFIG_FILE = "config.yaml"
 SECRETS_FILE = "secrets.yaml"
 
 # auto: the lab's simulation for a lab store; for a store holding a real network, polled
-# history (telemetry) and the system traceroute (paths)
-TelemetryKind = Literal["auto", "lab", "store", "snmp", "prometheus"]
+# history (telemetry) and the system traceroute (paths); for the namespace lab, its live state
+TelemetryKind = Literal["auto", "lab", "store", "snmp", "prometheus", "netns"]
 PathsKind = Literal["auto", "lab", "system", "napalm"]
 StoreKind = Literal["store"]  # inventory, changes, alarms: filled by lab init, import, ingest, poll
 NAPALM_DRIVERS = ("ios", "iosxr", "iosxr_netconf", "nxos", "nxos_ssh", "eos", "junos", "mock")
@@ -148,7 +148,6 @@ class SshSecrets(Section):
     username: str | None = None
     password: SecretStr | None = None
     key_file: Path | None = None
-    enable_secret: SecretStr | None = None
 
 
 class Secrets(Section):

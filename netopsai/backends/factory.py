@@ -20,23 +20,24 @@ from netopsai.netconfig import NetConfig
 
 # backend name -> the module that implements it (imported lazily)
 MODULES = {"snmp": "netopsai.backends.snmp", "prometheus": "netopsai.backends.prometheus",
-           "system": "netopsai.backends.traceroute", "napalm": "netopsai.backends.napalm_"}
+           "system": "netopsai.backends.traceroute", "napalm": "netopsai.backends.napalm_paths",
+           "netns": "netopsai.backends.netns_telemetry"}
 
 
 def resolved_kinds(engine: Engine, cfg: NetConfig) -> tuple[str, str]:
     """(telemetry, paths) with `auto` resolved for the network the store holds."""
-    from netopsai.backends.network import network_kind
+    from netopsai.backends.network import has_netns_lab, network_kind
 
     real = network_kind(engine) == "real"  # also: a clear error when the store holds nothing
     choice = cfg.settings.backend
-    telemetry = choice.telemetry if choice.telemetry != "auto" else ("store" if real else "lab")
+    auto = ("netns" if has_netns_lab(engine) else "store") if real else "lab"
+    telemetry = choice.telemetry if choice.telemetry != "auto" else auto
     paths = choice.paths if choice.paths != "auto" else ("system" if real else "lab")
     return telemetry, paths
 
 
 def configured_backends(engine: Engine, cfg: NetConfig | None = None) -> Backends:
     """The sources for one copilot; a NetopsError naming the problem when the config cannot work."""
-    from netopsai.backends.lab_events import LabEvents
     from netopsai.backends.lab_inventory import LabInventory
     from netopsai.netconfig_load import load_netconfig, usage_problems
 
@@ -45,9 +46,22 @@ def configured_backends(engine: Engine, cfg: NetConfig | None = None) -> Backend
     problems = usage_problems(cfg)
     if problems:
         raise NetopsError(problems[0])
-    events = LabEvents(engine)
+    events = _events(engine)
     return Backends(inventory=LabInventory(engine), telemetry=build_telemetry(telemetry, engine, cfg),
                     paths=build_paths(paths, engine, cfg), changes=events, alarms=events)
+
+
+def _events(engine: Engine) -> Any:
+    """Changes and alarms from the store; the namespace lab adds the alarms its live state raises."""
+    from netopsai.backends.lab_events import LabEvents
+    from netopsai.backends.network import has_netns_lab
+
+    if has_netns_lab(engine):
+        try:
+            return _class(_module("netns"), "NetnsAlarms", "netns")(engine)
+        except NetopsError:
+            pass  # the store's own alarms still answer
+    return LabEvents(engine)
 
 
 def build_telemetry(kind: str, engine: Engine, cfg: NetConfig) -> Telemetry:
@@ -85,10 +99,9 @@ class Unavailable:
 
 def _real(kind: str, engine: Engine, cfg: NetConfig) -> Any:
     try:
-        module = _module(kind)
+        return _BUILDERS[kind](_module(kind), engine, cfg)
     except NetopsError as exc:
         return Unavailable(str(exc))
-    return _BUILDERS[kind](module, engine, cfg)
 
 
 def _module(kind: str) -> ModuleType:
@@ -142,12 +155,31 @@ def _system(module: ModuleType, engine: Engine, cfg: NetConfig) -> Any:
 
 
 def _napalm(module: ModuleType, engine: Engine, cfg: NetConfig) -> Any:
+    return _class(module, "NapalmPaths", "napalm")(engine=engine, targets=napalm_targets(cfg))
+
+
+def napalm_targets(cfg: NetConfig) -> dict[str, Any]:
+    """Inventory name -> DeviceTarget with the SSH credentials of secrets.yaml."""
+    from pydantic import SecretStr
+
+    from netopsai.backends.napalm_ import DeviceTarget
+
     ssh = cfg.secrets.ssh
-    devices = [d.model_dump() for d in cfg.settings.napalm]
-    return _class(module, "NapalmPaths", "napalm")(engine=engine, devices=devices,
-                                                    username=ssh.username or "",
-                                                    password=ssh.password, key_file=ssh.key_file)
+    out = {}
+    for d in cfg.settings.napalm:
+        extra: dict[str, Any] = dict(d.optional_args)
+        if ssh.key_file is not None:  # napalm's SSH drivers take a key file as optional args
+            extra |= {"key_file": str(ssh.key_file.expanduser()), "use_keys": True}
+        port = {"port": d.port} if d.port else {}
+        out[d.name] = DeviceTarget(host=d.host, driver=d.driver, name=d.name, optional_args=extra,
+                                   username=ssh.username or "",
+                                   password=ssh.password or SecretStr(""), **port)
+    return out
+
+
+def _netns(module: ModuleType, engine: Engine, cfg: NetConfig) -> Any:
+    return _class(module, "NetnsTelemetry", "netns")(engine)
 
 
 _BUILDERS: dict[str, Callable[[ModuleType, Engine, NetConfig], Any]] = {
-    "snmp": _snmp, "prometheus": _prometheus, "system": _system, "napalm": _napalm}
+    "netns": _netns, "snmp": _snmp, "prometheus": _prometheus, "system": _system, "napalm": _napalm}

@@ -17,6 +17,7 @@ from netopsai.errors import NetopsError
 from netopsai.timewin import parse_time
 
 NETWORK_KEY = "network"
+NETNS_KEY = "netns_lab"  # set by `netopsai lab netns up` (netopsai.lab.netns)
 NO_NETWORK = ("no lab or real network in the store; run 'netopsai lab init' first, or import or "
               "discover a real inventory")
 
@@ -58,3 +59,8 @@ def network_clock(engine: Engine) -> datetime:
     if _kind(engine, meta) == "real":
         return datetime.now(UTC)
     return parse_time(meta["clock"], datetime.now(UTC))
+
+
+def has_netns_lab(engine: Engine) -> bool:
+    """The store describes a namespace lab that `lab netns up` built on this machine."""
+    return NETNS_KEY in _meta(engine)
