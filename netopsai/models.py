@@ -244,3 +244,19 @@ class RawEvent(SQLModel, table=True):
     key: str | None = Field(default=None, index=True)
     alarm_id: int | None = Field(default=None, index=True)
     count: int = 1
+
+class SnmpCounterState(SQLModel, table=True):
+    """The last raw IF-MIB reading of one interface (netopsai poll): the next poll turns the
+    difference into a CounterSample and an oper-status change into an InterfaceEvent."""
+
+    device: str = Field(primary_key=True)
+    if_index: int = Field(primary_key=True)
+    interface: str = ""
+    at: datetime
+    uptime_cs: int | None = None  # the agent's sysUpTime then: going backwards means a restart
+    oper_status: str = "unknown"
+    in_octets: int | None = None
+    out_octets: int | None = None
+    in_errors: int | None = None
+    in_discards: int | None = None
+    out_discards: int | None = None

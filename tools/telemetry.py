@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from netopsai.backends.base import Backends, IfaceSel
+from netopsai.backends.base import Backends, IfaceSel, Row
 from netopsai.errors import NetopsError, unknown
 from netopsai.evidence import Evidence
 from netopsai.timewin import Window
@@ -34,8 +34,20 @@ def _scope(a: TelemetryArgs) -> str:
     return " ".join(parts)
 
 
+def _unread(ev: Evidence, rows: list[Row]) -> Evidence:
+    """A live backend that could not read some devices returns them beside its rows: the
+    evidence is then partial and names them (and why), never their credentials."""
+    failures: dict[str, str] = getattr(rows, "failures", None) or {}
+    if failures:
+        ev.partial = True
+        ev.errors += list(failures.values())
+        ev.summary += f" Not read: {', '.join(sorted(failures))}."
+        ev.facts["unread_devices"] = sorted(failures)
+    return ev
+
+
 def _status(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
-    rows, total = b.telemetry.oper_status(_sel(a), w)
+    rows, total = read = b.telemetry.oper_status(_sel(a), w)
     if a.metric == "flaps":
         rows = sorted((r for r in rows if r["flaps"]), key=lambda r: -r["flaps"])
     down_now = [f"{r['device']} {r['interface']}" for r in rows if r["state_at_end"] == "down"]
@@ -48,13 +60,13 @@ def _status(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
         summary = (f"{total} ports on {_scope(a)}: {total - len(rows)} up throughout the window, "
                    f"{len(changed)} changed state, {len(down_now)} down at its end"
                    + (": " + ", ".join(down_now[:8]) if down_now else "") + ".")
-    return Evidence(tool="telemetry", summary=summary, rows=rows[:a.top],
-                    columns=["device", "interface", "state_at_start", "transitions", "flaps",
-                             "down_s", "state_at_end", "events"],
-                    partial=len(rows) > a.top,
-                    facts={"ports": total, "up_throughout": total - len(rows),
-                           "changed": len(changed), "down_now": len(down_now),
-                           "flapping": sum(1 for r in rows if r["flaps"] >= 2)})
+    return _unread(Evidence(tool="telemetry", summary=summary, rows=rows[:a.top],
+                            columns=["device", "interface", "state_at_start", "transitions",
+                                     "flaps", "down_s", "state_at_end", "events"],
+                            partial=len(rows) > a.top,
+                            facts={"ports": total, "up_throughout": total - len(rows),
+                                   "changed": len(changed), "down_now": len(down_now),
+                                   "flapping": sum(1 for r in rows if r["flaps"] >= 2)}), read[0])
 
 
 def _counters(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
@@ -67,9 +79,9 @@ def _counters(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
     if worst:
         key = next(k for k in worst if k not in ("device", "interface"))
         summary += f" Worst: {worst['device']} {worst['interface']} ({key} {worst[key]})."
-    return Evidence(tool="telemetry", summary=summary, rows=rows,
-                    columns=list(rows[0]) if rows else [],
-                    facts={"ports": total, "flagged": flagged, "metric": a.metric})
+    return _unread(Evidence(tool="telemetry", summary=summary, rows=rows,
+                            columns=list(rows[0]) if rows else [],
+                            facts={"ports": total, "flagged": flagged, "metric": a.metric}), rows)
 
 
 def _no_port(a: TelemetryArgs, b: Backends) -> NetopsError:

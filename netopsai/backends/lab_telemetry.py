@@ -3,10 +3,11 @@ the lab's synthesised baseline overlaid with stored samples (fault symptoms or r
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, Select, func
+from sqlalchemy import select as sa_select  # sqlmodel's select is typed for up to 4 columns
 from sqlmodel import Session, col, select
 
 from netopsai import models as m
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 CHUNK = 20000
+FIRST_SEEN = "first seen"  # in an InterfaceEvent's reason: the state a poll first saw a port in
+SINCE_ALWAYS = datetime.min.replace(tzinfo=UTC)
 
 _Q = TypeVar("_Q", bound=Select[*tuple[Any, ...]])
 
@@ -57,15 +60,18 @@ class LabTelemetry:
     def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[Row], int]:
         with Session(self.engine) as s:
             total = self._count_ports(s, sel)
-            q = select(m.InterfaceEvent.device, m.InterfaceEvent.interface, m.InterfaceEvent.at,
-                       m.InterfaceEvent.state).where(col(m.InterfaceEvent.at) <= window.end)
+            ev = m.InterfaceEvent
+            q = sa_select(col(ev.device), col(ev.interface), col(ev.at), col(ev.state),
+                          col(ev.reason)).where(col(ev.at) <= window.end)
             if sel.get("interface"):
-                q = q.where(m.InterfaceEvent.interface == sel["interface"])
-            events = s.exec(_scope(q, sel, m.InterfaceEvent.device)
-                            .order_by(col(m.InterfaceEvent.at))).all()
+                q = q.where(col(ev.interface) == sel["interface"])
+            events = s.execute(_scope(q, sel, m.InterfaceEvent.device)
+                               .order_by(col(ev.at))).all()
         per: dict[tuple[str, str], list[tuple[datetime, str]]] = {}
-        for dev, ifn, at, state in events:
-            per.setdefault((dev, ifn), []).append((as_utc(at), state))
+        for dev, ifn, at, state, reason in events:
+            # a poll's first sight of a port is its state from the start, not a transition
+            when = SINCE_ALWAYS if FIRST_SEEN in reason else as_utc(at)
+            per.setdefault((dev, ifn), []).append((when, state))
         rows = [r for key, evs in per.items() if (r := _history(key, evs, window))]
         rows.sort(key=lambda r: (-r["down_s"], -r["transitions"], r["device"], r["interface"]))
         return rows, total
