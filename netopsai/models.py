@@ -260,3 +260,19 @@ class SnmpCounterState(SQLModel, table=True):
     in_errors: int | None = None
     in_discards: int | None = None
     out_discards: int | None = None
+
+
+class Incident(SQLModel, table=True):
+    """A diagnosis the on-call confirmed: incident memory (netopsai.diagnosis.memory) matches
+    new symptoms against these. Kept in NETOPSAI_HOME/incidents.db so a lab reset keeps them."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    symptoms: str  # the symptom text the diagnosis indexed (trace stop, alarms on the flow)
+    label: str = Field(index=True)
+    device: str | None = None
+    interface: str | None = None
+    evidence_summary: str = ""
+    question: str = ""
+    confirmed_by: str = ""  # who confirmed: cli user, gradio user, slack user, import
+    source: str = ""  # confirm | import | gradio | slack
+    at: datetime

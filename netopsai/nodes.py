@@ -9,7 +9,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from netopsai.diagnosis.connectivity import Diagnosis, Finding, diagnose
+from netopsai.diagnosis.base import Diagnosis
+from netopsai.diagnosis.context import baseline_calls
 from netopsai.evidence import Evidence, validate_citations
 from netopsai.planner import Entities, plan
 from netopsai.state import CopilotState
@@ -18,8 +19,6 @@ from netopsai.toolbox import Toolbox
 
 log = logging.getLogger(__name__)
 DIAGNOSE = "diagnose.connectivity"
-DIAG_WINDOW = "1h"
-JUMBO = 9000  # the hosts' MTU: a jumbo probe that fits every healthy link
 MAX_ITERATIONS = 6  # tool rounds per question: a runaway loop stops here, and says so
 
 
@@ -42,27 +41,9 @@ def offline_plan(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
 
 
 def diagnosis_checks(state: CopilotState) -> list[dict[str, Any]]:
-    """After the traceroute: changes and alarms on every device of the flow's equal-cost
-    paths (and where it stopped), plus DCI alarms, over the diagnosis window."""
-    traces = [e for e in turn_evidence(state) if e.tool == "traceroute" and not e.errors]
-    if not traces:
-        return []
-    f = traces[0].facts
-    devices = sorted(set(f.get("ecmp_devices") or f.get("path_devices") or [])
-                     | ({f["stopped_at"]} if f.get("stopped_at") else set()))
-    if not devices:
-        return []
-    checks = [{"tool": "changelog", "args": {"devices": devices, "window": DIAG_WINDOW}},
-              {"tool": "alarms", "args": {"devices": devices, "window": DIAG_WINDOW}},
-              {"tool": "alarms", "args": {"category": "dci", "window": DIAG_WINDOW}},
-              # a dead device drops out of the paths: its neighbours' link alarms point at it
-              {"tool": "alarms", "args": {"category": "device", "state": "open",
-                                          "window": DIAG_WINDOW}}]
-    if len(traces) == 1 and f.get("reached"):  # small packets pass: do big ones? (MTU)
-        args = traces[0].args
-        checks.append({"tool": "traceroute", "args": {"src": args["src"], "dst": args["dst"],
-                                                      "size": JUMBO}})
-    return checks
+    """After the traceroute: the diagnosis engine's baseline evidence (changes and alarms on
+    the flow, open alarms, the destination's owner, a jumbo probe), in one concurrent round."""
+    return baseline_calls([e for e in turn_evidence(state) if e.tool == "traceroute"])
 
 
 def tools_node(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
@@ -90,16 +71,35 @@ def coder_node(state: CopilotState, llm: Any = None) -> dict[str, Any]:
     return {"evidence": [ev.model_dump(mode="json")], "turn": [*state.get("turn", []), ev.id]}
 
 
-def diagnose_node(state: CopilotState) -> dict[str, Any]:
-    return {"diagnosis": asdict(diagnose(turn_evidence(state)))}
+def diagnose_node(state: CopilotState, tb: Toolbox | None = None, llm: Any = None) -> dict[str, Any]:
+    """The diagnosis engine over this turn's evidence. Its own tool calls (checks that need
+    more than the baseline) become evidence of the turn like any other, cited the same way."""
+    from netopsai.diagnosis.context import Context
+    from netopsai.diagnosis.engine import run_engine
+    from netopsai.diagnosis.memory import default_memory
+    from netopsai.diagnosis.rank import Ranker
+    from netopsai.tools.registry import run_tool
+
+    n = [len(state.get("evidence", []))]
+
+    def run(tool: str, args: dict[str, Any]) -> Evidence:
+        n[0] += 1
+        return run_tool(tool, args, tb.backends, f"E{n[0]}")  # type: ignore[union-attr]
+
+    ctx = Context(turn_evidence(state), run if tb is not None else None, state["question"])
+    model = llm if state.get("llm") in ("active", "done") else None
+    d = run_engine(ctx, "full", default_memory(), None, Ranker(model))
+    d.tool_calls = len(state.get("turn", [])) + ctx.tool_calls
+    tokens = state.get("tokens") or {"prompt": 0, "completion": 0}
+    return {"diagnosis": asdict(d), "evidence": [e.model_dump(mode="json") for e in ctx.new],
+            "turn": [*state.get("turn", []), *(e.id for e in ctx.new)],
+            "llm_calls": state.get("llm_calls", 0) + d.llm_calls,
+            "tokens": {k: tokens.get(k, 0) + d.tokens.get(k, 0) for k in tokens}}
 
 
 def _diagnosis(state: CopilotState) -> Diagnosis | None:
     d = state.get("diagnosis")
-    if not d:
-        return None
-    return Diagnosis(**{**d, "because": [Finding(**x) for x in d["because"]],
-                        "clean": [Finding(**x) for x in d["clean"]]})
+    return Diagnosis.from_dict(d) if d else None
 
 
 def summarize(state: CopilotState) -> str:

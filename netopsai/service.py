@@ -97,7 +97,10 @@ def _describe(node: str, delta: dict[str, Any]) -> dict[str, Any]:
                 out["code"] = delta["evidence"][0]["facts"].get("code")
     elif node == "diagnose":
         d = delta.get("diagnosis") or {}
-        out = {k: d.get(k) for k in ("label", "device", "interface", "confidence")}
+        out = {k: d.get(k) for k in ("label", "device", "interface", "confidence", "tier",
+                                     "checks_run", "steps")}
+        out["evidence"] = [{k: e[k] for k in ("id", "tool", "args", "summary", "errors", "facts")
+                            if k in e} for e in delta.get("evidence", [])]
     elif node == "summarizer":
         out = {"answer": delta.get("answer", "")}
     return out

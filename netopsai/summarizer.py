@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from netopsai.diagnosis.connectivity import Diagnosis, Finding
+from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.evidence import Evidence
 
 TABLE_ROWS = 8
@@ -80,14 +80,27 @@ def conclusion(d: Diagnosis) -> str:
     return f"{head} {first.text[:1].upper()}{first.text[1:]} {_cites(first.cites)}".rstrip()
 
 
+def diagnosis_sections(d: Diagnosis) -> list[str]:
+    """Conclusion, why, other confirmed faults, hypotheses ruled out (each with the evidence
+    that ruled it out), what was clean, next steps and, when inconclusive, the ticket draft."""
+    parts = [conclusion(d), _findings("Why", d.because[1:]),
+             _findings("Also found", d.secondary),
+             _findings("Ruled out", [Finding(f"{r['label']}: {r['text']}", r["cites"])
+                                     for r in d.ruled_out if r.get("cites")]),
+             _findings("Checked and found clean", d.clean)]
+    if d.next_steps:  # advice, not claims: kept in the heading's block so it needs no citation
+        parts.append("#### Next steps\n" + "\n".join(f"- {x}" for x in d.next_steps))
+    if d.ticket:
+        parts.append("#### Escalation ticket (draft)\n```\n" + d.ticket["markdown"] + "\n```")
+    return parts
+
+
 def render(evidence: list[Evidence], diagnosis: Diagnosis | None = None,
            notes: list[str] | None = None) -> str:
     """The template answer for one turn."""
     parts: list[str] = []
     if diagnosis:
-        parts.append(conclusion(diagnosis))
-        parts.append(_findings("Why", diagnosis.because[1:]))
-        parts.append(_findings("Checked and found clean", diagnosis.clean))
+        parts += diagnosis_sections(diagnosis)
     else:
         parts += [_summary(ev) for ev in evidence]
     parts += [table(ev) for ev in evidence if not ev.errors and ev.rows]

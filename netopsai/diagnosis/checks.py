@@ -1,0 +1,226 @@
+"""Verification checks read from alarms and telemetry: links, devices, BGP, DCI circuits.
+
+A check takes the diagnosis Context, reads what it needs through `ctx.call` (cached: checks
+share tool results) and returns a Verdict — confirmed / rejected / unknown — citing the
+evidence that decided it and naming the device and interface it located."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
+from netopsai.diagnosis.context import DIAG_WINDOW, Context
+from netopsai.diagnosis.registry import check
+
+DCI = {"dci", "backbone"}
+ERRORS_PER_5MIN = 50  # healthy ports show a handful of errors a day; a bad optic hundreds
+UTIL_PCT = 80.0
+FLAPS = 2
+Alarm = tuple[str, dict[str, Any], int]
+
+
+def _where(r: dict[str, Any]) -> str:
+    return f"{r['device']}{' ' + r['interface'] if r.get('interface') else ''}"
+
+
+def _port_state(ctx: Context, device: str, ifname: str | None) -> tuple[str | None, str]:
+    """The port's oper state at the end of the window ('up'/'down'; None if unreadable)."""
+    args: dict[str, Any] = {"metric": "oper_status", "devices": [device], "window": DIAG_WINDOW}
+    if ifname:
+        args["interface"] = ifname
+    ev = ctx.call("telemetry", args)
+    if ev.errors:
+        return None, ev.id
+    down = [r for r in ev.rows if r["state_at_end"] == "down" and (not ifname or r["interface"] == ifname)]
+    return ("down" if down else "up"), ev.id
+
+
+def _down_port(ctx: Context, alarms: list[Alarm], what: str, confidence: float) -> Verdict:
+    """Confirm the first alarmed port that telemetry shows down at the end of the window."""
+    tried = []
+    for eid, r, pos in alarms[:3]:
+        state, tid = _port_state(ctx, r["device"], r.get("interface"))
+        if state == "down":
+            return confirmed(f"{what} on {_where(r)} (to {r.get('peer')}): open {r['kind']} alarm "
+                             f"since {r['raised_at']}, and telemetry shows the port down at the end "
+                             f"of the window", [eid, tid], r["device"], r.get("interface"),
+                             confidence, r.get("peer"), pos)
+        tried += [eid, tid]
+    if tried:
+        return rejected(f"the alarmed ports ({', '.join(_where(r) for _, r, _ in alarms[:3])}) "
+                        "are up again per telemetry", tried)
+    return unknown("no port to test")
+
+
+@check("link_down")
+def link_down(ctx: Context) -> Verdict:
+    alarms = [a for a in ctx.alarms_of({"LINK_DOWN"}) if a[1]["category"] not in DCI]
+    if alarms:
+        return _down_port(ctx, alarms, "link down", 0.9)
+    main = ctx.main
+    # no alarm came: read the host port behind the !H itself
+    if main is not None and str(ctx.stop_hop().get("status")) == "!H":
+        for eid, row in ctx.owners.values():
+            if row.get("tor") == main.facts.get("stopped_at") and row.get("tor_interface"):
+                state, tid = _port_state(ctx, row["tor"], row["tor_interface"])
+                if state == "down":
+                    return confirmed(f"the host link {row['tor']} {row['tor_interface']} -> "
+                                     f"{row['device']} is down; traceroute stops there with !H",
+                                     [main.id, eid, tid], row["tor"], row["tor_interface"],
+                                     0.85, row["device"], 4)
+    return rejected("no open link-down alarm on the flow's devices or next to them",
+                    ctx.alarm_ids)
+
+
+@check("dci_link_down")
+def dci_link_down(ctx: Context) -> Verdict:
+    alarms = ctx.alarms_of({"LINK_DOWN"}, "open", DCI)
+    if alarms:
+        return _down_port(ctx, alarms, "DCI/backbone link down", 0.9)
+    closed = ctx.alarms_of({"LINK_DOWN"}, "any", DCI)
+    if closed:
+        r = closed[0][1]
+        return rejected(f"the DCI/backbone link alarms in the window are closed (e.g. {_where(r)} "
+                        f"cleared at {r['cleared_at']}); no circuit is down now",
+                        list(dict.fromkeys(eid for eid, _, _ in closed)))
+    return rejected("no DCI or backbone link alarm for this flow in the window", ctx.alarm_ids)
+
+
+def _counter_check(ctx: Context, alarms: list[Alarm], metric: str, key: str, limit: float,
+                   what: str) -> Verdict:
+    """Confirm an alarmed port (or, with no alarm, the port where the trace's loss starts)
+    whose counter crosses `limit`."""
+    targets = [(r["device"], r.get("interface"), eid, pos, r.get("peer")) for eid, r, pos in alarms[:2]]
+    if not targets:
+        targets = [(d, None, "", 3, None) for d in _loss_devices(ctx)]
+    cites: list[str] = []
+    for dev, ifname, eid, pos, peer in targets:
+        args: dict[str, Any] = {"metric": metric, "devices": [dev], "window": DIAG_WINDOW, "top": 3}
+        if ifname:
+            args["interface"] = ifname
+        ev = ctx.call("telemetry", args)
+        cites += [c for c in (eid, ev.id) if c]
+        worst = ev.rows[0] if ev.rows and not ev.errors else None
+        if worst and float(worst.get(key) or 0) >= limit:
+            return confirmed(f"{what} on {worst['device']} {worst['interface']}: {key} "
+                             f"{worst[key]} in the window (threshold {limit})",
+                             [c for c in (eid, ev.id) if c], worst["device"], worst["interface"],
+                             0.85, peer, pos)
+    if not targets:
+        return rejected(f"no {what} alarm and no loss on the traced path", ctx.alarm_ids)
+    return rejected(f"telemetry shows no {what} on the suspected ports", cites)
+
+
+def _loss_devices(ctx: Context) -> list[str]:
+    """The two ends of the hop where loss first appears on the main trace."""
+    rows = ctx.main.rows if ctx.main else []
+    for prev, hop in zip(rows, rows[1:], strict=False):
+        if hop.get("loss_pct") and not prev.get("loss_pct"):
+            return [d for d in (prev.get("device"), hop.get("device")) if d]
+    return []
+
+
+@check("link_errors")
+def link_errors(ctx: Context) -> Verdict:
+    alarms = ctx.alarms_of({"INTERFACE_ERRORS", "OPTICS_RX_LOW"})
+    return _counter_check(ctx, alarms, "errors", "max_per_5min", ERRORS_PER_5MIN, "input errors")
+
+
+@check("link_congestion")
+def link_congestion(ctx: Context) -> Verdict:
+    alarms = ctx.alarms_of({"HIGH_UTILIZATION"})
+    return _counter_check(ctx, alarms, "utilization", "max_pct", UTIL_PCT, "high utilisation")
+
+
+@check("link_flapping")
+def link_flapping(ctx: Context) -> Verdict:
+    alarms = ctx.alarms_of({"LINK_FLAP"})
+    return _counter_check(ctx, alarms, "flaps", "flaps", FLAPS, "flapping")
+
+
+def _down_devices(ctx: Context) -> list[tuple[str, str, int]]:
+    """(device, evidence id, position): DEVICE_UNREACHABLE alarms, then far ends of two or
+    more link alarms (a dead device that raised no alarm of its own)."""
+    out = [(r["device"], eid, pos) for eid, r, pos in ctx.alarms_of({"DEVICE_UNREACHABLE"})]
+    peers: dict[str, list[str]] = {}
+    for eid, r, _ in ctx.alarms_of({"LINK_DOWN"}):
+        if r.get("peer"):
+            peers.setdefault(r["peer"], []).append(eid)
+    out += [(p, ids[0], max(ctx.position(p), 1)) for p, ids in peers.items()
+            if len(ids) >= 2 and p not in {d for d, _, _ in out}]
+    return out
+
+
+@check("device_down")
+def device_down(ctx: Context) -> Verdict:
+    cites: list[str] = []
+    for dev, eid, pos in _down_devices(ctx)[:3]:
+        row, mid = ctx.device(dev)
+        cites += [eid, mid]
+        if row and row.get("status") == "down":
+            return confirmed(f"{dev} is down: unreachable alarm or its neighbours' link alarms "
+                             f"point at it, and the inventory shows it down with "
+                             f"{row.get('links_down')} links down", [eid, mid], dev, None, 0.9,
+                             None, pos)
+    if cites:
+        return rejected("the suspected devices are up per the inventory", cites)
+    return rejected("no device-unreachable alarm and no device that several link alarms point "
+                    "at", ctx.alarm_ids)
+
+
+@check("device_reboot")
+def device_reboot(ctx: Context) -> Verdict:
+    suspects = [(r["device"], eid, pos) for eid, r, pos in ctx.alarms_of({"DEVICE_REBOOT"}, "any")]
+    closed = [(eid, r) for eid, r, _ in ctx.alarms_of({"LINK_DOWN"}, "any") if r["state"] == "closed"]
+    suspects += [(r["peer"], eid, max(ctx.position(r["peer"]), 1)) for eid, r in closed
+                 if r.get("peer") and sum(1 for _, x in closed if x.get("peer") == r["peer"]) >= 2]
+    cites: list[str] = []
+    for dev, eid, pos in list(dict.fromkeys(suspects))[:3]:
+        row, mid = ctx.device(dev)
+        cites += [eid, mid]
+        booted, start = _booted(row), _window_start(ctx)
+        if row is not None and booted is not None and start is not None and booted >= start:
+            return confirmed(f"{dev} rebooted: booted at {row['booted_at']} (uptime "
+                             f"{row.get('uptime')}), with a reload alarm or a burst of link alarms "
+                             f"that cleared", [eid, mid], dev, None, 0.85, None, pos)
+    if cites:
+        return rejected("the suspected devices have not rebooted in the window (uptime)", cites)
+    return rejected("no reload alarm and no burst of cleared link alarms on the flow", ctx.alarm_ids)
+
+
+def _booted(row: dict[str, Any] | None) -> datetime | None:
+    text = (row or {}).get("booted_at")
+    return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
+
+
+def _window_start(ctx: Context) -> datetime | None:
+    for e in ctx.evidence:
+        if e.tool == "alarms" and e.window:
+            return datetime.fromisoformat(e.window["start"].replace("Z", "+00:00"))
+    return None
+
+
+@check("bgp_down")
+def bgp_down(ctx: Context) -> Verdict:
+    alarms = ctx.alarms_of({"BGP_DOWN"})
+    if not alarms:
+        return rejected("no open BGP-down alarm on the flow's devices", ctx.alarm_ids)
+    dead = {d for d, _, _ in _down_devices(ctx)}
+    links = {frozenset((r["device"], r.get("peer"))) for _, r, _ in ctx.alarms_of({"LINK_DOWN"})}
+    bare = [a for a in alarms if frozenset((a[1]["device"], a[1].get("peer"))) not in links
+            and not {a[1]["device"], a[1].get("peer")} & dead]
+    if not bare:
+        return rejected("the BGP sessions are down because their links or peers are down (link "
+                        "alarms explain them)", list(dict.fromkeys(e for e, _, _ in alarms)))
+    eid, r, pos = bare[0]
+    ev = ctx.call("metadata", {"query": "neighbors", "name": r["device"]})
+    link = next((n for n in ev.rows if n.get("neighbor") == r.get("peer")), None)
+    if ev.errors or link is None:
+        return unknown(f"could not read the link from {r['device']} to {r.get('peer')}", [eid, ev.id])
+    if link.get("status") != "up":
+        return rejected(f"the link under the session {r['device']} - {r.get('peer')} is "
+                        f"{link.get('status')}", [eid, ev.id])
+    return confirmed(f"BGP session {r['device']} - {r.get('peer')} is down ({r['message']}) while "
+                     f"the link {r['device']} {link['interface']} under it is up", [eid, ev.id],
+                     r["device"], link["interface"], 0.85, r.get("peer"), pos)

@@ -1,0 +1,110 @@
+"""Verification checks read from the traceroutes: ACL filters, MTU, null routes, dead hosts.
+A stop code is direct evidence; the inventory says whether the host at the end is up."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
+from netopsai.diagnosis.context import STOP, Context
+from netopsai.diagnosis.registry import check
+from netopsai.evidence import Evidence
+
+MTU_HOP = re.compile(r"on (\S+) (\S+) -> (\S+) (\S+)")
+
+
+def _stopped(ctx: Context, prefix: str) -> list[Evidence]:
+    return [t for t in ctx.traces if not t.facts.get("reached")
+            and str(ctx.stop_hop(t).get("status", "")).startswith(prefix)]
+
+
+def _failing(ctx: Context, word: str) -> list[tuple[Evidence, dict[str, Any]]]:
+    return [(t, t.facts["failing"]) for t in ctx.traces
+            if t.facts.get("failing") and word in str(t.facts["failing"].get("reason", ""))]
+
+
+def _trace_ids(ctx: Context) -> list[str]:
+    return [t.id for t in ctx.traces]
+
+
+@check("acl_block")
+def acl_block(ctx: Context) -> Verdict:
+    for t in _stopped(ctx, "!X"):
+        at = t.facts["stopped_at"]
+        return confirmed(f"traceroute stops at {at} with !X (administratively prohibited): an ACL "
+                         f"there drops the traffic", [t.id], at, None, 0.9, position=STOP)
+    for t, f in _failing(ctx, "ACL"):
+        return confirmed(f"only {t.facts.get('good_paths')} of {t.facts.get('ecmp_paths')} "
+                         f"equal-cost paths deliver; the others are filtered at {f['device']} "
+                         f"({f['reason']})", [t.id], f["device"], f.get("interface"), 0.85,
+                         position=STOP)
+    return rejected("no probe was filtered: no traceroute stops with !X and every equal-cost "
+                    "path passes the ACLs", _trace_ids(ctx))
+
+
+@check("mtu_mismatch")
+def mtu_mismatch(ctx: Context) -> Verdict:
+    for t in _stopped(ctx, "!F"):
+        m = MTU_HOP.search(str(t.facts.get("reason", "")))
+        return confirmed(f"probes of {t.args.get('size')} bytes stop at {t.facts['stopped_at']} "
+                         f"with {ctx.stop_hop(t).get('status')}: {t.facts.get('reason')}", [t.id],
+                         t.facts["stopped_at"], m.group(2) if m else None, 0.9,
+                         m.group(3) if m else None, STOP)
+    for t, f in _failing(ctx, "MTU"):
+        return confirmed(f"large probes fail on some equal-cost paths at {f['device']} "
+                         f"{f.get('interface') or ''}: {f['reason']}", [t.id], f["device"],
+                         f.get("interface"), 0.85, position=STOP)
+    big = [t for t in ctx.traces if int(t.args.get("size", 60)) > 1500 and t.facts.get("reached")]
+    if big:
+        return rejected(f"probes of {big[0].args.get('size')} bytes reach the destination on "
+                        f"every equal-cost path", [big[0].id])
+    return unknown("no large probe could be sent (the path fails before MTU matters)",
+                   _trace_ids(ctx))
+
+
+def _dst_host(ctx: Context, tor: str | None) -> tuple[dict[str, Any] | None, list[str]]:
+    """The destination host behind `tor` and its inventory row (status)."""
+    for eid, owner in ctx.owners.values():
+        if owner.get("tor") == tor and owner.get("device") and owner.get("role") == "host":
+            row, mid = ctx.device(owner["device"])
+            return row, [eid, mid]
+    return None, []
+
+
+@check("host_down")
+def host_down(ctx: Context) -> Verdict:
+    for t in _stopped(ctx, "*"):
+        row, cites = _dst_host(ctx, t.facts["stopped_at"])
+        if row is None:
+            continue
+        if row.get("status") != "up":
+            return confirmed(f"the path reaches {t.facts['stopped_at']}, the destination's ToR, "
+                             f"but {row['name']} does not answer; the inventory shows it "
+                             f"{row.get('status')}", [t.id, *cites], row["name"], None, 0.85,
+                             position=STOP)
+        return rejected(f"{row['name']} is up per the inventory; the silence at "
+                        f"{t.facts['stopped_at']} is the network's", [t.id, *cites])
+    return rejected("no traceroute ends in silence at the destination's ToR", _trace_ids(ctx))
+
+
+@check("blackhole")
+def blackhole(ctx: Context) -> Verdict:
+    for t in _stopped(ctx, "*"):
+        at = t.facts["stopped_at"]
+        row, cites = _dst_host(ctx, at)
+        if row is not None and row.get("status") != "up":
+            return rejected(f"the silence after {at} is the destination host's: {row['name']} is "
+                            f"{row.get('status')}", [t.id, *cites])
+        dead = ctx.alarms_of({"LINK_DOWN", "DEVICE_UNREACHABLE"})
+        if any(r["device"] == at for _, r, _ in dead):
+            return unknown(f"{at} has open link or device alarms that may explain the drop",
+                           [t.id, dead[0][0]])
+        return confirmed(f"traceroute gets no reply beyond {at}, which answers itself: traffic "
+                         f"to the destination is dropped there (a null route), and no link or "
+                         f"device alarm explains it", [t.id, *cites], at, None, 0.8, position=STOP)
+    for t, f in _failing(ctx, "null route"):
+        return confirmed(f"only {t.facts.get('good_paths')} of {t.facts.get('ecmp_paths')} "
+                         f"equal-cost paths deliver; the others are dropped at {f['device']} by "
+                         f"a null route", [t.id], f["device"], None, 0.8, position=STOP)
+    return rejected("no traceroute is swallowed silently on the way", _trace_ids(ctx))

@@ -1,0 +1,203 @@
+"""What a diagnosis knows: the turn's evidence, a per-diagnosis cache so that checks share tool
+results instead of re-querying, and the flow's geometry (where the trace stops, the traced
+path, the equal-cost paths, the endpoints, the devices next to them) that decides whether an
+alarm is about this flow at all."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from netopsai.diagnosis.base import Verdict
+from netopsai.evidence import Evidence, failed
+
+DIAG_WINDOW = "1h"
+JUMBO = 9000  # the hosts' MTU: a jumbo probe that fits every healthy link
+STOP, PATH, ECMP, NEAR = 4, 3, 2, 1  # how close a device is to the flow
+Runner = Callable[[str, dict[str, Any]], Evidence]
+
+
+def baseline_calls(traces: list[Evidence]) -> list[dict[str, Any]]:
+    """After the traceroute, in one concurrent round: changes and alarms (open or closed) on the
+    flow's devices, every open alarm (a dead device drops out of the paths: its neighbours'
+    alarms point at it), who owns the destination (its ToR), and a jumbo probe when small
+    packets pass (MTU)."""
+    ok = [e for e in traces if e.tool == "traceroute" and not e.errors]
+    if not ok:
+        return []
+    f, args = ok[0].facts, ok[0].args
+    devices = sorted(set(f.get("ecmp_devices") or []) | set(f.get("path_devices") or [])
+                     | ({f["stopped_at"]} if f.get("stopped_at") else set()))
+    calls: list[dict[str, Any]] = []
+    if devices:
+        calls += [{"tool": "changelog", "args": {"devices": devices, "window": DIAG_WINDOW}},
+                  {"tool": "alarms", "args": {"devices": devices, "window": DIAG_WINDOW}}]
+    calls += [{"tool": "alarms", "args": {"state": "open", "window": DIAG_WINDOW}},
+              {"tool": "metadata", "args": {"query": "ip", "ip": args["dst"]}}]
+    if len(ok) == 1 and f.get("reached"):
+        calls.append({"tool": "traceroute", "args": {"src": args["src"], "dst": args["dst"],
+                                                     "size": JUMBO}})
+    return calls
+
+
+def normal_args(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Arguments as the tool records them (defaults filled), so a request finds its cache entry."""
+    from netopsai.tools.registry import REGISTRY
+
+    try:
+        return REGISTRY[tool].args_model.model_validate(args).model_dump(exclude_none=True)
+    except Exception:  # an invalid request is run (and fails) as given
+        return args
+
+
+def _key(tool: str, args: dict[str, Any]) -> str:
+    return tool + json.dumps(args, sort_keys=True, default=str)
+
+
+class Context:
+    def __init__(self, evidence: list[Evidence], run: Runner | None = None,
+                 question: str = "") -> None:
+        self.question = question
+        self.evidence = list(evidence)
+        self._run = run
+        self.cache = {_key(e.tool, e.args): e for e in evidence if not e.errors}
+        self.new: list[Evidence] = []
+        self.tool_calls = 0
+        self.checks_run = 0
+        self.verdicts: dict[str, Verdict] = {}
+        self.before: Evidence | None = None  # the flow traced back in time (widen)
+        self._derive()
+
+    # -- tools, through the cache -----------------------------------------------------------
+    def call(self, tool: str, args: dict[str, Any]) -> Evidence:
+        key = _key(tool, normal_args(tool, args))
+        if key in self.cache:
+            return self.cache[key]
+        if self._run is None:
+            return failed(tool, args, "no tool runner in this diagnosis")
+        ev = self._run(tool, args)
+        self.tool_calls += 1
+        self.new.append(ev)
+        self.evidence.append(ev)
+        if not ev.errors:
+            self.cache[key] = ev
+        self._derive()
+        return ev
+
+    def device(self, name: str) -> tuple[dict[str, Any] | None, str]:
+        ev = self.call("metadata", {"query": "device", "name": name})
+        return (ev.rows[0] if ev.rows and not ev.errors else None), ev.id
+
+    # -- what the evidence says --------------------------------------------------------------
+    def _derive(self) -> None:
+        ok = [e for e in self.evidence if not e.errors]
+        self.traces = [e for e in ok if e.tool == "traceroute" and e is not self.before]
+        self.main = next((t for t in self.traces if int(t.args.get("size", 60)) <= 1500),
+                         self.traces[0] if self.traces else None)
+        self.alarms: dict[Any, tuple[str, dict[str, Any]]] = {}
+        for e in ok:
+            for r in e.rows if e.tool == "alarms" else []:
+                self.alarms.setdefault(r.get("id") or json.dumps(r, default=str), (e.id, r))
+        self.changes = [(e.id, r) for e in ok if e.tool == "changelog" for r in e.rows]
+        self.alarm_ids = [e.id for e in ok if e.tool == "alarms"]
+        self.change_ids = [e.id for e in ok if e.tool == "changelog"]
+        self.owners = {e.args.get("ip"): (e.id, e.rows[0]) for e in ok
+                       if e.tool == "metadata" and e.args.get("query") == "ip" and e.rows}
+        self._geometry()
+
+    def _geometry(self) -> None:
+        f = self.main.facts if self.main else {}
+        self.pos: dict[str, int] = {}
+        for level, names in ((NEAR, self._before()), (ECMP, f.get("ecmp_devices") or []),
+                             (PATH, [*(f.get("path_devices") or []), *self.endpoints()]),
+                             (STOP, self.stops())):
+            for n in names:
+                self.pos[n] = max(self.pos.get(n, 0), level)
+
+    def _before(self) -> list[str]:
+        """The flow's devices before the alarms began (a trace back in time): a down link or
+        dead device drops out of today's paths but was on them. Without that trace, the far
+        ends of open alarms on today's paths stand in."""
+        if self.before is not None and not self.before.errors:
+            f = self.before.facts
+            return [*(f.get("ecmp_devices") or []), *(f.get("path_devices") or [])]
+        f = self.main.facts if self.main else {}
+        flow = {*(f.get("ecmp_devices") or []), *(f.get("path_devices") or []), *self.stops()}
+        return [b for _, r in self.alarms.values() if r["state"] == "open" and r.get("peer")
+                for a, b in ((r["device"], r["peer"]), (r["peer"], r["device"])) if a in flow]
+
+    def widen(self) -> None:
+        """Trace the flow as it was just before the earliest alarm that has an end off
+        today's paths; one tool call, only when such an alarm exists."""
+        if self.main is None or self.before is not None:
+            return
+        loose = [r for _, r in self.alarms.values()
+                 if (r["state"] == "open" or r["kind"] in ("DEVICE_REBOOT", "LINK_DOWN"))
+                 and min(self.pos.get(r["device"], 0),
+                         self.pos.get(r.get("peer") or r["device"], 0)) < ECMP]
+        if not loose:
+            return
+        first = min(str(r["raised_at"]) for r in loose)
+        at = (datetime.fromisoformat(first.replace("Z", "+00:00")) - timedelta(minutes=1))
+        args = {"src": self.main.args["src"], "dst": self.main.args["dst"],
+                "at": at.strftime("%Y-%m-%dT%H:%M:%SZ")}
+        self.before = self.call("traceroute", args)
+        self._derive()
+
+    def endpoints(self) -> list[str]:
+        return [x for _, row in self.owners.values() for x in (row.get("device"), row.get("tor")) if x]
+
+    def stops(self) -> list[str]:
+        """Where the flow breaks: the trace's stop, and where failing equal-cost paths fail."""
+        out = []
+        for t in self.traces:
+            if not t.facts.get("reached") and t.facts.get("stopped_at"):
+                out.append(t.facts["stopped_at"])
+            if t.facts.get("failing"):
+                out.append(t.facts["failing"]["device"])
+        return out
+
+    def position(self, device: str | None, peer: str | None = None) -> int:
+        return max(self.pos.get(device or "", 0), self.pos.get(peer or "", 0))
+
+    def alarm_position(self, r: dict[str, Any]) -> int:
+        """0 unless the alarm is about this flow: its device, and the far end of its link,
+        are (or were, before the alarms) on the flow's paths. Else the closer end's level."""
+        if r.get("peer") and not self.pos.get(r["peer"]):
+            return 0
+        return self.position(r["device"], r.get("peer")) if self.pos.get(r["device"]) else 0
+
+    def alarms_of(self, kinds: set[str], state: str = "open",
+                  categories: set[str] | None = None) -> list[tuple[str, dict[str, Any], int]]:
+        """Alarms of these kinds about this flow (position >= 1), closest to the flow first."""
+        out = [(eid, r, self.alarm_position(r)) for eid, r in self.alarms.values()
+               if r["kind"] in kinds and (state == "any" or r["state"] == state)
+               and (categories is None or r["category"] in categories)]
+        return sorted([x for x in out if x[2] > 0],
+                      key=lambda x: (-x[2], -self.pos.get(x[1]["device"], 0), str(x[1]["raised_at"])))
+
+    def changes_on(self, device: str | None) -> list[tuple[str, dict[str, Any]]]:
+        return [(eid, r) for eid, r in self.changes if r["device"] == device]
+
+    def stop_hop(self, trace: Evidence | None = None) -> dict[str, Any]:
+        t = trace or self.main
+        return t.rows[-1] if t and t.rows else {}
+
+    def symptom_text(self) -> str:
+        """The incident's symptoms as words, for incident memory (BM25) to match."""
+        words: list[str] = []
+        for t in self.traces:
+            f = t.facts
+            words.append("reached" if f.get("reached") else "unreachable")
+            if not f.get("reached"):
+                words += [f"stop {self.stop_hop(t).get('status', '')}", f"at {f.get('stopped_at')}"]
+            if f.get("failing"):
+                words.append(f"ecmp failing at {f['failing']['device']} {f['failing']['reason']}")
+            if any(h.get("loss_pct") for h in t.rows):
+                words.append("loss")
+        for _, r in self.alarms.values():
+            if self.alarm_position(r) and (r["state"] == "open" or r["kind"] == "DEVICE_REBOOT"):
+                words.append(f"{r['kind']} {r['category']} {r['device']} {r.get('interface') or ''}")
+        return " ; ".join(w.strip() for w in words)

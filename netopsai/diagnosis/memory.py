@@ -1,0 +1,120 @@
+"""Incident memory: diagnoses the on-call confirmed, matched against a new incident's symptoms.
+
+Lexical ranking is BM25 (rank-bm25) over the symptom texts; device names, stop codes and alarm
+kinds are the words that matter. When an offline packaged sentence-embedding model is
+importable (NETOPSAI_EMBED_MODEL names it), dense similarity joins by reciprocal-rank fusion;
+without one, BM25 alone — nothing is downloaded. The store is its own SQLite file in
+NETOPSAI_HOME (incidents.db), so resetting or re-initialising the lab keeps the history.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from netopsai.models import Incident
+
+TOKEN = re.compile(r"[A-Za-z0-9_!*.\-:/]+")
+RRF_K = 60  # the usual reciprocal-rank-fusion constant
+
+
+def tokens(text: str) -> list[str]:
+    return [t.lower() for t in TOKEN.findall(text or "")]
+
+
+@dataclass
+class Match:
+    incident: Incident
+    score: float
+
+
+class IncidentMemory:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        Incident.__table__.create(engine, checkfirst=True)  # type: ignore[attr-defined]
+
+    @classmethod
+    def at(cls, path: Path) -> IncidentMemory:
+        from netopsai.store import engine_for
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return cls(engine_for(f"sqlite:///{path}"))
+
+    def add(self, symptoms: str, label: str, device: str | None = None,
+            interface: str | None = None, **extra: Any) -> Incident:
+        row = Incident(symptoms=symptoms, label=label, device=device, interface=interface,
+                       at=extra.pop("at", None) or datetime.now(UTC), **extra)
+        with Session(self.engine) as s:
+            s.add(row)
+            s.commit()
+            s.refresh(row)
+        return row
+
+    def all(self) -> list[Incident]:
+        with Session(self.engine) as s:
+            return list(s.exec(select(Incident).order_by(Incident.id)))  # type: ignore[arg-type]
+
+    def search(self, symptoms: str, k: int = 5) -> list[Match]:
+        """The past incidents most like these symptoms, best first (only those sharing words)."""
+        rows = self.all()
+        query = tokens(symptoms)
+        if not rows or not query:
+            return []
+        docs = [tokens(r.symptoms) for r in rows]
+        lexical = _bm25(docs, query)
+        order = sorted(range(len(rows)), key=lambda i: -lexical[i])
+        dense = _dense([r.symptoms for r in rows], symptoms)
+        if dense is not None:
+            by_dense = sorted(range(len(rows)), key=lambda i: -dense[i])
+            fused = {i: 1 / (RRF_K + order.index(i)) + 1 / (RRF_K + by_dense.index(i))
+                     for i in range(len(rows))}
+            order = sorted(fused, key=lambda i: -fused[i])
+        shared = [i for i in order if set(query) & set(docs[i])]
+        return [Match(rows[i], lexical[i]) for i in shared[:k]]
+
+
+def _bm25(docs: list[list[str]], query: list[str]) -> list[float]:
+    """BM25 scores; on a corpus too small for IDF to mean anything (BM25 gives terms found in
+    every document a non-positive weight), the share of query words a document holds."""
+    if len(docs) >= 3:
+        from rank_bm25 import BM25Okapi
+
+        scores = [float(x) for x in BM25Okapi(docs).get_scores(query)]
+        if max(scores) > 0:
+            return scores
+    q = set(query)
+    return [len(q & set(d)) / len(q) for d in docs]
+
+
+def _dense(texts: list[str], query: str) -> list[float] | None:
+    """Cosine similarities from an offline packaged model, or None when there is none."""
+    name = os.environ.get("NETOPSAI_EMBED_MODEL")
+    if not name:
+        return None
+    try:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never download a model at diagnosis time
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(name)
+        vecs = model.encode([query, *texts], normalize_embeddings=True)
+    except Exception:  # not installed, or not available offline: BM25 alone
+        return None
+    return [float(vecs[0] @ v) for v in vecs[1:]]
+
+
+def default_memory(create: bool = False) -> IncidentMemory | None:
+    """NETOPSAI_HOME/incidents.db; None when it does not exist yet and `create` is False
+    (a diagnosis never creates files)."""
+    from netopsai.config import StoreSettings
+
+    path = StoreSettings().home / "incidents.db"
+    if not create and not path.exists():
+        return None
+    return IncidentMemory.at(path)

@@ -1,0 +1,104 @@
+"""Ranking the children of a taxonomy node: symptom scores from the evidence offline; with a
+chat model, the model orders the plausible ones when the scores do not separate them. The
+model never adds a branch the evidence does not support, so pruning stays evidence-based."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from string import Template
+from typing import Any
+
+from netopsai.diagnosis.context import Context
+from netopsai.diagnosis.registry import resolve
+from netopsai.diagnosis.taxonomy import Node, Taxonomy
+
+AMBIGUOUS = 0.25  # top two scores closer than this: let the model order them
+STRONG = 0.5  # ...when both are strong: weak leads (a change record) are cheaper to just verify
+EVIDENCE_CHARS = 2400  # the evidence summaries the ranking prompt may carry (~600 tokens)
+
+
+def score(ctx: Context, tax: Taxonomy, node: Node, memo: dict[str, float]) -> float:
+    """A node's plausibility: the best of its own symptoms and its children's."""
+    if node.id in memo:
+        return memo[node.id]
+    own = [float(resolve("symptom", s)(ctx)) for s in node.symptoms]
+    kids = [score(ctx, tax, k, memo) for k in tax.children(node.id)]
+    memo[node.id] = max([0.0, *own, *kids])
+    return memo[node.id]
+
+
+@dataclass
+class Ranker:
+    """Orders candidates; `llm` is an injected chat model (None offline)."""
+
+    llm: Any = None
+    mode: str = "auto"  # auto: ask the model only when ambiguous | always | never
+    llm_calls: int = 0
+    tokens: dict[str, int] = field(default_factory=lambda: {"prompt": 0, "completion": 0})
+    notes: list[str] = field(default_factory=list)
+
+    def order(self, ctx: Context, parent: Node | None, cands: list[tuple[Node, float]]
+              ) -> tuple[list[tuple[Node, float]], str]:
+        ranked = sorted(cands, key=lambda c: -c[1])
+        live = [c for c in ranked if c[1] > 0]
+        if self.llm is None or self.mode == "never" or len(live) < 2:
+            return ranked, "symptom scores"
+        if self.mode == "auto" and (live[1][1] < STRONG or live[0][1] - live[1][1] >= AMBIGUOUS):
+            return ranked, "symptom scores"
+        ids = self._ask(ctx, parent, live)
+        if not ids:
+            return ranked, "symptom scores (the model's ranking was not usable)"
+        by_id = {n.id: (n, s) for n, s in live}
+        first = [by_id[i] for i in ids if i in by_id]
+        rest = [c for c in ranked if c not in first]
+        return first + rest, "the model's ranking"
+
+    def _ask(self, ctx: Context, parent: Node | None, live: list[tuple[Node, float]]) -> list[str]:
+        from langchain_core.messages import AIMessage, HumanMessage
+
+        from netopsai.llm import usage
+        from netopsai.planner.llm import load_prompt
+
+        prompt = Template(load_prompt("diagnosis.md")).substitute(
+            question=ctx.question or "(connectivity diagnosis)",
+            parent=parent.id if parent else "root", evidence=_evidence(ctx),
+            candidates="\n".join(f"- {n.id}: {n.description} (symptom score {s:.2f})"
+                                 for n, s in live))
+        messages = [HumanMessage(prompt)]
+        try:
+            ai = self.llm.invoke(messages)
+        except Exception as exc:  # the offline order stands; say so in the steps
+            self.notes.append(f"LLM ranking failed ({type(exc).__name__}); symptom scores used")
+            return []
+        self.llm_calls += 1
+        msg = ai if isinstance(ai, AIMessage) else AIMessage(str(ai))
+        u = usage(msg, messages)
+        self.tokens["prompt"] += u["prompt"]
+        self.tokens["completion"] += u["completion"]
+        return _parse(msg.text)
+
+
+def _evidence(ctx: Context) -> str:
+    """Summaries only, never tables, capped: the prompt stays small."""
+    lines, size = [], 0
+    for e in ctx.evidence:
+        line = f"[{e.id}] {e.tool}: {e.summary}"[:400]
+        if size + len(line) > EVIDENCE_CHARS:
+            break
+        lines.append(line)
+        size += len(line)
+    return "\n".join(lines)
+
+
+def _parse(text: str) -> list[str]:
+    """A JSON list of node ids, possibly wrapped in prose or a code fence."""
+    m = re.search(r"\[[^\[\]]*\]", text or "")
+    if not m:
+        return []
+    try:
+        ids = json.loads(m.group(0))
+    except json.JSONDecodeError:
+        return []
+    return [str(i) for i in ids if isinstance(i, str)]
