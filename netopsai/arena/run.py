@@ -1,0 +1,195 @@
+"""The arena runner: for each scenario a fresh lab (the healthy snapshot of its (spec, scale,
+seed, clock) copied back by lab inject, not rebuilt), the scenario injected, the question put to
+every baseline, each answer scored. Results come back as one dict (written as JSON) that
+report.py renders as the leaderboard."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine
+
+from netopsai.arena.baselines import Reply, engine_strategy, one_shot, traceroute_only
+from netopsai.arena.generate import MANIFEST
+from netopsai.arena.score import NO_DIAGNOSIS, Outcome, check_citations, device_matches, summarize
+from netopsai.errors import NetopsError
+from netopsai.lab.scenario import Scenario, load_scenario
+
+BASELINES = ("one-shot", "traceroute-only", "cvd", "history", "full")
+ENGINE_BASELINES = {"cvd": "cvd", "history": "history"}
+Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class Options:
+    baselines: tuple[str, ...] = BASELINES
+    llm: str = "none"  # none | scripted
+    workdir: Path | None = None
+
+
+def load_dir(directory: Path) -> list[Scenario]:
+    """Every scenario YAML in a folder, by file name; a bad one is an error naming it."""
+    if not directory.is_dir():
+        raise NetopsError(f"scenario folder not found: {directory}")
+    files = sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml"))
+    if not files:
+        raise NetopsError(f"no scenario files (*.yaml) in {directory}")
+    out = [load_scenario(p) for p in files]
+    missing = [sc.id for sc in out if sc.expect is None]
+    if missing:
+        raise NetopsError(f"scenario {missing[0]} has no expect: section to score against")
+    return out
+
+
+def manifest(directory: Path) -> dict[str, dict[str, Any]]:
+    p = directory / MANIFEST
+    if not p.is_file():
+        return {}
+    return {e["id"]: e for e in json.loads(p.read_text()).get("scenarios", [])}
+
+
+def check_baselines(names: tuple[str, ...]) -> tuple[str, ...]:
+    bad = [n for n in names if n not in BASELINES]
+    if bad:
+        raise NetopsError(f"unknown baseline {bad[0]!r}; valid: {', '.join(BASELINES)}")
+    return names
+
+
+class Labs:
+    """One lab store per (spec, scale, seed, clock), built once; every inject resets it from the
+    healthy snapshot that init left beside it."""
+
+    def __init__(self, root: Path, llm: str) -> None:
+        self.root, self.llm = root, llm
+        self._labs: dict[tuple[Any, ...], tuple[Engine, Any]] = {}
+
+    def ready(self, sc: Scenario) -> tuple[Engine, Any]:
+        from netopsai.backends.lab import lab_backends
+        from netopsai.lab.manage import init_lab
+        from netopsai.service import Copilot
+        from netopsai.store import engine_for
+
+        key = (sc.lab.spec, sc.lab.scale, sc.lab.seed, sc.now)
+        if key not in self._labs:
+            engine = engine_for(f"sqlite:///{self.root / f'lab{len(self._labs)}.db'}")
+            init_lab(engine, sc.lab.spec, sc.lab.scale, sc.lab.seed, sc.now)
+            llm = None
+            if self.llm == "scripted":
+                from netopsai.arena.scripted import ScriptedChat
+
+                llm = ScriptedChat()
+            self._labs[key] = (engine, Copilot(lab_backends(engine), llm=llm))
+        return self._labs[key]
+
+
+def _full(copilot: Any, sc: Scenario, thread: str) -> Reply:
+    r = copilot.answer(sc.question, thread)
+    rc = r.get("root_cause") or {}
+    return Reply(rc.get("label") or NO_DIAGNOSIS, rc.get("device"), r.get("answer", ""),
+                 r.get("evidence", []), int(r.get("llm_calls", 0)),
+                 int((r.get("tokens") or {}).get("prompt", 0)))
+
+
+def ask(baseline: str, sc: Scenario, engine: Engine, copilot: Any) -> Reply:
+    from netopsai.backends.lab import lab_backends
+    from netopsai.tools.registry import run_tool
+
+    if baseline == "one-shot":
+        return one_shot(sc.question)
+    if baseline == "traceroute-only":
+        backends = lab_backends(engine)
+        return traceroute_only(sc.question, lambda tool, args: run_tool(tool, args, backends))
+    if baseline == "full":
+        return _full(copilot, sc, f"arena-{sc.id}-{time.monotonic_ns()}")
+    from netopsai.arena.engine_adapter import run_strategy
+
+    return run_strategy(ENGINE_BASELINES[baseline], sc, engine, copilot)
+
+
+def score(sc: Scenario, baseline: str, reply: Reply, wall_ms: float) -> Outcome:
+    assert sc.expect is not None
+    ok, cited, problems = check_citations(reply.answer, reply.evidence, sc.expect.must_cite)
+    return Outcome(sc.id, baseline, sc.expect.root_cause, reply.label, reply.device,
+                   device_matches(sc.expect.device, reply.device), ok, cited, problems,
+                   len(reply.evidence), reply.llm_calls, reply.prompt_tokens, round(wall_ms, 2))
+
+
+def _one(baseline: str, sc: Scenario, engine: Engine, copilot: Any) -> Outcome:
+    t0 = time.perf_counter()
+    try:
+        reply = ask(baseline, sc, engine, copilot)
+    except Exception as exc:  # a crash is a wrong answer, recorded, not the end of the run
+        assert sc.expect is not None
+        return Outcome(sc.id, baseline, sc.expect.root_cause, "error",
+                       wall_ms=(time.perf_counter() - t0) * 1000, error=f"{type(exc).__name__}: {exc}")
+    return score(sc, baseline, reply, (time.perf_counter() - t0) * 1000)
+
+
+def available(names: tuple[str, ...]) -> dict[str, str]:
+    """baseline -> why it cannot run ('' when it can)."""
+    out = {}
+    for n in names:
+        out[n] = engine_strategy(ENGINE_BASELINES[n])[1] if n in ENGINE_BASELINES else ""
+    return out
+
+
+def run(scenarios: list[Scenario], opts: Options, progress: Progress | None = None,
+        categories: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Inject each scenario once into its lab and put its question to every baseline."""
+    from netopsai.lab.inject import inject
+
+    names = check_baselines(opts.baselines)
+    why_not = available(names)
+    runnable = [n for n in names if not why_not[n]]
+    started, load0, t0 = datetime.now(UTC), os.getloadavg(), time.perf_counter()
+    outcomes: list[Outcome] = []
+    with tempfile.TemporaryDirectory(prefix="netopsai-arena-", dir=opts.workdir) as tmp:
+        labs = Labs(Path(tmp), opts.llm)
+        for i, sc in enumerate(scenarios, start=1):
+            engine, copilot = labs.ready(sc)
+            inject(engine, sc)
+            outcomes += [_one(n, sc, engine, copilot) for n in runnable]
+            if progress:
+                progress(i, len(scenarios), sc.id)
+    return {"meta": _meta(started, load0, time.perf_counter() - t0, opts, len(scenarios)),
+            "baselines": {n: {"available": not why_not[n], "reason": why_not[n],
+                              "summary": summarize([o for o in outcomes if o.baseline == n])}
+                          for n in names},
+            "categories": categories or {},
+            "outcomes": [o.as_dict() for o in outcomes]}
+
+
+def _meta(started: datetime, load0: tuple[float, float, float], wall_s: float, opts: Options,
+          n: int) -> dict[str, Any]:
+    return {"started": started.strftime("%Y-%m-%dT%H:%M:%SZ"), "wall_s": round(wall_s, 1),
+            "scenarios": n, "llm": opts.llm, "machine": f"{platform.node()} {platform.machine()}, "
+            f"{os.cpu_count()} CPUs, Python {platform.python_version()}",
+            "load_before": [round(x, 2) for x in load0],
+            "load_after": [round(x, 2) for x in os.getloadavg()]}
+
+
+@dataclass
+class Written:
+    json_path: Path
+    markdown_path: Path
+    results: dict[str, Any] = field(default_factory=dict)
+
+
+def write(results: dict[str, Any], out: Path) -> Written:
+    """results.json and leaderboard.md in the folder `out`."""
+    from netopsai.arena.report import leaderboard
+
+    out.mkdir(parents=True, exist_ok=True)
+    jp, mp = out / "results.json", out / "leaderboard.md"
+    jp.write_text(json.dumps(results, indent=1, default=str) + "\n")
+    mp.write_text(leaderboard(results))
+    return Written(jp, mp, results)
