@@ -17,6 +17,7 @@ from netopsai import models as m
 from netopsai.backends.base import IfaceSel, Row
 from netopsai.backends.lab_events import LabEvents
 from netopsai.lab.netns import read_lab
+from netopsai.lab.netns_inject import LOSS_TABLE
 from netopsai.lab.netns_sh import in_ns
 from netopsai.timewin import Window, iso
 
@@ -57,6 +58,14 @@ def _filter_drops(ns: str) -> dict[str, int]:
         mt = _DROP.match(line)
         if mt and mt.group(2) not in ("*", ""):
             out[mt.group(2)] = out.get(mt.group(2), 0) + int(mt.group(1))
+    raw = in_ns(ns, "nft", "-j", "list", "table", "bridge", LOSS_TABLE, check=False)
+    for item in json.loads(raw or '{"nftables": []}').get("nftables", []):
+        exprs = item.get("rule", {}).get("expr", [])
+        port = next((e["match"]["right"] for e in exprs if "match" in e
+                     and e["match"].get("left", {}).get("meta", {}).get("key") == "iifname"), None)
+        packets = next((e["counter"]["packets"] for e in exprs if "counter" in e), 0)
+        if port:
+            out[port] = out.get(port, 0) + int(packets)
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from ipaddress import ip_address, ip_network
 
@@ -50,7 +51,15 @@ class SystemPaths:
         else:
             with ThreadPoolExecutor(max_workers=len(specs)) as pool:
                 flows = list(pool.map(lambda f: run_flow(f, self.gate), specs))
-        return self._row(src, dst, flows, now)
+        return self._row(src, dst, self._confirm(flows), now)
+
+    def _confirm(self, flows: list[Flow]) -> list[Flow]:
+        """Re-run, with the main flow's probe count, ECMP flows that went silent: on a lossy
+        link two lost probes in a row look like a drop; a null route stays silent."""
+        silent = [i for i, f in enumerate(flows[1:], 1) if f.hops and not f.hops[-1].answered]
+        for i in silent:
+            flows[i] = run_flow(replace(flows[i].spec, queries=self.queries), self.gate)
+        return flows
 
     def _specs(self, src: str, dst: str, size: int) -> list[FlowSpec]:
         ns, source = self._probe_point(src, dst)

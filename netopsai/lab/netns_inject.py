@@ -9,6 +9,7 @@ A `change` is written as a change record. Every target is checked before anythin
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -27,6 +28,7 @@ from netopsai.lab.scenario import FaultSpec, Scenario
 SUPPORTED = ("link_down", "acl_block", "blackhole", "crc_errors", "device_down", "change")
 DEFAULT_LOSS = 0.3
 ROUTE_TYPES = ("blackhole", "unreachable", "prohibit")
+LOSS_TABLE = "nxloss"  # the nft bridge table of random drops on bridged ports
 
 
 @dataclass(frozen=True)
@@ -146,9 +148,19 @@ def _links_down(lab: NetnsLab, ends: list[tuple[str, str]]) -> None:
 
 
 def _loss(lab: NetnsLab, ends: list[tuple[str, str]], p: float) -> None:
+    """Random drops of what arrives on each end. A bridged port (a ToR's host port) is not
+    routed, so its frames are dropped in the bridge family instead of by iptables."""
     for dev, ifname in ends:
+        ns = lab.ns(dev)
+        if json.loads(in_ns(ns, "ip", "-j", "link", "show", ifname))[0].get("master"):
+            rule = f'iifname "{ifname}" numgen random mod 10000 < {round(p * 10000)} counter drop'
+            in_ns(ns, "nft", "-f", "-", stdin=(
+                f"table bridge {LOSS_TABLE} {{\n"
+                f"  chain forward {{ type filter hook forward priority 0; {rule}; }}\n"
+                f"  chain input {{ type filter hook input priority 0; {rule}; }}\n}}\n"))
+            continue
         for chain in ("FORWARD", "INPUT"):
-            in_ns(lab.ns(dev), "iptables", "-I", chain, "-i", ifname, "-m", "statistic",
+            in_ns(ns, "iptables", "-I", chain, "-i", ifname, "-m", "statistic",
                   "--mode", "random", "--probability", f"{p:.4f}", "-j", "DROP")
 
 

@@ -36,8 +36,8 @@ def ip_batch(ns: str, lines: list[str]) -> None:
         run(["ip", "-n", ns, "-batch", "-"], stdin="\n".join(lines) + "\n")
 
 
-def in_ns(ns: str, *cmd: str, check: bool = True) -> str:
-    return run(["ip", "netns", "exec", ns, *cmd], check=check)
+def in_ns(ns: str, *cmd: str, check: bool = True, stdin: str | None = None) -> str:
+    return run(["ip", "netns", "exec", ns, *cmd], stdin=stdin, check=check)
 
 
 def namespaces() -> set[str]:
