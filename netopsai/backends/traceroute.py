@@ -32,9 +32,11 @@ NETNS_MAX_HOPS = 12
 
 class SystemPaths:
     def __init__(self, engine: Engine, source: str | None = None, max_hops: int = 30,
-                 wait: float = 1.0, concurrency: int = 8, flows: int = 4, queries: int = 3) -> None:
+                 wait: float = 1.0, concurrency: int = 8, flows: int = 4, queries: int = 3,
+                 netns_wait: float = NETNS_WAIT) -> None:
         self.engine, self.source = engine, source
         self.max_hops, self.wait, self.flows, self.queries = max_hops, wait, flows, queries
+        self.netns_wait = netns_wait
         self.gate = threading.BoundedSemaphore(concurrency)  # traceroute processes at once
         self.map = InventoryMap(engine)
         lab = read_lab(engine)
@@ -63,7 +65,7 @@ class SystemPaths:
 
     def _specs(self, src: str, dst: str, size: int) -> list[FlowSpec]:
         ns, source = self._probe_point(src, dst)
-        wait = min(self.wait, NETNS_WAIT) if ns else self.wait
+        wait = min(self.wait, self.netns_wait) if ns else self.wait
         hops = min(self.max_hops, NETNS_MAX_HOPS) if ns else self.max_hops
         return [FlowSpec(dst, SPORT_BASE + i, self.queries if i == 0 else min(2, self.queries),
                          wait, hops, size, source, ns) for i in range(max(1, self.flows))]

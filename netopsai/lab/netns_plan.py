@@ -33,7 +33,7 @@ class NsSpec:
 
 
 SPECS = {"small": NsSpec(), "tiny": NsSpec(leaves=2, hosts_per_leaf=1),
-         "bench": NsSpec(addrs_per_host=17)}
+         "bench": NsSpec(addrs_per_host=19)}
 
 
 def get_spec(name: str) -> NsSpec:
