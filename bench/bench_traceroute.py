@@ -66,10 +66,11 @@ def render(res: list[dict[str, Any]], build_s: float, machine: dict[str, str], l
              f"{machine['ram']}; rev {machine['rev']}; load average before: {load}. Lab `bench` "
              f"(26 namespaces) built in {build_s:.2f} s. Backend `system`: traceroute -n -U "
              "--sport -q1 -w WAIT inside the source host's namespace, hops mapped to the inventory.", "",
-             "| flows/target | concurrency | wait s | wall s | targets/s | per-trace p50 ms | p95 ms | reached |",
+             "| flows/target | concurrency | wait s | wall s | targets/s | per-trace p50 ms | p95 ms "
+             "| reached |",
              "|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['flows']} | {r['concurrency']} | {r['wait']} | {r['wall_s']} | {r['per_s']} | {r['p50_ms']} | "
-              f"{r['p95_ms']} | {r['reached']}/{r['targets']} |" for r in res]
+    lines += [f"| {r['flows']} | {r['concurrency']} | {r['wait']} | {r['wall_s']} | {r['per_s']} | "
+              f"{r['p50_ms']} | {r['p95_ms']} | {r['reached']}/{r['targets']} |" for r in res]
     lines += ["", "Unreached targets appear as soon as traces run concurrently, and a longer wait "
               "does not bring them back (those traces end fast): consistent with the kernel's "
               "ICMP error budget being hit by bursts (RECIPES: rate-limited machine-wide), not "
