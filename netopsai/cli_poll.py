@@ -80,6 +80,8 @@ def _print(rep: PollReport) -> None:
     from rich.table import Table
 
     console = Console()
+    if not console.is_terminal:  # piped: whole names and counters rather than an 80-column fit
+        console = Console(width=160)
     for r in rep.readings:
         if not r.ok:
             continue

@@ -173,21 +173,33 @@ async def read_device(engine: Any, target: SnmpTarget, timeout: float, retries: 
     return reading
 
 
+def _engine_key(target: SnmpTarget) -> tuple[str, ...]:
+    """v3 users live in an engine's USM table by name: one engine per distinct v3 credential
+    set, so the same user name with other keys elsewhere cannot overwrite it. v2c shares one."""
+    a = target.auth
+    return ("2c",) if a.version == "2c" else ("3", a.user or "", a.auth_protocol, a.priv_protocol,
+                                              *a.secrets())
+
+
 async def read_many(targets: list[SnmpTarget], concurrency: int = 32, timeout: float = 2.0,
                     retries: int = 1) -> list[DeviceReading]:
     """Poll every target, at most `concurrency` at a time; results in the targets' order."""
     import pysnmp.hlapi.v3arch.asyncio as h
 
-    engine = h.SnmpEngine()
+    engines: dict[tuple[str, ...], Any] = {}
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(t: SnmpTarget) -> DeviceReading:
+        key = _engine_key(t)
+        if key not in engines:  # SnmpEngine() is not cheap: only one per credential set
+            engines[key] = h.SnmpEngine()
         async with gate:
-            return await read_device(engine, t, timeout, retries)
+            return await read_device(engines[key], t, timeout, retries)
     try:
         return list(await asyncio.gather(*(one(t) for t in targets)))
     finally:
-        engine.close_dispatcher()
+        for engine in engines.values():
+            engine.close_dispatcher()
 
 
 def poll_targets(targets: list[SnmpTarget], concurrency: int = 32, timeout: float = 2.0,
