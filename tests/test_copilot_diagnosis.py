@@ -96,3 +96,89 @@ def test_diagnosis_names_the_fault(make_lab: Any, all_cases: Any, index: int) ->
     assert validate_citations(result["answer"], ids) == []
     assert set(result["citations"]) <= ids and result["citations"]
     assert {"traceroute", "changelog", "alarms"} <= {e["tool"] for e in result["evidence"]}
+
+
+@pytest.fixture(autouse=True)
+def _own_home(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Incident memory lives in NETOPSAI_HOME: keep the user's out of these diagnoses."""
+    monkeypatch.setenv("NETOPSAI_HOME", str(tmp_path / "home"))
+
+
+def ask_after(engine: Any, faults: list[dict[str, Any]], question: str = QUESTION) -> dict[str, Any]:
+    sc = Scenario.model_validate({"id": "extra", "now": lab_info(engine).clock, "question": question,
+                                  "faults": [{"at": "-25m", **f} for f in faults],
+                                  "noise": {"alarms": 20, "changes": 6, "flaps": 2}})
+    inject(engine, sc)
+    result = Copilot(lab_backends(engine)).answer(question, "t")
+    ids = {e["id"] for e in result["evidence"]}
+    assert validate_citations(result["answer"], ids) == []
+    return result
+
+
+def off_path_leaf(backends: Any) -> str:
+    """A leaf of the source's site that no equal-cost path of the question's flow crosses."""
+    from netopsai.tools.registry import run_tool
+
+    flow = set(run_tool("traceroute", {"src": "10.1.3.20", "dst": "10.2.1.40"},
+                        backends).facts["ecmp_devices"])
+    leaves = run_tool("metadata", {"query": "devices", "site": "dc1", "role": "leaf"}, backends).rows
+    return next(r["name"] for r in leaves if r["name"] not in flow)
+
+
+def test_two_faults_blame_where_the_trace_stops(make_lab: Any, backends: Any) -> None:
+    # a leaf uplink is down (traffic reroutes) and an ACL at the destination's ToR drops the
+    # flow: the cause is where the trace stops; the link is reported too, not lost
+    leaf, ifname, _ = uplink(backends)
+    r = ask_after(make_lab(), [{"kind": "link_down", "target": {"link": f"{leaf}:{ifname}"}},
+                               {"kind": "acl_block", "target": {"device": DST_TOR},
+                                "params": {"dst": "10.2.1.0/24"}}])
+    assert (r["root_cause"]["label"], r["root_cause"]["device"]) == ("config.acl_block", DST_TOR)
+    assert "link.down" in r["answer"] and ifname in r["answer"]  # the second fault, cited
+
+
+def test_host_behind_a_dead_tor_is_the_tor_down(make_lab: Any) -> None:
+    r = ask_after(make_lab(), [{"kind": "device_down", "target": {"device": DST_TOR}}])
+    assert (r["root_cause"]["label"], r["root_cause"]["device"]) == ("device.down", DST_TOR)
+
+
+def test_red_herrings_are_not_blamed(make_lab: Any, backends: Any) -> None:
+    # open alarms off the path (a dead leaf elsewhere, with its neighbours' link alarms) and a
+    # harmless change on the path: the flow itself is fine
+    spine = uplink(backends)[2]
+    r = ask_after(make_lab(), [{"kind": "device_down", "target": {"device": off_path_leaf(backends)}},
+                               {"kind": "change", "target": {"device": spine},
+                                "params": {"summary": "Update NTP servers", "ticket": "CHG-77"}}])
+    assert r["root_cause"]["label"] == "none", r["answer"][:800]
+    assert "CHG-77" in r["answer"]  # seen, checked and not blamed
+    seen = [a for e in r["evidence"] if e["tool"] == "alarms" for a in e["rows"]]
+    assert any(a["kind"] == "DEVICE_UNREACHABLE" and a["state"] == "open" for a in seen)
+
+
+def test_red_herrings_beside_a_real_fault(make_lab: Any, backends: Any) -> None:
+    r = ask_after(make_lab(), [{"kind": "device_down", "target": {"device": off_path_leaf(backends)}},
+                               {"kind": "blackhole", "target": {"device": DST_TOR}}])
+    assert (r["root_cause"]["label"], r["root_cause"]["device"]) == ("routing.blackhole", DST_TOR)
+
+
+def test_healthy_with_closed_dci_alarms_is_none(make_lab: Any, backends: Any) -> None:
+    from datetime import timedelta
+
+    from sqlmodel import Session
+
+    from netopsai import models as m
+    from netopsai.lab.events import alarm
+
+    engine = make_lab()
+    inject(engine, Scenario.model_validate({"id": "closed-dci", "now": lab_info(engine).clock,
+                                            "question": QUESTION}))
+    now = lab_info(engine).clock
+    with Session(engine) as s:  # circuit alarms of an outage 50 to 40 minutes ago, cleared
+        for end in dci_circuits(backends)[:2]:
+            dev, ifname = end.split(":")
+            s.add(m.Alarm(**alarm("LINK_DOWN", "dci", dev, "dc1", now - timedelta(minutes=50),
+                                  f"DCI circuit down on {ifname}", interface=ifname,
+                                  cleared=now - timedelta(minutes=40))))
+        s.commit()
+    r = Copilot(lab_backends(engine)).answer(QUESTION, "t")
+    assert r["root_cause"]["label"] == "none", r["answer"][:800]
+    assert "dci.link_down" in r["answer"]  # tested and ruled out, with the closed alarms cited

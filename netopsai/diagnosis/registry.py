@@ -68,7 +68,7 @@ def resolve(kind: str, name: str) -> Any:
     _builtin()
     table: dict[str, Any] = CHECKS if kind == "check" else SYMPTOMS
     fn = table.get(name)
-    if fn is None and "." in name:
+    if fn is None and ("." in name or ":" in name):
         fn = _import(name)
     if fn is None:
         fn = _entry_point(kind, name)

@@ -1,0 +1,84 @@
+"""Feeding incident memory: confirming a thread's last diagnosis (CLI, Gradio, Slack all call
+`confirm`), and importing a history file of past incidents (YAML or JSON)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from netopsai.diagnosis.memory import IncidentMemory
+from netopsai.errors import NetopsError
+from netopsai.models import Incident
+
+UNCONFIRMABLE = ("none", "inconclusive")
+
+
+def confirm(memory: IncidentMemory, diagnosis: dict[str, Any] | None, who: str, source: str,
+            question: str = "") -> Incident:
+    """Save a diagnosis the on-call agrees with: its symptoms, label, location, evidence."""
+    if not diagnosis:
+        raise NetopsError("nothing to confirm: this thread has no diagnosis yet")
+    label = diagnosis.get("label")
+    if label in UNCONFIRMABLE or not label:
+        raise NetopsError(f"nothing to confirm: the last diagnosis found no root cause ({label})")
+    summary = " ".join(f.get("text", "") for f in diagnosis.get("because") or [])
+    return memory.add(diagnosis.get("symptoms") or summary, label, diagnosis.get("device"),
+                      diagnosis.get("interface"), evidence_summary=summary[:2000],
+                      question=question, confirmed_by=who, source=source)
+
+
+def thread_diagnosis(home: Path, thread: str) -> tuple[dict[str, Any] | None, str]:
+    """(the last diagnosis, its question) of a conversation kept in NETOPSAI_HOME."""
+    from netopsai.service import sqlite_saver
+
+    if not (home / "checkpoints.db").exists():
+        raise NetopsError(f"no conversations in {home}; ask a question first")
+    saver = sqlite_saver(home)
+    got = saver.get_tuple({"configurable": {"thread_id": thread}})
+    if got is None:
+        raise NetopsError(f"no conversation thread {thread!r} in {home}")
+    values = got.checkpoint.get("channel_values", {})
+    return values.get("diagnosis"), str(values.get("question", ""))
+
+
+def _rows(path: Path) -> list[Any]:
+    if not path.is_file():
+        raise NetopsError(f"history file not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError):
+        raise NetopsError(f"{path}: malformed {'JSON' if path.suffix == '.json' else 'YAML'}") from None
+    if isinstance(data, dict):
+        data = data.get("incidents")
+    if not isinstance(data, list):
+        raise NetopsError(f"{path}: expected a list of incidents (or 'incidents:' holding one)")
+    return data
+
+
+def import_history(memory: IncidentMemory, path: Path, labels: set[str]) -> int:
+    """Load past incidents; every entry is checked before any is stored."""
+    keep = ("device", "interface", "evidence_summary", "question", "confirmed_by")
+    rows = []
+    for i, raw in enumerate(_rows(path), 1):
+        if not isinstance(raw, dict) or not raw.get("symptoms") or not raw.get("label"):
+            raise NetopsError(f"{path}: incident {i} needs 'symptoms' and 'label'")
+        if raw["label"] not in labels:
+            raise NetopsError(f"{path}: incident {i} has unknown label {raw['label']!r}; "
+                              f"known: {', '.join(sorted(labels))}")
+        at = raw.get("at") or datetime.now(UTC)
+        if isinstance(at, str):
+            try:
+                at = datetime.fromisoformat(at.replace("Z", "+00:00"))
+            except ValueError:
+                raise NetopsError(f"{path}: incident {i} has a bad time {raw['at']!r}") from None
+        rows.append((str(raw["symptoms"]), raw["label"], at,
+                     {k: raw[k] for k in keep if raw.get(k) is not None}))
+    for symptoms, label, at, extra in rows:
+        extra.setdefault("confirmed_by", "import")
+        memory.add(symptoms, label, at=at, source="import", **extra)
+    return len(rows)

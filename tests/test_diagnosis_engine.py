@@ -1,0 +1,124 @@
+"""The diagnosis engine through its API (netopsai.diagnosis.engine.diagnose) on real labs:
+strategies, shared tool results, the inconclusive path with its ticket, LLM ranking with a
+scripted chat model, and how a primary cause is chosen among confirmed faults."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+from netopsai.backends.lab import lab_backends
+from netopsai.diagnosis.base import Verdict
+from netopsai.diagnosis.engine import diagnose
+from netopsai.diagnosis.report import explains, primary
+from netopsai.diagnosis.taxonomy import Taxonomy, load_taxonomy
+from netopsai.lab.inject import inject
+from netopsai.lab.manage import lab_info
+from netopsai.lab.scenario import Scenario
+
+SRC, DST, SRC_TOR = "10.1.3.20", "10.2.1.40", "dc1-leaf-03"
+ACL = {"kind": "acl_block", "target": {"device": SRC_TOR}, "params": {"dst": "10.2.1.0/24"}}
+
+
+@pytest.fixture
+def acl_lab(make_lab: Any) -> Any:
+    engine = make_lab()
+    inject(engine, Scenario.model_validate({"id": "acl", "now": lab_info(engine).clock,
+                                            "question": f"{SRC} to {DST} not communicating",
+                                            "faults": [{"at": "-25m", **ACL}],
+                                            "noise": {"alarms": 10, "changes": 4}}))
+    return lab_backends(engine)
+
+
+def cited_ids_resolve(outcome: Any) -> None:
+    ids = {e.id for e in outcome.evidence}
+    assert set(outcome.diagnosis.citations) <= ids
+    for r in outcome.diagnosis.ruled_out:
+        assert r["cites"] and set(r["cites"]) <= ids
+
+
+def test_full_strategy_names_the_acl_and_counts_its_work(acl_lab: Any) -> None:
+    out = diagnose(acl_lab, src=SRC, dst=DST, question="why can't they talk")
+    d = out.diagnosis
+    assert (d.label, d.device) == ("config.acl_block", SRC_TOR)
+    assert d.tier == "search" and d.checks_run >= 1
+    assert d.tool_calls == len(out.evidence) == len(out.new)  # the API ran every call itself
+    cited_ids_resolve(out)
+    # checks share tool results: no tool was asked the same thing twice
+    keys = [(e.tool, json.dumps(e.args, sort_keys=True)) for e in out.evidence]
+    assert len(keys) == len(set(keys))
+    actions = [s["action"] for s in d.steps]
+    assert actions[0] == "rank" and "check" in actions
+
+
+def test_cvd_runs_every_check_and_agrees(acl_lab: Any) -> None:
+    full = diagnose(acl_lab, src=SRC, dst=DST).diagnosis
+    cvd = diagnose(acl_lab, src=SRC, dst=DST, strategy="cvd").diagnosis
+    every = {c for leaf in load_taxonomy().leaves() for c in leaf.checks}
+    assert cvd.checks_run == len(every) > full.checks_run
+    assert (cvd.label, cvd.device) == (full.label, full.device)
+
+
+def test_history_strategy_without_memory_is_inconclusive(acl_lab: Any) -> None:
+    d = diagnose(acl_lab, src=SRC, dst=DST, strategy="history").diagnosis
+    assert d.label == "inconclusive" and d.checks_run == 0
+    with pytest.raises(ValueError, match="strategy"):
+        diagnose(acl_lab, src=SRC, dst=DST, strategy="guess")
+
+
+def test_nothing_confirmed_gives_inconclusive_with_a_ticket(acl_lab: Any) -> None:
+    # a taxonomy without config hypotheses cannot explain an ACL: the engine must say so
+    tax = load_taxonomy()
+    tax = Taxonomy({k: n for k, n in tax.nodes.items() if not k.startswith("config")})
+    out = diagnose(acl_lab, src=SRC, dst=DST, taxonomy=tax)
+    d = out.diagnosis
+    assert d.label == "inconclusive" and d.device == SRC_TOR
+    assert d.ticket is not None and d.ruled_out
+    ticket = json.loads(d.ticket["json"])
+    assert {r["hypothesis"] for r in ticket["ruled_out"]} == {r["label"] for r in d.ruled_out}
+    assert "Ruled out:" in d.ticket["markdown"] and d.next_steps
+    cited_ids_resolve(out)
+
+
+class ScriptedChat(GenericFakeChatModel):
+    """A scripted chat model (the engine's model is injected): replies in order."""
+
+    def bind_tools(self, *args: Any, **kwargs: Any) -> ScriptedChat:
+        return self
+
+
+def test_llm_ranks_the_candidates_and_tokens_are_counted(acl_lab: Any) -> None:
+    llm = ScriptedChat(messages=iter([AIMessage('["routing", "config", "link"]'),
+                                      AIMessage("I think config first: [\"config.acl_block\"]"),
+                                      AIMessage("not json at all")] * 3))
+    d = diagnose(acl_lab, src=SRC, dst=DST, llm=llm, llm_rank="always").diagnosis
+    assert (d.label, d.device) == ("config.acl_block", SRC_TOR)  # ranking never decides alone
+    assert d.llm_calls >= 1 and 0 < d.tokens["prompt"] <= 6000
+    root = next(s for s in d.steps if s["action"] == "rank" and s["node"] == "root")
+    assert "the model's ranking" in root["text"]
+    assert root["text"].index("routing") < root["text"].index("config")
+
+
+def test_unusable_llm_ranking_falls_back_to_symptom_scores(acl_lab: Any) -> None:
+    llm = ScriptedChat(messages=iter([AIMessage("no idea")] * 20))
+    d = diagnose(acl_lab, src=SRC, dst=DST, llm=llm, llm_rank="always").diagnosis
+    assert d.label == "config.acl_block"
+    assert any("not usable" in s["text"] for s in d.steps if s["action"] == "rank")
+
+
+def v(label: str, device: str, peer: str | None = None, position: int = 3) -> Verdict:
+    return Verdict("confirmed", label, ["E1"], device, None, peer, 0.9, position, label)
+
+
+def test_a_dead_device_explains_its_links_and_position_ranks_the_rest() -> None:
+    down, link = v("device.down", "spine-1", position=1), v("link.down", "leaf-3", "spine-1")
+    assert explains(down, link) and not explains(link, down)
+    top, effects, others = primary([link, down])
+    assert top is down and effects == [link] and others == []
+    stop, path = v("config.acl_block", "leaf-9", position=4), v("link.errors", "leaf-3")
+    top, _, others = primary([path, stop])
+    assert top is stop and others == [path]  # where the trace stops, not the alarm type
