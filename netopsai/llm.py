@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_openai import ChatOpenAI
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+if TYPE_CHECKING:  # typing only: langchain_openai (the openai SDK) costs ~1 s at start-up, and
+    # every `netopsai ask` imports this module to learn whether a model is configured at all
+    from langchain_core.messages import AIMessage, BaseMessage
+    from langchain_openai import ChatOpenAI
 
 CHARS_PER_TOKEN = 4  # the usual rough figure for English and JSON with BPE tokenizers
 NO_KEY = "unused"  # local servers take any key, but the openai client refuses none
@@ -45,6 +48,8 @@ def configured(settings: LLMSettings | None = None) -> bool:
 def make_chat_model(settings: LLMSettings | None = None) -> ChatOpenAI:
     """ChatOpenAI from settings. No retries: a failing call falls back to the offline planner
     for the turn instead of making the on-call wait."""
+    from langchain_openai import ChatOpenAI
+
     s = settings if settings is not None else LLMSettings()
     if not configured(s):
         raise ValueError("no LLM configured: set NETOPSAI_LLM_MODEL and NETOPSAI_LLM_BASE_URL "

@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langgraph.checkpoint.memory import InMemorySaver
-
 from netopsai.backends.base import Backends
 from netopsai.evidence import citations
 from netopsai.graph import build_graph
@@ -51,7 +49,11 @@ class Copilot:
                  checkpointer: BaseCheckpointSaver[Any] | None = None) -> None:
         self.toolbox = Toolbox(backends)
         self.llm = llm
-        self.graph = build_graph(llm, self.toolbox).compile(checkpointer=checkpointer or InMemorySaver())
+        if checkpointer is None:
+            from langgraph.checkpoint.memory import InMemorySaver
+
+            checkpointer = InMemorySaver()
+        self.graph = build_graph(llm, self.toolbox).compile(checkpointer=checkpointer)
 
     def ask(self, question: str, thread_id: str = "default", user: str | None = None) -> Iterator[Step]:
         """Answer one question in a thread, yielding each step as it completes."""
