@@ -52,6 +52,8 @@ def arena_cmd(
                                                           "(held out) instead of a folder")] = None,
         seed: Annotated[int, typer.Option(help="Seed for --generate")] = 2,
         llm: Annotated[str, typer.Option(help="none (offline) | scripted (counts prompt tokens)")] = "none",
+        memory: Annotated[str, typer.Option(help="online (each scored scenario is confirmed into "
+                                                 "incident memory) | none")] = "online",
         limit: Annotated[int | None, typer.Option(help="Only the first N scenarios")] = None) -> None:
     """Run every scenario in a fresh lab through each baseline; write results and a leaderboard."""
     import tempfile
@@ -61,6 +63,8 @@ def arena_cmd(
 
     if llm not in ("none", "scripted"):
         raise NetopsError(f"--llm must be none or scripted, not {llm!r}")
+    if memory not in ("online", "none"):
+        raise NetopsError(f"--memory must be online or none, not {memory!r}")
     if limit is not None and limit < 1:
         raise NetopsError(f"--limit must be at least 1, not {limit}")
     names = tuple(b.strip() for b in baselines.split(",") if b.strip()) or arena.BASELINES
@@ -73,7 +77,8 @@ def arena_cmd(
             folder = Path(tmp)
             gen_write(folder, generate, seed)
         loaded = arena.load_dir(folder)[:limit]
-        results = arena.run(loaded, arena.Options(names, llm), _progress, arena.manifest(folder))
+        results = arena.run(loaded, arena.Options(names, llm, memory=memory), _progress,
+                            arena.manifest(folder))
     if generate is not None:
         results["meta"]["held_out"] = {"n": generate, "seed": seed}
     done = arena.write(results, out)

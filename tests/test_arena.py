@@ -213,7 +213,7 @@ def test_runner_end_to_end_on_five_scenarios(tmp_path: Path) -> None:
     folder = tmp_path / "sc"
     write(folder, 5, 11)
     scenarios = arena.load_dir(folder)
-    names = ("one-shot", "traceroute-only", "cvd", "full")
+    names = ("one-shot", "traceroute-only", "cvd", "history", "full")
     results = arena.run(scenarios, arena.Options(names), categories=arena.manifest(folder))
     done = arena.write(results, tmp_path / "out")
     data = json.loads(done.json_path.read_text())
@@ -232,6 +232,8 @@ def test_runner_end_to_end_on_five_scenarios(tmp_path: Path) -> None:
     if engine_strategy("cvd")[0] is None:  # never a number for what did not run
         assert "cvd" not in runnable and "| cvd | not available" in board
     assert "| full | " in board and "micro-F1" in board
+    # online memory: every scenario's true cause was confirmed once all baselines had answered
+    assert data["meta"]["memory"] == "online" and data["meta"]["incidents_confirmed"] == 5
 
 
 def test_scripted_llm_counts_prompt_tokens(tmp_path: Path) -> None:
@@ -281,6 +283,8 @@ def test_cli_gen_and_arena(tmp_path: Path) -> None:
     (("bench", "arena", "--scenarios", "nowhere"), "scenario folder not found: nowhere"),
     (("bench", "arena", "--scenarios", ".", "--baselines", "oneshot"), "unknown baseline 'oneshot'"),
     (("bench", "arena", "--llm", "gpt"), "--llm must be none or scripted"),
+    (("bench", "arena", "--memory", "all"), "--memory must be online or none"),
+    (("bench", "gen", "--n", "2", "--scale", "huge", "-o", "x"), "unknown scale 'huge'"),
 ])
 def test_cli_bad_input_is_one_line(tmp_path: Path, args: tuple[str, ...], needle: str) -> None:
     _one_line_error(_cli(tmp_path, *args), needle)

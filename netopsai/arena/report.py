@@ -87,7 +87,12 @@ def _misses(results: dict[str, Any], baseline: str, limit: int = 40) -> list[str
 
 def leaderboard(results: dict[str, Any]) -> str:
     m, bl = results["meta"], results["baselines"]
-    lines = [f"### NetOpsArena: {m['scenarios']} scenarios, LLM: {m['llm']}", "",
+    held = m.get("held_out")
+    title = f"held-out set (seed {held['seed']})" if held else "scenarios"
+    memory = ("online (each scenario's true cause confirmed into incident memory after it is "
+              "scored)" if m.get("memory") == "online" else "none")
+    lines = [f"### NetOpsArena: {m['scenarios']} {title}, LLM: {m['llm']}, incident memory: {memory}",
+             "",
              f"Run {m['started']} on {m['machine']}; load average before {m['load_before']}, after "
              f"{m['load_after']}; {m['wall_s']} s in all.", "",
              "| baseline | micro-F1 | macro-F1 | location | citations valid | tool calls p50 / max | "

@@ -10,7 +10,8 @@ import os
 import platform
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +35,7 @@ class Options:
     baselines: tuple[str, ...] = BASELINES
     llm: str = "none"  # none | scripted
     workdir: Path | None = None
+    memory: str = "online"  # online: each scored scenario is confirmed into incident memory | none
 
 
 def load_dir(directory: Path) -> list[Scenario]:
@@ -91,28 +93,44 @@ class Labs:
         return self._labs[key]
 
 
-def _full(copilot: Any, sc: Scenario, thread: str) -> Reply:
-    r = copilot.answer(sc.question, thread)
+@dataclass
+class Turn:
+    """What one scenario's run shares between baselines: the lab, the copilot, the memory,
+    and the symptom text the engine indexed (for confirming the incident afterwards)."""
+
+    engine: Engine
+    copilot: Any
+    memory: Any = None
+    symptoms: str = ""
+
+
+def _full(turn: Turn, sc: Scenario) -> Reply:
+    thread = f"arena-{sc.id}-{time.monotonic_ns()}"
+    r = turn.copilot.answer(sc.question, thread)
+    diag = turn.copilot.graph.get_state({"configurable": {"thread_id": thread}}).values.get("diagnosis")
+    turn.symptoms = str((diag or {}).get("symptoms") or "") or turn.symptoms
     rc = r.get("root_cause") or {}
     return Reply(rc.get("label") or NO_DIAGNOSIS, rc.get("device"), r.get("answer", ""),
                  r.get("evidence", []), int(r.get("llm_calls", 0)),
                  int((r.get("tokens") or {}).get("prompt", 0)))
 
 
-def ask(baseline: str, sc: Scenario, engine: Engine, copilot: Any) -> Reply:
+def ask(baseline: str, sc: Scenario, turn: Turn) -> Reply:
     from netopsai.backends.lab import lab_backends
     from netopsai.tools.registry import run_tool
 
     if baseline == "one-shot":
         return one_shot(sc.question)
     if baseline == "traceroute-only":
-        backends = lab_backends(engine)
+        backends = lab_backends(turn.engine)
         return traceroute_only(sc.question, lambda tool, args: run_tool(tool, args, backends))
     if baseline == "full":
-        return _full(copilot, sc, f"arena-{sc.id}-{time.monotonic_ns()}")
+        return _full(turn, sc)
     from netopsai.arena.engine_adapter import run_strategy
 
-    return run_strategy(ENGINE_BASELINES[baseline], sc, engine, copilot)
+    reply, symptoms = run_strategy(ENGINE_BASELINES[baseline], sc, turn.engine, turn.memory)
+    turn.symptoms = turn.symptoms or symptoms
+    return reply
 
 
 def score(sc: Scenario, baseline: str, reply: Reply, wall_ms: float) -> Outcome:
@@ -123,10 +141,10 @@ def score(sc: Scenario, baseline: str, reply: Reply, wall_ms: float) -> Outcome:
                    len(reply.evidence), reply.llm_calls, reply.prompt_tokens, round(wall_ms, 2))
 
 
-def _one(baseline: str, sc: Scenario, engine: Engine, copilot: Any) -> Outcome:
+def _one(baseline: str, sc: Scenario, turn: Turn) -> Outcome:
     t0 = time.perf_counter()
     try:
-        reply = ask(baseline, sc, engine, copilot)
+        reply = ask(baseline, sc, turn)
     except Exception as exc:  # a crash is a wrong answer, recorded, not the end of the run
         assert sc.expect is not None
         return Outcome(sc.id, baseline, sc.expect.root_cause, "error",
@@ -152,15 +170,21 @@ def run(scenarios: list[Scenario], opts: Options, progress: Progress | None = No
     runnable = [n for n in names if not why_not[n]]
     started, load0, t0 = datetime.now(UTC), os.getloadavg(), time.perf_counter()
     outcomes: list[Outcome] = []
-    with tempfile.TemporaryDirectory(prefix="netopsai-arena-", dir=opts.workdir) as tmp:
-        labs = Labs(Path(tmp), opts.llm)
+    confirmed = 0
+    with tempfile.TemporaryDirectory(prefix="netopsai-arena-", dir=opts.workdir) as tmp, \
+            _home(Path(tmp) / "home"):
+        labs, memory = Labs(Path(tmp), opts.llm), _memory(opts)
         for i, sc in enumerate(scenarios, start=1):
             engine, copilot = labs.ready(sc)
             inject(engine, sc)
-            outcomes += [_one(n, sc, engine, copilot) for n in runnable]
+            turn = Turn(engine, copilot, memory)
+            outcomes += [_one(n, sc, turn) for n in runnable]
+            confirmed += _confirm(turn, sc)
             if progress:
                 progress(i, len(scenarios), sc.id)
-    return {"meta": _meta(started, load0, time.perf_counter() - t0, opts, len(scenarios)),
+    meta = _meta(started, load0, time.perf_counter() - t0, opts, len(scenarios))
+    meta["incidents_confirmed"] = confirmed
+    return {"meta": meta,
             "baselines": {n: {"available": not why_not[n], "reason": why_not[n],
                               "summary": summarize([o for o in outcomes if o.baseline == n])}
                           for n in names},
@@ -168,11 +192,47 @@ def run(scenarios: list[Scenario], opts: Options, progress: Progress | None = No
             "outcomes": [o.as_dict() for o in outcomes]}
 
 
+@contextmanager
+def _home(home: Path) -> Iterator[None]:
+    """NETOPSAI_HOME in the run's own folder: the copilot's incident memory is the run's, never
+    the user's (a benchmark must not read, or write, someone's confirmed incidents)."""
+    old = os.environ.get("NETOPSAI_HOME")
+    os.environ["NETOPSAI_HOME"] = str(home)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("NETOPSAI_HOME", None)
+        else:
+            os.environ["NETOPSAI_HOME"] = old
+
+
+def _memory(opts: Options) -> Any:
+    if opts.memory != "online":
+        return None
+    from netopsai.diagnosis.memory import default_memory
+
+    return default_memory(create=True)
+
+
+def _confirm(turn: Turn, sc: Scenario) -> int:
+    """As an on-call confirms a diagnosis: the scenario's true cause joins incident memory
+    after every baseline has answered it, so only later scenarios can recall it."""
+    if turn.memory is None or sc.expect is None or not turn.symptoms:
+        return 0
+    dev = sc.expect.device
+    turn.memory.add(turn.symptoms, sc.expect.root_cause, dev[0] if isinstance(dev, list) and dev else
+                    dev if isinstance(dev, str) else None, sc.expect.interface,
+                    question=sc.question, confirmed_by="arena", source="confirm")
+    return 1
+
+
 def _meta(started: datetime, load0: tuple[float, float, float], wall_s: float, opts: Options,
           n: int) -> dict[str, Any]:
     return {"started": started.strftime("%Y-%m-%dT%H:%M:%SZ"), "wall_s": round(wall_s, 1),
-            "scenarios": n, "llm": opts.llm, "machine": f"{platform.node()} {platform.machine()}, "
-            f"{os.cpu_count()} CPUs, Python {platform.python_version()}",
+            "scenarios": n, "llm": opts.llm, "memory": opts.memory,
+            "machine": f"{platform.node()} {platform.machine()}, {os.cpu_count()} CPUs, "
+                       f"Python {platform.python_version()}",
             "load_before": [round(x, 2) for x in load0],
             "load_after": [round(x, 2) for x in os.getloadavg()]}
 

@@ -2,7 +2,8 @@
 
 It plays the part a model plays in the copilot: asked to plan with no evidence yet, it calls
 the traceroute for the question's two addresses; asked anything else (the summary), it writes
-a short answer citing the first evidence id it was shown. It reports no usage, so the tokens
+one sentence citing every evidence id it was shown (so its citations are as complete as the
+evidence; the figures it is for are the prompt tokens). It reports no usage, so the tokens
 the copilot records are its own estimate of what it sent (netopsai.llm.usage)."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 IP = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
-CITE = re.compile(r"\[(E\d+)\]")
+LISTED = re.compile(r"^\[(E\d+)\] ", re.M)  # an evidence entry of the prompt's evidence block
 NO_EVIDENCE = "Evidence gathered so far: none."
 
 
@@ -39,8 +40,7 @@ class ScriptedChat(BaseChatModel):
                 "name": "traceroute", "args": {"src": ips[0], "dst": ips[1]},
                 "id": f"call_{self.calls}", "type": "tool_call"}])
         else:
-            ids = CITE.findall("".join(m.text for m in messages))
-            first = ids[0] if ids else "E1"
-            msg = AIMessage(content=f"The diagnosis above follows from the traceroute and the checks "
-                                    f"on the path [{first}].")
+            ids = list(dict.fromkeys(LISTED.findall("\n".join(m.text for m in messages)))) or ["E1"]
+            msg = AIMessage(content="The diagnosis follows from the traceroute and the checks on "
+                                    "the path " + "".join(f"[{i}]" for i in ids) + ".")
         return ChatResult(generations=[ChatGeneration(message=msg)])

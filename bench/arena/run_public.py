@@ -1,0 +1,88 @@
+"""NetOpsArena on the public set, a held-out set and with the scripted LLM; the leaderboard goes
+to bench/RESULTS.md (section `arena`) and the raw results beside this script.
+
+    .venv/bin/python bench/arena/run_public.py [--heldout-n 150] [--heldout-seed 2] [--skip-llm]
+
+1. the public set (bench/scenarios, generated with seed 1), offline, every baseline;
+2. a held-out set generated on the fly with another seed (the engine never saw it), every baseline;
+3. the public set again with the scripted chat model (netopsai.arena.scripted) through the full
+   pipeline only, to count the prompt tokens a diagnosis sends (target <= 6k).
+Each run uses fresh labs restored from a healthy snapshot per scenario and an incident memory
+that starts empty (online: each scenario's true cause is confirmed after it is scored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE.parent))
+
+from bench_foundation import write_section  # noqa: E402
+
+from netopsai.arena import run as arena  # noqa: E402
+from netopsai.arena.generate import write as generate  # noqa: E402
+from netopsai.arena.report import leaderboard  # noqa: E402
+
+
+def _progress(label: str) -> arena.Progress:
+    def show(i: int, n: int, sid: str) -> None:
+        if i == n or i % 25 == 0:
+            print(f"{label} [{i}/{n}] {sid}", file=sys.stderr, flush=True)
+    return show
+
+
+def _run(folder: Path, label: str, opts: arena.Options, **meta: Any) -> dict[str, Any]:
+    results = arena.run(arena.load_dir(folder), opts, _progress(label), arena.manifest(folder))
+    results["meta"].update(meta)
+    (HERE / "results").mkdir(exist_ok=True)
+    (HERE / "results" / f"{label}.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
+    (HERE / "results" / f"{label}.md").write_text(leaderboard(results))
+    return results
+
+
+def _tokens(res: dict[str, Any]) -> str:
+    s = res["baselines"]["full"]["summary"]
+    return (f"Scripted LLM (full pipeline, {s['n']} public scenarios): prompt tokens per diagnosis "
+            f"p50 {s['prompt_tokens_p50']:.0f}, p95 {s['prompt_tokens_p95']:.0f}, max "
+            f"{s['prompt_tokens_max']:.0f} (target <= 6000; the copilot's own estimate, ~4 "
+            f"characters a token, as the scripted model reports no usage); LLM calls per diagnosis "
+            f"mean {s['llm_calls_mean']:.1f}; micro-F1 {s['micro_f1']:.3f}, citations valid "
+            f"{s['citations']:.3f}, wall p50 {s['wall_ms_p50']:.0f} ms.\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--heldout-n", type=int, default=150)
+    ap.add_argument("--heldout-seed", type=int, default=2)
+    ap.add_argument("--skip-llm", action="store_true")
+    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
+    a = ap.parse_args()
+    t0 = time.perf_counter()
+    public = _run(ROOT / "bench" / "scenarios", "public", arena.Options())
+    with tempfile.TemporaryDirectory(prefix="netopsai-heldout-") as tmp:
+        generate(Path(tmp), a.heldout_n, a.heldout_seed)
+        held = _run(Path(tmp), "heldout", arena.Options(),
+                    held_out={"n": a.heldout_n, "seed": a.heldout_seed})
+    scripted = None if a.skip_llm else _run(ROOT / "bench" / "scenarios", "scripted",
+                                            arena.Options(("full",), llm="scripted"))
+    body = ("## NetOpsArena (issue 6)\n\n`bench/arena/run_public.py`; raw results in "
+            "bench/arena/results/. Public set: bench/scenarios (150, seed 1). Held out: "
+            f"{a.heldout_n} generated with seed {a.heldout_seed}.\n\n"
+            + leaderboard(public).replace("### ", "#### Public set — ", 1) + "\n"
+            + leaderboard(held).replace("### ", "#### Held-out — ", 1) + "\n"
+            + (_tokens(scripted) + "\n" if scripted else "")
+            + f"All three runs: {time.perf_counter() - t0:.0f} s.\n")
+    write_section(a.out, "arena", body)
+    print(body)
+
+
+if __name__ == "__main__":
+    main()
