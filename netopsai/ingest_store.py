@@ -19,7 +19,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from netopsai import models as m
-from netopsai.ingest_apply import Event, apply_event
+from netopsai.ingest_apply import Batch, DeviceCache, Event
 from netopsai.store import create_all
 
 log = logging.getLogger("netopsai.ingest")
@@ -76,6 +76,7 @@ class QueuedWriter:
         self.stats = WriterStats()
         self._q: queue.Queue[Event | None] = queue.Queue()
         self._seen: dict[str, tuple[int, datetime]] = {}  # fingerprint -> (RawEvent id, first)
+        self.devices = DeviceCache()
         self._pending = 0
         self._idle = threading.Condition()
         self._stopping = False
@@ -150,26 +151,41 @@ class QueuedWriter:
 
     def _commit(self, batch: list[Event]) -> None:
         """One transaction for the batch; dedupe state changes only once it is committed."""
-        seen: dict[str, tuple[int, datetime]] = {}
+        fresh: dict[str, tuple[dict[str, Any], datetime]] = {}  # this batch's first events
+        order: list[str] = []
         dups = 0
-        with Session(self.engine) as s:
+        with Session(self.engine, autoflush=False) as s:
+            work = Batch(s, self.devices)
             for ev in batch:
-                first = seen.get(ev.fingerprint) or self._seen.get(ev.fingerprint)
-                if first and (ev.received_at - first[1]).total_seconds() <= self.dedupe_s:
-                    s.execute(update(m.RawEvent).where(m.RawEvent.id == first[0])  # type: ignore[arg-type]
-                              .values(count=m.RawEvent.count + 1))
+                if self._repeat(s, ev, fresh):
                     dups += 1
                     continue
-                raw = apply_event(s, ev)
-                assert raw.id is not None
-                seen[ev.fingerprint] = (raw.id, ev.received_at)
+                fresh[ev.fingerprint] = (work.apply(ev), ev.received_at)
+                order.append(ev.fingerprint)
+            ids = work.finish()
             s.commit()
-        self._seen.update(seen)
+        for fp, raw_id in zip(order, ids, strict=True):  # a later same-fingerprint row wins
+            self._seen[fp] = (raw_id, fresh[fp][1])
         self.stats.written += len(batch)
         self.stats.duplicates += dups
         for ev in batch:
             self.stats.kinds[ev.kind or "raw"] = self.stats.kinds.get(ev.kind or "raw", 0) + 1
         self._forget(batch[-1].received_at)
+
+    def _repeat(self, s: Session, ev: Event, fresh: dict[str, tuple[dict[str, Any], datetime]]) -> bool:
+        """A retransmission within the window: count it on the first event's row."""
+        if ev.fingerprint in fresh:
+            row, first_at = fresh[ev.fingerprint]
+            if (ev.received_at - first_at).total_seconds() <= self.dedupe_s:
+                row["count"] += 1
+                return True
+            return False
+        seen = self._seen.get(ev.fingerprint)
+        if seen and (ev.received_at - seen[1]).total_seconds() <= self.dedupe_s:
+            s.execute(update(m.RawEvent).where(m.RawEvent.id == seen[0])  # type: ignore[arg-type]
+                      .values(count=m.RawEvent.count + 1))
+            return True
+        return False
 
     def _one_by_one(self, batch: list[Event], exc: Exception) -> None:
         """A batch failed for a reason other than a lock: write its events alone, so one bad
