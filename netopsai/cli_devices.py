@@ -46,7 +46,7 @@ def _targets(hosts: list[str], port: int, driver: str, username: str, password_e
 
     from pydantic import SecretStr
 
-    from netopsai.backends.napalm_conn import DeviceTarget
+    from netopsai.backends.napalm_ import DeviceTarget
     from netopsai.errors import NetopsError
 
     if not hosts:

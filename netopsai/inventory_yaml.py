@@ -63,8 +63,9 @@ def _located(label: str, root: yaml.Node | None, data: dict[str, Any],
         parent = _value_at(data, loc[:-1])
         keys = [str(k) for k in parent] if isinstance(parent, dict) else []
         near = closest(str(loc[-1]), keys)
-        if near:
-            msg += f"; closest key present: {near[0]}"
+        if near:  # point at the misspelt key
+            return Problem(label, _line_of(root, (*loc[:-1], near[0])), fld,
+                           f"{msg}; closest key present: {near[0]}")
         return Problem(label, _line_of(root, loc[:-1]), fld, msg)
     return Problem(label, _line_of(root, loc), fld, msg)
 

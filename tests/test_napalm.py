@@ -3,8 +3,12 @@ FakeNOS (Cisco IOS), error paths with NAPALM's mock driver, and the read-only gu
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -272,3 +276,52 @@ def test_the_guard_refuses_config_methods_before_they_reach_the_driver() -> None
             with pytest.raises(ReadOnlyViolation, match=f"{name} refused on edge-r1"):
                 getattr(dev, name)
         assert dev.get_facts()["hostname"] == "edge-r1"
+
+
+def test_a_device_that_times_out_mid_trace_is_named_in_the_evidence(store: Engine) -> None:
+    from netopsai.backends.base import Backends
+    from netopsai.backends.lab_events import LabEvents
+    from netopsai.tools.registry import run_tool
+
+    discover(store, [mock_target("edge-r1", "ok")])
+    r7 = mock_target("edge-r7", "timeout").model_copy(update={"host": "192.0.2.7"})
+    events = LabEvents(store)
+    backends = Backends(inventory=LabInventory(store), telemetry=None,  # type: ignore[arg-type]
+                        paths=NapalmPaths(store, {"edge-r7": r7}), changes=events, alarms=events)
+    ev = run_tool("traceroute", '{"src": "192.0.2.7", "dst": "192.0.2.1"}', backends)
+    assert ev.errors == ["edge-r7: timed out (192.0.2.7:22, driver mock)"] and ev.rows == []
+    unknown = run_tool("traceroute", '{"src": "192.0.2.99", "dst": "192.0.2.1"}', backends)
+    assert unknown.errors == ["192.0.2.99 is not an address of a device netopsai can log into "
+                              "(edge-r7)"]
+
+
+def netopsai(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, "NETOPSAI_HOME": str(home), **env}
+    full.pop("DATABASE_URL", None)
+    return subprocess.run([sys.executable, "-m", "netopsai.cli", *args], capture_output=True,
+                          text=True, env=full, timeout=300, check=False)
+
+
+@pytest.mark.integration
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_cli_discover_and_snapshot_over_ssh(ios_net: FakeIosNetwork, tmp_path: Path) -> None:
+    leaf, spine = (str(ios_net.ports[n]) for n in ("dc9-leaf-01", "dc9-spine-01"))
+    home = tmp_path / "home"
+    common = ["--username", ios_net.username, "--password-env", "NETOPS_TEST_PW"]
+    done = netopsai(home, "devices", "discover", "--host", "127.0.0.1", "--port", leaf, *common,
+                    "--site", "dc9", NETOPS_TEST_PW=PASSWORD)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("discovered 1 device(s) (dc9-leaf-01): site: +1")
+    snap = netopsai(home, "devices", "snapshot", "--host", "127.0.0.1", "--port", leaf, *common,
+                    NETOPS_TEST_PW=PASSWORD)
+    assert snap.returncode == 0 and snap.stdout.startswith("dc9-leaf-01: first snapshot")
+    meta = netopsai(home, "tool", "metadata", '{"query": "device", "name": "dc9-leaf-01"}', "--json")
+    assert json.loads(meta.stdout)["rows"][0]["model"] == "IOSv", meta.stderr
+    bad = netopsai(home, "devices", "discover", "--host", "127.0.0.1", "--port", spine, *common,
+                   NETOPS_TEST_PW="wrong-" + PASSWORD)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip() == (f"error: 127.0.0.1: authentication failed (127.0.0.1:{spine}, "
+                                  "driver ios)")
+    assert PASSWORD not in bad.stdout + bad.stderr + done.stdout + done.stderr
+    unset = netopsai(home, "devices", "discover", "--host", "127.0.0.1", *common)
+    assert unset.returncode == 2 and "NETOPS_TEST_PW is not set" in unset.stderr
