@@ -74,8 +74,9 @@ def send_udp(port: int, data: bytes, source: str = "127.0.0.1") -> None:
 
 
 def send_trap(port: int, trap_oid: str, varbinds: list[tuple[str, Any]], *,
-              community: str = COMMUNITY, source: str = "127.0.0.1") -> None:
-    """A real SNMPv2c trap sent by pysnmp's send_notification."""
+              community: str = COMMUNITY, source: str = "127.0.0.1", version: int = 2,
+              notify_type: str = "trap") -> None:
+    """A real SNMPv2c (or v1) trap, or an inform, sent by pysnmp's send_notification."""
     from pysnmp.hlapi.v3arch.asyncio import (
         CommunityData,
         ContextData,
@@ -88,10 +89,11 @@ def send_trap(port: int, trap_oid: str, varbinds: list[tuple[str, Any]], *,
 
     async def go() -> None:
         engine = SnmpEngine()
-        target = await UdpTransportTarget.create(("127.0.0.1", port), timeout=1, retries=0)
+        target = await UdpTransportTarget.create(("127.0.0.1", port), timeout=5, retries=0)
         target.set_local_address((source, 0))
         error, *_ = await send_notification(
-            engine, CommunityData(community, mpModel=1), target, ContextData(), "trap",
+            engine, CommunityData(community, mpModel=0 if version == 1 else 1), target, ContextData(),
+            notify_type,
             NotificationType(ObjectIdentity(trap_oid)).add_varbinds(*varbinds))
         engine.close_dispatcher()
         assert error is None, error

@@ -130,6 +130,20 @@ def test_wrong_community_is_not_accepted(make_lab: Callable[..., Engine],
     assert all(COMMUNITY not in r.message for r in raw_events(engine))
 
 
+@pytest.mark.integration
+def test_v1_trap_and_v2c_inform(make_lab: Callable[..., Engine]) -> None:
+    engine, url = lab_with_senders(make_lab)
+    with running(url) as ingest:
+        assert ingest.traps is not None
+        send_trap(ingest.traps.port, LINK_DOWN, _link(4, "Ethernet4", "edge-v1"), version=1)
+        # an inform waits for the receiver's response: send_trap asserts it came
+        send_trap(ingest.traps.port, LINK_DOWN, _link(5, "Ethernet5", "edge-inform"),
+                  notify_type="inform")
+        settle(ingest, 2)
+    assert [(a.device, a.interface, a.state) for a in alarms(engine, "trap")] == [
+        ("edge-v1", "Ethernet4", "open"), ("edge-inform", "Ethernet5", "open")]
+
+
 def _v2c_trap_bytes(request_id: int, uptime: int) -> bytes:
     """One SNMPv2-Trap message, BER-encoded, as an agent puts it on the wire."""
     proto = api.PROTOCOL_MODULES[api.SNMP_VERSION_2C]
