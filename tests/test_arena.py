@@ -78,6 +78,15 @@ def test_every_kind_at_every_place_and_every_category(public_like: list[Any]) ->
     assert len({sc["question"].split(" ")[1] for sc, _ in public_like}) > 10  # varied wording
 
 
+def test_public_set_is_the_generators_output_for_seed_1(public_like: list[Any]) -> None:
+    public = Path(__file__).resolve().parents[1] / "bench" / "scenarios"
+    files = sorted(public.glob("*.yaml"))
+    assert [p.stem for p in files] == sorted(sc["id"] for sc, _ in public_like)
+    by_id = {sc["id"]: sc for sc, _ in public_like}
+    for p in files:
+        assert yaml.safe_load(p.read_text()) == by_id[p.stem], p.name
+
+
 def test_files_load_as_scenarios(tmp_path: Path) -> None:
     paths = write(tmp_path, 30, 9)
     for p in paths:
@@ -160,7 +169,7 @@ def test_seed_case_has_closed_dci_alarms_no_changes_and_a_fine_path(
     assert cases
     engine = make_lab()
     backends = lab_backends(engine)
-    for sc in cases[:3]:
+    for sc in cases:
         path = tmp_path / f"{sc['id']}.yaml"
         path.write_text(yaml.safe_dump(sc, sort_keys=False))
         inject(engine, load_scenario(path))
@@ -248,9 +257,9 @@ def test_scripted_llm_counts_prompt_tokens(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- CLI
 
-def _cli(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _cli(tmp: Path, *args: str, hash_seed: str = "0") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update(NETOPSAI_HOME=str(tmp / "home"), NO_COLOR="1", COLUMNS="200")
+    env.update(NETOPSAI_HOME=str(tmp / "home"), NO_COLOR="1", COLUMNS="200", PYTHONHASHSEED=hash_seed)
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=600, env=env,
                           cwd=tmp, check=False)
 
@@ -265,6 +274,11 @@ def test_cli_gen_and_arena(tmp_path: Path) -> None:
     r = _cli(tmp_path, "bench", "gen", "--n", "3", "--seed", "4", "-o", "sc")
     assert r.returncode == 0, r.stderr
     assert len(list((tmp_path / "sc").glob("*.yaml"))) == 3 and (tmp_path / "sc" / MANIFEST).exists()
+    # another process with another hash seed (set order) writes the same bytes
+    assert _cli(tmp_path, "bench", "gen", "--n", "3", "--seed", "4", "-o", "again",
+                hash_seed="12345").returncode == 0
+    for p in (tmp_path / "sc").iterdir():
+        assert (tmp_path / "again" / p.name).read_bytes() == p.read_bytes()
     r = _cli(tmp_path, "bench", "arena", "--scenarios", "sc", "--baselines", "one-shot,full",
              "-o", "out")
     assert r.returncode == 0, r.stderr
