@@ -133,10 +133,10 @@ def _send_bursts(port: int, datagrams: list[bytes], received: Callable[[], int])
 
 
 def run(n_syslog: int, n_traps: int, n_alerts: int) -> dict[str, float]:
-    tmp = tempfile.mkdtemp(prefix="bench-ingest-")
-    path = str(Path(tmp) / "ingest.db")
+    tmp = tempfile.TemporaryDirectory(prefix="bench-ingest-")
+    path = str(Path(tmp.name) / "ingest.db")
     cfg = IngestSettings(trap_port=0, syslog_port=0, webhook_port=0, community=SecretStr("bench"))
-    with BackgroundIngest(f"sqlite:///{path}", cfg) as ing:
+    with tmp, BackgroundIngest(f"sqlite:///{path}", cfg) as ing:
         assert ing.syslog and ing.traps and ing.writer
         syslog, traps = ing.syslog, ing.traps
         t_sys = _udp_run(ing, syslog.port, [_syslog(i) for i in range(n_syslog)],
