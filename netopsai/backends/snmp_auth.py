@@ -12,9 +12,6 @@ from netopsai.errors import NetopsError
 if TYPE_CHECKING:
     from pysnmp.hlapi.v3arch.asyncio import CommunityData, UsmUserData
 
-AUTH_PROTOCOLS = ("md5", "sha", "sha224", "sha256", "sha384", "sha512")
-PRIV_PROTOCOLS = ("des", "3des", "aes", "aes192", "aes256")
-
 
 class SnmpAuth(BaseModel):
     """SNMP v2c (a community) or v3 (a USM user with optional auth and privacy keys)."""
