@@ -59,14 +59,8 @@ def arena_cmd(
     import tempfile
 
     from netopsai.arena import run as arena
-    from netopsai.errors import NetopsError
 
-    if llm not in ("none", "scripted"):
-        raise NetopsError(f"--llm must be none or scripted, not {llm!r}")
-    if memory not in ("online", "none"):
-        raise NetopsError(f"--memory must be online or none, not {memory!r}")
-    if limit is not None and limit < 1:
-        raise NetopsError(f"--limit must be at least 1, not {limit}")
+    _check_options(llm, memory, limit)
     names = tuple(b.strip() for b in baselines.split(",") if b.strip()) or arena.BASELINES
     arena.check_baselines(names)
     with tempfile.TemporaryDirectory(prefix="netopsai-heldout-") as tmp:
@@ -86,6 +80,17 @@ def arena_cmd(
     tail = (f"; full: micro-F1 {full['micro_f1']:.3f}, location {full['location']:.3f}"
             if full.get("n") else "")
     typer.echo(f"scored {len(loaded)} scenarios{tail}; wrote {done.json_path} and {done.markdown_path}")
+
+
+def _check_options(llm: str, memory: str, limit: int | None) -> None:
+    from netopsai.errors import NetopsError
+
+    if llm not in ("none", "scripted"):
+        raise NetopsError(f"--llm must be none or scripted, not {llm!r}")
+    if memory not in ("online", "none"):
+        raise NetopsError(f"--memory must be online or none, not {memory!r}")
+    if limit is not None and limit < 1:
+        raise NetopsError(f"--limit must be at least 1, not {limit}")
 
 
 def _progress(i: int, n: int, sid: str) -> None:
