@@ -22,7 +22,7 @@ Runner = Callable[[str, dict[str, Any]], Evidence]
 def baseline_calls(traces: list[Evidence]) -> list[dict[str, Any]]:
     """After the traceroute, in one concurrent round: changes and alarms (open or closed) on the
     flow's devices, every open alarm (a dead device drops out of the paths: its neighbours'
-    alarms point at it), who owns the destination (its ToR), and a jumbo probe when small
+    alarms point at it), who owns both ends (hosts and ToRs), and a jumbo probe when small
     packets pass (MTU)."""
     ok = [e for e in traces if e.tool == "traceroute" and not e.errors]
     if not ok:
@@ -35,6 +35,7 @@ def baseline_calls(traces: list[Evidence]) -> list[dict[str, Any]]:
         calls += [{"tool": "changelog", "args": {"devices": devices, "window": DIAG_WINDOW}},
                   {"tool": "alarms", "args": {"devices": devices, "window": DIAG_WINDOW}}]
     calls += [{"tool": "alarms", "args": {"state": "open", "window": DIAG_WINDOW}},
+              {"tool": "metadata", "args": {"query": "ip", "ip": args["src"]}},
               {"tool": "metadata", "args": {"query": "ip", "ip": args["dst"]}}]
     if len(ok) == 1 and f.get("reached"):
         calls.append({"tool": "traceroute", "args": {"src": args["src"], "dst": args["dst"],
@@ -67,6 +68,7 @@ class Context:
         self.tool_calls = 0
         self.checks_run = 0
         self.verdicts: dict[str, Verdict] = {}
+        self.symptom_memo: dict[tuple[str, int], float] = {}
         self.before: Evidence | None = None  # the flow traced back in time (widen)
         self._derive()
 

@@ -19,14 +19,24 @@ STRONG = 0.5  # ...when both are strong: weak leads (a change record) are cheape
 EVIDENCE_CHARS = 2400  # the evidence summaries the ranking prompt may carry (~600 tokens)
 
 
-def score(ctx: Context, tax: Taxonomy, node: Node, memo: dict[str, float]) -> float:
-    """A node's plausibility: the best of its own symptoms and its children's."""
+def score(ctx: Context, tax: Taxonomy, node: Node, memo: dict[str, float],
+          explained: frozenset[str] = frozenset()) -> float:
+    """A node's plausibility: the best of its own symptoms and its children's. Symptoms a
+    confirmed fault already accounts for (`explained`) no longer count."""
     if node.id in memo:
         return memo[node.id]
-    own = [float(resolve("symptom", s)(ctx)) for s in node.symptoms]
-    kids = [score(ctx, tax, k, memo) for k in tax.children(node.id)]
+    own = [symptom_value(ctx, s) for s in node.symptoms if s not in explained]
+    kids = [score(ctx, tax, k, memo, explained) for k in tax.children(node.id)]
     memo[node.id] = max([0.0, *own, *kids])
     return memo[node.id]
+
+
+def symptom_value(ctx: Context, name: str) -> float:
+    """One symptom's value, computed once per diagnosis state (symptoms read evidence only)."""
+    key = (name, len(ctx.evidence))
+    if key not in ctx.symptom_memo:
+        ctx.symptom_memo[key] = float(resolve("symptom", name)(ctx))
+    return ctx.symptom_memo[key]
 
 
 @dataclass

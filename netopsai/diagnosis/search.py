@@ -21,6 +21,7 @@ class Search:
         self.ruled_out: list[Verdict] = []
         self.undecided: list[Verdict] = []
         self.tested: set[str] = set()
+        self.explained: set[str] = set()  # symptoms a confirmed fault accounts for
         self._scores: dict[str, float] = {}
 
     def step(self, tier: str, action: str, node: str, text: str, status: str = "",
@@ -28,7 +29,15 @@ class Search:
         self.steps.append(Step(tier, action, node, text, status, list(cites or [])))
 
     def score(self, node: Node) -> float:
-        return score(self.ctx, self.tax, node, self._scores)
+        return score(self.ctx, self.tax, node, self._scores, frozenset(self.explained))
+
+    def _explain(self, leaf: Node) -> None:
+        """A confirmed leaf accounts for the symptoms that pointed at it: hypotheses that only
+        those symptoms support are not worth a check any more (early stop)."""
+        from netopsai.diagnosis.rank import symptom_value
+
+        self.explained |= {s for s in leaf.symptoms if symptom_value(self.ctx, s) > 0}
+        self._scores.clear()
 
     def _run_check(self, name: str) -> Verdict:
         """One check, once per diagnosis; a failing check is `unknown`, never an exception."""
@@ -51,6 +60,8 @@ class Search:
         if leaf.id not in self.tested:
             self.tested.add(leaf.id)
             {CONFIRMED: self.found, REJECTED: self.ruled_out}.get(v.status, self.undecided).append(v)
+            if v.confirmed:
+                self._explain(leaf)
         where = f" at {v.device}{' ' + v.interface if v.interface else ''}" if v.confirmed else ""
         self.step(tier, "check", leaf.id, f"{v.status}{where}: {v.text}", v.status, v.cites)
         return v
@@ -67,6 +78,10 @@ class Search:
                   + (", ".join(f"{k.id} ({s:.2f})" for k, s in live) or "nothing plausible")
                   + (f"; pruned (no symptom): {', '.join(pruned)}" if pruned else ""))
         for kid, _ in live:
+            if self.explained and self.score(kid) <= 0:
+                self.step(tier, "prune", kid.id, f"{kid.id}: its symptoms are explained by "
+                          "what was confirmed; not checked")
+                continue
             if self.tax.children(kid.id):
                 self.taxonomy(kid.id, tier)
             elif kid.checks and kid.id not in self.tested:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.registry import symptom
 
-DCI_CATEGORIES = {"dci", "backbone"}
+DCI_CATEGORIES = {"dci"}
 
 
 def _stop_status(ctx: Context, prefix: str) -> bool:
