@@ -55,12 +55,16 @@ class Named:
 
 def resolve_device(s: Session, name: str | None, sender: str) -> Named:
     """The inventory device the event is about: by the name it gives (exact, then without its
-    domain), by an address it gives, then by the sender's address; else the best name it has."""
-    for candidate in (name, name.split(".")[0] if name and not _is_ip(name) else None):
-        if candidate:
-            dev = s.get(m.Device, candidate)
-            if dev is not None:
-                return Named(dev.name, dev.site)
+    domain, then in lower case), by an address it gives, then by the sender's address; else the
+    name it gives, else the sender's address."""
+    names: list[str] = []
+    if name and not _is_ip(name):
+        short = name.split(".")[0]
+        names = list(dict.fromkeys([name, short, name.lower(), short.lower()]))
+    for candidate in names:
+        dev = s.get(m.Device, candidate)
+        if dev is not None:
+            return Named(dev.name, dev.site)
     for ip in (name if name and _is_ip(name) else None, sender):
         if ip and _is_ip(ip):
             dev = s.exec(select(m.Device).where(

@@ -62,15 +62,18 @@ def test_link_down_up_and_device_naming(make_lab: Callable[..., Engine],
         send_trap(port, LINK_DOWN, _link(20, "HundredGigE0/0/0/20"), source=SENDERS["dc1-dci-01"])
         # no sysName, from an address nobody owns: the address is the name
         send_trap(port, LINK_DOWN, _link(7, "Ethernet7"), source="127.0.0.99")
-        settle(ingest, 4)
+        # a sysName in another case and with a domain still names the inventory's device
+        send_trap(port, LINK_DOWN, _link(8, "Ethernet8", "DC1-LEAF-01.example.net"))
+        settle(ingest, 5)
     got = [(a.device, a.kind, a.interface, a.category, a.state) for a in alarms(engine, "trap")]
     assert got == [("edge-r9", "LINK_DOWN", "GigabitEthernet0/3", "link", "closed"),
                    ("dc1-dci-01", "LINK_DOWN", "HundredGigE0/0/0/20", "dci", "open"),
-                   ("127.0.0.99", "LINK_DOWN", "Ethernet7", "link", "open")]
+                   ("127.0.0.99", "LINK_DOWN", "Ethernet7", "link", "open"),
+                   ("dc1-leaf-01", "LINK_DOWN", "Ethernet8", "link", "open")]
     first = alarms(engine, "trap")[0]
     assert first.cleared_at is not None and first.cleared_at >= first.raised_at
     assert [r.host for r in raw_events(engine, "trap")] == [
-        "127.0.0.1", "127.0.0.1", SENDERS["dc1-dci-01"], "127.0.0.99"]
+        "127.0.0.1", "127.0.0.1", SENDERS["dc1-dci-01"], "127.0.0.99", "127.0.0.1"]
     ev = alarms_tool(engine, since, category="dci", state="open")
     assert not ev.errors
     rows = [r for r in ev.rows if r["kind"] == "LINK_DOWN" and r["device"] == "dc1-dci-01"]
