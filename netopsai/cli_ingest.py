@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-PORT_HELP = "UDP/TCP port (0 = any free port, -1 = off)"
+PORT_HELP = "port (0 = any free port, -1 = off)"
 
 
 def register(app: typer.Typer, lab_app: typer.Typer) -> None:
@@ -15,9 +15,9 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
     @app.command("ingest")
     def ingest_cmd(
         host: Annotated[str, typer.Option(help="Address to listen on")] = "127.0.0.1",
-        trap_port: Annotated[int, typer.Option(help=f"SNMP traps: {PORT_HELP}")] = 1162,
-        syslog_port: Annotated[int, typer.Option(help=f"Syslog: {PORT_HELP}")] = 1514,
-        webhook_port: Annotated[int, typer.Option(help=f"Alertmanager webhook: {PORT_HELP}")] = 9094,
+        trap_port: Annotated[int, typer.Option(help=f"SNMP traps, UDP {PORT_HELP}")] = 1162,
+        syslog_port: Annotated[int, typer.Option(help=f"Syslog, UDP {PORT_HELP}")] = 1514,
+        webhook_port: Annotated[int, typer.Option(help=f"Alertmanager webhook, HTTP {PORT_HELP}")] = 9094,
         dedupe: Annotated[float, typer.Option(help="Seconds within which a repeat is one event")] = 30.0,
     ) -> None:
         """Receive alarms from the network (SNMP traps, syslog, Alertmanager) into the store.

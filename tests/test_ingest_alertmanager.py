@@ -13,6 +13,7 @@ import httpx
 import pytest
 from sqlalchemy import Engine
 
+from netopsai.backends.alertmanager import parse_payload
 from tests.ingest_helpers import alarms, alarms_tool, lab_with_senders, raw_events, running, settle
 
 
@@ -102,3 +103,26 @@ def test_bad_payloads_are_refused_whole(make_lab: Callable[..., Engine]) -> None
         settle(ingest, 1)  # only the good payload's alert: nothing of a refused one
     assert [a.kind for a in alarms(engine, "alertmanager")] == ["BGPSessionDown"]
     assert len(raw_events(engine)) == 1
+
+
+@pytest.mark.parametrize(("labels", "device", "category"), [
+    ({"instance": "192.0.2.1:9116"}, "192.0.2.1", "device"),
+    ({"instance": "[2001:db8::1]:9100"}, "2001:db8::1", "device"),
+    ({"instance": "2001:db8::1"}, "2001:db8::1", "device"),
+    ({"device": "r1", "instance": "192.0.2.1:9116", "category": "dci"}, "r1", "dci"),
+    ({"sysName": "r2"}, "r2", "device"),
+    ({}, "alertmanager", "device"),
+])
+def test_device_and_category_from_labels(labels: dict[str, str], device: str, category: str) -> None:
+    [ev] = parse_payload(json.dumps(_payload("firing", [_alert("Something", "firing", labels, "f1",
+                                                               STARTS)])).encode(), "127.0.0.1")
+    assert (ev.name, ev.category) == (device, category)
+
+
+@pytest.mark.parametrize(("name", "category"), [("BGPPeerDown", "bgp"), ("OpticsRxPowerLow", "optics"),
+                                                ("LinkUtilizationHigh", "capacity"),
+                                                ("InterfaceDown", "link"), ("NodeUnreachable", "device")])
+def test_category_from_alert_name(name: str, category: str) -> None:
+    [ev] = parse_payload(json.dumps(_payload("firing", [_alert(name, "firing", {}, "f", STARTS)]))
+                         .encode(), "127.0.0.1")
+    assert ev.category == category and ev.kind == name and ev.action == "raise"

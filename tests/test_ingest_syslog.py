@@ -147,3 +147,19 @@ def test_a_flap_after_the_window_is_a_new_alarm(make_lab: Callable[..., Engine])
         settle(ingest, 3)
     assert [(a.device, a.state) for a in alarms(engine, "syslog")] == [
         ("dc1-leaf-02", "closed"), ("dc1-leaf-02", "open")]
+
+
+@pytest.mark.parametrize(("text", "expect"), [
+    ("%BGP-5-ADJCHANGE: neighbor 2001:db8::2 vpn vrf CUST-A Down Peer closed the session",
+     ("BGP_DOWN", "raise", "2001:db8::2")),
+    ("%BGP-5-ADJCHANGE: peer 192.0.2.1 (VRF default AS 1) old state Idle event Start new state Connect",
+     None),
+    ("%SYS-5-CONFIG_I: Configured from console by admin: CLOSED session", None),
+    ("%LINK-3-UPDOWN: Interface Port-channel10, changed state to down",
+     ("LINK_DOWN", "raise", "Port-channel10")),
+    ("%LINEPROTO-5-UPDOWN: Line protocol on Interface Vlan100, changed state to up",
+     ("LINK_DOWN", "clear", "Vlan100")),
+])
+def test_classify_edges(text: str, expect: tuple[str, str, str] | None) -> None:
+    parsed = classify(text)
+    assert (None if parsed is None else (parsed.kind, parsed.action, parsed.subject)) == expect

@@ -20,7 +20,8 @@ MAX_BODY = 1 << 20
 CATEGORIES = ("link", "device", "bgp", "dci", "backbone", "optics", "capacity")
 _INFER = (("bgp", "bgp"), ("optic", "optics"), ("rx_power", "optics"), ("dci", "dci"),
           ("backbone", "backbone"), ("util", "capacity"), ("bandwidth", "capacity"),
-          ("link", "link"), ("interface", "link"), ("ifoper", "link"), ("port", "link"))
+          ("link", "link"), ("interface", "link"), ("ifoper", "link"), ("portdown", "link"),
+          ("port_down", "link"))
 DEVICE_LABELS = ("device", "sysName", "instance", "host", "hostname", "node", "target")
 
 
