@@ -20,7 +20,10 @@ from sqlmodel import Session, col, select
 
 from netopsai import models as m
 from netopsai.backends.napalm_ import DeviceError, DeviceTarget, connect
-from netopsai.store import create_all
+from netopsai.backends.network import NETWORK_KEY
+from netopsai.errors import NetopsError
+from netopsai.inventory_sync import network_kind
+from netopsai.store import create_all, get_meta, set_meta
 from netopsai.timewin import as_utc
 
 VOLATILE = re.compile(r"^(ntp clock-period|! Time:|## Last commit:)")  # lines that change by themselves
@@ -62,6 +65,10 @@ def snapshot(engine: Engine, targets: list[DeviceTarget], driver_cls: Any = None
              now: datetime | None = None) -> SnapshotResult:
     """Snapshot every target; store new configs and the unrecorded changes they reveal."""
     create_all(engine)
+    with Session(engine) as s:
+        if network_kind(s) == "lab":
+            raise NetopsError("the store holds the embedded lab; point NETOPSAI_HOME at the store "
+                              "of the real network to snapshot devices")
     result = SnapshotResult()
     when = as_utc(now) if now else datetime.now(UTC).replace(microsecond=0)
     for target in targets:
@@ -86,6 +93,8 @@ def record(engine: Engine, device: str, raw: str, driver: str, when: datetime,
             result.taken.append(f"{device}: unchanged since {last.taken_at:%Y-%m-%dT%H:%M:%SZ}")
             return
         s.add(m.ConfigSnapshot(device=device, taken_at=when, running=text, sha256=digest))
+        if get_meta(s, NETWORK_KEY) is None:  # a first snapshot into a new store: a real network
+            set_meta(s, NETWORK_KEY, "real")
         if last is None:
             result.taken.append(f"{device}: first snapshot ({len(text.splitlines())} lines)")
         else:

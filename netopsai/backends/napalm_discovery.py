@@ -10,7 +10,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from ipaddress import ip_interface
+from ipaddress import ip_address, ip_interface
 from typing import Any
 
 from sqlalchemy import Engine, inspect
@@ -127,7 +127,7 @@ def _device_row(r: DeviceReading, role: str, site: str, now: datetime) -> Row:
     f = r.facts
     row: Row = {"name": r.name, "role": role, "site": site, "vendor": f.get("vendor", ""),
                 "model": f.get("model", ""), "os_version": f.get("os_version", ""),
-                "mgmt_ip": r.target.host, "status": "up"}
+                "mgmt_ip": r.target.host if _is_ip(r.target.host) else None, "status": "up"}
     uptime = float(f.get("uptime") or -1)
     if uptime > 0:  # whole seconds, so an unchanged uptime does not rewrite the row
         row["booted_at"] = (now - timedelta(seconds=uptime)).replace(microsecond=0)
@@ -135,6 +135,14 @@ def _device_row(r: DeviceReading, role: str, site: str, now: datetime) -> Row:
     if loop:
         row["loopback"] = loop.split("/")[0]
     return row
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _first_v4(entry: Row) -> str | None:
