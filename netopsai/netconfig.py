@@ -97,6 +97,8 @@ class PrometheusSettings(Section):
     url: str = Field(default="http://127.0.0.1:9090", pattern=r"^https?://\S+$",
                      description="Prometheus base URL")
     timeout: float = Field(default=10.0, gt=0, le=300)
+    device_label: str = Field(default="device", min_length=1,
+                              description="The series label naming the device (set by the scrape config)")
 
 
 class TracerouteSettings(Section):
@@ -137,11 +139,22 @@ class NetSettings(BaseSettings):
         return env_settings, init_settings
 
 
-class SnmpSecrets(Section):
+class SnmpCredentials(Section):
     community: SecretStr | None = None
     user: str | None = Field(default=None, description="SNMPv3 user name")
     auth_key: SecretStr | None = None
     priv_key: SecretStr | None = None
+
+
+class SnmpSecrets(SnmpCredentials):
+    """The credentials every target uses, and per-device overrides keyed by target name."""
+
+    devices: dict[str, SnmpCredentials] = Field(default_factory=dict)
+
+    def for_target(self, name: str) -> SnmpCredentials:
+        own = self.devices.get(name)
+        base = self.model_dump(exclude={"devices"})
+        return SnmpCredentials(**(base | own.model_dump(exclude_none=True) if own else base))
 
 
 class SshSecrets(Section):
@@ -171,7 +184,7 @@ class NetConfig(BaseModel):
     def secret_values(self) -> list[str]:
         """Every configured secret in clear: what tests (and a log filter) must never see."""
         out = []
-        for section in (self.secrets.snmp, self.secrets.ssh):
+        for section in (self.secrets.snmp, *self.secrets.snmp.devices.values(), self.secrets.ssh):
             for value in section.__dict__.values():
                 if isinstance(value, SecretStr) and value.get_secret_value():
                     out.append(value.get_secret_value())

@@ -212,11 +212,10 @@ def usage_problems(cfg: NetConfig) -> list[str]:
     where = str(cfg.config_file or cfg.home / CONFIG_FILE)
     secrets_at = str(cfg.home / SECRETS_FILE)
     out: list[str] = []
-    if s.backend.telemetry == "snmp":
-        if not s.snmp.targets:
-            out.append(f"{where}: backend.telemetry is snmp but snmp.targets is empty; "
-                       "add targets like [{host: 192.0.2.1, port: 161, device: NAME}]")
-        out += _snmp_credentials(cfg, secrets_at)
+    if s.backend.telemetry == "snmp" and not s.snmp.targets:
+        out.append(f"{where}: backend.telemetry is snmp but snmp.targets is empty; "
+                   "add targets like [{host: 192.0.2.1, port: 161, device: NAME}]")
+    out += _snmp_credentials(cfg, secrets_at)
     if s.backend.paths == "napalm":
         if not s.napalm:
             out.append(f"{where}: backend.paths is napalm but the napalm device list is empty; "
@@ -237,16 +236,22 @@ def usage_problems(cfg: NetConfig) -> list[str]:
 
 
 def _snmp_credentials(cfg: NetConfig, secrets_at: str) -> list[str]:
-    snmp, sec = cfg.settings.snmp, cfg.secrets.snmp
-    if snmp.version == "2c":
-        return [] if sec.community is not None else [
-            f"{secrets_at}: SNMP v2c needs snmp.community (chmod 600 the file)"]
-    out = [] if sec.user else [f"{secrets_at}: SNMP v3 needs snmp.user"]
-    if sec.auth_key is None:
-        out.append(f"{secrets_at}: SNMP v3 needs snmp.auth_key")
-    if snmp.priv_protocol != "none" and sec.priv_key is None:
-        out.append(f"{secrets_at}: SNMP v3 with priv_protocol {snmp.priv_protocol} needs "
-                   "snmp.priv_key (or set snmp.priv_protocol: none in the config)")
+    """Each target's credentials (the shared ones, or its own under snmp.devices)."""
+    snmp, out = cfg.settings.snmp, []
+    for t in snmp.targets:
+        sec, who = cfg.secrets.snmp.for_target(t.name), f"target {t.name!r}"
+        if snmp.version == "2c" and sec.community is None:
+            out.append(f"{secrets_at}: SNMP v2c needs snmp.community ({who} has none)")
+        if snmp.version == "3" and not sec.user:
+            out.append(f"{secrets_at}: SNMP v3 needs snmp.user ({who} has none)")
+        if snmp.version == "3" and sec.auth_key is None:
+            out.append(f"{secrets_at}: SNMP v3 needs snmp.auth_key ({who} has none)")
+        if snmp.version == "3" and snmp.priv_protocol != "none" and sec.priv_key is None:
+            out.append(f"{secrets_at}: SNMP v3 with priv_protocol {snmp.priv_protocol} needs "
+                       f"snmp.priv_key ({who} has none; or set snmp.priv_protocol: none)")
+    unknown_names = sorted(set(cfg.secrets.snmp.devices) - {t.name for t in snmp.targets})
+    out += [f"{secrets_at}: snmp.devices names {n!r}, which is no SNMP target in the config"
+            for n in unknown_names]
     return out
 
 

@@ -146,13 +146,33 @@ def test_selected_backends_need_their_targets_and_credentials(tmp_path: Path,
     monkeypatch.setenv("NETOPSAI_BACKEND_PATHS", "napalm")
     _, problems = check_netconfig(home)
     assert any("backend.telemetry is snmp but snmp.targets is empty" in p for p in problems)
-    assert any("SNMP v2c needs snmp.community" in p for p in problems)
     assert any("napalm device list is empty" in p for p in problems)
     assert any("ssh.username is not set" in p for p in problems)
+    monkeypatch.setenv("NETOPSAI_SNMP_TARGETS", '[{"host": "127.0.0.1", "device": "sw1"}, '
+                                                '{"host": "127.0.0.2", "device": "sw2"}]')
+    secrets = home / "secrets.yaml"
+    secrets.write_text("snmp:\n  devices:\n    sw2: {community: own}\n    sw9: {community: x}\n")
+    secrets.chmod(0o600)
+    _, problems = check_netconfig(home)
+    assert [p for p in problems if "SNMP" in p or "snmp.devices" in p] == [
+        f"{secrets}: SNMP v2c needs snmp.community (target 'sw1' has none)",
+        f"{secrets}: snmp.devices names 'sw9', which is no SNMP target in the config"]
     monkeypatch.setenv("NETOPSAI_SNMP_VERSION", "3")
     _, problems = check_netconfig(home)
-    assert any("SNMP v3 needs snmp.user" in p for p in problems)
+    assert any("SNMP v3 needs snmp.user (target 'sw2' has none)" in p for p in problems)
     assert any("priv_protocol aes needs snmp.priv_key" in p for p in problems)
+
+
+def test_per_device_snmp_credentials_override_the_shared_ones(tmp_path: Path) -> None:
+    home = home_with(tmp_path, "full.yaml")
+    (home / "secrets.yaml").write_text("snmp:\n  community: shared-c\n  devices:\n"
+                                       "    core-rtr-01: {community: own-c}\n")
+    (home / "secrets.yaml").chmod(0o600)
+    cfg = load_netconfig(home)
+    auth = {t.name: t.auth.community.get_secret_value()  # type: ignore[union-attr]
+            for t in factory.snmp_kwargs(cfg)["targets"]}
+    assert auth == {"edge-sw-01": "shared-c", "core-rtr-01": "own-c"}
+    assert sorted(cfg.secret_values()) == ["own-c", "shared-c"]
 
 
 def test_missing_backend_module_is_a_clear_error(tmp_path: Path, lab_engine: object,

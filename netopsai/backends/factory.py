@@ -131,20 +131,24 @@ def snmp_kwargs(cfg: NetConfig) -> dict[str, Any]:
     """Targets with their credentials, as the SNMP backend and `netopsai poll` take them."""
     from netopsai.backends.snmp_auth import SnmpAuth, SnmpTarget
 
-    s, sec = cfg.settings.snmp, cfg.secrets.snmp
-    auth = SnmpAuth(version=s.version, community=sec.community, user=sec.user,
-                    auth_key=sec.auth_key, auth_protocol=s.auth_protocol,
-                    priv_key=sec.priv_key if s.priv_protocol != "none" else None,
-                    priv_protocol=s.priv_protocol if s.priv_protocol != "none" else "aes")
-    targets = [SnmpTarget(host=t.host, port=t.port, name=t.device or "", auth=auth)
-               for t in s.targets]
+    s = cfg.settings.snmp
+    priv_protocol = None if s.priv_protocol == "none" else s.priv_protocol
+    targets = []
+    for t in s.targets:
+        sec = cfg.secrets.snmp.for_target(t.name)
+        auth = SnmpAuth(version=s.version, community=sec.community, user=sec.user,
+                        auth_key=sec.auth_key, auth_protocol=s.auth_protocol,
+                        priv_key=sec.priv_key if priv_protocol else None,
+                        priv_protocol=priv_protocol or "aes")
+        targets.append(SnmpTarget(host=t.host, port=t.port, name=t.device or "", auth=auth))
     return {"targets": targets, "timeout": s.timeout, "retries": s.retries,
             "concurrency": s.concurrency}
 
 
 def _prometheus(module: ModuleType, engine: Engine, cfg: NetConfig) -> Any:
     p = cfg.settings.prometheus
-    return _class(module, "PrometheusTelemetry", "prometheus")(url=p.url, timeout=p.timeout)
+    return _class(module, "PrometheusTelemetry", "prometheus")(url=p.url, timeout=p.timeout,
+                                                               device_label=p.device_label)
 
 
 def _system(module: ModuleType, engine: Engine, cfg: NetConfig) -> Any:

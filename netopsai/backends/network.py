@@ -18,8 +18,8 @@ from netopsai.timewin import parse_time
 
 NETWORK_KEY = "network"
 NETNS_KEY = "netns_lab"  # set by `netopsai lab netns up` (netopsai.lab.netns)
-NO_NETWORK = ("no lab or real network in the store; run 'netopsai lab init' first, or import or "
-              "discover a real inventory")
+NO_NETWORK = ("no lab or real network in the store; run 'netopsai lab init' first, or import, "
+              "discover or poll a real network")
 
 
 def _meta(engine: Engine) -> dict[str, str]:
