@@ -9,8 +9,8 @@ from datetime import datetime
 
 import pytest
 
-from netopsai.tools.registry import run_tool
 from netopsai.timewin import as_utc
+from netopsai.tools.registry import run_tool
 from tests.contract.cases import Case
 
 STAMP = re.compile(r"^(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\dZ?)")
