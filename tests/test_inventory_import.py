@@ -227,3 +227,16 @@ def test_cli_import_of_a_bad_file_is_one_line_and_exit_2(tmp_path: Path) -> None
                                                    "is not a known role"), lines
     assert not (tmp_path / "home" / "netopsai.db").exists() or \
         not inspect(engine_for(f"sqlite:///{tmp_path / 'home' / 'netopsai.db'}")).has_table("device")
+
+
+def test_the_table_export_headers_of_netbox_are_understood(tmp_path: Path, store: Engine) -> None:
+    """NetBox's table export names columns for people: 'Side A', 'Termination A' ..."""
+    cables = tmp_path / "cables_export.csv"
+    cables.write_text("\ufeffID,Label,Side A,Termination A,Side B,Termination B,Status,Type\n"
+                      "11,C-0001,dc1-leaf-01,Ethernet49,dc1-spine-01,Ethernet1,Connected,SMF\n"
+                      "12,C-0003,dc1-leaf-02,Ethernet49,dc1-spine-01,Ethernet2,Planned,SMF\n")
+    import_files(store, [NETBOX / "devices.csv", NETBOX / "interfaces.csv", cables])
+    assert [(n["interface"], n["neighbor"], n["neighbor_interface"], n["status"])
+            for n in LabInventory(store).neighbors("dc1-spine-01")] == [
+        ("Ethernet1", "dc1-leaf-01", "Ethernet49", "up"),
+        ("Ethernet2", "dc1-leaf-02", "Ethernet49", "down")]

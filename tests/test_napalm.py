@@ -25,6 +25,7 @@ from netopsai.backends.napalm_ import DeviceTarget, ReadOnlyViolation, connect
 from netopsai.backends.napalm_config import snapshot
 from netopsai.backends.napalm_discovery import discover
 from netopsai.backends.napalm_paths import NapalmPaths
+from netopsai.errors import NetopsError
 from netopsai.store import engine_for, get_meta
 from tests.peers.fakenos import FakeIosNetwork, IosDevice
 
@@ -325,3 +326,15 @@ def test_cli_discover_and_snapshot_over_ssh(ios_net: FakeIosNetwork, tmp_path: P
     assert PASSWORD not in bad.stdout + bad.stderr + done.stdout + done.stderr
     unset = netopsai(home, "devices", "discover", "--host", "127.0.0.1", *common)
     assert unset.returncode == 2 and "NETOPS_TEST_PW is not set" in unset.stderr
+
+
+def test_snapshots_refuse_the_lab_and_credentials_stay_hidden(make_lab: Any) -> None:
+    target = mock_target("edge-r1", "ok")
+    assert PASSWORD not in repr(target) + str(target) + target.model_dump_json()
+    lab = make_lab()
+    before = dump(lab)
+    with pytest.raises(NetopsError, match="the store holds the embedded lab"):
+        snapshot(lab, [target])
+    with pytest.raises(NetopsError, match="the store holds the embedded lab"):
+        discover(lab, [target])
+    assert dump(lab) == before
