@@ -142,3 +142,42 @@ def test_poll_once_command_prints_and_stores(snmpsim: SnmpSim, tmp_path: Path) -
     assert WRONG not in dead.stdout + dead.stderr and "Traceback" not in dead.stderr
     bad = cli(tmp_path, "poll", "--once", "--target", "127.0.0.1:99999", "--community", "x")
     assert bad.returncode == 2 and "bad SNMP target" in bad.stderr
+
+
+def test_poll_loop_reads_configured_targets_until_interrupted(snmpsim: SnmpSim,  # noqa: F811
+                                                              tmp_path: Path) -> None:
+    """`netopsai poll --interval` with targets and the community from config.yaml/secrets.yaml."""
+    import signal
+
+    name = "netopsai/live"
+    snmpsim.write(name, GENERATED[name])
+    (tmp_path / "config.yaml").write_text(
+        f"snmp:\n  timeout: {TIMEOUT}\n  retries: 0\n  targets:\n"
+        f"    - {{host: 127.0.0.1, port: {snmpsim.port}, device: cfg-leaf-01}}\n")
+    secrets = tmp_path / "secrets.yaml"
+    secrets.write_text(f"snmp:\n  community: {name}\n")
+    secrets.chmod(0o600)
+    env = {**os.environ, "NETOPSAI_HOME": str(tmp_path), "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([*CLI, "poll", "--interval", "1"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        rounds = []
+        for line in proc.stdout:
+            if line.startswith("stored:"):
+                rounds.append(line)
+            if len(rounds) == 2:
+                break
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert rounds == ["stored: 1 devices, 4 interfaces, 0 state changes, 0 counter samples\n",
+                      "stored: 1 devices, 4 interfaces, 0 state changes, 4 counter samples\n"]
+    assert name not in out + err and "Traceback" not in err
+    engine = engine_for(f"sqlite:///{tmp_path / 'netopsai.db'}")
+    with Session(engine) as s:
+        assert s.get(m.Device, "cfg-leaf-01") is not None
+        assert len(list(s.exec(select(m.CounterSample).where(m.CounterSample.device == "cfg-leaf-01")))) >= 4
