@@ -25,6 +25,7 @@ def describe(step: Step) -> str:
 
 def run_chat(copilot: Copilot, thread: str, console: Console | None = None) -> None:
     console = console or Console()
+    copilot.warm_up()  # a session: the first analysis should not wait for pandas to load
     console.print(f"netopsai chat — thread [bold]{thread}[/bold]. Ask; 'exit' to leave.")
     while True:
         try:

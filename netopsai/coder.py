@@ -181,7 +181,8 @@ def _evidence(args: dict[str, Any], inputs: list[Evidence], res: SandboxResult, 
     if res.ok and not columns:  # a scalar answer is a one-cell table, so it renders like any other
         columns, rows = ["result"], [{"result": res.value}]
     facts = {"code": code, "stdout": res.stdout, "violation": res.violation,
-             "elapsed_ms": res.elapsed_ms, "rows": len(rows), "isolation": res.isolation, **extra}
+             "elapsed_ms": res.elapsed_ms, "rows": len(rows), "isolation": res.isolation,
+             "warm": res.warm, **extra}
     if res.value is not None:
         facts["value"] = res.value
     error = f"sandbox violation ({res.violation}): {res.error}" if res.violation else res.error

@@ -55,6 +55,13 @@ class Copilot:
             checkpointer = InMemorySaver()
         self.graph = build_graph(llm, self.toolbox).compile(checkpointer=checkpointer)
 
+    def warm_up(self) -> None:
+        """For long-lived front ends: start the sandbox's warm worker now, in the background,
+        so the first analysis does not pay for a fresh interpreter importing pandas."""
+        from netopsai.sandbox import prestart
+
+        prestart()
+
     def ask(self, question: str, thread_id: str = "default", user: str | None = None) -> Iterator[Step]:
         """Answer one question in a thread, yielding each step as it completes."""
         config: RunnableConfig = {"configurable": {"thread_id": thread_id},

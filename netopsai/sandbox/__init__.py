@@ -9,6 +9,12 @@ as JSON. Containment, in layers, each reported as a violation rather than raised
 - an audit hook refusing sockets, process creation and writes outside the temp dir; it prints a
   marker line on stderr before raising, so a violation the code swallows is still reported;
 - a wall-clock timeout that kills the whole process group ("timeout").
+
+Warm runs: the fixed cost (a fresh interpreter importing pandas, ~0.7 s) is paid once by a
+worker (worker.py, zygote.py) that already sits in its own network namespace; each run is a
+fork of it that takes the cold child's steps from there (rlimits, the drop to the unprivileged
+user, the audit hook) before the code runs. When the worker is not ready, busy or broken, the
+run takes the cold path above.
 """
 
 from __future__ import annotations
@@ -26,13 +32,16 @@ from collections.abc import Mapping
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import IO, Any, Literal, get_args
 
 from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from netopsai.sandbox import worker
 from netopsai.sandbox.child import MARK
 
+BASE_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 Violation = Literal["network", "filesystem", "process", "timeout", "memory", "cpu"]
 VIOLATIONS: tuple[str, ...] = get_args(Violation)
 UNSHARE = "/usr/bin/unshare"
@@ -55,6 +64,8 @@ class SandboxSettings(BaseSettings):
     audit_hook: bool = Field(default=True, description="Refuse sockets/processes/outside writes")
     run_as: str | None = Field(default="nobody", description="User to drop to when root")
     tmp_root: str | None = Field(default=None, description="Parent of the temp dirs")
+    warm: bool = Field(default=True, description="Fork runs from a pre-started worker that has "
+                       "pandas loaded (same layers); cold start when it is busy or not ready")
 
 
 class SandboxResult(BaseModel):
@@ -68,6 +79,7 @@ class SandboxResult(BaseModel):
     violation: Violation | None = None
     elapsed_ms: float = 0.0
     isolation: list[str] = Field(default_factory=list)  # the layers this run had
+    warm: bool = False  # forked from the warm worker rather than a fresh interpreter
 
 
 @cache
@@ -113,6 +125,20 @@ def _user(s: SandboxSettings) -> tuple[int, int] | None:
     return pw.pw_uid, pw.pw_gid
 
 
+def prestart(settings: SandboxSettings | None = None, wait: bool = False) -> bool:
+    """Start the warm worker for these settings now rather than at the first run (long-lived
+    front ends); with wait, until it is ready. Whether it is ready."""
+    s = settings or SandboxSettings()
+    return s.warm and worker.prestart(*worker_args(s), wait=wait)
+
+
+def worker_args(s: SandboxSettings) -> tuple[list[str], dict[str, str]]:
+    """What a worker is started with: its namespace prefix and base environment (the user
+    drop, the limits and the hook are per run, as on the cold path)."""
+    prefix = [UNSHARE, "--net", "--"] if s.netns and netns_available() else []
+    return prefix, {**BASE_ENV, "HOME": "/", "TMPDIR": "/"}
+
+
 def _prepare(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, Any],
              s: SandboxSettings, tmp: Path) -> tuple[list[str], list[str]]:
     """Write the run's files; return the command and the isolation layers it will have."""
@@ -144,23 +170,42 @@ def _prepare(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, 
 def _run(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, Any],
          s: SandboxSettings, tmp: Path) -> SandboxResult:
     cmd, layers = _prepare(code, inputs, params, s, tmp)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp), "LANG": "C.UTF-8", "TMPDIR": str(tmp),
-           "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     out_path, err_path = tmp.parent / f"{tmp.name}.out", tmp.parent / f"{tmp.name}.err"
+    w = worker.acquire(*worker_args(s)) if s.warm else None
     try:
+        # files, not pipes: output is bounded by RLIMIT_FSIZE and nothing can deadlock
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            # files, not pipes: output is bounded by RLIMIT_FSIZE and nothing can deadlock
-            proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=err, start_new_session=True, close_fds=True)
-            timed_out = _wait(proc, s.timeout_s)
+            if w is not None:
+                rc, timed_out = _run_warm(w, tmp, out, err, s.timeout_s)
+            else:
+                env = {**BASE_ENV, "HOME": str(tmp), "TMPDIR": str(tmp)}
+                proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=out, stderr=err, start_new_session=True,
+                                        close_fds=True)
+                timed_out = _wait(proc, s.timeout_s)
+                rc = proc.returncode
         stdout = _head(out_path, s.max_stdout)
         stderr = _head(err_path, 64_000)
     finally:
         for p in (out_path, err_path):
             p.unlink(missing_ok=True)
-    res = _collect(tmp / "result.json", stdout, stderr, proc.returncode, timed_out, s)
-    res.isolation = layers
+    res = _collect(tmp / "result.json", stdout, stderr, rc, timed_out, s)
+    res.isolation, res.warm = layers, w is not None
     return res
+
+
+def _run_warm(w: worker.Worker, tmp: Path, out: IO[bytes], err: IO[bytes],
+              timeout: float) -> tuple[int | None, bool]:
+    """One run forked from the warm worker. A worker that fails mid-run is killed (its job with
+    it) and the run reported as failed, never silently re-run."""
+    try:
+        return w.run(tmp, out.fileno(), err.fileno(), timeout)
+    except (OSError, ValueError, KeyError) as exc:
+        worker.fail(w)
+        err.write(f"the sandbox worker failed: {type(exc).__name__}: {exc}\n".encode())
+        return None, False
+    finally:
+        w.lock.release()
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:

@@ -112,7 +112,7 @@ def load() -> dict[str, Any]:
     tables: dict[str, Any] = {}
     inputs: dict[str, Any] = {}
     for name in SPEC["inputs"]:
-        with open(os.path.join(SPEC["root"], f"{name}.json")) as f:
+        with open(f"{name}.json") as f:  # relative: the cwd is the run's dir
             data = json.load(f)
         tables[name] = pd.DataFrame(data["rows"], columns=data["columns"] or None)
         inputs[name] = {**data["meta"], "columns": list(tables[name].columns)}
@@ -169,18 +169,16 @@ def dump(result: Any) -> dict[str, Any]:
 
 
 def prepare() -> tuple[Any, dict[str, Any], int]:
-    """Limits, imports and inputs, then the privilege drop. Everything the child needs from
-    the file system is opened first: cwd and the result file stay usable as the unprivileged
-    user even when an ancestor of the temp dir is closed to it."""
+    """Limits, imports and inputs, then the privilege drop. The cwd is the run's dir and every
+    path is relative to it, so the inputs and the result file stay reachable by the
+    unprivileged user even when an ancestor of the temp dir is closed to it."""
     set_limits()
-    for name in PRELOAD:
+    for name in PRELOAD:  # in a warm worker's job these are already loaded: a dict lookup each
         __import__(name)
     ns = load()
-    with open(os.path.join(SPEC["root"], "analysis.py")) as f:
+    with open("analysis.py") as f:
         code = compile(f.read(), "<analysis>", "exec")
-    out = os.open(os.path.join(SPEC["root"], "result.json"),
-                  os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-    os.chdir(SPEC["root"])
+    out = os.open("result.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
     if SPEC["uid"] is not None:  # root ignores RLIMIT_NPROC; the unprivileged user does not
         os.setgroups([])
         os.setgid(SPEC["gid"])
@@ -189,8 +187,17 @@ def prepare() -> tuple[Any, dict[str, Any], int]:
 
 
 def main(spec_path: str) -> None:
+    """The cold path: a fresh interpreter per run, started in the run's dir."""
     with open(spec_path) as f:
-        SPEC.update(json.load(f))
+        run(json.load(f))
+
+
+def run(spec: dict[str, Any]) -> None:
+    """One run in this process, cwd the run's dir: limits, inputs, the code, its result file.
+    A warm worker's forked job calls this too (netopsai/sandbox/zygote.py)."""
+    global PID
+    PID = os.getpid()  # the process that reports; any copy the code forks exits silently
+    SPEC.update(spec)
     if isinstance(sys.stdout, io.TextIOWrapper):  # what was printed survives a kill at a limit
         sys.stdout.reconfigure(line_buffering=True)
     out = -1
@@ -211,7 +218,7 @@ def main(spec_path: str) -> None:
     if FOUND:
         result.update(ok=False, violation=FOUND[0])
     if out < 0:  # failed before the result file was opened (a bad limit, an import)
-        out = os.open(os.path.join(SPEC["root"], "result.json"), os.O_WRONLY | os.O_CREAT, 0o600)
+        out = os.open("result.json", os.O_WRONLY | os.O_CREAT, 0o600)
     os.write(out, json.dumps(result, default=str).encode())
 
 
