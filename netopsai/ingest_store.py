@@ -19,6 +19,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from netopsai import models as m
+from netopsai.errors import NetopsError
 from netopsai.ingest_apply import Batch, DeviceCache, Event
 from netopsai.store import create_all
 
@@ -62,8 +63,22 @@ def writer_engine(url: str) -> Engine:
 
 
 def _is_locked(exc: OperationalError) -> bool:
+    """Worth retrying: SQLite's lock, or a database connection that dropped."""
     text = str(exc.orig).lower()
-    return "locked" in text or "busy" in text
+    return exc.connection_invalidated or "locked" in text or "busy" in text
+
+
+def _create_tables(engine: Engine, wait_s: float) -> None:
+    """The store's tables (RawEvent may be new), waiting out a lock held at start-up."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            create_all(engine)
+            return
+        except OperationalError as exc:
+            if not _is_locked(exc) or time.monotonic() > deadline:
+                raise NetopsError(f"cannot prepare the store: {exc.orig}") from None
+            time.sleep(0.2)
 
 
 class QueuedWriter:
@@ -71,7 +86,7 @@ class QueuedWriter:
 
     def __init__(self, url: str, dedupe_s: float = 30.0, drain_s: float = 30.0) -> None:
         self.engine = writer_engine(url)
-        create_all(self.engine)
+        _create_tables(self.engine, drain_s)
         self.dedupe_s, self.drain_s = dedupe_s, drain_s
         self.stats = WriterStats()
         self._q: queue.Queue[Event | None] = queue.Queue()
