@@ -10,7 +10,8 @@ import typer
 devices_app = typer.Typer(no_args_is_help=True, help="Real devices through NAPALM (read-only).")
 inventory_app = typer.Typer(no_args_is_help=True, help="Import an inventory into the store.")
 
-HostOpt = Annotated[list[str], typer.Option("--host", help="Device address (repeat for more)")]
+HostOpt = Annotated[list[str] | None, typer.Option(
+    "--host", help="Device address (repeat for more); default: the napalm devices of config.yaml")]
 PortOpt = Annotated[int, typer.Option(help="SSH port")]
 DriverOpt = Annotated[str, typer.Option(help="NAPALM driver: ios, eos, junos, nxos_ssh, iosxr ...")]
 UserOpt = Annotated[str, typer.Option(help="SSH user name")]
@@ -40,8 +41,9 @@ def inventory_import(
     typer.echo(result.line())
 
 
-def _targets(hosts: list[str], port: int, driver: str, username: str, password_env: str,
+def _targets(hosts: list[str] | None, port: int, driver: str, username: str, password_env: str,
              timeout: int) -> list[Any]:
+    """Targets from the command line, or the configured devices (credentials from secrets.yaml)."""
     import os
 
     from pydantic import SecretStr
@@ -50,7 +52,13 @@ def _targets(hosts: list[str], port: int, driver: str, username: str, password_e
     from netopsai.errors import NetopsError
 
     if not hosts:
-        raise NetopsError("give at least one --host")
+        from netopsai.backends.factory import napalm_targets
+        from netopsai.netconfig_load import load_netconfig
+
+        configured = list(napalm_targets(load_netconfig()).values())
+        if not configured:
+            raise NetopsError("give --host, or list devices under 'napalm:' in config.yaml")
+        return [t.model_copy(update={"timeout": timeout}) for t in configured]
     password = os.environ.get(password_env)
     if password is None:
         raise NetopsError(f"environment variable {password_env} is not set (it holds the password)")
@@ -59,7 +67,7 @@ def _targets(hosts: list[str], port: int, driver: str, username: str, password_e
 
 
 @devices_app.command("discover")
-def devices_discover(host: HostOpt, port: PortOpt = 22, driver: DriverOpt = "ios",
+def devices_discover(host: HostOpt = None, port: PortOpt = 22, driver: DriverOpt = "ios",
                      username: UserOpt = "admin", password_env: PassEnvOpt = "NETOPSAI_SSH_PASSWORD",
                      site: Annotated[str, typer.Option(help="Site of new devices")] = "default",
                      role: Annotated[str | None, typer.Option(help="Role of new devices "
@@ -80,7 +88,7 @@ def devices_discover(host: HostOpt, port: PortOpt = 22, driver: DriverOpt = "ios
 
 
 @devices_app.command("snapshot")
-def devices_snapshot(host: HostOpt, port: PortOpt = 22, driver: DriverOpt = "ios",
+def devices_snapshot(host: HostOpt = None, port: PortOpt = 22, driver: DriverOpt = "ios",
                      username: UserOpt = "admin", password_env: PassEnvOpt = "NETOPSAI_SSH_PASSWORD",
                      timeout: TimeoutOpt = 30) -> None:
     """Store each device's running config; a difference from the last one becomes a change record."""

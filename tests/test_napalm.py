@@ -326,6 +326,16 @@ def test_cli_discover_and_snapshot_over_ssh(ios_net: FakeIosNetwork, tmp_path: P
     assert PASSWORD not in bad.stdout + bad.stderr + done.stdout + done.stderr
     unset = netopsai(home, "devices", "discover", "--host", "127.0.0.1", *common)
     assert unset.returncode == 2 and "NETOPS_TEST_PW is not set" in unset.stderr
+    # no --host: the devices of config.yaml, with the SSH credentials of secrets.yaml
+    (home / "config.yaml").write_text(
+        f"napalm:\n  - {{name: dc9-spine-01, host: 127.0.0.1, port: {spine}, driver: ios}}\n")
+    secrets = home / "secrets.yaml"
+    secrets.write_text(f"ssh: {{username: {ios_net.username}, password: {PASSWORD}}}\n")
+    secrets.chmod(0o600)
+    configured = netopsai(home, "devices", "discover")
+    assert configured.returncode == 0, configured.stderr
+    assert configured.stdout.startswith("discovered 1 device(s) (dc9-spine-01)")
+    assert PASSWORD not in configured.stdout + configured.stderr
 
 
 def test_snapshots_refuse_the_lab_and_credentials_stay_hidden(make_lab: Any) -> None:
