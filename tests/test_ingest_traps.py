@@ -28,7 +28,7 @@ from tests.ingest_helpers import (
 )
 
 LINK_DOWN, LINK_UP = "1.3.6.1.6.3.1.1.5.3", "1.3.6.1.6.3.1.1.5.4"
-COLD_START = "1.3.6.1.6.3.1.1.5.1"
+COLD_START, WARM_START = "1.3.6.1.6.3.1.1.5.1", "1.3.6.1.6.3.1.1.5.2"
 BGP_BACKWARD, BGP_ESTABLISHED = "1.3.6.1.2.1.15.0.2", "1.3.6.1.2.1.15.0.1"
 SYS_NAME = "1.3.6.1.2.1.1.5.0"
 PEER = "192.0.2.77"
@@ -108,12 +108,15 @@ def test_cold_start_and_unknown_traps(make_lab: Callable[..., Engine]) -> None:
         send_trap(ingest.traps.port, COLD_START, [], source=SENDERS["dc1-leaf-01"])
         send_trap(ingest.traps.port, "1.3.6.1.4.1.99999.0.1", [("1.3.6.1.4.1.99999.1.1.0",
                                                                 OctetString("fan tray 2 failed"))])
-        settle(ingest, 2)
+        send_trap(ingest.traps.port, WARM_START, [], source=SENDERS["dc1-leaf-01"])
+        settle(ingest, 3)
+    # a restart is over when its trap arrives: each one a closed alarm of its own
     assert [(a.device, a.kind, a.category, a.state) for a in alarms(engine, "trap")] == [
-        ("dc1-leaf-01", "DEVICE_REBOOT", "device", "closed")]
+        ("dc1-leaf-01", "DEVICE_REBOOT", "device", "closed")] * 2
     raw = raw_events(engine, "trap")
-    assert [r.kind for r in raw] == ["DEVICE_REBOOT", None]
+    assert [r.kind for r in raw] == ["DEVICE_REBOOT", None, "DEVICE_REBOOT"]
     assert "fan tray 2 failed" in raw[1].message and raw[1].alarm_id is None
+    assert raw[0].message.startswith("coldStart") and raw[2].message.startswith("warmStart")
 
 
 @pytest.mark.integration
