@@ -63,8 +63,25 @@ def check() -> None:
     typer.echo(f"config ok: telemetry {b.telemetry}, paths {b.paths}; inventory, changes and alarms "
                f"from the store; {len(cfg.settings.snmp.targets)} SNMP targets, "
                f"{len(cfg.settings.napalm)} NAPALM devices")
-    for line in _sources(cfg):
+    for line in [*_sources(cfg), _in_use(cfg)]:
         typer.echo(f"  {line}")
+
+
+def _in_use(cfg: NetConfig) -> str:
+    """What `auto` means for the store as it is now (or why it cannot be said)."""
+    from netopsai.backends.factory import resolved_kinds
+    from netopsai.config import StoreSettings
+    from netopsai.errors import NetopsError
+    from netopsai.store import engine_for
+
+    store = StoreSettings()
+    if store.sqlite_path is not None and not store.sqlite_path.exists():  # checking creates nothing
+        return f"store: no database yet at {store.sqlite_path}"
+    try:
+        telemetry, paths = resolved_kinds(engine_for(store.url), cfg)
+    except NetopsError as exc:
+        return f"store: {exc}"
+    return f"for the store now: telemetry {telemetry}, paths {paths}"
 
 
 def show(as_json: bool = False) -> None:

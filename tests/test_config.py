@@ -223,6 +223,8 @@ def test_cli_tool_and_ask_work_on_a_real_store(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     real_store(home / "netopsai.db")
+    r = run_cli(home, "config", "check")
+    assert r.returncode == 0 and "for the store now: telemetry store, paths system" in r.stdout
     r = run_cli(home, "tool", "telemetry", '{"metric": "errors", "window": "1h"}', "--json")
     assert r.returncode == 0, r.stderr
     import json

@@ -105,7 +105,8 @@ def napalm_case(tmp: Path, ports: dict[str, int], username: str, password: str) 
     discover(engine, list(napalm_targets(cfg).values()))
     now = datetime.now(UTC)
     return Case("napalm", configured_backends(engine, cfg), sorted(ports),
-                Window(start=now - timedelta(hours=1), end=now), path=("10.254.7.1", "10.254.7.2"))
+                Window(start=now - timedelta(hours=1), end=now), path=("10.254.7.1", "10.254.7.2"),
+                broken_path=("10.254.7.1", "10.254.7.9"))
 
 
 def netns_case(home: Path) -> Iterator[Case]:

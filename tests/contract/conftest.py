@@ -52,7 +52,9 @@ def napalm_case(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Case]:
     leaf.lldp = [("Gi0/0", "ct-spine-01", "Gi0/0")]
     spine.lldp = [("Gi0/0", "ct-leaf-01", "Gi0/0")]
     leaf.traces = {"traceroute 10.254.7.2 source 10.254.7.1 ttl 0 30 timeout 2":
-                   ["  1 10.0.7.0 1 msec 1 msec 2 msec", "  2 10.254.7.2 2 msec 2 msec 3 msec"]}
+                   ["  1 10.0.7.0 1 msec 1 msec 2 msec", "  2 10.254.7.2 2 msec 2 msec 3 msec"],
+                   "traceroute 10.254.7.9 source 10.254.7.1 ttl 0 30 timeout 2":
+                   ["  1 10.0.7.0 1 msec 1 msec 2 msec", "  2  *  *  * ", "  3  *  *  * "]}
     net = FakeIosNetwork([leaf, spine], password="ct-fake-pass").start()
     try:
         yield cases.napalm_case(tmp_path_factory.mktemp("napalm"), net.ports, net.username,
