@@ -2,7 +2,8 @@
 
 Each `IosDevice` answers the show commands NAPALM's ios driver sends (version, interfaces,
 addresses, LLDP, running config, traceroute, ping) from its own fields, through FakeNOS custom
-commands that are Python callables: change a field and the next SSH session sees it.
+commands that are Python callables: change a field and the next SSH session sees it. The
+exact traceroute/ping command lines (`traces`, `pings`) are registered at start, so set them first.
 """
 
 from __future__ import annotations
