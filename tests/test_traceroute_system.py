@@ -71,6 +71,25 @@ def test_healthy_trace_reaches_maps_hops_and_sees_ecmp(lab: tuple[Engine, NetnsL
 
 @pytest.mark.integration
 @needs_netns
+def test_concurrent_traces_from_one_source_all_reach(lab: tuple[Engine, NetnsLab]) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    engine, _ = lab
+    paths = SystemPaths(engine, concurrency=16)
+    from sqlmodel import Session, select
+
+    from netopsai import models as m
+
+    with Session(engine) as s:
+        dsts = [h.ip for h in s.exec(select(m.HostAddress)) if h.ip != SRC]
+    with ThreadPoolExecutor(16) as pool:  # the batch runner traces many pairs at once
+        results = list(pool.map(lambda d: paths.traceroute(SRC, d, 60, None), dsts * 2))
+    assert [r["hops"][-1]["ip"] for r in results] == dsts * 2
+    assert all(r["reached"] for r in results)
+
+
+@pytest.mark.integration
+@needs_netns
 def test_acl_reject_stops_with_x_at_the_device(lab: tuple[Engine, NetnsLab]) -> None:
     engine, _ = lab
     _fault(engine, "acl_block", {"device": "ns-dc2-leaf-03"}, dst="198.18.35.0/24")

@@ -9,6 +9,7 @@ while the traced one works is reported as the failing member, as the lab does.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -25,7 +26,9 @@ from netopsai.errors import NetopsError
 from netopsai.lab.netns import read_lab
 from netopsai.lab.netns_plan import LAB_NET
 
-SPORT_BASE = 40000
+SPORT_FIRST, SPORT_SPAN = 33000, 28000  # source ports handed out in turn: two flows running
+_ports = itertools.count()  # at once from one address must not share one (bind fails)
+_ports_lock = threading.Lock()
 NETNS_WAIT = 0.2  # veth round trips take microseconds: a longer wait only slows failures
 NETNS_MAX_HOPS = 12
 
@@ -67,7 +70,7 @@ class SystemPaths:
         ns, source = self._probe_point(src, dst)
         wait = min(self.wait, self.netns_wait) if ns else self.wait
         hops = min(self.max_hops, NETNS_MAX_HOPS) if ns else self.max_hops
-        return [FlowSpec(dst, SPORT_BASE + i, self.queries if i == 0 else min(2, self.queries),
+        return [FlowSpec(dst, _next_port(), self.queries if i == 0 else min(2, self.queries),
                          wait, hops, size, source, ns) for i in range(max(1, self.flows))]
 
     def _probe_point(self, src: str, dst: str) -> tuple[str | None, str | None]:
@@ -99,3 +102,8 @@ class SystemPaths:
                 "path_devices": main.devices, "ecmp_devices": ecmp_devices, "at": at,
                 "failing": failing if main.reached else None,
                 "flows": len(flows), "probe": "system traceroute"}
+
+
+def _next_port() -> int:
+    with _ports_lock:
+        return SPORT_FIRST + next(_ports) % SPORT_SPAN

@@ -8,8 +8,12 @@ from typing import Any
 
 from netopsai.backends.traceroute_map import InventoryMap
 from netopsai.backends.traceroute_run import Flow
+from netopsai.errors import NetopsError
 
 Row = dict[str, Any]
+# what traceroute says when the source itself cannot send: no route, a null route, link down
+NO_SEND = ("Network is unreachable", "Invalid argument", "No route to host",
+           "Cannot assign requested address")
 
 
 @dataclass
@@ -61,6 +65,8 @@ def outcome(flow: Flow, rows: list[Row], src: str, dst: str, inv: InventoryMap,
             seen: dict[str, set[str]] | None = None) -> Outcome:
     devices = [r["device"] for r in rows if r["device"] and r["status"] in ("ok", "reached")]
     if flow.error:
+        if not any(w in flow.error for w in NO_SEND):
+            raise NetopsError(f"traceroute from {src} to {dst} failed: {flow.error}")
         host = inv.owner(src)[0] or src
         return Outcome(False, host, f"source {host} has no working link to "
                        f"{inv.tor_of(src) or 'its gateway'} ({flow.error})", "!N", [])
