@@ -15,7 +15,7 @@ import gradio as gr
 
 from netopsai.backends.base import Backends
 from netopsai.service import Copilot
-from netopsai.ui.gradio_alarms import CATEGORIES, WINDOWS, alarms_view, sites
+from netopsai.ui.gradio_alarms import CATEGORIES, WINDOWS, alarms_and_cases, sites
 from netopsai.ui.gradio_auth import authenticator
 from netopsai.ui.gradio_batch import COLUMNS, BatchHandler, BatchView
 from netopsai.ui.gradio_chat import ChatHandler, ChatView, new_thread
@@ -75,6 +75,9 @@ class _ChatEvents:
         for view in self.chat.turn(question, history, tid or new_thread(), user):
             yield _chat_outputs(view)
 
+    def like(self, tid: str, data: gr.LikeData, request: gr.Request) -> str:
+        return self.chat.feedback(tid, data.liked is True, getattr(request, "username", None))
+
     def open_thread(self, tid: str) -> tuple[Any, ...]:
         tid = (tid or "").strip() or new_thread()
         return (tid, tid, *_chat_outputs(self.chat.resume(tid))[1:])
@@ -108,6 +111,7 @@ def _chat_tab(app: gr.Blocks, chat: ChatHandler) -> None:
     examples.load_input_event.then(ev.respond, [box, bot, thread], [box, *panels])
     resume_btn.click(ev.open_thread, [thread_box], [thread, thread_box, *panels])
     new_btn.click(ev.new_thread, None, [thread, thread_box, *panels])
+    bot.like(ev.like, [thread], [status])  # thumbs-up: the diagnosis joins incident memory
     app.load(ev.on_load, None, [thread, thread_box, *panels])
 
 
@@ -157,9 +161,11 @@ def _alarms_tab(app: gr.Blocks, backends: Backends) -> None:
     open_now = gr.Dataframe(label="open alarms", interactive=False, max_height=300, elem_id="alarms-open")
     recent = gr.Dataframe(label="alarms in the window (newest first)", interactive=False, max_height=480,
                           elem_id="alarms-recent")
+    cases = gr.Dataframe(label="cases: the window's alarms grouped by topology", interactive=False,
+                         max_height=360, elem_id="alarms-cases")
     gr.on([app.load, refresh.click, site.change, category.change, window.change],
-          lambda s, c, w: alarms_view(backends, s, c, w), [site, category, window],
-          [open_now, recent, summary])
+          lambda s, c, w: alarms_and_cases(backends, s, c, w), [site, category, window],
+          [open_now, recent, cases, summary])
 
 
 def build_app(copilot: Copilot, backends: Backends | None = None) -> gr.Blocks:

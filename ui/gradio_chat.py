@@ -135,6 +135,24 @@ class ChatHandler:
                       if i == len(linked) else "writing…")
             yield replace(base, history=history + [ChatMessage("\n\n".join(linked[:i]))], status=status)
 
+    def feedback(self, thread: str, liked: bool, user: str | None = None) -> str:
+        """A thumbs-up on an answer confirms the thread's diagnosis into incident memory; a
+        thumbs-down stores nothing. Returns the status line to show."""
+        from netopsai.diagnosis.history import confirm
+        from netopsai.diagnosis.memory import default_memory
+
+        if not liked:
+            return "Noted: not confirmed, nothing saved."
+        state = self.conversation(thread)
+        memory = default_memory(create=True)
+        try:
+            assert memory is not None
+            row = confirm(memory, state.get("diagnosis"), f"gradio:{user or 'anonymous'}",
+                          "gradio", str(state.get("question", "")))
+        except NetopsError as exc:
+            return str(exc)
+        return f"Saved to incident memory: `{row.label}` at {row.device or '-'}."
+
     def resume(self, thread: str) -> ChatView:
         """A saved thread's conversation, so an on-call can pick it up after a reload."""
         state = self.conversation(thread)

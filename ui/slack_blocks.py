@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 EVIDENCE_ACTION = "netops_evidence"
+CONFIRM_ACTION = "netops_confirm"  # a thumbs-up: the diagnosis joins incident memory
 SECTION_MAX = 2900  # Slack caps a section's text at 3000 characters
 MAX_FIELDS = 10  # ... and a section's fields at 10
 MAX_ROWS = 30
@@ -100,7 +101,15 @@ def answer_blocks(result: dict[str, Any], thread: str) -> list[dict[str, Any]]:
         blocks.append(context(*[citation_line(e) for e in cited]))
     if by_id:
         blocks.append(evidence_button(thread, list(by_id)))
+        label = (result.get("root_cause") or {}).get("label")
+        if label and label not in ("none", "inconclusive"):
+            blocks[-1]["elements"].append(confirm_button(thread))
     return blocks
+
+
+def confirm_button(thread: str) -> dict[str, Any]:
+    return {"type": "button", "action_id": CONFIRM_ACTION, "value": json.dumps({"t": thread}),
+            "text": {"type": "plain_text", "text": ":thumbsup: Confirm diagnosis", "emoji": True}}
 
 
 def progress_blocks(title: str, lines: list[str]) -> list[dict[str, Any]]:

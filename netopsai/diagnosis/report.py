@@ -100,6 +100,8 @@ def _clean(ctx: Context, d: Diagnosis) -> list[Finding]:
         tickets = ", ".join(f"{r['ticket']} on {r['device']}" for _, r in elsewhere[:4])
         out.append(Finding(f"change records on the flow's devices in the window, none shown to "
                            f"cause a fault: {tickets}", list(dict.fromkeys(e for e, _ in elsewhere))))
+    elif ctx.change_ids and not ctx.changes:
+        out.append(Finding("no change record on the flow's devices in the window", ctx.change_ids))
     m = ctx.main
     if m is not None and m.facts.get("reached"):
         out.append(Finding(f"traceroute reaches the destination in {m.facts.get('hops')} hops",

@@ -7,6 +7,7 @@ from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.registry import symptom
 
 DCI_CATEGORIES = {"dci"}
+ALARMED = 0.9  # an alarm about the flow: strong, but a stop code in the trace is direct
 
 
 def _stop_status(ctx: Context, prefix: str) -> bool:
@@ -23,7 +24,7 @@ def _open(ctx: Context, *kinds: str, dci: bool | None = False) -> float:
     rows = ctx.alarms_of(set(kinds), "open", cats)
     if dci is not None:
         rows = [x for x in rows if (x[1]["category"] in DCI_CATEGORIES) == dci]
-    return 1.0 if rows else 0.0
+    return ALARMED if rows else 0.0
 
 
 @symptom("trace_filtered")
@@ -85,7 +86,7 @@ def link_down_alarm(ctx: Context) -> float:
 @symptom("dci_alarm")
 def dci_alarm(ctx: Context) -> float:
     if _open(ctx, "LINK_DOWN", dci=True):
-        return 1.0
+        return ALARMED
     closed = ctx.alarms_of({"LINK_DOWN"}, "any", DCI_CATEGORIES)
     return 0.2 if closed else 0.0  # closed circuit alarms: worth ruling out, visibly
 
@@ -124,7 +125,7 @@ def links_down_to_one_peer(ctx: Context) -> float:
 
 @symptom("reboot_alarm")
 def reboot_alarm(ctx: Context) -> float:
-    return 1.0 if ctx.alarms_of({"DEVICE_REBOOT"}, "any") else 0.0
+    return ALARMED if ctx.alarms_of({"DEVICE_REBOOT"}, "any") else 0.0
 
 
 @symptom("cleared_link_burst")
@@ -136,7 +137,14 @@ def cleared_link_burst(ctx: Context) -> float:
 
 @symptom("bgp_down_alarm")
 def bgp_down_alarm(ctx: Context) -> float:
-    return _open(ctx, "BGP_DOWN", dci=None)
+    """Strong only for a session whose link has no link-down alarm: a session over a dead link
+    is that link's symptom, worth ruling out but not a lead of its own."""
+    sessions = ctx.alarms_of({"BGP_DOWN"})
+    if not sessions:
+        return 0.0
+    links = {frozenset((r["device"], r.get("peer"))) for _, r, _ in ctx.alarms_of({"LINK_DOWN"})}
+    bare = [r for _, r, _ in sessions if frozenset((r["device"], r.get("peer"))) not in links]
+    return ALARMED if bare else 0.3
 
 
 @symptom("change_on_flow")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from slack_bolt import App
 
-from netopsai.ui.slack_listeners import actions, commands, events
+from netopsai.ui.slack_listeners import actions, commands, events, feedback
 from netopsai.ui.slack_work import SlackContext
 
-KINDS = (commands, events, actions)
+KINDS = (commands, events, actions, feedback)
 
 
 def register_all(app: App, ctx: SlackContext) -> None:
