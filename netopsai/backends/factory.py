@@ -2,8 +2,10 @@
 
 Inventory, changes and alarms always come from the store (filled by lab init, import, discovery,
 ingest and poll). Telemetry and paths are chosen per config; `auto` means the lab's simulation for
-the embedded lab, and polled history plus the system traceroute for a real network. Real backends
-are imported by name only when selected, so the lab needs none of their libraries."""
+the embedded lab, polled history plus the system traceroute for a real network, and live reads
+plus the system traceroute for the namespace lab. Real backends are imported by name only when
+selected, so the lab needs none of their libraries; one that cannot be built answers every call
+with a clear error instead, and the other sources keep working."""
 
 from __future__ import annotations
 
