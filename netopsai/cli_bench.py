@@ -51,6 +51,8 @@ def arena_cmd(
         generate: Annotated[int | None, typer.Option(help="Score N freshly generated scenarios "
                                                           "(held out) instead of a folder")] = None,
         seed: Annotated[int, typer.Option(help="Seed for --generate")] = 2,
+        scale: Annotated[str, typer.Option(help="Lab scale for --generate")] = "small",
+        lab_seed: Annotated[int, typer.Option(help="Lab seed for --generate")] = 7,
         llm: Annotated[str, typer.Option(help="none (offline) | scripted (counts prompt tokens)")] = "none",
         memory: Annotated[str, typer.Option(help="online (each scored scenario is confirmed into "
                                                  "incident memory) | none")] = "online",
@@ -61,20 +63,22 @@ def arena_cmd(
     from netopsai.arena import run as arena
 
     _check_options(llm, memory, limit)
+    _check_scale(scale)
     names = tuple(b.strip() for b in baselines.split(",") if b.strip()) or arena.BASELINES
     arena.check_baselines(names)
     with tempfile.TemporaryDirectory(prefix="netopsai-heldout-") as tmp:
         folder = scenarios
         if generate is not None:
+            from netopsai.arena.generate import LabKey
             from netopsai.arena.generate import write as gen_write
 
             folder = Path(tmp)
-            gen_write(folder, generate, seed)
+            gen_write(folder, generate, seed, LabKey(scale=scale, seed=lab_seed))
         loaded = arena.load_dir(folder)[:limit]
         results = arena.run(loaded, arena.Options(names, llm, memory=memory), _progress,
                             arena.manifest(folder))
     if generate is not None:
-        results["meta"]["held_out"] = {"n": generate, "seed": seed}
+        results["meta"]["held_out"] = {"n": generate, "seed": seed, "scale": scale, "lab_seed": lab_seed}
     done = arena.write(results, out)
     full = results["baselines"].get("full", {}).get("summary", {})
     tail = (f"; full: micro-F1 {full['micro_f1']:.3f}, location {full['location']:.3f}"

@@ -288,7 +288,8 @@ def test_cli_gen_and_arena(tmp_path: Path) -> None:
              "-o", "held")
     assert r.returncode == 0, r.stderr
     held = json.loads((tmp_path / "held" / "results.json").read_text())
-    assert held["meta"]["held_out"] == {"n": 2, "seed": 8} and len(held["outcomes"]) == 2
+    assert held["meta"]["held_out"] == {"n": 2, "seed": 8, "scale": "small", "lab_seed": 7}
+    assert len(held["outcomes"]) == 2
 
 
 @pytest.mark.parametrize(("args", "needle"), [

@@ -4,7 +4,8 @@ to bench/RESULTS.md (section `arena`) and the raw results beside this script.
     .venv/bin/python bench/arena/run_public.py [--heldout-n 150] [--heldout-seed 2] [--skip-llm]
 
 1. the public set (bench/scenarios, generated with seed 1), offline, every baseline;
-2. a held-out set generated on the fly with another seed (the engine never saw it), every baseline;
+2. held-out sets generated on the fly (the engine never saw them), every baseline: one with
+   another seed on the same small lab, one on a medium lab with another lab seed;
 3. the public set again with the scripted chat model (netopsai.arena.scripted) through the full
    pipeline only, to count the prompt tokens a diagnosis sends (target <= 6k).
 Each run uses fresh labs restored from a healthy snapshot per scenario and an incident memory
@@ -22,12 +23,14 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+MEDIUM = {"seed": 3, "lab_seed": 11}  # another lab (scale and seed) the engine has not seen
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE.parent))
 
 from bench_foundation import write_section  # noqa: E402
 
 from netopsai.arena import run as arena  # noqa: E402
+from netopsai.arena.generate import LabKey  # noqa: E402
 from netopsai.arena.generate import write as generate  # noqa: E402
 from netopsai.arena.report import leaderboard  # noqa: E402
 
@@ -62,6 +65,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--heldout-n", type=int, default=150)
     ap.add_argument("--heldout-seed", type=int, default=2)
+    ap.add_argument("--medium-n", type=int, default=50, help="held-out scenarios on the medium lab")
     ap.add_argument("--skip-llm", action="store_true")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     a = ap.parse_args()
@@ -71,13 +75,24 @@ def main() -> None:
         generate(Path(tmp), a.heldout_n, a.heldout_seed)
         held = _run(Path(tmp), "heldout", arena.Options(),
                     held_out={"n": a.heldout_n, "seed": a.heldout_seed})
+    medium = None
+    if a.medium_n:
+        with tempfile.TemporaryDirectory(prefix="netopsai-heldout-") as tmp:
+            generate(Path(tmp), a.medium_n, MEDIUM["seed"], LabKey(scale="medium", seed=MEDIUM["lab_seed"]))
+            medium = _run(Path(tmp), "heldout-medium", arena.Options(),
+                          held_out={"n": a.medium_n, "seed": MEDIUM["seed"], "scale": "medium",
+                                    "lab_seed": MEDIUM["lab_seed"]})
     scripted = None if a.skip_llm else _run(ROOT / "bench" / "scenarios", "scripted",
                                             arena.Options(("full",), llm="scripted"))
     body = ("## NetOpsArena (issue 6)\n\n`bench/arena/run_public.py`; raw results in "
             "bench/arena/results/. Public set: bench/scenarios (150, seed 1). Held out: "
-            f"{a.heldout_n} generated with seed {a.heldout_seed}.\n\n"
+            f"{a.heldout_n} generated with seed {a.heldout_seed} (small lab, lab seed 7) and "
+            f"{a.medium_n} with seed {MEDIUM['seed']} on the medium lab (lab seed "
+            f"{MEDIUM['lab_seed']}).\n\n"
             + leaderboard(public).replace("### ", "#### Public set — ", 1) + "\n"
             + leaderboard(held).replace("### ", "#### Held-out — ", 1) + "\n"
+            + (leaderboard(medium).replace("### ", "#### Held-out, medium lab — ", 1) + "\n"
+               if medium else "")
             + (_tokens(scripted) + "\n" if scripted else "")
             + f"All three runs: {time.perf_counter() - t0:.0f} s.\n")
     write_section(a.out, "arena", body)

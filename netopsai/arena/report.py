@@ -88,7 +88,8 @@ def _misses(results: dict[str, Any], baseline: str, limit: int = 40) -> list[str
 def leaderboard(results: dict[str, Any]) -> str:
     m, bl = results["meta"], results["baselines"]
     held = m.get("held_out")
-    title = f"held-out set (seed {held['seed']})" if held else "scenarios"
+    title = (f"held-out scenarios (seed {held['seed']}, {held.get('scale', 'small')} lab, lab seed "
+             f"{held.get('lab_seed', 7)})" if held else "scenarios")
     memory = ("online (each scenario's true cause confirmed into incident memory after it is "
               "scored)" if m.get("memory") == "online" else "none")
     lines = [f"### NetOpsArena: {m['scenarios']} {title}, LLM: {m['llm']}, incident memory: {memory}",
