@@ -31,10 +31,16 @@ def _targets(target: str | None, community: str | None) -> tuple[list[Any], dict
         return [SnmpTarget(host=host, port=port, auth=SnmpAuth(community=SecretStr(community)))], {}
     if community:
         raise NetopsError("--community goes with --target; configured targets use secrets.yaml")
+    from pydantic import ValidationError
+
     from netopsai.backends.factory import snmp_kwargs
     from netopsai.netconfig_load import load_netconfig
 
-    opts = snmp_kwargs(load_netconfig())
+    try:
+        opts = snmp_kwargs(load_netconfig())
+    except ValidationError as exc:  # the message only: the input may hold a credential
+        msg = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise NetopsError(f"SNMP credentials in secrets.yaml are incomplete: {msg}") from None
     targets = opts.pop("targets")
     if not targets:
         raise NetopsError("no SNMP targets: give --target HOST[:PORT] --community NAME, or list "
@@ -115,6 +121,9 @@ def poll(once: Annotated[bool, typer.Option("--once", help="Poll once and exit")
          community: Annotated[str | None, typer.Option(help="SNMP v2c community for --target")] = None,
          timeout: Annotated[float | None, typer.Option(help="Seconds per SNMP request", min=0.1)] = None,
          retries: Annotated[int | None, typer.Option(help="Retries per SNMP request", min=0)] = None,
+         sample_every: Annotated[float, typer.Option(
+             help="Seconds a counter sample spans at least (5-minute figures by default)",
+             min=0)] = 300.0,
          as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False) -> None:
     """Poll SNMP agents (IF-MIB, system) into the store: interface states, transitions and
     counter samples, so telemetry questions work on a real network."""
@@ -123,6 +132,7 @@ def poll(once: Annotated[bool, typer.Option("--once", help="Poll once and exit")
 
     targets, opts = _targets(target, community)
     opts |= {k: v for k, v in (("timeout", timeout), ("retries", retries)) if v is not None}
+    opts["sample_every"] = sample_every
     engine = get_engine()
     if once:
         rep = poll_and_store(engine, targets, **opts)

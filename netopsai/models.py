@@ -246,15 +246,17 @@ class RawEvent(SQLModel, table=True):
     count: int = 1
 
 class SnmpCounterState(SQLModel, table=True):
-    """The last raw IF-MIB reading of one interface (netopsai poll): the next poll turns the
-    difference into a CounterSample and an oper-status change into an InterfaceEvent."""
+    """One interface's poll state (netopsai poll): the raw IF-MIB counters at `at`, the start of
+    the CounterSample being accumulated (emitted once 5 minutes have passed), and what the last
+    poll saw, whose oper-status change becomes an InterfaceEvent."""
 
     device: str = Field(primary_key=True)
     if_index: int = Field(primary_key=True)
     interface: str = ""
-    at: datetime
-    uptime_cs: int | None = None  # the agent's sysUpTime then: going backwards means a restart
-    oper_status: str = "unknown"
+    at: datetime  # when the counters below were read
+    seen_at: datetime | None = None  # the last poll
+    uptime_cs: int | None = None  # sysUpTime at the last poll: going backwards means a restart
+    oper_status: str = "unknown"  # at the last poll
     in_octets: int | None = None
     out_octets: int | None = None
     in_errors: int | None = None

@@ -1,10 +1,12 @@
 """SNMP polls into the store, so history questions work on a real network.
 
 Each successful reading upserts its Device and Interface rows; an oper-status change since the
-previous poll becomes an InterfaceEvent; counter differences since the previous poll become a
-CounterSample (source "snmp"). The previous raw counters live in SnmpCounterState. A counter that
-went down wrapped when it was near the top of its range and was reset otherwise (no sample); a
-sysUpTime that went backwards means the agent restarted, so that interval gets no sample either.
+previous poll becomes an InterfaceEvent; counter differences become a CounterSample (source
+"snmp") once at least 5 minutes (`sample_every`) have passed since the raw counters kept in
+SnmpCounterState, so samples are 5-minute figures like the lab's whatever the poll interval (a
+live read in between updates states only). A counter that went down wrapped when it was near the
+top of its range and was reset otherwise (no sample); a sysUpTime that went backwards means the
+agent restarted, so that interval gets no sample either.
 Targets and credentials are passed in explicitly (netopsai.netconfig supplies them for `poll`)."""
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from netopsai.store import create_all, get_meta, set_meta
 from netopsai.timewin import as_utc
 
 SOURCE = "snmp"
+SAMPLE_S = 300.0  # CounterSample rows are 5-minute figures (models.CounterSample, the lab's grid)
 COUNTERS = {"in_octets": 64, "out_octets": 64, "in_errors": 32, "in_discards": 32,
             "out_discards": 32}  # field -> counter width in bits
 VENDORS = ("cisco", "juniper", "arista", "huawei", "nokia", "hpe", "hp", "dell", "brocade",
@@ -80,18 +83,20 @@ def ensure_real_store(engine: Engine) -> None:
 
 
 def poll_and_store(engine: Engine, targets: list[SnmpTarget], concurrency: int = 32,
-                   timeout: float = 2.0, retries: int = 1) -> PollReport:
+                   timeout: float = 2.0, retries: int = 1,
+                   sample_every: float = SAMPLE_S) -> PollReport:
     """One round: read every target now and store what was read."""
     ensure_real_store(engine)
-    return store_readings(engine, poll_targets(targets, concurrency, timeout, retries))
+    return store_readings(engine, poll_targets(targets, concurrency, timeout, retries), sample_every)
 
 
-def store_readings(engine: Engine, readings: list[DeviceReading]) -> PollReport:
+def store_readings(engine: Engine, readings: list[DeviceReading],
+                   sample_every: float = SAMPLE_S) -> PollReport:
     report = PollReport(readings)
     with Session(engine) as s:
         for r in readings:
             if r.ok:
-                _store_device(s, r, report)
+                _store_device(s, r, report, sample_every)
             elif r.target.name and (dev := s.get(m.Device, r.target.name)):
                 dev.status = "unreachable"
                 s.add(dev)
@@ -104,7 +109,7 @@ def _vendor(descr: str) -> str:
     return next((v for v in VENDORS if v in words[:4]), "")
 
 
-def _store_device(s: Session, r: DeviceReading, report: PollReport) -> None:
+def _store_device(s: Session, r: DeviceReading, report: PollReport, sample_every: float) -> None:
     dev = s.get(m.Device, r.device) or m.Device(name=r.device, role="unknown", site="")
     dev.status, dev.mgmt_ip = "up", dev.mgmt_ip or r.target.host
     dev.vendor = dev.vendor or _vendor(r.sys_descr)
@@ -118,8 +123,8 @@ def _store_device(s: Session, r: DeviceReading, report: PollReport) -> None:
                                                 .where(m.SnmpCounterState.device == r.device))}
     ifaces = {i.name: i for i in s.exec(select(m.Interface).where(m.Interface.device == r.device))}
     last = next(iter(states.values()), None)
-    rebooted = last is not None and restarted(last.uptime_cs, r.uptime_cs,
-                                              (r.at - as_utc(last.at)).total_seconds())
+    rebooted = last is not None and restarted(
+        last.uptime_cs, r.uptime_cs, (r.at - as_utc(last.seen_at or last.at)).total_seconds())
     if rebooted:
         report.restarted.append(r.device)
     for name, row in interface_names(r.interfaces.values()):
@@ -127,9 +132,11 @@ def _store_device(s: Session, r: DeviceReading, report: PollReport) -> None:
         prev = states.get(row.index)
         report.interfaces += 1
         report.events += _transition(s, r, name, prev, row)
-        if prev is not None and not rebooted:
-            report.samples += _sample(s, r, name, prev, row)
-        s.add(_state(prev, r, name, row))
+        sample, rebase = _advance(r, name, prev, row, rebooted, sample_every)
+        if sample is not None:
+            s.add(sample)
+            report.samples += 1
+        s.add(_state(prev, r, name, row, rebase))
 
 
 def interface_names(rows: Iterable[IfReading]) -> list[tuple[str, IfReading]]:
@@ -167,33 +174,42 @@ def _transition(s: Session, r: DeviceReading, name: str, prev: m.SnmpCounterStat
     return 1
 
 
-def _sample(s: Session, r: DeviceReading, name: str, prev: m.SnmpCounterState,
-            row: IfReading) -> int:
+def _advance(r: DeviceReading, name: str, prev: m.SnmpCounterState | None, row: IfReading,
+             rebooted: bool, sample_every: float) -> tuple[m.CounterSample | None, bool]:
+    """(the CounterSample now due, if any; whether the counters start a new interval). Samples
+    span at least `sample_every` seconds (10% jitter allowed) so that, like the lab's, they
+    are 5-minute figures whatever the poll interval."""
+    if prev is None or rebooted:
+        return None, True  # no interval yet, or one that straddles a reboot: unknowable
+    if (r.at - as_utc(prev.at)).total_seconds() < sample_every * 0.9:
+        return None, False  # keep accumulating
     deltas = {f: counter_delta(getattr(prev, f), getattr(row, f), bits) for f, bits in COUNTERS.items()}
     if deltas["in_octets"] is None or deltas["out_octets"] is None:
-        return 0  # no octet counters, or a reset: this interval is unknowable
-    s.add(m.CounterSample(device=r.device, interface=name, at=r.at, source=SOURCE,
-                          **{f: v or 0 for f, v in deltas.items()}))
-    return 1
+        return None, True  # no octet counters, or a reset: this interval is unknowable
+    return m.CounterSample(device=r.device, interface=name, at=r.at, source=SOURCE,
+                           **{f: v or 0 for f, v in deltas.items()}), True
 
 
-def _state(prev: m.SnmpCounterState | None, r: DeviceReading, name: str,
-           row: IfReading) -> m.SnmpCounterState:
+def _state(prev: m.SnmpCounterState | None, r: DeviceReading, name: str, row: IfReading,
+           rebase: bool) -> m.SnmpCounterState:
     st = prev or m.SnmpCounterState(device=r.device, if_index=row.index, at=r.at)
-    st.interface, st.at, st.uptime_cs, st.oper_status = name, r.at, r.uptime_cs, row.oper
-    for f in COUNTERS:
-        setattr(st, f, getattr(row, f))
+    st.interface, st.seen_at, st.uptime_cs, st.oper_status = name, r.at, r.uptime_cs, row.oper
+    if rebase:
+        st.at = r.at
+        for f in COUNTERS:
+            setattr(st, f, getattr(row, f))
     return st
 
 
 def poll_forever(engine: Engine, targets: list[SnmpTarget], interval: float,
                  on_round: Callable[[PollReport], None], concurrency: int = 32,
-                 timeout: float = 2.0, retries: int = 1, rounds: int | None = None) -> None:
+                 timeout: float = 2.0, retries: int = 1, rounds: int | None = None,
+                 sample_every: float = SAMPLE_S) -> None:
     """Poll every `interval` seconds (measured start to start) until interrupted or `rounds`."""
     done = 0
     while rounds is None or done < rounds:
         started = time.monotonic()
-        on_round(poll_and_store(engine, targets, concurrency, timeout, retries))
+        on_round(poll_and_store(engine, targets, concurrency, timeout, retries, sample_every))
         done += 1
         if rounds is None or done < rounds:
             time.sleep(max(0.0, interval - (time.monotonic() - started)))

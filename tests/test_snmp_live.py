@@ -30,7 +30,7 @@ from netopsai.tools.registry import run_tool
 from tests.peers.snmpsim import CISCO, GENERATED, SnmpSim, free_udp_port, snmpsim  # noqa: F401
 
 pytestmark = pytest.mark.integration
-TIMEOUT = 10.0
+TIMEOUT = 30.0  # per request: snmpsim is slow on a loaded machine
 WRONG = "not-the-community-x9"
 _SCRIPT = Path(sys.executable).with_name("netopsai")
 CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "netopsai.cli"]
@@ -51,7 +51,7 @@ def v2c(sim_port: int, community: str, name: str = "") -> SnmpTarget:
 def live_backends(engine: Engine, targets: list[SnmpTarget]) -> Backends:
     events = LabEvents(engine)
     return Backends(inventory=LabInventory(engine),
-                    telemetry=SnmpTelemetry(engine, targets, timeout=3.0, retries=0),
+                    telemetry=SnmpTelemetry(engine, targets, timeout=15.0, retries=0),
                     paths=LabPaths(engine), changes=events, alarms=events)
 
 
@@ -133,7 +133,7 @@ def test_poll_once_command_prints_and_stores(snmpsim: SnmpSim, tmp_path: Path) -
         assert {i.name for i in s.exec(select(m.Interface).where(m.Interface.device == "gen-cli"))} \
             == {p.name for p in GENERATED[name].ports}
     r = cli(tmp_path, "poll", "--once", "--target", f"127.0.0.1:{snmpsim.port}", "--community", name,
-            "--timeout", str(TIMEOUT))  # the table, and a second poll: counter samples
+            "--timeout", str(TIMEOUT), "--sample-every", "0")  # the table; a second poll: samples
     assert r.returncode == 0 and "gen-cli" in r.stdout and "Ethernet4" in r.stdout
     assert "4 counter samples" in r.stdout
     dead = cli(tmp_path, "poll", "--once", "--target", f"127.0.0.1:{free_udp_port()}",
@@ -158,7 +158,7 @@ def test_poll_loop_reads_configured_targets_until_interrupted(snmpsim: SnmpSim, 
     secrets.write_text(f"snmp:\n  community: {name}\n")
     secrets.chmod(0o600)
     env = {**os.environ, "NETOPSAI_HOME": str(tmp_path), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([*CLI, "poll", "--interval", "1"], stdout=subprocess.PIPE,
+    proc = subprocess.Popen([*CLI, "poll", "--interval", "1", "--sample-every", "0"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert proc.stdout is not None

@@ -3,12 +3,19 @@ agent restarts, target parsing, credentials that never print."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
 import pytest
 from pydantic import SecretStr, ValidationError
+from sqlmodel import Session, select
 
+from netopsai import models as m
 from netopsai.backends.snmp_auth import SnmpAuth, SnmpTarget, parse_endpoint
+from netopsai.backends.snmp_walk import DeviceReading, IfReading
 from netopsai.errors import NetopsError
-from netopsai.poller import counter_delta, restarted
+from netopsai.poller import counter_delta, restarted, store_readings
+from netopsai.store import create_all, engine_for
 
 
 @pytest.mark.parametrize("prev,cur,bits,want", [
@@ -66,3 +73,26 @@ def test_credentials_never_print() -> None:
 def test_incomplete_credentials_are_refused(kwargs: dict[str, str], msg: str) -> None:
     with pytest.raises(ValidationError, match=msg):
         SnmpAuth(**kwargs)  # type: ignore[arg-type]
+
+
+def test_samples_span_five_minutes_whatever_the_poll_interval(tmp_path: Path) -> None:
+    """Readings every minute: one CounterSample per 5 minutes, holding the 5 minutes' deltas;
+    states and transitions still follow every poll."""
+    engine = engine_for(f"sqlite:///{tmp_path / 'real.db'}")
+    create_all(engine)
+    t0 = datetime(2026, 1, 5, 12, 0, tzinfo=UTC)
+    target = SnmpTarget(host="127.0.0.1", name="sw1", auth=SnmpAuth(community=SecretStr("c")))
+    for minute in range(11):
+        port = IfReading(index=1, name="Eth1", oper="down" if minute == 3 else "up",
+                         in_octets=1000 * minute, out_octets=10 * minute, in_errors=minute)
+        store_readings(engine, [DeviceReading(target=target, at=t0 + timedelta(minutes=minute),
+                                              ok=True, uptime_cs=6000 * (minute + 1),
+                                              interfaces={1: port})])
+    with Session(engine) as s:
+        samples = [(x.at, x.in_octets, x.out_octets, x.in_errors)
+                   for x in s.exec(select(m.CounterSample).order_by(m.CounterSample.at))]
+        events = [(e.at, e.state) for e in s.exec(select(m.InterfaceEvent).order_by(m.InterfaceEvent.at))]
+    assert [(at.replace(tzinfo=UTC), *v) for at, *v in samples] == [
+        (t0 + timedelta(minutes=5), 5000, 50, 5), (t0 + timedelta(minutes=10), 5000, 50, 5)]
+    assert [(at.replace(tzinfo=UTC), st) for at, st in events] == [
+        (t0 + timedelta(minutes=3), "down"), (t0 + timedelta(minutes=4), "up")]

@@ -143,6 +143,19 @@ class SnmpSim:
         tail = self.log.read_bytes()[-500:].decode(errors="replace")
         raise RuntimeError(f"snmpsim did not start on 127.0.0.1:{self.port}: {tail}")
 
+    def warm(self, communities: Sequence[str], timeout: float = 120.0) -> None:
+        """One GET per recording: snmpsim opens a recording's index on its first request, which
+        for a large router takes seconds on a busy machine; tests should not pay it."""
+        import pysnmp.hlapi.v3arch.asyncio as h  # noqa: F401  (fail early if pysnmp is missing)
+        from pydantic import SecretStr
+
+        from netopsai.backends.snmp_auth import SnmpAuth, SnmpTarget
+        from netopsai.backends.snmp_walk import poll_targets
+
+        poll_targets([SnmpTarget(host="127.0.0.1", port=self.port,
+                                 auth=SnmpAuth(community=SecretStr(c))) for c in communities],
+                     timeout=timeout, retries=0)
+
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
@@ -166,6 +179,7 @@ def start_snmpsim(real: Sequence[str] = REAL, generated: Mapping[str, Agent] | N
     sim = SnmpSim(root, real, generated)
     try:
         sim.start()
+        sim.warm(real)
         yield sim
     finally:
         sim.stop()
