@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, Literal
 
 from pydantic import Field
@@ -13,6 +13,7 @@ from netopsai.tools.base import WindowArgs, tool
 
 Category = Literal["link", "device", "bgp", "dci", "backbone", "optics", "capacity"]
 CORRELATE_MIN = 5
+MAX_CASES = 50  # cases listed in the facts; the rows carry every alarm's case
 COLUMNS = ["id", "raised_at", "cleared_at", "state", "severity", "category", "kind", "device",
            "interface", "peer", "message", "impact"]
 
@@ -24,8 +25,10 @@ class AlarmsArgs(WindowArgs):
     devices: list[str] | None = Field(default=None, description="Only alarms on these devices")
     site: str | None = Field(default=None, description="Only this data centre, e.g. dc1")
     correlate: bool = Field(default=False, description=(
-        "Group alarms that one event raised (both ends of a link, or one device, within "
-        f"{CORRELATE_MIN} minutes) and add a 'group' column, so one fault is not read as many"))
+        "Group the alarms into cases by topology (both ends of a link or DCI circuit, a device "
+        "outage and its neighbours' link/BGP alarms, BGP over a downed link, a burst of links "
+        f"with one common end; within {CORRELATE_MIN} minutes): a 'group' column (case id) and a "
+        "'root' column, and per case the suggested root-cause alarm and the blast radius"))
 
 
 @tool("alarms", AlarmsArgs)
@@ -44,28 +47,35 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
                                          f"{' ' + r['interface'] if r['interface'] else ''}"
                                          for r in open_[:6])
     summary += f". {len(lost)} report traffic fully lost." if rows else "."
-    columns = COLUMNS + (["group"] if args.correlate else [])
-    facts = {"alarms": len(rows), "open": len(open_), "closed": len(rows) - len(open_),
-             "traffic_lost": len(lost), "devices": sorted({r["device"] for r in rows})}
+    columns = COLUMNS + (["group", "root"] if args.correlate else [])
+    facts: dict[str, Any] = {"alarms": len(rows), "open": len(open_), "closed": len(rows) - len(open_),
+                             "traffic_lost": len(lost), "devices": sorted({r["device"] for r in rows})}
     if args.correlate:
-        facts["groups"] = _correlate(rows)
-        summary += f" They form {facts['groups']} correlated groups."
+        summary += " " + _cases(rows, backends, facts)
     return Evidence(tool="alarms", summary=summary, columns=columns,
                     rows=[{c: r.get(c) for c in columns} for r in rows], window=w.as_json(),
                     facts=facts)
 
 
-def _correlate(rows: list[dict[str, Any]]) -> int:
-    """Label each row with a group (G1, G2 ...): same link (or, without one, same device) and
-    raised within CORRELATE_MIN minutes of the group's first alarm. Returns the group count."""
-    open_groups: dict[str, tuple[str, datetime]] = {}
-    n = 0
-    for r in sorted(rows, key=lambda r: r["raised_at"]):
-        key = f"link {r['link_id']}" if r.get("link_id") else f"device {r['device']}"
-        at = datetime.fromisoformat(r["raised_at"].replace("Z", "+00:00"))
-        group = open_groups.get(key)
-        if group is None or at - group[1] > timedelta(minutes=CORRELATE_MIN):
-            n += 1
-            group = open_groups[key] = (f"G{n}", at)
-        r["group"] = group[0]
-    return n
+def _cases(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any]) -> str:
+    """Correlate (netopsai.diagnosis.correlate): label each row with its case and whether it is
+    the case's suggested root; the cases go to facts. Returns the summary's sentence."""
+    from netopsai.diagnosis.correlate import compression, correlate
+    from netopsai.diagnosis.correlate_topology import Topology
+
+    cases = correlate(rows, Topology(backends.inventory), timedelta(minutes=CORRELATE_MIN))
+    for c in cases:
+        for a in c.members:
+            a["group"], a["root"] = c.id, a is c.root
+    ratio = compression(len(rows), cases)
+    facts.update(groups=len(cases), compression=ratio,
+                 cases=[c.as_dict() for c in cases[:MAX_CASES]])
+    if not cases:
+        return "No cases."
+    multi = [c for c in cases if len(c.members) > 1][:3]
+    text = f"They form {len(cases)} cases ({ratio:g} alarms per case)"
+    if multi:
+        text += ": " + "; ".join(
+            f"{c.id} root {c.root['kind']} on {c.impact['root_device']} with "
+            f"{len(c.members) - 1} more ({c.impact['summary']})" for c in multi)
+    return text + "."

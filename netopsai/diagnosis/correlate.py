@@ -1,0 +1,217 @@
+"""Alarm correlation: the alarms of a window grouped into cases by the topology, so one fault
+reads as one case rather than as the dozen alarms it raised.
+
+Alarms join a case when one event explains them, each rule within `tol` of raised time:
+- one link: both ends of a link, a DCI circuit seen from both sides, and the BGP sessions that
+  ride the link (a BGP alarm carries the link under it, or names its peer);
+- a device outage (unreachable, reload): every alarm on it and every alarm whose link ends on
+  it, e.g. its neighbours' link and BGP alarms;
+- a burst: `burst_min` or more links with one common end going down together, when no alarm
+  of that device says why (a reload seen only by its neighbours).
+Each case names a suggested root-cause alarm (the outage, else the physical-layer alarm, else
+the link, else the earliest), its members, and its impact: the data centres, PoDs and segments
+affected (the blast radius) and whether traffic was lost.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from netopsai.diagnosis.correlate_topology import OUTAGE_KINDS, Topology, alarm_time
+
+LINK_KINDS = {"LINK_DOWN", "LINK_FLAP"}
+PHYSICAL_KINDS = {"OPTICS_RX_LOW", "INTERFACE_ERRORS", "CRC_ERRORS"}
+LINK_CATEGORIES = {"link", "dci", "backbone"}
+SEVERITY = {"critical": 0, "major": 1, "minor": 2, "warning": 3, "info": 4}
+TOL = timedelta(minutes=5)
+BURST_MIN = 3
+
+
+@dataclass
+class Case:
+    """One event: its suggested root-cause alarm, every alarm it explains, and its reach."""
+
+    id: str
+    root: dict[str, Any]
+    members: list[dict[str, Any]]
+    rule: str  # outage | burst | link | dci | single
+    reason: str
+    impact: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def open(self) -> bool:
+        return any(a["state"] == "open" for a in self.members)
+
+    def as_dict(self) -> dict[str, Any]:
+        r = self.root
+        return {"case": self.id, "rule": self.rule, "root_alarm": r.get("id"), "root_kind": r["kind"],
+                "root_device": self.impact.get("root_device") or r["device"],
+                "root_interface": r.get("interface"), "alarms": len(self.members),
+                "member_ids": [a.get("id") for a in self.members],
+                "devices": sorted({a["device"] for a in self.members}),
+                "state": "open" if self.open else "closed",
+                "first_raised": min(a["raised_at"] for a in self.members), "reason": self.reason,
+                "impact": self.impact}
+
+
+class _Groups:
+    """Union-find over alarm indexes."""
+
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def union(self, i: int, j: int) -> None:
+        a, b = self.find(i), self.find(j)
+        if a != b:
+            self.parent[max(a, b)] = min(a, b)
+
+    def components(self) -> list[list[int]]:
+        out: dict[int, list[int]] = defaultdict(list)
+        for i in range(len(self.parent)):
+            out[self.find(i)].append(i)
+        return list(out.values())
+
+
+def correlate(rows: Sequence[dict[str, Any]], topo: Topology, tol: timedelta = TOL,
+              burst_min: int = BURST_MIN) -> list[Case]:
+    """The cases of these alarms, open ones first, then the largest. Rows are not modified."""
+    alarms = sorted(rows, key=alarm_time)
+    times = [alarm_time(a) for a in alarms]
+    ends = [topo.ends(a) for a in alarms]
+    topo.prefetch(set().union(*ends) if ends else set())
+    g = _Groups(len(alarms))
+    _by_link(alarms, times, g, tol)
+    outages = _by_outage(alarms, times, ends, g, tol)
+    inferred = _by_burst(alarms, times, ends, g, tol, burst_min, outages)
+    cases = [_case(alarms, sorted(c), ends, inferred, topo) for c in g.components()]
+    cases.sort(key=lambda c: (not c.open, -len(c.members), c.root["raised_at"]))
+    for i, c in enumerate(cases, 1):
+        c.id = f"C{i}"
+    return cases
+
+
+def compression(n_alarms: int, cases: Sequence[Case]) -> float:
+    """Alarms per case: how much reading the cases saves over reading the alarms."""
+    return round(n_alarms / len(cases), 2) if cases else 0.0
+
+
+def _link_key(a: dict[str, Any]) -> Any:
+    if a.get("link_id"):
+        return ("link", a["link_id"])
+    if a.get("peer") and (a["category"] in LINK_CATEGORIES | {"bgp"} or a.get("interface")):
+        return ("pair", frozenset((a["device"], a["peer"])))
+    return None
+
+
+def _chain(idx: list[int], times: list[datetime], g: _Groups, tol: timedelta) -> None:
+    """Join alarms of one key whose raise times follow each other within tol."""
+    idx = sorted(idx, key=lambda i: times[i])
+    for prev, cur in zip(idx, idx[1:], strict=False):
+        if times[cur] - times[prev] <= tol:
+            g.union(prev, cur)
+
+
+def _by_link(alarms: list[dict[str, Any]], times: list[datetime], g: _Groups,
+             tol: timedelta) -> None:
+    keyed: dict[Any, list[int]] = defaultdict(list)
+    for i, a in enumerate(alarms):
+        key = _link_key(a)
+        if key is not None:
+            keyed[key].append(i)
+    for idx in keyed.values():
+        _chain(idx, times, g, tol)
+
+
+def _by_outage(alarms: list[dict[str, Any]], times: list[datetime], ends: list[frozenset[str]],
+               g: _Groups, tol: timedelta) -> list[int]:
+    outages = [i for i, a in enumerate(alarms) if a["kind"] in OUTAGE_KINDS]
+    for o in outages:
+        dev = alarms[o]["device"]
+        for j, e in enumerate(ends):
+            if j != o and dev in e and abs(times[j] - times[o]) <= tol:
+                g.union(o, j)
+    return outages
+
+
+def _by_burst(alarms: list[dict[str, Any]], times: list[datetime], ends: list[frozenset[str]],
+              g: _Groups, tol: timedelta, burst_min: int, outages: list[int]) -> dict[int, str]:
+    """Links with one common end going down together; returns {alarm index: that end} for the
+    alarms of each burst (the device itself raised nothing: it was down)."""
+    explained = {g.find(o) for o in outages}
+    by_end: dict[str, list[int]] = defaultdict(list)
+    for i, a in enumerate(alarms):
+        if a["kind"] in LINK_KINDS and a["category"] in LINK_CATEGORIES and g.find(i) not in explained:
+            for dev in ends[i]:
+                by_end[dev].append(i)
+    inferred: dict[int, str] = {}
+    for dev, idx in by_end.items():
+        for burst in _bursts(idx, times, tol):
+            if len({_link_key(alarms[i]) for i in burst}) >= burst_min:
+                for i in burst[1:]:
+                    g.union(burst[0], i)
+                inferred.update(dict.fromkeys(burst, dev))
+    return inferred
+
+
+def _bursts(idx: list[int], times: list[datetime], tol: timedelta) -> Iterable[list[int]]:
+    """Runs of alarms each raised within tol of the run's first."""
+    run: list[int] = []
+    for i in sorted(idx, key=lambda i: times[i]):
+        if run and times[i] - times[run[0]] > tol:
+            yield run
+            run = []
+        run.append(i)
+    if run:
+        yield run
+
+
+def _rank(a: dict[str, Any]) -> tuple[int, int, datetime]:
+    kind = a["kind"]
+    tier = (0 if kind in OUTAGE_KINDS else 1 if kind in PHYSICAL_KINDS else
+            2 if kind in LINK_KINDS or a["category"] in LINK_CATEGORIES else
+            3 if a["category"] == "bgp" else 4)
+    return tier, SEVERITY.get(a.get("severity", ""), 5), alarm_time(a)
+
+
+def _case(alarms: list[dict[str, Any]], idx: list[int], ends: list[frozenset[str]],
+          inferred: dict[int, str], topo: Topology) -> Case:
+    members = [alarms[i] for i in idx]
+    common = next((inferred[i] for i in idx if i in inferred), None)
+    if common:  # the silent device: its neighbours' alarms on links to it
+        root = min((alarms[i] for i in idx if common in ends[i]), key=_rank)
+    else:
+        root = min(members, key=_rank)
+    rule, reason = _why(root, members, common)
+    impact = topo.impact(root, members, common)
+    return Case(id="", root=root, members=members, rule=rule, reason=reason, impact=impact)
+
+
+def _why(root: dict[str, Any], members: list[dict[str, Any]], common: str | None) -> tuple[str, str]:
+    others = len(members) - 1
+    where = f"{root['device']}{' ' + root['interface'] if root.get('interface') else ''}"
+    if common:
+        links = len({_link_key(a) for a in members})
+        return "burst", (f"{links} links with one common end, {common}, went down together and "
+                         f"{common} raised nothing itself: suspect {common} (reload or outage)")
+    if root["kind"] in OUTAGE_KINDS:
+        return "outage", (f"{root['kind']} on {root['device']} explains {others} alarm(s) on it "
+                          f"and on links that end on it")
+    if not others:
+        return "single", f"{root['kind']} on {where}: no related alarm in the window"
+    devices = sorted({a["device"] for a in members})
+    bgp = sum(a["category"] == "bgp" for a in members)
+    rule = "dci" if root["category"] in ("dci", "backbone") else "link"
+    text = f"{root['kind']} on {where}, reported from {' and '.join(devices)}"
+    if bgp:
+        text += f"; {bgp} BGP alarm(s) on sessions over this link follow from it"
+    return rule, text

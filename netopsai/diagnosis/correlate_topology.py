@@ -1,0 +1,143 @@
+"""What alarm correlation needs to know about the network, read through the Inventory backend
+(the store's links, devices and segments for the lab and for an imported network): the two
+ends of an alarm's link, where a device sits, and the segments behind a ToR. Looked up per
+device on demand and cached, so a window of a few dozen alarms costs a few dozen small reads."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from netopsai.backends.base import Inventory
+from netopsai.errors import NetopsError
+
+OUTAGE_KINDS = {"DEVICE_UNREACHABLE", "DEVICE_DOWN", "DEVICE_REBOOT", "DEVICE_RELOAD"}
+TOR_ROLES = {"leaf", "tor"}
+
+
+def alarm_time(a: dict[str, Any]) -> datetime:
+    t = a["raised_at"]
+    return t if isinstance(t, datetime) else datetime.fromisoformat(str(t).replace("Z", "+00:00"))
+
+
+class Topology:
+    def __init__(self, inventory: Inventory) -> None:
+        self.inv = inventory
+        self._meta: dict[str, dict[str, Any]] = {}
+        self._ports: dict[str, dict[str, str]] = {}
+        self._segments: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
+        self._behind: dict[str, list[str]] = {}
+
+    def prefetch(self, devices: set[str]) -> None:
+        """Where these devices sit and the segments behind them, in three queries when the
+        inventory reads a store (the lab, an imported network); else looked up one by one."""
+        engine = getattr(self.inv, "engine", None)
+        names = sorted(devices - set(self._meta))
+        if engine is None or not names:
+            return
+        from sqlmodel import Session, col, select
+
+        from netopsai import models as m
+
+        with Session(engine) as s:
+            for name, role, site, pod in s.exec(select(m.Device.name, m.Device.role, m.Device.site,
+                                                       m.Device.pod).where(col(m.Device.name).in_(names))):
+                self._meta[name] = {"role": role, "site": site, "pod": pod}
+            for dev, seg in s.exec(select(m.HostAddress.device, m.HostAddress.segment).where(
+                    col(m.HostAddress.device).in_(names))):
+                self._meta.get(dev, {})["segment"] = seg
+            for tor, cidr in s.exec(select(m.Segment.tor, m.Segment.cidr).where(
+                    col(m.Segment.tor).in_(names))):
+                self._behind.setdefault(str(tor), []).append(cidr)
+        for name in names:
+            self._meta.setdefault(name, {})
+            self._behind.setdefault(name, [])
+
+    def ends(self, a: dict[str, Any]) -> frozenset[str]:
+        """The devices an alarm concerns: its own, and the far end of its link (the alarm's
+        peer, else the neighbour on its interface)."""
+        peer = a.get("peer")
+        if not peer and a.get("interface"):
+            peer = self.ports(a["device"]).get(a["interface"])
+        return frozenset(d for d in (a["device"], peer) if d)
+
+    def ports(self, device: str) -> dict[str, str]:
+        """interface -> neighbour device, from the links table."""
+        if device not in self._ports:
+            try:
+                rows = self.inv.neighbors(device)
+            except NetopsError:  # an alarm from a device the inventory does not know
+                rows = []
+            self._ports[device] = {r["interface"]: r["neighbor"] for r in rows}
+        return self._ports[device]
+
+    def meta(self, device: str) -> dict[str, Any]:
+        """role, site, pod (and segment for a host); empty for an unknown device."""
+        if device not in self._meta:
+            found: dict[str, Any] = {}
+            try:
+                row = self.inv.device(device)  # by key: a name filter would scan the table
+                found = {k: row.get(k) for k in ("role", "site", "pod")}
+                if found.get("role") == "host":
+                    hosts = self.inv.hosts(None, None, device)
+                    found["segment"] = hosts[0]["segment"] if hosts else None
+            except NetopsError:
+                found = {}
+            self._meta[device] = found
+        return self._meta[device]
+
+    def segments_behind(self, tor: str) -> list[str]:
+        if tor in self._behind:
+            return sorted(self._behind[tor])
+        m = self.meta(tor)
+        if not m.get("site"):
+            return []
+        key = (m["site"], m.get("pod"))
+        if key not in self._segments:
+            try:
+                self._segments[key] = self.inv.segments(*key)
+            except NetopsError:
+                self._segments[key] = []
+        return [s["cidr"] for s in self._segments[key] if s.get("tor") == tor]
+
+    def impact(self, root: dict[str, Any], members: list[dict[str, Any]],
+               common: str | None) -> dict[str, Any]:
+        """The blast radius: data centres, PoDs and segments the case reaches; the device that
+        is down (the outage's, or the burst's common end) and whether traffic was lost."""
+        devices: set[str] = {common} if common else set()
+        for a in members:
+            devices |= self.ends(a)
+        down = root["device"] if root["kind"] in OUTAGE_KINDS else common
+        metas = {d: self.meta(d) for d in sorted(devices)}
+        segments: set[str] = set()
+        if down and metas.get(down, {}).get("role") in TOR_ROLES:
+            segments.update(self.segments_behind(down))
+        for a in members:  # a host's own link: its segment loses that host
+            if a["kind"] in ("LINK_DOWN", "LINK_FLAP"):
+                segments.update(m["segment"] for d in self.ends(a)
+                                if (m := metas.get(d, {})).get("role") == "host" and m.get("segment"))
+        out = {"dcs": sorted({m["site"] for m in metas.values() if m.get("site")}),
+               "pods": sorted({m["pod"] for m in metas.values() if m.get("pod")}),
+               "segments": sorted(segments), "devices": len(devices),
+               "traffic_lost": any(a.get("traffic_lost") for a in members),
+               "root_device": down or root["device"]}
+        out["summary"] = _summary(out, down, segments)
+        return out
+
+
+def _summary(imp: dict[str, Any], down: str | None, segments: set[str]) -> str:
+    parts = [(" and ".join(imp["dcs"]) if len(imp["dcs"]) < 3 else f"{len(imp['dcs'])} DCs")
+             if imp["dcs"] else "unknown site"]
+    if len(imp["dcs"]) == 2 and not imp["pods"]:
+        parts[0] = f"between {parts[0]}"
+    if imp["pods"]:
+        pods = imp["pods"]
+        parts.append(f"PoD{'s' if len(pods) > 1 else ''} " + (", ".join(pods) if len(pods) <= 4
+                                                                else f"{len(pods)} PoDs"))
+    if segments:
+        segs = sorted(segments)
+        shown = ", ".join(segs[:4]) + (f" +{len(segs) - 4}" if len(segs) > 4 else "")
+        parts.append(f"segment{'s' if len(segs) > 1 else ''} {shown}"
+                     + (f" (behind {down})" if down else ""))
+    parts.append("traffic lost" if imp["traffic_lost"] else "no traffic loss reported")
+    return "; ".join(parts)
