@@ -279,6 +279,10 @@ def test_cli_gen_and_arena(tmp_path: Path) -> None:
                 hash_seed="12345").returncode == 0
     for p in (tmp_path / "sc").iterdir():
         assert (tmp_path / "again" / p.name).read_bytes() == p.read_bytes()
+    # the files are what `netopsai lab inject` takes
+    for p in sorted((tmp_path / "sc").glob("*.yaml")):
+        r = _cli(tmp_path, "lab", "inject", str(p))
+        assert r.returncode == 0 and f"scenario {p.stem}: injected" in r.stdout, r.stderr
     r = _cli(tmp_path, "bench", "arena", "--scenarios", "sc", "--baselines", "one-shot,full",
              "-o", "out")
     assert r.returncode == 0, r.stderr
