@@ -16,9 +16,11 @@ from netopsai.diagnosis.base import Verdict
 from netopsai.diagnosis.engine import diagnose
 from netopsai.diagnosis.report import explains, primary
 from netopsai.diagnosis.taxonomy import Taxonomy, load_taxonomy
+from netopsai.evidence import validate_citations
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
+from netopsai.summarizer import render
 
 SRC, DST, SRC_TOR = "10.1.3.20", "10.2.1.40", "dc1-leaf-03"
 ACL = {"kind": "acl_block", "target": {"device": SRC_TOR}, "params": {"dst": "10.2.1.0/24"}}
@@ -82,6 +84,9 @@ def test_nothing_confirmed_gives_inconclusive_with_a_ticket(acl_lab: Any) -> Non
     assert {r["hypothesis"] for r in ticket["ruled_out"]} == {r["label"] for r in d.ruled_out}
     assert "Ruled out:" in d.ticket["markdown"] and d.next_steps
     cited_ids_resolve(out)
+    answer = render(out.evidence, d)  # the ticket draft rides in the answer, citations intact
+    assert "Escalation ticket" in answer and d.ruled_out[0]["label"] in answer
+    assert validate_citations(answer, {e.id for e in out.evidence}) == []
 
 
 class ScriptedChat(GenericFakeChatModel):
@@ -122,3 +127,10 @@ def test_a_dead_device_explains_its_links_and_position_ranks_the_rest() -> None:
     stop, path = v("config.acl_block", "leaf-9", position=4), v("link.errors", "leaf-3")
     top, _, others = primary([path, stop])
     assert top is stop and others == [path]  # where the trace stops, not the alarm type
+
+
+def test_an_unknown_address_is_inconclusive_and_says_why(backends: Any) -> None:
+    out = diagnose(backends, src=SRC, dst="10.99.1.1")
+    d = out.diagnosis
+    assert d.label == "inconclusive" and d.ticket is None
+    assert "10.99.1.1" in d.because[0].text and d.because[0].cites == [out.evidence[0].id]

@@ -113,13 +113,25 @@ def _clean(ctx: Context, d: Diagnosis) -> list[Finding]:
     return out
 
 
+def _untraced(ctx: Context) -> Diagnosis:
+    """No trace ran (a bad or unknown address): say why; there is nothing to escalate yet."""
+    failed = [e for e in ctx.evidence if e.tool == "traceroute" and e.errors]
+    why = failed[0].errors[0] if failed else "no traceroute was run"
+    d = Diagnosis("inconclusive", confidence=0.0, because=[Finding(
+        f"the path could not be traced: {why}", [e.id for e in ctx.evidence])])
+    d.next_steps = ["Check the two addresses: both must belong to hosts or devices of the inventory."]
+    return d
+
+
 def _inconclusive(ctx: Context, s: Search, tax: Taxonomy) -> Diagnosis:
     m = ctx.main
+    if m is None:
+        return _untraced(ctx)
     at = m.facts.get("stopped_at") if m else None
-    text = (f"traceroute stops at {at} ({m.facts.get('reason')})" if m and at else
-            "the flow is degraded" if m else "no traceroute could be run")
+    text = (f"traceroute stops at {at} ({m.facts.get('reason')})" if at else
+            "the flow is degraded")
     d = Diagnosis("inconclusive", at, None, 0.3, because=[Finding(
-        f"{text}, and no hypothesis could be confirmed", [m.id] if m else ctx.alarm_ids)])
+        f"{text}, and no hypothesis could be confirmed", [m.id])])
     tried = [v.label for v in (*s.ruled_out, *s.undecided)]
     untested = [n for n in tax.leaves() if n.result_label not in tried]
     d.next_steps = [f"Verify {v.label} by hand: {v.text}" for v in s.undecided][:3]

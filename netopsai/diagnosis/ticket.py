@@ -28,9 +28,10 @@ def ticket(ctx: Context, s: Search, d: Diagnosis) -> dict[str, Any]:
         "next_checks": d.next_steps[:-1],
         "evidence": [{"id": e.id, "tool": e.tool, "summary": e.summary} for e in ctx.evidence],
     }
-    lines = [f"**{data['title']}**", "", f"Question: {ctx.question or '-'}",
-             f"Symptoms: {data['symptoms'] or '-'}", "", "Ruled out:"]
+    # no blank lines: the draft is one block of the answer (a fenced block, not claims)
+    lines = [f"**{data['title']}**", f"Question: {ctx.question or '-'}",
+             f"Symptoms: {data['symptoms'] or '-'}", "Ruled out:"]
     lines += [f"- {r['hypothesis']}: {r['why']} ({', '.join(r['evidence'])})"
               for r in data["ruled_out"]] or ["- nothing"]
-    lines += ["", "Next checks:"] + [f"- {x}" for x in data["next_checks"]]
+    lines += ["Next checks:"] + [f"- {x}" for x in data["next_checks"]]
     return {"markdown": "\n".join(lines), "json": json.dumps(data, default=str)}
