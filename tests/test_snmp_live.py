@@ -181,3 +181,33 @@ def test_poll_loop_reads_configured_targets_until_interrupted(snmpsim: SnmpSim, 
     with Session(engine) as s:
         assert s.get(m.Device, "cfg-leaf-01") is not None
         assert len(list(s.exec(select(m.CounterSample).where(m.CounterSample.device == "cfg-leaf-01")))) >= 4
+
+
+def test_tool_reads_live_through_the_configured_snmp_backend(snmpsim: SnmpSim,  # noqa: F811
+                                                             tmp_path: Path) -> None:
+    """config.yaml selects the snmp telemetry backend: `netopsai tool telemetry` reads the agents
+    now (a port that went down since the last poll shows), and a dead agent makes the evidence
+    partial, named on stderr, while the command still succeeds."""
+    name = "netopsai/tool"
+    a = copy.deepcopy(GENERATED[name])
+    snmpsim.write(name, a)
+    dead = free_udp_port()
+    (tmp_path / "config.yaml").write_text(
+        f"backend:\n  telemetry: snmp\nsnmp:\n  timeout: 15\n  retries: 0\n  targets:\n"
+        f"    - {{host: 127.0.0.1, port: {snmpsim.port}, device: tool-leaf-01}}\n"
+        f"    - {{host: 127.0.0.1, port: {dead}, device: tool-leaf-02}}\n")
+    secrets = tmp_path / "secrets.yaml"
+    secrets.write_text(f"snmp:\n  community: {name}\n")
+    secrets.chmod(0o600)
+    first = cli(tmp_path, "poll", "--once", "--json")
+    assert first.returncode == 0 and json.loads(first.stdout)["stored"]["devices"] == 1
+    a.ports[3].oper = 2
+    snmpsim.write(name, a)
+    r = cli(tmp_path, "tool", "telemetry", '{"metric": "oper_status", "window": "1h"}', "--json")
+    assert r.returncode == 0, r.stderr
+    ev = json.loads(r.stdout)
+    assert ev["partial"] and ev["facts"]["unread_devices"] == ["tool-leaf-02"]
+    assert [(x["device"], x["interface"], x["state_at_end"]) for x in ev["rows"]] == [
+        ("tool-leaf-01", "Ethernet4", "down")]
+    assert "warning: no SNMP response from tool-leaf-02" in r.stderr
+    assert name not in r.stdout + r.stderr + first.stdout + first.stderr

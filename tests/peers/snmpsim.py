@@ -195,7 +195,7 @@ def ports(n: int, **over: Any) -> list[Port]:
 # Our generated agents, one per test that rewrites it (tests never share a mutable recording).
 GENERATED: dict[str, Agent] = {
     **{f"netopsai/{name}": Agent(sys_name=f"gen-{name}", ports=ports(4))
-       for name in ("flip", "counters", "restart", "cli", "live", "partial", "prom")},
+       for name in ("flip", "counters", "restart", "cli", "live", "partial", "prom", "tool")},
 }
 
 _shared: dict[str, SnmpSim] = {}
