@@ -134,3 +134,17 @@ def test_an_unknown_address_is_inconclusive_and_says_why(backends: Any) -> None:
     d = out.diagnosis
     assert d.label == "inconclusive" and d.ticket is None
     assert "10.99.1.1" in d.because[0].text and d.because[0].cites == [out.evidence[0].id]
+
+
+def test_tool_budget_is_kept_and_shared_results_are_free(backends: Any) -> None:
+    from netopsai.diagnosis.context import MAX_TOOL_CALLS, Context
+    from netopsai.tools.registry import run_tool
+
+    ctx = Context([], lambda tool, args: run_tool(tool, args, backends, "E9"))
+    first = ctx.call("metadata", {"query": "ip", "ip": SRC})
+    again = ctx.call("metadata", {"ip": SRC, "query": "ip"})  # same question, other spelling
+    assert again is first and ctx.tool_calls == 1 and ctx.budget == MAX_TOOL_CALLS - 1
+    ctx.budget = 0
+    refused = ctx.call("metadata", {"query": "ip", "ip": DST})
+    assert refused.errors and "tool calls" in refused.errors[0] and refused.id == ""
+    assert ctx.tool_calls == 1 and refused not in ctx.evidence

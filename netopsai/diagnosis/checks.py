@@ -37,7 +37,16 @@ def _port_state(ctx: Context, device: str, ifname: str | None) -> tuple[str | No
 
 
 def _down_port(ctx: Context, alarms: list[Alarm], what: str, confidence: float) -> Verdict:
-    """Confirm the first alarmed port that telemetry shows down at the end of the window."""
+    """Confirm the first alarmed port that telemetry shows down at the end of the window. A
+    port facing a device already confirmed dead needs no telemetry: its links are down."""
+    dead = ctx.verdicts.get("device_down")
+    if dead is not None and dead.confirmed:
+        for eid, r, pos in alarms:
+            if dead.device in (r["device"], r.get("peer")):
+                return confirmed(f"{what} on {_where(r)} (to {r.get('peer')}): open {r['kind']} "
+                                 f"alarm since {r['raised_at']}, a link of {dead.device}, which "
+                                 f"is down", [eid, *dead.cites], r["device"], r.get("interface"),
+                                 confidence, r.get("peer"), pos)
     tried = []
     for eid, r, pos in alarms[:3]:
         state, tid = _port_state(ctx, r["device"], r.get("interface"))
@@ -141,11 +150,11 @@ def link_flapping(ctx: Context) -> Verdict:
 
 def _down_devices(ctx: Context) -> list[tuple[str, str, int]]:
     """(device, evidence id, position): DEVICE_UNREACHABLE alarms, then far ends of two or
-    more link alarms (a dead device that raised no alarm of its own)."""
+    more link alarms that raised none of their own (a device reporting alarms is alive)."""
     out = [(r["device"], eid, pos) for eid, r, pos in ctx.alarms_of({"DEVICE_UNREACHABLE"})]
     peers: dict[str, list[str]] = {}
     for eid, r, _ in ctx.alarms_of({"LINK_DOWN"}):
-        if r.get("peer"):
+        if r.get("peer") and r["peer"] not in ctx.reporting():
             peers.setdefault(r["peer"], []).append(eid)
     out += [(p, ids[0], max(ctx.position(p), 1)) for p, ids in peers.items()
             if len(ids) >= 2 and p not in {d for d, _, _ in out}]

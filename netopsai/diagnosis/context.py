@@ -16,6 +16,7 @@ from netopsai.evidence import Evidence, failed
 DIAG_WINDOW = "1h"
 JUMBO = 9000  # the hosts' MTU: a jumbo probe that fits every healthy link
 STOP, PATH, ECMP, NEAR = 4, 3, 2, 1  # how close a device is to the flow
+MAX_TOOL_CALLS = 12  # per diagnosis, baseline included: past it, checks get `unknown`
 Runner = Callable[[str, dict[str, Any]], Evidence]
 
 
@@ -70,6 +71,7 @@ class Context:
         self.verdicts: dict[str, Verdict] = {}
         self.symptom_memo: dict[tuple[str, int], float] = {}
         self.before: Evidence | None = None  # the flow traced back in time (widen)
+        self.budget = MAX_TOOL_CALLS - len(evidence)  # tool calls the engine may still make
         self._derive()
 
     # -- tools, through the cache -----------------------------------------------------------
@@ -77,10 +79,14 @@ class Context:
         key = _key(tool, normal_args(tool, args))
         if key in self.cache:
             return self.cache[key]
-        if self._run is None:
-            return failed(tool, args, "no tool runner in this diagnosis")
+        if self._run is None or self.budget <= 0:
+            ev = failed(tool, args, "no tool runner in this diagnosis" if self._run is None else
+                        f"the diagnosis used its {MAX_TOOL_CALLS} tool calls")
+            ev.id = ""  # not run: nothing to cite
+            return ev
         ev = self._run(tool, args)
         self.tool_calls += 1
+        self.budget -= 1
         self.new.append(ev)
         self.evidence.append(ev)
         if not ev.errors:
@@ -179,6 +185,12 @@ class Context:
                and (categories is None or r["category"] in categories)]
         return sorted([x for x in out if x[2] > 0],
                       key=lambda x: (-x[2], -self.pos.get(x[1]["device"], 0), str(x[1]["raised_at"])))
+
+    def reporting(self) -> set[str]:
+        """Devices that raised open alarms of their own (other than being unreachable): they
+        are alive, whatever their neighbours' link alarms suggest."""
+        return {r["device"] for _, r in self.alarms.values()
+                if r["state"] == "open" and r["kind"] != "DEVICE_UNREACHABLE"}
 
     def changes_on(self, device: str | None) -> list[tuple[str, dict[str, Any]]]:
         return [(eid, r) for eid, r in self.changes if r["device"] == device]

@@ -78,15 +78,25 @@ def ecmp_degraded(ctx: Context) -> float:
     return 0.4 if m and m.facts.get("reached") and m.facts.get("failing") else 0.0
 
 
+def _link_alarms(ctx: Context, dci: bool) -> float:
+    """Strong for a link alarm of its own; weak when its device or far end is unreachable
+    (then it is that device's symptom, worth ruling out but not a lead of its own)."""
+    rows = [r for _, r, _ in ctx.alarms_of({"LINK_DOWN"}) if (r["category"] in DCI_CATEGORIES) == dci]
+    if not rows:
+        return 0.0
+    dead = {r["device"] for _, r, _ in ctx.alarms_of({"DEVICE_UNREACHABLE"})}
+    return ALARMED if any(not {r["device"], r.get("peer")} & dead for r in rows) else 0.3
+
+
 @symptom("link_down_alarm")
 def link_down_alarm(ctx: Context) -> float:
-    return _open(ctx, "LINK_DOWN")
+    return _link_alarms(ctx, dci=False)
 
 
 @symptom("dci_alarm")
 def dci_alarm(ctx: Context) -> float:
-    if _open(ctx, "LINK_DOWN", dci=True):
-        return ALARMED
+    if _link_alarms(ctx, dci=True):
+        return _link_alarms(ctx, dci=True)
     closed = ctx.alarms_of({"LINK_DOWN"}, "any", DCI_CATEGORIES)
     return 0.2 if closed else 0.0  # closed circuit alarms: worth ruling out, visibly
 
@@ -119,8 +129,10 @@ def device_unreachable_alarm(ctx: Context) -> float:
 @symptom("links_down_to_one_peer")
 def links_down_to_one_peer(ctx: Context) -> float:
     """Several link alarms whose far end is the same device: that device may be down."""
-    peers = [r.get("peer") for _, r, _ in ctx.alarms_of({"LINK_DOWN"}) if r.get("peer")]
-    return 0.7 if any(peers.count(p) >= 2 for p in peers) else 0.0
+    alive = ctx.reporting()
+    peers = [r.get("peer") for _, r, _ in ctx.alarms_of({"LINK_DOWN"})
+             if r.get("peer") and r["peer"] not in alive]
+    return 0.5 if any(peers.count(p) >= 2 for p in peers) else 0.0
 
 
 @symptom("reboot_alarm")
