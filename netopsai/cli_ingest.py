@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-PORT_HELP = "port (0 = any free port, -1 = off)"
+if TYPE_CHECKING:
+    from netopsai.ingest import IngestSettings
+
+PORT_HELP = "port (0 = any free port, -1 = off; default: config.yaml's ingest section)"
 
 
 def register(app: typer.Typer, lab_app: typer.Typer) -> None:
@@ -14,15 +17,19 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
 
     @app.command("ingest")
     def ingest_cmd(
-        host: Annotated[str, typer.Option(help="Address to listen on")] = "127.0.0.1",
-        trap_port: Annotated[int, typer.Option(help=f"SNMP traps, UDP {PORT_HELP}")] = 1162,
-        syslog_port: Annotated[int, typer.Option(help=f"Syslog, UDP {PORT_HELP}")] = 1514,
-        webhook_port: Annotated[int, typer.Option(help=f"Alertmanager webhook, HTTP {PORT_HELP}")] = 9094,
+        host: Annotated[str | None, typer.Option(
+            help="Address to listen on (default: ingest.host, 127.0.0.1)")] = None,
+        trap_port: Annotated[int | None, typer.Option(help=f"SNMP traps, UDP {PORT_HELP}")] = None,
+        syslog_port: Annotated[int | None, typer.Option(help=f"Syslog, UDP {PORT_HELP}")] = None,
+        webhook_port: Annotated[int | None, typer.Option(
+            help=f"Alertmanager webhook, HTTP {PORT_HELP}")] = None,
         dedupe: Annotated[float, typer.Option(help="Seconds within which a repeat is one event")] = 30.0,
     ) -> None:
         """Receive alarms from the network (SNMP traps, syslog, Alertmanager) into the store.
-        The trap community is read from NETOPSAI_TRAP_COMMUNITY (default: public). Ctrl-C stops."""
-        _run(host, trap_port, syslog_port, webhook_port, dedupe)
+        Address and ports come from config.yaml's ingest section unless given here; the trap
+        community from secrets.yaml (snmp.community), NETOPSAI_TRAP_COMMUNITY overriding it
+        (default: public). Ctrl-C stops."""
+        _run(host, {"trap": trap_port, "syslog": syslog_port, "webhook": webhook_port}, dedupe)
 
 
 def _port(name: str, value: int) -> int | None:
@@ -35,31 +42,38 @@ def _port(name: str, value: int) -> int | None:
     return value
 
 
-def _run(host: str, trap_port: int, syslog_port: int, webhook_port: int, dedupe: float) -> None:
-    import asyncio
+def _settings(host: str | None, flags: dict[str, int | None], dedupe: float) -> IngestSettings:
+    """The receivers' settings: the flags given, then the config (a clear error when it or a
+    flag is bad). The community is never echoed."""
     import ipaddress
-    import os
-    import signal
 
-    from pydantic import SecretStr
+    from netopsai.errors import NetopsError
+    from netopsai.ingest import from_config
+    from netopsai.netconfig_load import load_netconfig
+
+    ports = {n: _port(n, v) for n, v in flags.items() if v is not None}
+    if dedupe < 0:
+        raise NetopsError("--dedupe must be 0 or more seconds")
+    cfg = from_config(load_netconfig(), host=host, ports=ports, dedupe_seconds=dedupe)
+    try:
+        ipaddress.ip_address(cfg.host)
+    except ValueError:
+        where = "--host" if host else "ingest.host in the config"
+        raise NetopsError(f"{where} {cfg.host!r} is not an IP address, e.g. 127.0.0.1") from None
+    if cfg.trap_port is None and cfg.syslog_port is None and cfg.webhook_port is None:
+        raise NetopsError("every receiver is off: give at least one port")
+    return cfg
+
+
+def _run(host: str | None, flags: dict[str, int | None], dedupe: float) -> None:
+    import asyncio
+    import signal
 
     from netopsai.config import StoreSettings
     from netopsai.errors import NetopsError
-    from netopsai.ingest import IngestSettings, serve
+    from netopsai.ingest import serve
 
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        raise NetopsError(f"--host {host!r} is not an IP address, e.g. 127.0.0.1") from None
-    ports = {n: _port(n, v) for n, v in (("trap", trap_port), ("syslog", syslog_port),
-                                         ("webhook", webhook_port))}
-    if all(p is None for p in ports.values()):
-        raise NetopsError("every receiver is off: give at least one port")
-    if dedupe < 0:
-        raise NetopsError("--dedupe must be 0 or more seconds")
-    cfg = IngestSettings(host=host, trap_port=ports["trap"], syslog_port=ports["syslog"],
-                         webhook_port=ports["webhook"], dedupe_seconds=dedupe,
-                         community=SecretStr(os.environ.get("NETOPSAI_TRAP_COMMUNITY", "public")))
+    cfg = _settings(host, flags, dedupe)
     store = StoreSettings()
     if store.sqlite_path is not None:
         store.sqlite_path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,16 +1,18 @@
 """Runs the alarm receivers (SNMP traps, syslog, Alertmanager webhook) in front of one queued
-writer. Everything is given explicitly (addresses, ports, the trap community), so callers can
-take it from any configuration. `Ingest` runs in an asyncio loop; `BackgroundIngest` runs one
-on its own thread (tests, or an app that embeds it)."""
+writer. Everything is given explicitly (addresses, ports, the trap community); `from_config`
+takes them from config.yaml's ingest section and secrets.yaml. `Ingest` runs in an asyncio
+loop; `BackgroundIngest` runs one on its own thread (tests, or an app that embeds it)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
@@ -19,7 +21,14 @@ from netopsai.backends.syslog import SyslogReceiver
 from netopsai.backends.traps import TrapReceiver
 from netopsai.ingest_store import QueuedWriter, WriterStats
 
-DEFAULT_PORTS = {"trap": 1162, "syslog": 1514, "webhook": 9094}  # unprivileged stand-ins
+if TYPE_CHECKING:
+    from netopsai.netconfig import NetConfig
+
+# unprivileged stand-ins for 162/514; the webhook avoids Alertmanager's own 9093 and its
+# cluster port 9094 (same defaults as the ingest section of config.yaml, netopsai.netconfig)
+DEFAULT_PORTS = {"trap": 1162, "syslog": 1514, "webhook": 9095}
+COMMUNITY_ENV = "NETOPSAI_TRAP_COMMUNITY"  # overrides secrets.yaml's snmp.community
+DEFAULT_COMMUNITY = "public"
 
 
 @dataclass
@@ -33,6 +42,26 @@ class IngestSettings:
     community: SecretStr = field(default_factory=lambda: SecretStr("public"))
     dedupe_seconds: float = 30.0
     drain_seconds: float = 30.0
+
+
+def from_config(cfg: NetConfig, *, host: str | None = None, ports: dict[str, int | None] | None = None,
+                dedupe_seconds: float = 30.0, env: Mapping[str, str] | None = None) -> IngestSettings:
+    """Receiver settings from the ingest section of config.yaml, what was given explicitly (the
+    command line's flags) winning: `host`, and `ports` by receiver ("trap", "syslog",
+    "webhook"; None turns one off). The trap community is secrets.yaml's snmp.community, unless
+    NETOPSAI_TRAP_COMMUNITY is set; "public" when neither is."""
+    section, given = cfg.settings.ingest, ports or {}
+    configured = {"trap": section.trap_port, "syslog": section.syslog_port,
+                  "webhook": section.webhook_port}
+    chosen = {name: given.get(name, port) for name, port in configured.items()}  # None: off
+    env = os.environ if env is None else env
+    community = cfg.secrets.snmp.community
+    if env.get(COMMUNITY_ENV):
+        community = SecretStr(env[COMMUNITY_ENV])
+    return IngestSettings(host=host or section.host, trap_port=chosen["trap"],
+                          syslog_port=chosen["syslog"], webhook_port=chosen["webhook"],
+                          community=community or SecretStr(DEFAULT_COMMUNITY),
+                          dedupe_seconds=dedupe_seconds)
 
 
 class Ingest:
