@@ -79,3 +79,15 @@ def test_slack_confirm_button_saves_the_diagnosis(bot: str, fake: FakeSlackAPI,
                                                          f"slack:{ONCALL}")
     assert "Saved to incident memory" in fake.of("chat.postEphemeral")[-1]["text"]
     assert json.loads(value)["t"].startswith(f"slack:{OPS}:")
+
+
+def test_gradio_diagnosis_step_shows_the_engines_moves(copilot: Copilot) -> None:
+    from netopsai.ui.gradio_chat import ChatHandler
+
+    views = list(ChatHandler(copilot).turn(QUESTION, [], "g-steps", "ana"))
+    steps = [m for m in views[-1].history if not isinstance(m, dict)
+             and str((m.metadata or {}).get("title", "")).startswith("diagnosis:")]
+    assert len(steps) == 1
+    body = str(steps[0].content)
+    assert "How it was found" in body and "check `config.acl_block`: confirmed" in body
+    assert "rank `root`" in body and "[E1]" in body  # the trace that decided it, cited

@@ -52,7 +52,13 @@ def _step_body(step: Step) -> str:
                           for c in d.get("calls", [])) or "- no more tool calls"
         notes = "".join(f"\n\n_{n}_" for n in d.get("notes", []))
         return f"intent: **{d.get('intent') or 'next step'}**\n\n{calls}{notes}"
-    return "\n".join(f"- {k}: `{d.get(k)}`" for k in ("label", "device", "interface", "confidence"))
+    head = "\n".join(f"- {k}: `{d.get(k)}`" for k in ("label", "device", "interface", "confidence"))
+    # the engine's moves: recall, rankings, each check's verdict with the evidence it cites
+    moves = "\n".join(f"- {x['tier']} · {x['action']} `{x['node']}`: {x['text'][:300]}"
+                      + "".join(f" [{c}]" for c in x.get("cites", []))
+                      for x in d.get("steps") or [])
+    return head + (f"\n\n**How it was found** ({d.get('checks_run', 0)} checks)\n\n{moves}"
+                   if moves else "")
 
 
 def _evidence_body(ev: dict[str, Any], code: str | None) -> str:
