@@ -195,7 +195,7 @@ FAULTS = [  # kind, target, params, expected label, acceptable devices
                      "the diagnosis engine rules device.down out while the inventory's status says "
                      "up, even with an open DEVICE_UNREACHABLE alarm; a real inventory's status is "
                      "not live"))),
-    ("crc_errors", {"link": "ns-dc2-leaf-03:Ethernet1"}, {"loss": 0.5}, "link.errors",
+    ("crc_errors", {"link": "ns-dc2-leaf-03:Ethernet1"}, {"loss": 0.3}, "link.errors",
      {"ns-dc2-leaf-03", "ns-dc2-host-03-1"}),
 ]
 

@@ -2,7 +2,7 @@
 from real ones: oper status from `ip -j link`, input errors from the kernel's rx counters plus
 the packets the device's filters dropped on that port (`iptables -v`), and the alarms an NMS
 raises from that state (LINK_DOWN per down port, DEVICE_UNREACHABLE when all of a device's
-links are down), merged with the store's own alarms."""
+links are down, INTERFACE_ERRORS past a threshold), merged with the store's own alarms."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from netopsai.lab.netns_inject import LOSS_TABLE
 from netopsai.lab.netns_sh import in_ns
 from netopsai.timewin import Window, iso
 
+ERRORS_ALARM = 50  # input errors since the lab came up that raise an alarm, as an NMS threshold
 _DROP = re.compile(r"^\s*(\d+)\s+\d+\s+DROP\s+\S+\s+\S+\s+(\S+)\s")
 
 
@@ -139,6 +140,10 @@ def live_alarms(engine: Engine, at: datetime) -> list[Row]:
         for dev, ifn, peer in ((lk.a_device, lk.a_interface, lk.b_device),
                                (lk.b_device, lk.b_interface, lk.a_device)):
             p = ports.get((dev, ifn))
+            if p and p["oper"] == "up" and p["errors"] >= ERRORS_ALARM and roles.get(dev) != "host":
+                rows.append(_alarm(len(rows), "INTERFACE_ERRORS", "link", dev, ifn, lk.id,
+                                   sites.get(dev, ""), raised, peer,
+                                   f"{dev} {ifn} input errors: {p['errors']} (to {peer})"))
             if p and p["oper"] == "down":
                 down.add(lk.id)
                 if roles.get(dev) != "host":  # hosts are not monitored

@@ -59,11 +59,16 @@ class SystemPaths:
         return self._row(src, dst, self._confirm(flows), now)
 
     def _confirm(self, flows: list[Flow]) -> list[Flow]:
-        """Re-run, with the main flow's probe count, ECMP flows that went silent: on a lossy
-        link two lost probes in a row look like a drop; a null route stays silent."""
-        silent = [i for i, f in enumerate(flows[1:], 1) if f.hops and not f.hops[-1].answered]
-        for i in silent:
-            flows[i] = run_flow(replace(flows[i].spec, queries=self.queries), self.gate)
+        """Re-run, with twice the probes, flows that went silent: on a lossy link a few lost
+        probes in a row look like a drop, while a null route stays silent."""
+        silent = [i for i, f in enumerate(flows) if f.hops and not f.hops[-1].answered]
+        if not silent:
+            return flows
+        again = [replace(flows[i].spec, queries=2 * self.queries) for i in silent]
+        with ThreadPoolExecutor(max_workers=len(again)) as pool:
+            redone = list(pool.map(lambda f: run_flow(f, self.gate), again))
+        for i, flow in zip(silent, redone, strict=True):
+            flows[i] = flow
         return flows
 
     def _specs(self, src: str, dst: str, size: int) -> list[FlowSpec]:

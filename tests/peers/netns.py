@@ -31,7 +31,8 @@ needs_netns = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason()
 
 
 def unique_prefix() -> str:
-    return f"nxt{secrets.token_hex(2)}-"
+    """nxt<pid>x<random>-: unique per lab, and says which process made it."""
+    return f"nxt{os.getpid()}x{secrets.token_hex(1)}-"
 
 
 @contextmanager
