@@ -118,6 +118,13 @@ def test_cli_up_tool_ask_inject_down(tmp_path: Path) -> None:
         assert ask.returncode == 0, ask.stderr
         rc = json.loads(ask.stdout)["root_cause"]
         assert rc["label"] == "config.acl_block" and rc["device"] == "ns-dc2-leaf-03"
+        sc.write_text("id: cut\nfaults:\n  - kind: link_down\n"
+                      "    target: {link: \"ns-dc2-leaf-02:Ethernet1\"}\n")
+        assert _cli(home, "lab", "netns", "inject", str(sc)).returncode == 0
+        ask = _cli(home, "ask", f"{src} to 198.18.34.20 not communicating", "--json")
+        rc = json.loads(ask.stdout)["root_cause"]  # the configured backends read live port state
+        assert rc["label"] == "link.down", ask.stdout[:600]
+        assert rc["device"] in ("ns-dc2-leaf-02", "ns-dc2-host-02-1")
         bad = _cli(home, "lab", "netns", "inject", str(tmp_path / "missing.yaml"))
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     finally:
