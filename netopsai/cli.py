@@ -89,11 +89,11 @@ def tool_cmd(name: Annotated[str, typer.Argument(help=TOOL_HELP)],
              as_json: Annotated[bool, typer.Option("--json", help="Print the Evidence as JSON")] = False,
              ) -> None:
     """Call one tool and print its Evidence."""
-    from netopsai.backends.factory import configured_backends
+    from netopsai.frontend import frontend_backends
     from netopsai.tools.registry import run_tool
 
     # the configured backends (the lab by default); a clear error when the store is empty
-    ev = run_tool(name, args, configured_backends(_engine()))
+    ev = run_tool(name, args, frontend_backends(_engine()))
     if as_json:
         _out(ev.to_json())
     else:
@@ -111,15 +111,10 @@ def tool_cmd(name: Annotated[str, typer.Argument(help=TOOL_HELP)],
 
 def _copilot() -> Copilot:
     """The copilot on the configured backends (the store's lab by default), the LLM when one is
-    configured, its threads kept in NETOPSAI_HOME (resumable)."""
-    from netopsai.backends.factory import configured_backends
-    from netopsai.config import StoreSettings
-    from netopsai.llm import configured, make_chat_model
-    from netopsai.service import Copilot, sqlite_saver
+    configured, its threads kept in NETOPSAI_HOME (resumable). Shared with Gradio and Slack."""
+    from netopsai.frontend import frontend_copilot
 
-    backends = configured_backends(_engine())  # a clear error when the store holds no network
-    llm = make_chat_model() if configured() else None
-    return Copilot(backends, llm=llm, checkpointer=sqlite_saver(StoreSettings().home))
+    return frontend_copilot()  # a clear error when the store holds no network
 
 
 @app.command("ask")
@@ -160,6 +155,7 @@ def batch_cmd(file: Annotated[Path, typer.Argument(help="IPs one per line, or CS
     """Batch connectivity checks over a list of IPs or src,dst pairs."""
     from netopsai.batch import cli_main
 
+    # checks trace through the configured paths backend (netopsai.frontend; the lab by default)
     cli_main(_engine(), file, out=out, as_json=as_json, resume=resume, concurrency=concurrency,
              source=source)
 

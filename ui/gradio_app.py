@@ -185,25 +185,12 @@ def build_app(copilot: Copilot, backends: Backends | None = None) -> gr.Blocks:
 
 
 def _copilot() -> Copilot:
-    """The copilot on the embedded lab (built on first run), threads in NETOPSAI_HOME, the LLM
-    when one is configured (offline otherwise)."""
-    from netopsai.backends.lab import lab_backends
-    from netopsai.config import StoreSettings
-    from netopsai.errors import NetopsError
-    from netopsai.lab.manage import init_lab, lab_info
-    from netopsai.llm import configured, make_chat_model
-    from netopsai.service import sqlite_saver
-    from netopsai.store import get_engine
+    """The copilot every tab shares, on the configured backends (netopsai.frontend: the lab by
+    default, built on the first run when the store holds no network), threads in NETOPSAI_HOME,
+    the LLM when one is configured (offline otherwise)."""
+    from netopsai.frontend import frontend_copilot
 
-    settings = StoreSettings()
-    engine = get_engine(settings)
-    try:
-        lab_info(engine)
-    except NetopsError:
-        print("first run: building the embedded lab (small)…", flush=True)
-        init_lab(engine, "default", "small")
-    llm = make_chat_model() if configured() else None
-    return Copilot(lab_backends(engine), llm=llm, checkpointer=sqlite_saver(settings.home))
+    return frontend_copilot(first_run_lab=True)
 
 
 def _loopback(host: str) -> bool:

@@ -54,18 +54,12 @@ def serve_http(app: App, host: str = "127.0.0.1", port: int = 3000) -> WSGIServe
 
 
 def _copilot() -> Copilot:
-    """The copilot on the store's lab (initialised on first run), threads kept in NETOPSAI_HOME."""
-    from netopsai.backends.lab import lab_backends
-    from netopsai.config import StoreSettings
-    from netopsai.lab.manage import init_lab
-    from netopsai.service import sqlite_saver
-    from netopsai.store import get_engine, has_lab
+    """The copilot on the configured backends (netopsai.frontend: the lab by default, built on
+    the first run when the store holds no network), threads kept in NETOPSAI_HOME, the LLM when
+    one is configured. Batch requests check through the same backends."""
+    from netopsai.frontend import frontend_copilot
 
-    store = StoreSettings()
-    engine = get_engine(store)
-    if not has_lab(engine):
-        init_lab(engine)
-    return Copilot(lab_backends(engine), checkpointer=sqlite_saver(store.home))
+    return frontend_copilot(first_run_lab=True)
 
 
 def _check(settings: SlackSettings, http: bool) -> None:

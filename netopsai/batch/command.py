@@ -29,29 +29,39 @@ from netopsai.errors import NetopsError
 MAX_BAD_SHOWN = 20
 
 
+BackendsFactory = Callable[[], Backends]
+
+
 def cli_main(engine: Engine, file: Path, *, out: Path | None = None, as_json: bool = False,
              resume: bool = False, concurrency: int = 8, source: str | None = None,
-             processes: bool | None = None) -> list[PairResult]:
-    """Run the batch command; returns every result in OUT (earlier runs' included)."""
+             processes: bool | None = None, backends: BackendsFactory | None = None,
+             ) -> list[PairResult]:
+    """Run the batch command; returns every result in OUT (earlier runs' included). `backends`
+    builds the sources once the input is read (default: the configured ones over `engine`,
+    netopsai.frontend), so a bad file is reported before a bad store or config."""
     try:
-        return _main(engine, file, out, as_json, resume, concurrency, source, processes)
+        return _main(engine, file, out, as_json, resume, concurrency, source, processes,
+                     backends or (lambda: _configured(engine)))
     except KeyboardInterrupt:  # before any pair ran (once they run, _main says how far it got)
         print("interrupted before any pair was checked", file=sys.stderr)
         raise SystemExit(130) from None
 
 
-def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: bool,
-          concurrency: int, source: str | None, processes: bool | None) -> list[PairResult]:
-    from netopsai.backends.lab import lab_backends
-    from netopsai.lab.manage import lab_info
+def _configured(engine: Engine) -> Backends:
+    from netopsai.frontend import frontend_backends
 
+    return frontend_backends(engine)
+
+
+def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: bool,
+          concurrency: int, source: str | None, processes: bool | None,
+          make_backends: BackendsFactory) -> list[PairResult]:
     if concurrency < 1:
         raise NetopsError(f"--concurrency must be at least 1, not {concurrency}")
     if resume and out is None:
         raise NetopsError("--resume needs -o FILE: the output of the run to complete")
     text = read_text(file)
-    lab_info(engine)  # a clear error when there is no lab yet
-    backends = lab_backends(engine)
+    backends = make_backends()  # a clear error when the store holds no network or the config is bad
     parsed = parse_input(text, _source(backends, source))
     if not parsed.pairs:
         why = f": {parsed.errors[0]}" if parsed.errors else " (it is empty or only comments)"
