@@ -118,6 +118,14 @@ def test_cli_up_tool_ask_inject_down(tmp_path: Path) -> None:
         assert ask.returncode == 0, ask.stderr
         rc = json.loads(ask.stdout)["root_cause"]
         assert rc["label"] == "config.acl_block" and rc["device"] == "ns-dc2-leaf-03"
+        pairs = tmp_path / "pairs.csv"
+        pairs.write_text(f"src,dst\n{src},198.18.34.20\n{src},{dst}\n")
+        batch = _cli(home, "batch", str(pairs), "--json")
+        assert batch.returncode == 0, batch.stderr
+        rows = {r["dst"]: r for r in map(json.loads, batch.stdout.splitlines())}
+        assert rows["198.18.34.20"]["reachable"] and rows["198.18.34.20"]["cause"] is None
+        assert rows[dst]["cause"] == "config.acl_block"
+        assert rows[dst]["failing_device"] == "ns-dc2-leaf-03"
         sc.write_text("id: cut\nfaults:\n  - kind: link_down\n"
                       "    target: {link: \"ns-dc2-leaf-02:Ethernet1\"}\n")
         assert _cli(home, "lab", "netns", "inject", str(sc)).returncode == 0
