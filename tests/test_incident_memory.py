@@ -124,3 +124,15 @@ def test_import_history_file(tmp_path: Path) -> None:
     assert len(json.loads(cli(tmp_path, "incidents", "list", "--json").stdout)) == 2  # unchanged
     out = cli(tmp_path, "incidents", "import", str(tmp_path / "none.yaml"))
     assert out.returncode == 2 and "not found" in out.stderr
+
+
+def test_a_remembered_effect_does_not_end_the_diagnosis(make_lab: Any, tmp_path: Path) -> None:
+    # memory holds a host link down; today the ToR itself is dead, and its host links are
+    # down as its effect: recalling link.down must not stop the search at the effect
+    mem = IncidentMemory.at(tmp_path / "incidents.db")
+    dead = {"kind": "device_down", "target": {"device": "dc2-leaf-01"}}
+    first = diagnose(_faulted(make_lab, [dead]), src=SRC, dst=DST).diagnosis
+    mem.add(first.symptoms, "link.down", "dc2-host-01-3", "eth0")
+    d = diagnose(_faulted(make_lab, [dead]), src=SRC, dst=DST, memory=mem).diagnosis
+    assert d.steps[0]["action"] == "recall" and "link.down" in d.steps[0]["text"]
+    assert (d.label, d.device, d.tier) == ("device.down", "dc2-leaf-01", "search")

@@ -25,7 +25,7 @@ from netopsai.diagnosis.memory import IncidentMemory
 from netopsai.diagnosis.rank import Ranker
 from netopsai.diagnosis.report import build
 from netopsai.diagnosis.search import Search
-from netopsai.diagnosis.taxonomy import Taxonomy, load_taxonomy
+from netopsai.diagnosis.taxonomy import ROOT, Taxonomy, load_taxonomy
 from netopsai.evidence import Evidence
 
 STRATEGIES = ("full", "cvd", "history")
@@ -77,11 +77,15 @@ def recall(s: Search, memory: IncidentMemory | None) -> bool:
            f"{len(matches)} similar past incident(s)" + (f"; verifying {', '.join(labels)}"
                                                          if labels else ""))
     done = False
+    strongest = max((s.score(n) for n in s.tax.children(ROOT)), default=0.0)
     for label in labels:
         leaf = s.tax.leaf_for(label)
         if leaf is not None:
+            lead = s.score(leaf)  # before verify: a confirmation explains (mutes) its symptoms
             v = s.verify(leaf, "history")
-            done = done or (v.confirmed and _explains_failure(s.ctx, v))
+            # a remembered cause ends the diagnosis only when it is the strongest lead in the
+            # evidence: a confirmed link alarm beside an unreachable device is an effect
+            done = done or (v.confirmed and _explains_failure(s.ctx, v) and lead >= strongest)
     return done
 
 
