@@ -163,7 +163,7 @@ def batch_cmd(file: Annotated[Path, typer.Argument(help="IPs one per line, or CS
 @app.command("serve")
 def serve_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.0.1",
               port: Annotated[int, typer.Option(help="Port")] = 7860) -> None:
-    """The Gradio web app on the embedded lab (initialised on first run)."""
+    """The Gradio web app on the configured backends (the embedded lab, built on first run, by default)."""
     from netopsai.ui.gradio_app import serve
 
     serve(host=host, port=port)

@@ -185,6 +185,8 @@ def _worker_init(url: str, pin: Pin | None) -> None:
     from netopsai.store import engine_for
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # workers only trace, and only ever for the lab's own paths (store_url): whatever backends
+    # the configuration picks for the other sources, the parent keeps them for the diagnosis
     _BACKENDS = pinned(lab_backends(engine_for(url)), pin)
 
 
