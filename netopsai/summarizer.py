@@ -77,7 +77,9 @@ def conclusion(d: Diagnosis) -> str:
         head = "**Inconclusive**" + (f" (last seen at {where})" if where else "") + "."
     else:
         head = f"**Likely root cause: `{d.label}` at {where}** (confidence {d.confidence:.2f})."
-    return f"{head} {first.text[:1].upper()}{first.text[1:]} {_cites(first.cites)}".rstrip()
+    word = first.text.split(" ", 1)[0]
+    text = first.text[:1].upper() + first.text[1:] if word.isalpha() else first.text  # not a name
+    return f"{head} {text} {_cites(first.cites)}".rstrip()
 
 
 def diagnosis_sections(d: Diagnosis) -> list[str]:
