@@ -20,7 +20,9 @@ from netopsai.evidence import validate_citations
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
+from netopsai.service import Copilot
 from netopsai.summarizer import render
+from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
 
 SRC, DST, SRC_TOR = "10.1.3.20", "10.2.1.40", "dc1-leaf-03"
 ACL = {"kind": "acl_block", "target": {"device": SRC_TOR}, "params": {"dst": "10.2.1.0/24"}}
@@ -148,3 +150,28 @@ def test_tool_budget_is_kept_and_shared_results_are_free(backends: Any) -> None:
     refused = ctx.call("metadata", {"query": "ip", "ip": DST})
     assert refused.errors and "tool calls" in refused.errors[0] and refused.id == ""
     assert ctx.tool_calls == 1 and refused not in ctx.evidence
+
+
+def test_copilot_asks_its_model_to_rank_a_real_tie(make_lab: Any, fake_openai: FakeOpenAI) -> None:
+    # two faults: an uplink down (alarms) and an ACL where the trace stops. Both categories
+    # are strong leads, so the copilot's model (over HTTP) orders them; checks still decide
+    engine = make_lab()
+    inject(engine, Scenario.model_validate({
+        "id": "tie", "now": lab_info(engine).clock, "question": f"{SRC} to {DST} not communicating",
+        "faults": [{"at": "-25m", "kind": "link_down", "target": {"link": f"{SRC_TOR}:Ethernet49"}},
+                   {"at": "-25m", **ACL}]}))
+    fake_openai.script(calls(call("traceroute", {"src": SRC, "dst": DST})),
+                       text('["config", "link", "routing"]'),
+                       text("The ACL on dc1-leaf-03 drops the flow [E1]."))
+    r = Copilot(lab_backends(engine), llm=fake_openai.chat_model(timeout=5)).answer(
+        f"{SRC} to {DST} not communicating", "tie")
+    assert (r["root_cause"]["label"], r["root_cause"]["device"]) == ("config.acl_block", SRC_TOR)
+    assert r["llm_calls"] == 3 and fake_openai.unscripted == 0
+    ranking = fake_openai.requests[1]["messages"][-1]["content"]
+    assert "config.acl_block" not in ranking.split("Hypotheses under")[1]  # categories first
+    assert "- link:" in ranking and "- config:" in ranking and "tools" not in fake_openai.requests[1]
+    steps = next(s for s in r["steps"] if s["node"] == "diagnose")["steps"]
+    root = next(s for s in steps if s["action"] == "rank" and s["node"] == "root")
+    assert "the model's ranking" in root["text"]
+    assert root["text"].index("config") < root["text"].index("link")
+    assert r["answer"].startswith("The ACL on dc1-leaf-03")
