@@ -25,6 +25,7 @@ import os
 import pstats
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -213,7 +214,8 @@ def _record(spec: dict[str, Any], r: dict[str, Any], wall_ms: float) -> dict[str
             "citations_ok": not validate_citations(r["answer"], ids) and bool(r["citations"]),
             "label": rc.get("label"), "device": rc.get("device"), "nodes": _nodes(r["steps"]),
             "coder": [{"recipe": (e["args"] or {}).get("recipe"), "ok": not e["errors"],
-                       "sandbox_ms": (e["facts"] or {}).get("elapsed_ms")} for e in coder]}
+                       "sandbox_ms": (e["facts"] or {}).get("elapsed_ms"),
+                       "warm": bool((e["facts"] or {}).get("warm"))} for e in coder]}
 
 
 def _scenario(spec: dict[str, Any], i: int) -> Any:
@@ -233,6 +235,8 @@ def child_class(name: str, questions: list[dict[str, Any]]) -> dict[str, Any]:
     t0 = time.perf_counter()
     copilot = Copilot(b)
     build_ms = (time.perf_counter() - t0) * 1000
+    if name == "analysis":  # a long-lived front end (chat, web app) starts the sandbox worker
+        copilot.warm_up()
     out: dict[str, Any] = {"build_ms": build_ms, "records": [], "again": [], "inject_ms": [],
                            "load": os.getloadavg()[0]}
     for i, spec in enumerate(questions):
@@ -259,10 +263,14 @@ def child_class(name: str, questions: list[dict[str, Any]]) -> dict[str, Any]:
 
         reset_lab(get_engine())  # the next children see the healthy lab
     if name == "analysis":  # the sandbox's fixed cost: a child that runs nothing
-        from netopsai.sandbox import run_code
+        from netopsai.sandbox import SandboxSettings, prestart, run_code
 
-        floor = [run_code("result = 1\n").elapsed_ms for _ in range(5)]
-        out["sandbox_floor_ms"] = statistics.median(floor)
+        prestart(wait=True)
+        floor = [run_code("result = 1\n") for _ in range(5)]
+        out["sandbox_floor_ms"] = statistics.median(r.elapsed_ms for r in floor if r.warm)
+        cold = SandboxSettings(warm=False)
+        out["sandbox_cold_floor_ms"] = statistics.median(
+            run_code("result = 1\n", settings=cold).elapsed_ms for _ in range(5))
         pandas = []
         for _ in range(5):  # what any such child pays before its code: python -I + pandas
             t0 = time.perf_counter()
@@ -452,11 +460,15 @@ def _cli_cold(home: Path, runs: int) -> dict[str, Any]:
     """`netopsai ask ... --json` as a new process each time; one unrecorded run first."""
     exe = ROOT / ".venv" / "bin" / "netopsai"
     cmd = [str(exe), "ask", CLI_QUESTION, "--json"]
-    walls, answer_ms, ok = [], [], []
+    walls, answer_ms, ok, cpus = [], [], [], []
+    load = os.getloadavg()[0]
     for _ in range(runs + 1):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         p = subprocess.run(cmd, env=_env(home), capture_output=True, text=True, check=False)
         walls.append(time.perf_counter() - t0)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)  # this run's CPU: load does not inflate it
+        cpus.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
         try:
             r = json.loads(p.stdout)
             answer_ms.append(r["elapsed_ms"])
@@ -469,7 +481,8 @@ def _cli_cold(home: Path, runs: int) -> dict[str, Any]:
     split = {k: statistics.median(x[k] for x in splits) for k in splits[0] if k.endswith("_ms")}
     mid = sorted(imports, key=lambda x: x["total_ms"])[1]
     return {"first_s": walls[0], "walls_s": walls[1:], "answer_ms": answer_ms[1:],
-            "ok": all(ok), "imports": mid, "split": split,
+            "cpu_s": cpus[1:], "load": (load, os.getloadavg()[0]), "ok": all(ok), "imports": mid,
+            "split": split,
             "import_totals_ms": [x["total_ms"] for x in imports]}
 
 
@@ -608,6 +621,9 @@ def _rows(res: dict[str, Any]) -> list[tuple[str, ...]]:
     if cold:
         add("`netopsai ask` cold start (new process, wall)", [x * 1000 for x in cold["walls_s"]],
             cold["first_s"] * 1000, COLD_TARGET_S * 1000)
+        if cold.get("cpu_s"):
+            add("— its CPU time (user + sys; what a quiet machine's wall would be)",
+                [x * 1000 for x in cold["cpu_s"]], None, None)
     tok = res["tokens"]
     if tok:
         def t(v: float | None) -> str:
@@ -638,12 +654,15 @@ def _checks(res: dict[str, Any]) -> list[str]:
             runs = [c for r in recs for c in r["coder"]]
             ok = sum(c["ok"] for c in runs)
             recipes = Counter(c["recipe"] for c in runs)
-            sbx = [c["sandbox_ms"] for c in runs if c["sandbox_ms"]]
+            sbx = [c["sandbox_ms"] for c in runs if c["sandbox_ms"] and c.get("warm")]
+            cold = [c["sandbox_ms"] for c in runs if c["sandbox_ms"] and not c.get("warm")]
             line += (f"; coder ran {len(runs)}x ({ok} ok; " + ", ".join(
-                f"{k} {v}" for k, v in recipes.items()) + f"), sandbox run median "
-                f"{_ms(statistics.median(sbx)) if sbx else '—'}, an empty sandbox run "
-                f"{_ms(rc.get('sandbox_floor_ms'))}, `python -I -c 'import pandas'` alone "
-                f"{_ms(rc.get('pandas_import_ms'))}")
+                f"{k} {v}" for k, v in recipes.items()) + f"; {len(sbx)} forked from the warm "
+                f"sandbox worker, {len(cold)} cold), sandbox run median warm "
+                f"{_ms(statistics.median(sbx)) if sbx else '—'}, cold "
+                f"{_ms(statistics.median(cold)) if cold else '—'}; an empty sandbox run warm "
+                f"{_ms(rc.get('sandbox_floor_ms'))}, cold {_ms(rc.get('sandbox_cold_floor_ms'))}; "
+                f"`python -I -c 'import pandas'` alone {_ms(rc.get('pandas_import_ms'))}")
         if name in ("diagnosis", "faulted"):
             labels = Counter(r["label"] for r in recs)
             line += "; root causes " + ", ".join(f"{k} {v}" for k, v in labels.items())
@@ -714,7 +733,9 @@ def render(res: dict[str, Any], machine: dict[str, str], opts: argparse.Namespac
            f"checkpointer) and a fresh thread per question; {opts.n} varied questions per class "
            f"(IPs, devices, sites and PoDs drawn with a fixed seed from the metadata tool's "
            f"inventory) after a first, cold one (reported apart, excluded from p50/p95). Latency is "
-           f"the wall time of `Copilot.answer`. Faults (ACL block on the source ToR with its change "
+           f"the wall time of `Copilot.answer`. The analysis class's Copilot starts the sandbox's warm "
+           f"worker when built (`Copilot.warm_up`, as the terminal chat does); runs it cannot "
+           f"take (not ready yet, busy) go cold. Faults (ACL block on the source ToR with its change "
            f"record, or the flow's ToR uplink down; noise 20 alarms, 6 changes, 2 flaps) are "
            f"injected before each question, untimed; each is then asked a second time. Cold start: "
            f"`.venv/bin/netopsai ask \"{CLI_QUESTION}\" --json` as a new process, median of "
@@ -738,7 +759,9 @@ def render(res: dict[str, Any], machine: dict[str, str], opts: argparse.Namespac
         entries = ", ".join(f"{k} {_ms(v)}" for k, v in imp["entries"])
         ans = [x for x in cold["answer_ms"] if x == x]
         out.append(
-            f"Cold start: wall p50 {_ms(statistics.median(cold['walls_s']) * 1000)}, of which the "
+            f"Cold start: wall p50 {_ms(statistics.median(cold['walls_s']) * 1000)} at 1-min load "
+            f"{cold.get('load', (0, 0))[0]:.1f} to {cold.get('load', (0, 0))[1]:.1f} on 2 cores, of "
+            f"which the "
             f"answer itself (`elapsed_ms`) {_ms(statistics.median(ans) if ans else None)}; answers "
             f"{'correct' if cold['ok'] else '**WRONG or failed**'}. The same steps timed inside a "
             f"fresh process (median of 3): `import netopsai.cli` {_ms(sp['import_cli_ms'])}, "
