@@ -85,6 +85,7 @@ class Copilot:
         return {"answer": answer,
                 "root_cause": {k: diag[k] for k in ("label", "device", "interface", "confidence")}
                 if diag else None,
+                "ruled_out": diag.get("ruled_out", []) if diag else None,
                 "citations": citations(answer), "evidence": evidence,
                 "steps": [s.as_dict() for s in steps[:-1]],
                 "tokens": state.get("tokens", {"prompt": 0, "completion": 0}),

@@ -182,3 +182,5 @@ def test_healthy_with_closed_dci_alarms_is_none(make_lab: Any, backends: Any) ->
     r = Copilot(lab_backends(engine)).answer(QUESTION, "t")
     assert r["root_cause"]["label"] == "none", r["answer"][:800]
     assert "dci.link_down" in r["answer"]  # tested and ruled out, with the closed alarms cited
+    [dci] = [x for x in r["ruled_out"] if x["label"] == "dci.link_down"]
+    assert "closed" in dci["text"] and dci["cites"]

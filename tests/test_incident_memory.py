@@ -38,6 +38,16 @@ def test_bm25_ranks_the_matching_incident_first(tmp_path: Path) -> None:
     assert [i.label for i in IncidentMemory.at(tmp_path / "incidents.db").all()][0] == "config.acl_block"
 
 
+def test_an_absent_embedding_model_leaves_bm25_alone(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    mem = IncidentMemory.at(tmp_path / "incidents.db")
+    mem.add("unreachable ; stop !X ; at dc1-leaf-03", "config.acl_block")
+    mem.add("reached ; LINK_FLAP link dc1-leaf-01 Ethernet49", "link.flapping")
+    plain = [m.incident.label for m in mem.search("LINK_FLAP dc1-leaf-01")]
+    monkeypatch.setenv("NETOPSAI_EMBED_MODEL", str(tmp_path / "no-such-model"))
+    assert [m.incident.label for m in mem.search("LINK_FLAP dc1-leaf-01")] == plain == ["link.flapping"]
+
+
 def _faulted(make_lab: Any, faults: list[dict[str, Any]]) -> Any:
     engine = make_lab()
     inject(engine, Scenario.model_validate({"id": "rec", "now": lab_info(engine).clock,
