@@ -21,15 +21,14 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
         radius (DCs, PoDs, segments), with the compression ratio (alarms per case)."""
         import json
 
-        from netopsai.backends.factory import configured_backends
         from netopsai.errors import NetopsError
-        from netopsai.store import get_engine
+        from netopsai.frontend import frontend_backends
         from netopsai.tools.registry import run_tool
 
         args: dict[str, Any] = {"window": window, "state": state, "correlate": True}
         if site:
             args["site"] = site
-        ev = run_tool("alarms", args, configured_backends(get_engine()))
+        ev = run_tool("alarms", args, frontend_backends())  # the configured backends, as `tool`
         if ev.errors:
             raise NetopsError(ev.errors[0])
         f = ev.facts
