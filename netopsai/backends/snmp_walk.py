@@ -27,6 +27,7 @@ IF_COLUMNS = {  # ifTable (2.2.1.x) and ifXTable (31.1.1.1.x)
 }
 STATUS = {1: "up", 2: "down", 3: "testing", 4: "unknown", 5: "dormant", 6: "notPresent",
           7: "down"}  # lowerLayerDown is down as far as traffic goes
+MAX_REQUESTS = 5000  # per walk: ~300,000 interface rows, far beyond any device
 MAX_VARBINDS = 60  # per response: snmpsim caps at 64, real agents truncate big responses
 
 
@@ -118,7 +119,9 @@ class _Session:
         rows: dict[int, IfReading] = {}
         prefixes = {key: tuple(int(x) for x in oid.split(".")) for key, oid in columns.items()}
         last = dict(prefixes)  # where each column's walk has got to
-        while last:
+        for _ in range(MAX_REQUESTS):
+            if not last:
+                return rows
             keys = list(last)
             reps = max(1, MAX_VARBINDS // len(keys))
             res = await h.bulk_cmd(self.engine, self.auth, self.transport, self.ctx, 0, reps,
@@ -127,7 +130,8 @@ class _Session:
             self._check(*res[:3])
             for key in _take(keys, prefixes, res[3], rows, last):
                 last.pop(key)
-        return rows
+        raise SnmpFailure(f"SNMP walk of {self.target.label} did not end after {MAX_REQUESTS} "
+                          "requests (an agent that keeps answering without progress)")
 
 
 _END = ("EndOfMibView", "NoSuchObject", "NoSuchInstance", "Null")
