@@ -245,6 +245,7 @@ class RawEvent(SQLModel, table=True):
     alarm_id: int | None = Field(default=None, index=True)
     count: int = 1
 
+
 class SnmpCounterState(SQLModel, table=True):
     """One interface's poll state (netopsai poll): the raw IF-MIB counters at `at`, the start of
     the CounterSample being accumulated (emitted once 5 minutes have passed), and what the last
