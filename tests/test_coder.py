@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -68,13 +69,20 @@ def settings(tmp: Path, **kw: Any) -> SandboxSettings:
 
 def survivors(tmp: Path) -> list[int]:
     """Processes still running from this test's sandboxes: their command line names tmp (cold
-    runs) or their working directory is under it (runs forked from the warm worker)."""
-    found = []
-    for p in psutil.process_iter(["pid", "cmdline", "cwd"]):
-        if any(str(tmp) in part for part in p.info["cmdline"] or []) or \
-                str(p.info["cwd"] or "").startswith(str(tmp)):
-            found.append(p.info["pid"])
-    return found
+    runs) or their working directory is under it (runs forked from the warm worker). A process
+    SIGKILLed a moment ago keeps its cwd until it has finished exiting: allow it a few seconds."""
+    deadline = time.monotonic() + 5
+    while True:
+        found = []
+        for p in psutil.process_iter(["pid", "cmdline", "cwd", "status"]):
+            if p.info["status"] == psutil.STATUS_ZOMBIE:
+                continue
+            if any(str(tmp) in part for part in p.info["cmdline"] or []) or \
+                    str(p.info["cwd"] or "").startswith(str(tmp)):
+                found.append(p.info["pid"])
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -405,6 +413,18 @@ def test_a_dead_worker_is_replaced_and_its_run_falls_back(tmp_path: Path) -> Non
     assert (res.ok, res.warm, res.value) == (True, False, 5)
     worker.shutdown()  # forget the retry delay
     assert prestart(s, wait=True) and run_code("result = 6", settings=s).warm
+
+
+def test_a_forked_copy_of_the_process_leaves_the_worker_alone(tmp_path: Path) -> None:
+    """A fork (e.g. a batch worker) inherits the registry: its shutdown must not stop ours."""
+    s = warm(tmp_path)
+    pid = os.fork()
+    if pid == 0:
+        worker.shutdown()
+        os._exit(0)
+    assert os.waitpid(pid, 0)[1] == 0
+    res = run_code("result = 7", settings=s)
+    assert (res.ok, res.warm, res.value) == (True, True, 7)
 
 
 # -- the LLM path --------------------------------------------------------------------------------

@@ -8,18 +8,21 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from netopsai.evidence import validate_citations
+from netopsai.sandbox import worker
 from netopsai.service import Copilot
 
 
 @pytest.fixture(scope="module")
-def copilot(backends: Any) -> Copilot:
-    return Copilot(backends)
+def copilot(backends: Any) -> Iterator[Copilot]:
+    yield Copilot(backends)
+    worker.shutdown()  # the sandbox worker the analysis questions started
 
 
 def ask(c: Copilot, q: str, thread: str = "t") -> dict[str, Any]:

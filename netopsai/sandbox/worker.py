@@ -36,6 +36,7 @@ class Worker:
                                      pass_fds=[theirs.fileno()], start_new_session=True, cwd="/")
         theirs.close()
         self.started = time.monotonic()
+        self.owner = os.getpid()  # a forked copy of this process must not use or stop it
         self.ready = False
         self.lock = threading.Lock()
 
@@ -103,6 +104,7 @@ def acquire(prefix: list[str], env: dict[str, str]) -> Worker | None:
     None; starts one in the background when there is none yet."""
     key = tuple(prefix)
     with _GUARD:
+        _forget_inherited()
         w = _WORKERS.get(key)
         if w is not None and w.proc.poll() is not None:  # died: replace it (later)
             _discard(key, w)
@@ -149,9 +151,17 @@ def _discard(key: tuple[str, ...], w: Worker) -> None:
     w.stop()
 
 
+def _forget_inherited() -> None:
+    """After a fork, the workers in the registry are the parent's: drop them untouched."""
+    for key, w in list(_WORKERS.items()):
+        if w.owner != os.getpid():
+            del _WORKERS[key]
+
+
 def shutdown() -> None:
     """Stop every worker of this process (tests; also at exit)."""
     with _GUARD:
+        _forget_inherited()
         for key, w in list(_WORKERS.items()):
             _discard(key, w)
         _FAILED.clear()
