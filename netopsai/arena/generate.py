@@ -109,12 +109,13 @@ def scenario(lab: LabKey, sid: str, b: Built, rng: random.Random) -> dict[str, A
 def _dci_closed(view: LabView, sc: dict[str, Any], b: Built) -> dict[str, Any]:
     """The seed's healthy case: closed DCI alarms in the window, no changes, a fine path. The
     id (which seeds lab inject's noise) gets the first suffix whose noise does that."""
-    sc["noise"] = {"alarms": sc["noise"]["alarms"], "changes": 0, "flaps": 10}
+    flaps = h.closed_flaps(view)
+    sc["noise"] = {"alarms": sc["noise"]["alarms"], "changes": 0, "flaps": flaps}
     probe = {**sc, "question_ips": [b.flow.src.ip, b.flow.dst.ip]}
     base = sc["id"]
-    for j in range(2000):
+    for j in range(20000):
         probe["id"] = f"{base}-{j}"
-        if h.dci_closed_noise(view, probe, 10):
+        if h.dci_closed_noise(view, probe, flaps):
             sc["id"] = probe["id"]
             return sc
     raise RuntimeError("no noise seed leaves a closed DCI alarm in the window")

@@ -112,6 +112,12 @@ def _noise_inputs(view: LabView) -> tuple[list[dict[str, Any]], list[dict[str, A
     return inputs
 
 
+def closed_flaps(view: LabView) -> int:
+    """Background flaps for the seed's case: enough that some land on a DCI circuit in the
+    window for a few noise seeds, however many links the lab has."""
+    return max(10, len(_noise_inputs(view)[1]) // 100)
+
+
 def dci_closed_noise(view: LabView, scenario: dict[str, Any], flaps: int) -> bool:
     """Will lab inject's noise for this scenario (seeded by its id) leave a closed DCI alarm
     inside the diagnosis window? Mirrors netopsai.lab.inject's noise inputs; the arena tests
@@ -120,7 +126,10 @@ def dci_closed_noise(view: LabView, scenario: dict[str, Any], flaps: int) -> boo
     from netopsai.lab.trace import trace
 
     ips = scenario["question_ips"]
-    avoid = set(trace(view.router(), ips[0], ips[1]).path_devices)
+    key = f"path:{ips[0]}:{ips[1]}"
+    if key not in view.cache:
+        view.cache[key] = set(trace(view.router(), ips[0], ips[1]).path_devices)
+    avoid: set[str] = view.cache[key]
     devices, links = _noise_inputs(view)
     noise = scenario["noise"]
     rows = noise_rows(random.Random(f"{scenario['id']}|{scenario['lab']['seed']}"), devices, links,
