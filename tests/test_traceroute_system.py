@@ -190,11 +190,7 @@ FAULTS = [  # kind, target, params, expected label, acceptable devices
      "routing.blackhole", {"ns-dc2-leaf-03"}),
     ("link_down", {"link": "ns-dc2-leaf-03:Ethernet1"}, {}, "link.down",
      {"ns-dc2-leaf-03", "ns-dc2-host-03-1"}),
-    pytest.param("device_down", {"device": "ns-dc2-leaf-03"}, {}, "device.down", {"ns-dc2-leaf-03"},
-                 marks=pytest.mark.xfail(strict=False, reason=(
-                     "the diagnosis engine rules device.down out while the inventory's status says "
-                     "up, even with an open DEVICE_UNREACHABLE alarm; a real inventory's status is "
-                     "not live"))),
+    ("device_down", {"device": "ns-dc2-leaf-03"}, {}, "device.down", {"ns-dc2-leaf-03"}),
     ("crc_errors", {"link": "ns-dc2-leaf-03:Ethernet1"}, {"loss": 0.3}, "link.errors",
      {"ns-dc2-leaf-03", "ns-dc2-host-03-1"}),
 ]
@@ -225,3 +221,22 @@ def test_copilot_healthy_path_is_none(lab: tuple[Engine, NetnsLab]) -> None:
     engine, _ = lab
     out = _copilot(engine).answer(f"{SRC} to {DST} not communicating")
     assert out["root_cause"] is not None and out["root_cause"]["label"] == "none", out["answer"]
+
+
+@pytest.mark.integration
+@needs_netns
+def test_copilot_dead_device_rests_on_live_evidence(lab: tuple[Engine, NetnsLab]) -> None:
+    # the inventory's status column still says up (a record, not live state): the verdict rests
+    # on the open unreachable alarm, the neighbours' ports and the trace, never on a failed call
+    import re
+
+    engine, _ = lab
+    _fault(engine, "device_down", {"device": "ns-dc2-leaf-03"})
+    out = _copilot(engine).answer(f"{SRC} to {DST} not communicating")
+    assert out["root_cause"]["label"] == "device.down", out["answer"]
+    lead = out["answer"].split("\n", 1)[0]
+    assert "unreachable alarm" in lead and "still lists it up" in lead, lead
+    failed = {e["id"] for e in out["evidence"] if e["errors"]}
+    cited = set(re.findall(r"\[(E\d+)\]", lead))
+    trace = next(e["id"] for e in out["evidence"] if e["tool"] == "traceroute" and not e["errors"])
+    assert trace in cited and not cited & failed, (lead, failed)

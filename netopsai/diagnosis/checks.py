@@ -1,4 +1,4 @@
-"""Verification checks read from alarms and telemetry: links, devices, BGP, DCI circuits.
+"""Verification checks read from alarms and telemetry: links, BGP, DCI circuits (devices: checks_device).
 
 A check takes the diagnosis Context, reads what it needs through `ctx.call` (cached: checks
 share tool results) and returns a Verdict — confirmed / rejected / unknown — citing the
@@ -6,10 +6,10 @@ evidence that decided it and naming the device and interface it located."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
+from netopsai.diagnosis.checks_device import down_devices
 from netopsai.diagnosis.context import DIAG_WINDOW, Context
 from netopsai.diagnosis.registry import check
 
@@ -47,15 +47,20 @@ def _down_port(ctx: Context, alarms: list[Alarm], what: str, confidence: float) 
                                  f"alarm since {r['raised_at']}, a link of {dead.device}, which "
                                  f"is down", [eid, *dead.cites], r["device"], r.get("interface"),
                                  confidence, r.get("peer"), pos)
-    tried = []
+    tried, unread = [], []
     for eid, r, pos in alarms[:3]:
         state, tid = _port_state(ctx, r["device"], r.get("interface"))
+        if state is None:  # telemetry could not be read: that says nothing about the port
+            unread.append(_where(r))
         if state == "down":
             return confirmed(f"{what} on {_where(r)} (to {r.get('peer')}): open {r['kind']} alarm "
                              f"since {r['raised_at']}, and telemetry shows the port down at the end "
                              f"of the window", [eid, tid], r["device"], r.get("interface"),
                              confidence, r.get("peer"), pos)
         tried += [eid, tid]
+    if unread:
+        return unknown(f"telemetry could not be read for the alarmed ports ({', '.join(unread)})",
+                       [eid for eid, _, _ in alarms[:3]])
     if tried:
         return rejected(f"the alarmed ports ({', '.join(_where(r) for _, r, _ in alarms[:3])}) "
                         "are up again per telemetry", tried)
@@ -148,74 +153,12 @@ def link_flapping(ctx: Context) -> Verdict:
     return _counter_check(ctx, alarms, "flaps", "flaps", FLAPS, "flapping")
 
 
-def _down_devices(ctx: Context) -> list[tuple[str, str, int]]:
-    """(device, evidence id, position): DEVICE_UNREACHABLE alarms, then far ends of two or
-    more link alarms that raised none of their own (a device reporting alarms is alive)."""
-    out = [(r["device"], eid, pos) for eid, r, pos in ctx.alarms_of({"DEVICE_UNREACHABLE"})]
-    peers: dict[str, list[str]] = {}
-    for eid, r, _ in ctx.alarms_of({"LINK_DOWN"}):
-        if r.get("peer") and r["peer"] not in ctx.reporting():
-            peers.setdefault(r["peer"], []).append(eid)
-    out += [(p, ids[0], max(ctx.position(p), 1)) for p, ids in peers.items()
-            if len(ids) >= 2 and p not in {d for d, _, _ in out}]
-    return out
-
-
-@check("device_down")
-def device_down(ctx: Context) -> Verdict:
-    cites: list[str] = []
-    for dev, eid, pos in _down_devices(ctx)[:3]:
-        row, mid = ctx.device(dev)
-        cites += [eid, mid]
-        if row and row.get("status") == "down":
-            return confirmed(f"{dev} is down: unreachable alarm or its neighbours' link alarms "
-                             f"point at it, and the inventory shows it down with "
-                             f"{row.get('links_down')} links down", [eid, mid], dev, None, 0.9,
-                             None, pos)
-    if cites:
-        return rejected("the suspected devices are up per the inventory", cites)
-    return rejected("no device-unreachable alarm and no device that several link alarms point "
-                    "at", ctx.alarm_ids)
-
-
-@check("device_reboot")
-def device_reboot(ctx: Context) -> Verdict:
-    suspects = [(r["device"], eid, pos) for eid, r, pos in ctx.alarms_of({"DEVICE_REBOOT"}, "any")]
-    closed = [(eid, r) for eid, r, _ in ctx.alarms_of({"LINK_DOWN"}, "any") if r["state"] == "closed"]
-    suspects += [(r["peer"], eid, max(ctx.position(r["peer"]), 1)) for eid, r in closed
-                 if r.get("peer") and sum(1 for _, x in closed if x.get("peer") == r["peer"]) >= 2]
-    cites: list[str] = []
-    for dev, eid, pos in list(dict.fromkeys(suspects))[:3]:
-        row, mid = ctx.device(dev)
-        cites += [eid, mid]
-        booted, start = _booted(row), _window_start(ctx)
-        if row is not None and booted is not None and start is not None and booted >= start:
-            return confirmed(f"{dev} rebooted: booted at {row['booted_at']} (uptime "
-                             f"{row.get('uptime')}), with a reload alarm or a burst of link alarms "
-                             f"that cleared", [eid, mid], dev, None, 0.85, None, pos)
-    if cites:
-        return rejected("the suspected devices have not rebooted in the window (uptime)", cites)
-    return rejected("no reload alarm and no burst of cleared link alarms on the flow", ctx.alarm_ids)
-
-
-def _booted(row: dict[str, Any] | None) -> datetime | None:
-    text = (row or {}).get("booted_at")
-    return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
-
-
-def _window_start(ctx: Context) -> datetime | None:
-    for e in ctx.evidence:
-        if e.tool == "alarms" and e.window:
-            return datetime.fromisoformat(e.window["start"].replace("Z", "+00:00"))
-    return None
-
-
 @check("bgp_down")
 def bgp_down(ctx: Context) -> Verdict:
     alarms = ctx.alarms_of({"BGP_DOWN"})
     if not alarms:
         return rejected("no open BGP-down alarm on the flow's devices", ctx.alarm_ids)
-    dead = {d for d, _, _ in _down_devices(ctx)}
+    dead = {d for d, _, _ in down_devices(ctx)}
     links = {frozenset((r["device"], r.get("peer"))) for _, r, _ in ctx.alarms_of({"LINK_DOWN"})}
     bare = [a for a in alarms if frozenset((a[1]["device"], a[1].get("peer"))) not in links
             and not {a[1]["device"], a[1].get("peer")} & dead]

@@ -48,8 +48,9 @@ class Search:
             except Exception as exc:  # a user's check must not break the diagnosis
                 v = unknown(f"check {name} failed: {type(exc).__name__}: {exc}")
             v.check = name
-            known = {e.id for e in self.ctx.evidence}
-            v.cites = [c for c in dict.fromkeys(v.cites) if c in known]  # cite what exists only
+            # cite what exists only; a failed tool call is no support for a confirmed cause
+            known = {e.id for e in self.ctx.evidence if not (v.confirmed and e.errors)}
+            v.cites = [c for c in dict.fromkeys(v.cites) if c in known]
             self.ctx.verdicts[name] = v
         return self.ctx.verdicts[name]
 
