@@ -21,6 +21,9 @@ PATHS = ["lab", pytest.param("system", marks=integration), pytest.param("napalm"
 INVENTORY = ["lab", "store", pytest.param("napalm", marks=integration),
              pytest.param("netns", marks=integration)]
 ALARMS = ["lab", "store", pytest.param("netns", marks=integration)]
+# backends that read the targets themselves, so one target can fail to answer (the others read
+# stored history, or a scraper that hides the agents)
+POLLING = [pytest.param("snmp", marks=integration)]
 
 
 def _needs_module(name: str) -> None:
@@ -103,6 +106,11 @@ def _case(request: pytest.FixtureRequest, lab_engine: Engine) -> Case:
 
 @pytest.fixture(params=TELEMETRY)
 def telemetry_case(request: pytest.FixtureRequest, lab_engine: Engine) -> Case:
+    return _case(request, lab_engine)
+
+
+@pytest.fixture(params=POLLING)
+def polling_case(request: pytest.FixtureRequest, lab_engine: Engine) -> Case:
     return _case(request, lab_engine)
 
 

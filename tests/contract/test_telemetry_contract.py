@@ -86,10 +86,9 @@ def test_an_unknown_device_is_a_clear_error(telemetry_case: Case) -> None:
     assert len(ev.errors) == 1 and ev.errors[0].startswith("unknown device 'no-such-device-9'")
 
 
-def test_an_unreachable_target_makes_the_evidence_partial_and_names_it(telemetry_case: Case) -> None:
-    c = telemetry_case
-    if c.unreachable is None:
-        pytest.skip(f"the {c.name} backend has no target that can be unreachable")
+def test_an_unreachable_target_makes_the_evidence_partial_and_names_it(polling_case: Case) -> None:
+    c = polling_case
+    assert c.unreachable is not None and c.unreachable_device
     ev = run_tool("telemetry", {"metric": "oper_status", **_window_args(c)}, c.unreachable)
     assert ev.partial and ev.facts["ports"] > 0  # what was read is still there
     assert any(c.unreachable_device in e for e in ev.errors) and c.unreachable_device in ev.summary
