@@ -191,6 +191,8 @@ FAULTS = [  # kind, target, params, expected label, acceptable devices
     ("link_down", {"link": "ns-dc2-leaf-03:Ethernet1"}, {}, "link.down",
      {"ns-dc2-leaf-03", "ns-dc2-host-03-1"}),
     ("device_down", {"device": "ns-dc2-leaf-03"}, {}, "device.down", {"ns-dc2-leaf-03"}),
+    # a dead spine: the flow goes round it over ECMP, the dead device is still the finding
+    ("device_down", {"device": "ns-dc2-spine-01"}, {}, "device.down", {"ns-dc2-spine-01"}),
     ("crc_errors", {"link": "ns-dc2-leaf-03:Ethernet1"}, {"loss": 0.3}, "link.errors",
      {"ns-dc2-leaf-03", "ns-dc2-host-03-1"}),
 ]
@@ -199,7 +201,8 @@ FAULTS = [  # kind, target, params, expected label, acceptable devices
 @pytest.mark.integration
 @needs_netns
 @pytest.mark.parametrize(("kind", "target", "params", "label", "devices"), FAULTS,
-                         ids=["acl_block", "blackhole", "link_down", "device_down", "crc_errors"])
+                         ids=["acl_block", "blackhole", "link_down", "device_down", "device_down_spine",
+                              "crc_errors"])
 def test_copilot_finds_the_injected_fault(lab: tuple[Engine, NetnsLab], kind: str,
                                           target: dict[str, str], params: dict[str, object],
                                           label: str, devices: set[str]) -> None:
