@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -70,6 +71,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
     a = ap.parse_args()
     t0 = time.perf_counter()
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          cwd=ROOT, check=False).stdout.strip() or "unknown"
     public = _run(ROOT / "bench" / "scenarios", "public", arena.Options())
     with tempfile.TemporaryDirectory(prefix="netopsai-heldout-") as tmp:
         generate(Path(tmp), a.heldout_n, a.heldout_seed)
@@ -85,7 +88,8 @@ def main() -> None:
     scripted = None if a.skip_llm else _run(ROOT / "bench" / "scenarios", "scripted",
                                             arena.Options(("full",), llm="scripted"))
     body = ("## NetOpsArena (issue 6)\n\n`bench/arena/run_public.py`; raw results in "
-            "bench/arena/results/. Public set: bench/scenarios (150, seed 1). Held out: "
+            f"bench/arena/results/. Code at commit {head} (plus uncommitted work of the "
+            "moment, if any). Public set: bench/scenarios (150, seed 1). Held out: "
             f"{a.heldout_n} generated with seed {a.heldout_seed} (small lab, lab seed 7) and "
             f"{a.medium_n} with seed {MEDIUM['seed']} on the medium lab (lab seed "
             f"{MEDIUM['lab_seed']}).\n\n"
