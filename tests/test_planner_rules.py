@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ import yaml
 from netopsai.backends.base import Backends
 from netopsai.planner import Plan, Vocabulary, help_text, plan
 from netopsai.planner.windows import parse_when
+from netopsai.sandbox import worker
+from netopsai.service import Copilot
 from netopsai.timewin import parse_window
 from netopsai.tools.registry import REGISTRY, run_tool
 
@@ -158,6 +161,81 @@ def test_vocabulary_from_the_lab(vocab: Vocabulary, backends: Backends) -> None:
     assert vocab.roles == ["border", "dci", "host", "leaf", "spine", "superspine"]
     assert vocab.addresses["dc1-host-03-1"] == "10.1.3.20"
     assert vocab.meta["dc1-spine-02"] == {"role": "spine", "site": "dc1", "pod": "dc1-pod1"}
+
+
+# --- path ends named by host, "host (IP)" or both ------------------------------------------------
+
+@pytest.mark.parametrize("question, twice", [
+    ("dc1-host-03-1 cannot reach 10.1.3.20", "dc1-host-03-1 and 10.1.3.20 are the same end"),
+    ("dc1-host-03-1 (10.1.3.20) cannot talk to dc1-host-03-1", "dc1-host-03-1 is named twice"),
+    ("10.1.3.20 to 10.1.3.20 not communicating", "10.1.3.20 is named twice"),
+    ("trace dc1-host-03-1 to dc1-host-03-1", "dc1-host-03-1 is named twice"),
+    ("10.1.3.20 can't reach dc1-host-03-1 (10.1.3.20)", "10.1.3.20 and dc1-host-03-1 are the same end"),
+])
+def test_one_end_named_twice_is_not_a_pair(question: str, twice: str, vocab: Vocabulary) -> None:
+    p = plan(question, vocab, CLOCK)
+    assert p.intent in ("diagnose.connectivity", "trace") and p.calls == []
+    assert p.entities.endpoints == ["10.1.3.20"]
+    assert f"{twice}" in p.note and "a path needs two different ends" in p.note
+
+
+def test_an_end_said_twice_beside_another_end_is_still_a_pair(vocab: Vocabulary) -> None:
+    p = plan("dc2-host-01-3 / 10.2.1.40 can't reach dc1-host-03-1", vocab, CLOCK)
+    assert p.entities.endpoints == ["10.2.1.40", "10.1.3.20"]
+    assert "same end" not in p.note
+
+
+@pytest.mark.parametrize("question", [
+    "dc1-host-03-9 cannot reach dc2-host-01-3",
+    "dc1-host-03-9 (10.1.3.20) cannot talk to dc2-host-01-3 (10.2.1.40)",
+    "dc2-host-01-3 to dc1-host-03-9 not communicating",
+])
+def test_an_unknown_host_end_gets_the_closest_names(question: str, vocab: Vocabulary) -> None:
+    p = plan(question, vocab, CLOCK)
+    assert (p.intent, p.calls) == ("diagnose.connectivity", [])
+    assert p.entities.unknown == ["dc1-host-03-9"]
+    assert "'dc1-host-03-9' is not in the inventory; did you mean dc1-host-03-1" in p.note
+
+
+def test_a_name_and_a_different_address_in_brackets_run_nothing(vocab: Vocabulary) -> None:
+    """The on-call's address and the inventory's disagree: which is meant is not guessed."""
+    p = plan("dc1-host-03-1 (10.1.3.30) cannot reach dc2-host-01-3", vocab, CLOCK)
+    assert (p.intent, p.calls) == ("diagnose.connectivity", [])
+    assert p.entities.conflicts == ["dc1-host-03-1 (10.1.3.30)"]
+    assert "the inventory has dc1-host-03-1 at 10.1.3.20, not 10.1.3.30" in p.note
+
+
+def test_bracketed_addresses_are_not_lookups_of_their_own(vocab: Vocabulary) -> None:
+    p = plan("dc1-host-03-1 (10.1.3.20) can't reach dc2-host-01-3 (10.2.1.40)", vocab, CLOCK)
+    assert p.entities.endpoints == ["10.1.3.20", "10.2.1.40"]
+    assert p.entities.devices == ["dc1-host-03-1", "dc2-host-01-3"]
+    assert (p.entities.conflicts, p.entities.repeated, p.note) == ([], [], "")
+
+
+@pytest.fixture(scope="module")
+def copilot(backends: Backends) -> Iterator[Copilot]:
+    yield Copilot(backends)
+    worker.shutdown()  # in case a diagnosis started the sandbox worker
+
+
+@pytest.mark.parametrize("question, src, dst", [
+    ("dc1-host-03-1 (10.1.3.20) cannot talk to dc2-host-01-3 (10.2.1.40)",
+     "dc1-host-03-1", "dc2-host-01-3"),
+    ("dc2-host-01-3 can't reach dc1-host-03-1", "dc2-host-01-3", "dc1-host-03-1"),
+    ("dc1-host-03-1 to 10.2.1.40 not communicating", "dc1-host-03-1", "dc2-host-01-3"),
+])
+def test_copilot_diagnosis_traces_between_the_named_hosts(question: str, src: str, dst: str,
+                                                          copilot: Copilot,
+                                                          backends: Backends) -> None:
+    """End to end on the small lab: every traceroute of the diagnosis runs from the first host
+    named to the second, and the lab's own trace ends at the destination host."""
+    hosts = {h["name"]: h["ip"] for h in backends.inventory.hosts(None, None, None)}
+    r = copilot.answer(question, f"ends-{question}")
+    assert r["intent"] == "diagnose.connectivity" and r["root_cause"] is not None
+    traces = [e for e in r["evidence"] if e["tool"] == "traceroute"]
+    assert traces and all(e["errors"] == [] for e in traces)
+    assert {(e["args"]["src"], e["args"]["dst"]) for e in traces} == {(hosts[src], hosts[dst])}
+    assert all(e["facts"]["path_devices"][-1] == dst for e in traces)
 
 
 # --- time windows ------------------------------------------------------------------------------

@@ -89,8 +89,9 @@ def _subjects(ent: Entities, vocab: Vocabulary, query: str) -> list[dict[str, st
     names = [{"name": d} for d in ent.devices]
     if query == "ip":
         return [{"ip": ip} for ip in ent.ips]
-    if query == "upstream":
-        return names + [{"ip": ip} for ip in ent.ips]
+    if query == "upstream":  # "dc1-host-03-1 (10.1.3.20)" is one subject, not two
+        own = {vocab.addresses.get(d) for d in ent.devices}
+        return names + [{"ip": ip} for ip in ent.ips if ip not in own]
     return names or [{"name": n} for ip in ent.ips if (n := _host_of(ip, vocab))]
 
 
@@ -151,6 +152,8 @@ def _changes(ent: Entities, vocab: Vocabulary) -> tuple[list[ToolCall], Notes]:
 
 
 def _traces(ent: Entities, sizes: list[int | None]) -> tuple[list[ToolCall], Notes]:
+    if len(ent.endpoints) < 2 and ent.repeated:
+        return [], ent.repeated  # "A cannot reach A": which end was named twice
     if len(ent.endpoints) < 2:
         return [], ["a path needs a source and a destination (two IPs or host names); got "
                     + (", ".join(ent.endpoints) or "none")]
@@ -161,7 +164,7 @@ def _traces(ent: Entities, sizes: list[int | None]) -> tuple[list[ToolCall], Not
 
 
 def _diagnose(ent: Entities, vocab: Vocabulary) -> tuple[list[ToolCall], Notes]:
-    if len(ent.endpoints) == 1 and ent.ips:
+    if len(ent.endpoints) == 1 and ent.ips and not ent.repeated:
         return _metadata(ent, vocab, "ip")[0], [
             "connectivity needs a source and a destination; showing who owns the address given"]
     sizes: list[int | None] = [None] + ([ent.size] if ent.size else [])

@@ -15,6 +15,7 @@ from ipaddress import IPv4Address, IPv4Network
 from typing import Any
 
 from netopsai.errors import closest
+from netopsai.planner.endpoints import Mention, endpoints
 from netopsai.planner.keywords import keywords
 from netopsai.planner.names import Hit, NameIndex, find_names
 from netopsai.planner.windows import Span, WindowValue, parse_when
@@ -35,7 +36,9 @@ class Entities:
     state: str | None = None
     metric: str | None = None
     corrections: dict[str, str] = field(default_factory=dict)  # typed name -> inventory name
-    endpoints: list[str] = field(default_factory=list)  # IPs in question order (hosts resolved)
+    endpoints: list[str] = field(default_factory=list)  # distinct IPs in path order (hosts resolved)
+    repeated: list[str] = field(default_factory=list)  # notes: no pair, one end named twice
+    conflicts: list[str] = field(default_factory=list)  # "name (IP)" where the inventory disagrees
     interfaces: list[str] = field(default_factory=list)
     tickets: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)  # address-like text that is not an IPv4
@@ -93,7 +96,6 @@ _IFACE = re.compile(r"\b(?:ethernet|eth|et|xe|ge|gi|te|hundredgige|fortygige|ten
                     r"port-channel|po)-?\d+(?:/\d+)*\b", re.I)
 _GLOB = re.compile(r"(?<![\w*-])[A-Za-z][\w-]*\*[\w*-]*")
 _NAMEISH = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-[A-Za-z]*\d+[A-Za-z0-9]*\b")
-_FROM = re.compile(r"\bfrom\s+(?:host\s+|the\s+)?$", re.I)
 _TOP = re.compile(r"\btop[\s-]*(\d{1,4})\b|\b(\d{1,4})\s+(?:worst|busiest|noisiest)\b", re.I)
 _SIZE = re.compile(r"\b(\d{2,4})[\s-]*(?:bytes?|b)\b", re.I)
 _JUMBO = re.compile(r"\bjumbo\b|\bmtu\b|\blarge (?:packets|frames)\b", re.I)
@@ -130,27 +132,29 @@ def extract(question: str, vocab: Vocabulary, clock: datetime,
     ent.globs = [m.group(0) for m in _GLOB.finditer(text.masked)]
     text.mask([m.span() for m in _GLOB.finditer(text.masked)])
     positions += _names(text, ent, vocab, notes, hint_sites or [])
-    ent.endpoints = _ordered(question, positions)
-    for m in _NAMEISH.finditer(text.masked):
-        ent.unknown.append(m.group(0))
-        near = closest(m.group(0), vocab.devices + vocab.pods)
-        notes.append(f"{m.group(0)!r} is not in the inventory"
-                     + (f"; did you mean {', '.join(near)}?" if near else "."))
+    ends = endpoints(question, positions)
+    ent.endpoints, ent.repeated, ent.conflicts = ends.ips, ends.repeated, ends.conflicts
+    notes += ends.notes
+    _unknown(text, ent, vocab, notes)
     rest = text.masked.lower()
     _sizes(rest, ent)
     keywords(rest, ent, vocab)
     return ent, rest, notes
 
 
-def _ordered(question: str, positions: list[tuple[int, str]]) -> list[str]:
-    """Endpoints in path order: "B reachable from A" traces A -> B."""
-    pts = sorted(positions)
-    if len(pts) >= 2 and _FROM.search(question[:pts[1][0]]) and not _FROM.search(question[:pts[0][0]]):
-        pts[0], pts[1] = pts[1], pts[0]
-    return [ip for _, ip in pts]
+def _unknown(text: _Text, ent: Entities, vocab: Vocabulary, notes: list[str]) -> None:
+    """Name-like text that is no inventory name: the closest names, and masked so its words
+    ("host" in "dc1-host-03-9") are not read as keywords."""
+    found = list(_NAMEISH.finditer(text.masked))
+    for m in found:
+        ent.unknown.append(m.group(0))
+        near = closest(m.group(0), vocab.devices + vocab.pods)
+        notes.append(f"{m.group(0)!r} is not in the inventory"
+                     + (f"; did you mean {', '.join(near)}?" if near else "."))
+    text.mask([m.span() for m in found])
 
 
-def _addresses(text: _Text, ent: Entities, notes: list[str]) -> list[tuple[int, str]]:
+def _addresses(text: _Text, ent: Entities, notes: list[str]) -> list[Mention]:
     positions = []
     for m in _ADDR.finditer(text.masked):
         addr, plen = m.group(1), m.group(2)
@@ -158,8 +162,9 @@ def _addresses(text: _Text, ent: Entities, notes: list[str]) -> list[tuple[int, 
             if plen is not None:
                 ent.cidrs.append(str(IPv4Network(f"{addr}/{plen}", strict=False)))
             else:
-                ent.ips.append(str(IPv4Address(addr)))
-                positions.append((m.start(), ent.ips[-1]))
+                ip = str(IPv4Address(addr))
+                ent.ips += [ip] if ip not in ent.ips else []
+                positions.append(Mention(m.start(), m.end(), ip))
         except ValueError:
             ent.invalid.append(m.group(0))
             notes.append(f"{m.group(0)} is not a valid IPv4 {'network' if plen else 'address'} "
@@ -177,7 +182,7 @@ def _iface(name: str) -> str:
 
 
 def _names(text: _Text, ent: Entities, vocab: Vocabulary, notes: list[str],
-           hint_sites: list[str]) -> list[tuple[int, str]]:
+           hint_sites: list[str]) -> list[Mention]:
     index = vocab.index
     hints = index.sites_in(text.masked) or hint_sites
     hits = find_names(text.masked, index, hints)
@@ -189,7 +194,7 @@ def _names(text: _Text, ent: Entities, vocab: Vocabulary, notes: list[str],
             continue
         _add(ent, hit)
         if hit.kind == "device" and hit.name in vocab.addresses:
-            positions.append((hit.start, vocab.addresses[hit.name]))
+            positions.append(Mention(hit.start, hit.end, vocab.addresses[hit.name], hit.name))
     covered = {vocab.meta.get(d, {}).get("site") for d in ent.devices}
     covered |= {vocab.pod_sites.get(p) for p in ent.pods}
     ent.sites = [s for s in ent.sites if s not in covered]  # "leaf-03 in dc1": dc1 only qualifies

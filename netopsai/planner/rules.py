@@ -109,7 +109,10 @@ class _Q:
 
     @property
     def two_ends(self) -> bool:
-        return len(self.ent.endpoints) + len(self.ent.invalid) >= 2
+        """Two ends named, even if not both usable (an invalid address, an unknown name, the
+        same end twice): the question is still about a path, and the calls say what is wrong."""
+        ent = self.ent
+        return bool(ent.repeated) or len(ent.endpoints) + len(ent.invalid) + len(ent.unknown) >= 2
 
     @property
     def hosts_or_ips(self) -> bool:
@@ -209,6 +212,9 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
     notes += more
     if ent.unknown and calls:
         notes.append("nothing was run: a name above is not in the inventory or is ambiguous")
+        calls = []
+    if ent.conflicts and calls:
+        notes.append("nothing was run: a name and the address given with it disagree")
         calls = []
     return Plan(intent, calls, ent, _sentences(notes), recipe)
 
