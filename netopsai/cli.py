@@ -123,9 +123,12 @@ def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain
             thread: Annotated[str, typer.Option(help="Conversation thread id")] = "cli") -> None:
     """Ask one question through the whole copilot."""
     import json
+    import os
 
     if not question.strip():
         raise NetopsError("the question is empty")
+    # one question, one process: a warm sandbox worker would start and never be reused
+    os.environ.setdefault("NETOPSAI_SANDBOX_WARM", "false")
     result = _copilot().answer(question, thread)
     if as_json:
         _out(json.dumps(result, default=str))

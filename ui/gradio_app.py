@@ -206,7 +206,9 @@ def serve(host: str = "127.0.0.1", port: int = 7860) -> None:
     auth = authenticator()
     if auth is None and not _loopback(host):
         log.warning("serving on %s without login: set NETOPSAI_UI_USERS for a shared deployment", host)
-    app = build_app(_copilot())
+    copilot = _copilot()
+    copilot.warm_up()  # long-lived: the first analysis should not wait for pandas to load
+    app = build_app(copilot)
     print(f"netopsai web app on http://{host}:{port}", flush=True)
     app.queue(default_concurrency_limit=8).launch(
         server_name=host, server_port=port, share=False, inbrowser=False, auth=auth,

@@ -77,7 +77,9 @@ def main(http: bool = False, host: str = "127.0.0.1", port: int = 3000) -> None:
     """Run the bot until interrupted."""
     settings = SlackSettings()
     _check(settings, http)
-    app = build_app(_copilot(), settings)
+    copilot = _copilot()
+    copilot.warm_up()  # long-lived: the first analysis should not wait for pandas to load
+    app = build_app(copilot, settings)
     if http:
         server = serve_http(app, host, port)
         print(f"netopsai slack: listening on http://{host}:{server.server_port}{EVENTS_PATH}",
