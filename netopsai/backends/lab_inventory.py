@@ -7,7 +7,8 @@ from ipaddress import ip_network
 from socket import inet_aton
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Engine, Select, func
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, or_, select
 from sqlmodel.sql.expression import SelectOfScalar
 
@@ -100,13 +101,14 @@ class LabInventory:
     def devices(self, site: str | None, pod: str | None, role: str | None,
                 name: str | None) -> list[Row]:
         self.check_names(site=site, pod=pod, role=role)
+        t = m.Device.__table__.c  # type: ignore[attr-defined]  # plain rows: ORM objects cost ~10x
+        q = _in_place(core_select(*t).order_by(t.name), t, site, pod)
+        role = canonical_role(role)
+        q = q.where(t.role == role) if role else q.where(t.role != "host")
+        if name:
+            q = q.where(t.name.like(_glob(name), escape="\\"))
         with self._s() as s:
-            q = _in_place(select(m.Device).order_by(col(m.Device.name)), m.Device, site, pod)
-            role = canonical_role(role)
-            q = q.where(m.Device.role == role) if role else q.where(m.Device.role != "host")
-            if name:
-                q = q.where(col(m.Device.name).like(_glob(name), escape="\\"))
-            return [_device_row(d) for d in s.exec(q)]
+            return [_device_row(r._mapping) for r in s.execute(q)]
 
     def device(self, name: str) -> Row:
         self.check_names(devices=[name])
@@ -126,13 +128,15 @@ class LabInventory:
 
     def hosts(self, site: str | None, pod: str | None, name: str | None) -> list[Row]:
         self.check_names(site=site, pod=pod)
+        t = m.HostAddress.__table__.c  # type: ignore[attr-defined]
+        q = _in_place(core_select(t.ip, t.device, t.pod, t.segment, t.tor, t.tor_interface, t.site), t,
+                      site, pod)
+        if name:
+            q = q.where(t.device.like(_glob(name), escape="\\"))
         with self._s() as s:
-            q = _in_place(select(m.HostAddress), m.HostAddress, site, pod)
-            if name:
-                q = q.where(col(m.HostAddress.device).like(_glob(name), escape="\\"))
             return [{"ip": h.ip, "name": h.device, "pod": h.pod, "segment": h.segment,
                      "tor": h.tor, "tor_interface": h.tor_interface, "site": h.site}
-                    for h in s.exec(q.order_by(col(m.HostAddress.device)))]
+                    for h in s.execute(q.order_by(t.device))]
 
     def ip_owner(self, ip: str) -> Row:
         with self._s() as s:
@@ -195,7 +199,7 @@ class LabInventory:
                 if TIERS.get(roles.get(n["neighbor"], ""), 0) > tier]
 
 
-_Sel = TypeVar("_Sel", bound=SelectOfScalar[Any])
+_Sel = TypeVar("_Sel", SelectOfScalar[Any], Select[Any])
 
 
 def _in_place(q: _Sel, model: Any, site: str | None, pod: str | None) -> _Sel:
@@ -212,9 +216,10 @@ def _cidr_key(cidr: str) -> bytes:
     return inet_aton(cidr.partition("/")[0])
 
 
-def _device_row(d: m.Device) -> dict[str, Any]:
-    row = d.model_dump()
-    row["booted_at"] = iso(d.booted_at) if d.booted_at else None
+def _device_row(d: m.Device | Any) -> dict[str, Any]:
+    """A device as a row, from the ORM object or a plain result row's mapping."""
+    row = d.model_dump() if isinstance(d, m.Device) else dict(d)
+    row["booted_at"] = iso(row["booted_at"]) if row.get("booted_at") else None
     return row
 
 
