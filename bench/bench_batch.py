@@ -57,7 +57,7 @@ BUCKETS = [("traceroute tool, end to end", "traceroute.py", "traceroute"),
            ("    of which Router.next_hops (not memoised)", "forwarding.py", "next_hops"),
            ("    of which Router.count_paths", "forwarding.py", "count_paths"),
            ("    of which Router.ecmp_devices", "forwarding.py", "ecmp_devices"),
-           ("diagnose (failing pairs)", "connectivity.py", "diagnose"),
+           ("diagnose (failing pairs: the diagnosis engine)", "engine.py", "diagnose"),
            ("writing rows (Sink.write)", "output.py", "write")]
 
 

@@ -1,21 +1,26 @@
 """One pair's check, the copilot's connectivity diagnosis in cheap mode: a traceroute through
-the tool; only when it fails (or some equal-cost paths or hops lose traffic) the alarms and
-changes evidence, fetched once for the whole batch and shared, goes to `diagnose`."""
+the tool; only when it fails (or some equal-cost paths or hops lose traffic) the diagnosis
+engine runs on it, exactly as `ask` would (same evidence, same engine, same incident memory),
+so a row's cause and device are the copilot's answer for that pair. What stays cheap: tool
+requests that many pairs make alike (the open alarms, an address's owner, changes and alarms
+on the same devices) are run once per batch and shared."""
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from netopsai.backends.base import Backends
 from netopsai.batch.parse import Pair
-from netopsai.diagnosis.connectivity import diagnose
+from netopsai.diagnosis.base import Diagnosis
+from netopsai.diagnosis.context import normal_args
+from netopsai.diagnosis.engine import diagnose
+from netopsai.diagnosis.memory import IncidentMemory, default_memory
 from netopsai.evidence import Evidence
 from netopsai.tools.registry import run_tool
 
-WINDOW = "1h"  # the copilot's diagnosis window (netopsai.nodes.DIAG_WINDOW)
-TRACE_ID, ALARMS_ID, CHANGES_ID = "E1", "E2", "E3"  # every pair's evidence, numbered like a turn's
+TRACE_ID = "E1"  # every pair's evidence is numbered like a turn's: the trace first
 STOPS = ("!N", "!H", "!X", "!F", "*")
 
 
@@ -36,21 +41,62 @@ class PairResult:
     interface: str | None = None  # the interface at fault, when the diagnosis names one
 
 
+class _LockedMemory:
+    """Incident memory searched by one diagnosis at a time (its index is not thread-safe)."""
+
+    def __init__(self, inner: IncidentMemory) -> None:
+        self.inner, self._lock = inner, threading.Lock()
+
+    def search(self, symptoms: str, k: int = 5) -> Any:
+        with self._lock:
+            return self.inner.search(symptoms, k=k)
+
+
 class SharedEvidence:
-    """The batch's alarms and change records over one window, fetched on first need only."""
+    """The batch's tool results: a request already answered for another pair (same tool, same
+    arguments) is served from here, renumbered for the asking pair; failures are not kept."""
 
     def __init__(self, backends: Backends) -> None:
         self.backends = backends
         self._lock = threading.Lock()
-        self._evidence: list[Evidence] | None = None
+        self._keys: dict[str, threading.Lock] = {}
+        self._cache: dict[str, Evidence] = {}
+        self._memory: tuple[IncidentMemory | None] | None = None
+        self.fetched = 0  # tool calls actually run for the diagnoses (the bench reports it)
 
-    def get(self) -> list[Evidence]:
-        with self._lock:  # concurrent failing pairs wait for the one fetch
-            if self._evidence is None:
-                self._evidence = [
-                    run_tool("alarms", {"window": WINDOW}, self.backends, ALARMS_ID),
-                    run_tool("changelog", {"window": WINDOW}, self.backends, CHANGES_ID)]
-            return self._evidence
+    def run(self, tool: str, args: dict[str, Any], eid: str) -> Evidence:
+        key = tool + repr(sorted(normal_args(tool, args).items()))
+        with self._lock:
+            key_lock = self._keys.setdefault(key, threading.Lock())
+        with key_lock:  # concurrent pairs asking the same wait for the one fetch
+            ev = self._cache.get(key)
+            if ev is None:
+                ev = run_tool(tool, args, self.backends, eid)
+                self.fetched += 1
+                if not ev.errors:
+                    self._cache[key] = ev
+        return ev.model_copy(update={"id": eid})
+
+    def memory(self) -> IncidentMemory | None:
+        """The copilot's incident memory (None when there is none), opened once per batch."""
+        with self._lock:
+            if self._memory is None:
+                mem = default_memory()
+                self._memory = (cast(IncidentMemory, _LockedMemory(mem)) if mem else None,)
+            return self._memory[0]
+
+    def diagnose(self, ev: Evidence) -> tuple[Diagnosis, list[Evidence]]:
+        """The engine on this pair's trace, as the copilot's `diagnose` node runs it."""
+        n = [int(ev.id[1:]) if ev.id[1:].isdigit() else 1]
+
+        def run(tool: str, args: dict[str, Any]) -> Evidence:
+            n[0] += 1
+            return self.run(tool, args, f"E{n[0]}")
+
+        src, dst = ev.args.get("src"), ev.args.get("dst")
+        out = diagnose(None, evidence=[ev], run=run, memory=self.memory(),
+                       question=f"{src} cannot reach {dst}")
+        return out.diagnosis, out.evidence
 
 
 def trace(backends: Backends, pair: Pair) -> Evidence:
@@ -74,16 +120,16 @@ def quick_result(pair: Pair, ev: Evidence) -> PairResult:
                       f"{f.get('ecmp_paths')} ECMP paths deliver", [f"traceroute {ev.id}"])
 
 
-def diagnosed_result(pair: Pair, ev: Evidence, shared: list[Evidence]) -> PairResult:
+def diagnosed_result(pair: Pair, ev: Evidence, shared: SharedEvidence) -> PairResult:
     f = ev.facts
-    d = diagnose([ev, *shared])
+    d, used = shared.diagnose(ev)
     at, hop = _failing_at(ev) if d.label != "none" else (None, None)
-    used = [ev, *(e for e in shared if not e.errors)]
     reason = "; ".join(x.text for x in d.because[:2]) or f.get("reason") or ""
     # group by the device at fault: a dead ToR's pairs stop at each of its hosts, or upstream
     return PairResult(pair.line, pair.src, pair.dst, bool(f.get("reached")), int(f.get("hops") or 0),
                       hop, d.device or at, None if d.label == "none" else d.label, reason,
-                      [f"{e.tool} {e.id}" for e in used], stopped_at=at, interface=d.interface)
+                      [f"{e.tool} {e.id}" for e in used if not e.errors], stopped_at=at,
+                      interface=d.interface)
 
 
 def _failing_at(ev: Evidence) -> tuple[str | None, int | None]:
@@ -106,4 +152,4 @@ def check_pair(backends: Backends, shared: SharedEvidence, pair: Pair) -> PairRe
     ev = trace(backends, pair)
     if ev.errors or not needs_diagnosis(ev):
         return quick_result(pair, ev)
-    return diagnosed_result(pair, ev, shared.get())
+    return diagnosed_result(pair, ev, shared)

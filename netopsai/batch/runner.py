@@ -125,7 +125,7 @@ class BatchChecker:
 
     def _diagnose(self, pair: Pair, ev: Evidence) -> PairResult:
         try:
-            return diagnosed_result(pair, ev, self.shared.get())
+            return diagnosed_result(pair, ev, self.shared)
         except Exception as exc:
             return _failed(pair, exc)
 
