@@ -127,8 +127,10 @@ def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain
 
     if not question.strip():
         raise NetopsError("the question is empty")
-    # one question, one process: a warm sandbox worker would start and never be reused
+    # one question, one process: a warm sandbox worker would start and never be reused, and the
+    # dense incident-memory model costs ~10 s of torch import (long-lived front ends load both once)
     os.environ.setdefault("NETOPSAI_SANDBOX_WARM", "false")
+    os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
     result = _copilot().answer(question, thread)
     if as_json:
         _out(json.dumps(result, default=str))

@@ -3,10 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
-# dense incident memory: the CPU torch build first (else pip pulls a multi-GB CUDA one), then the extra
+# the CPU torch build first (for the `embed` extra's dense incident memory): else pip pulls a multi-GB CUDA one
 .venv/bin/pip install -q --disable-pip-version-check torch==2.13.0
-.venv/bin/pip install -q --disable-pip-version-check -e '.[embed]'
+.venv/bin/pip install -q --disable-pip-version-check -e '.[test,embed]'
 # Debian packages behind the real-peer tests (chromium, prometheus, traceroute, nftables ...)
 bash scripts/system-deps.sh
 .venv/bin/ruff check .
