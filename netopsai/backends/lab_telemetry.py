@@ -96,7 +96,8 @@ class LabTelemetry:
         flagged = 0
         for i in range(0, len(ports), CHUNK):
             chunk = ports[i:i + CHUNK]
-            f = counters.baseline(seed, [(d, n) for d, n, _ in chunk], [sp for *_, sp in chunk], times)
+            f = counters.baseline(seed, [(d, n) for d, n, _ in chunk], [sp for *_, sp in chunk], times,
+                                  counters.METRIC_FIELDS[metric])
             _overlay(f, chunk, times, overlay)
             part, hot = _aggregate(metric, f, chunk, top)
             flagged += hot
@@ -137,7 +138,7 @@ def _overlay(f: dict[str, np.ndarray], chunk: list[tuple[str, str, int]], times:
             j = col.get(at)
             if j is None:
                 continue
-            for field in m.COUNTER_FIELDS:
+            for field in f:  # the metric's fields only
                 val = getattr(smp, field)
                 if val is not None:
                     f[field][i, j] = val
@@ -145,7 +146,7 @@ def _overlay(f: dict[str, np.ndarray], chunk: list[tuple[str, str, int]], times:
 
 def _aggregate(metric: str, f: dict[str, np.ndarray], chunk: list[tuple[str, str, int]],
                top: int) -> tuple[list[Row], int]:
-    if f["in_octets"].shape[1] == 0:
+    if next(iter(f.values())).shape[1] == 0:
         return [], 0
     if metric == "utilization":
         from netopsai.lab.counters import utilization_pct
