@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -21,6 +20,7 @@ from netopsai.errors import NetopsError
 from netopsai.inventory_import import import_files
 from netopsai.inventory_sync import InventoryBatch, sync_inventory
 from netopsai.store import engine_for, get_meta
+from tests.store_helpers import dump, empty_store
 
 NETBOX = Path(__file__).parent / "data" / "netbox"
 CSVS = sorted(NETBOX.glob("*.csv"))
@@ -29,12 +29,7 @@ SPEC = Path(__file__).parents[1] / "inventory" / "default.yaml"
 
 @pytest.fixture
 def store(tmp_path: Path) -> Engine:
-    return engine_for(f"sqlite:///{tmp_path / 'netopsai.db'}")
-
-
-def dump(engine: Engine) -> str:
-    with sqlite3.connect(str(engine.url.database)) as conn:
-        return "\n".join(conn.iterdump())
+    return empty_store(tmp_path)
 
 
 def count(engine: Engine, table: type) -> int:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -26,8 +25,9 @@ from netopsai.backends.napalm_config import snapshot
 from netopsai.backends.napalm_discovery import discover
 from netopsai.backends.napalm_paths import NapalmPaths
 from netopsai.errors import NetopsError
-from netopsai.store import engine_for, get_meta
+from netopsai.store import get_meta
 from tests.peers.fakenos import FakeIosNetwork, IosDevice
+from tests.store_helpers import dump, empty_store
 
 DATA = Path(__file__).parent / "data" / "napalm"
 PASSWORD = "fake-pass-7Qx"
@@ -69,12 +69,7 @@ def targets(net: FakeIosNetwork, password: str = PASSWORD) -> list[DeviceTarget]
 
 @pytest.fixture
 def store(tmp_path: Path) -> Engine:
-    return engine_for(f"sqlite:///{tmp_path / 'netopsai.db'}")
-
-
-def dump(engine: Engine) -> str:
-    with sqlite3.connect(str(engine.url.database)) as conn:
-        return "\n".join(conn.iterdump())
+    return empty_store(tmp_path)
 
 
 @pytest.mark.integration
