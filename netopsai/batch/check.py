@@ -17,6 +17,7 @@ from netopsai.diagnosis.base import Diagnosis
 from netopsai.diagnosis.context import normal_args
 from netopsai.diagnosis.engine import diagnose
 from netopsai.diagnosis.memory import IncidentMemory, default_memory
+from netopsai.diagnosis.taxonomy import Taxonomy, load_taxonomy
 from netopsai.evidence import Evidence
 from netopsai.tools.registry import run_tool
 
@@ -62,6 +63,7 @@ class SharedEvidence:
         self._keys: dict[str, threading.Lock] = {}
         self._cache: dict[str, Evidence] = {}
         self._memory: tuple[IncidentMemory | None] | None = None
+        self._taxonomy: Taxonomy | None = None
         self.fetched = 0  # tool calls actually run for the diagnoses (the bench reports it)
 
     def run(self, tool: str, args: dict[str, Any], eid: str) -> Evidence:
@@ -85,6 +87,14 @@ class SharedEvidence:
                 self._memory = (cast(IncidentMemory, _LockedMemory(mem)) if mem else None,)
             return self._memory[0]
 
+    def taxonomy(self) -> Taxonomy:
+        """The taxonomy `ask` loads per question, read once per batch (parsing it was most of
+        a diagnosis' time)."""
+        with self._lock:
+            if self._taxonomy is None:
+                self._taxonomy = load_taxonomy()
+            return self._taxonomy
+
     def diagnose(self, ev: Evidence) -> tuple[Diagnosis, list[Evidence]]:
         """The engine on this pair's trace, as the copilot's `diagnose` node runs it."""
         n = [int(ev.id[1:]) if ev.id[1:].isdigit() else 1]
@@ -95,7 +105,7 @@ class SharedEvidence:
 
         src, dst = ev.args.get("src"), ev.args.get("dst")
         out = diagnose(None, evidence=[ev], run=run, memory=self.memory(),
-                       question=f"{src} cannot reach {dst}")
+                       taxonomy=self.taxonomy(), question=f"{src} cannot reach {dst}")
         return out.diagnosis, out.evidence
 
 
