@@ -296,6 +296,7 @@ def main() -> None:
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--no-write", action="store_true", help="print, do not touch the results file")
     ap.add_argument("--json", type=Path, help="also dump the raw figures here")
+    ap.add_argument("--note", default="", help="a line added under the table (e.g. figures before a change)")
     ap.add_argument("--child", choices=["init", "reset", "batch"], help=argparse.SUPPRESS)
     ap.add_argument("--arg", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -306,7 +307,7 @@ def main() -> None:
         return
     machine = _machine()
     res = bench(a)
-    body = render(res, machine)
+    body = render(res, machine) + (f"\n{a.note}\n" if a.note else "")
     if not a.no_write:
         write_section(a.out, f"batch:{SCALE}", body)
     print(body)
