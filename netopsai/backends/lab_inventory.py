@@ -51,8 +51,12 @@ class LabInventory:
                 raise unknown("PoD", pod, s.exec(select(m.Pod.name)))
             if role and role not in ROLES:
                 raise unknown("role", role, ROLES)
-            for name in devices or []:
-                if s.get(m.Device, name) is None:
+            wanted = list(dict.fromkeys(devices or []))
+            known: set[str] = set()
+            for i in range(0, len(wanted), 500):  # one query per 500 names, not one per name
+                known.update(s.exec(select(m.Device.name).where(col(m.Device.name).in_(wanted[i:i + 500]))))
+            for name in wanted:
+                if name not in known:
                     raise unknown("device", name, s.exec(select(m.Device.name)))
 
     def sites(self) -> list[Row]:
