@@ -32,6 +32,16 @@ class SlackContext:
     settings: SlackSettings
 
 
+def button_caller(ctx: SlackContext, body: dict[str, Any], client: WebClient) -> tuple[str, str] | None:
+    """Who clicked a button and where, or None after telling them the allow-lists keep them out."""
+    user, channel = body["user"]["id"], body["channel"]["id"]
+    denial = ctx.settings.denial(user, channel, is_dm=channel.startswith("D"))
+    if denial:
+        client.chat_postEphemeral(channel=channel, user=user, text=f":no_entry: Sorry, {denial}.")
+        return None
+    return user, channel
+
+
 def thread_id(channel: str, thread_ts: str) -> str:
     """A Slack thread is one copilot conversation thread."""
     return f"slack:{channel}:{thread_ts}"

@@ -9,16 +9,15 @@ from slack_bolt import App
 from slack_sdk import WebClient
 
 from netopsai.ui.slack_blocks import EVIDENCE_ACTION, evidence_rows_blocks, message_text
-from netopsai.ui.slack_work import SlackContext, evidence_for
+from netopsai.ui.slack_work import SlackContext, button_caller, evidence_for
 
 
 def show_evidence(ctx: SlackContext, body: dict[str, Any], action: dict[str, Any],
                   client: WebClient) -> None:
-    user, channel = body["user"]["id"], body["channel"]["id"]
-    denial = ctx.settings.denial(user, channel, is_dm=channel.startswith("D"))
-    if denial:
-        client.chat_postEphemeral(channel=channel, user=user, text=f":no_entry: Sorry, {denial}.")
+    caller = button_caller(ctx, body, client)
+    if caller is None:
         return
+    user, channel = caller
     value = json.loads(action.get("value") or "{}")
     thread = str(value.get("t", ""))
     message = body.get("message") or {}

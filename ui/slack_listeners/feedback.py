@@ -11,7 +11,7 @@ from slack_sdk import WebClient
 
 from netopsai.errors import NetopsError
 from netopsai.ui.slack_blocks import CONFIRM_ACTION
-from netopsai.ui.slack_work import SlackContext
+from netopsai.ui.slack_work import SlackContext, button_caller
 
 
 def confirm_diagnosis(ctx: SlackContext, body: dict[str, Any], action: dict[str, Any],
@@ -19,11 +19,10 @@ def confirm_diagnosis(ctx: SlackContext, body: dict[str, Any], action: dict[str,
     from netopsai.diagnosis.history import confirm
     from netopsai.diagnosis.memory import default_memory
 
-    user, channel = body["user"]["id"], body["channel"]["id"]
-    denial = ctx.settings.denial(user, channel, is_dm=channel.startswith("D"))
-    if denial:
-        client.chat_postEphemeral(channel=channel, user=user, text=f":no_entry: Sorry, {denial}.")
+    caller = button_caller(ctx, body, client)
+    if caller is None:
         return
+    user, channel = caller
     thread = str(json.loads(action.get("value") or "{}").get("t", ""))
     if not thread.startswith(f"slack:{channel}:"):  # only a conversation of this channel
         client.chat_postEphemeral(channel=channel, user=user, text="That diagnosis is not here.")
