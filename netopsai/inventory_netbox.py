@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from ipaddress import ip_interface, ip_network
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError, field_validator
 
 from netopsai.errors import closest
 
@@ -47,6 +47,21 @@ def _bool(value: str) -> bool:
     raise ValueError(f"{value!r} is not true/false")
 
 
+def _one_of(choices: tuple[str, ...], what: str, default: str = "") -> AfterValidator:
+    """A CSV cell that must be one of NetBox's choices (empty: the default)."""
+    return AfterValidator(lambda v: _choice(v or default, choices, what))
+
+
+# cell types shared by the row models: NetBox writes flags as words and leaves numbers blank
+CsvBool = Annotated[bool, BeforeValidator(lambda v: _bool(v) if isinstance(v, str) else v)]
+_BLANK_IS_NONE = BeforeValidator(lambda v: None if v in ("", None) else v)
+DeviceStatus = Annotated[str, _one_of(DEVICE_STATUSES, "status", "active")]
+CableStatus = Annotated[str, _one_of(CABLE_STATUSES, "status", "connected")]
+PrefixStatus = Annotated[str, _one_of(PREFIX_STATUSES, "status", "active")]
+IpStatus = Annotated[str, _one_of(IP_STATUSES, "status", "active")]
+IpRole = Annotated[str, _one_of(IP_ROLES, "role")]
+
+
 class _Row(BaseModel):
     model_config = ConfigDict(str_strip_whitespace=True, extra="ignore")
 
@@ -55,14 +70,14 @@ class DeviceRow(_Row):
     name: str
     role: str
     site: str
-    status: str = "active"
+    status: DeviceStatus = "active"
     location: str = ""
     rack: str = ""
     manufacturer: str = ""
     device_type: str = ""
     platform: str = ""
     primary_ip4: str = ""
-    cf_asn: int | None = None
+    cf_asn: Annotated[int | None, _BLANK_IS_NONE] = None
 
     @field_validator("role")
     @classmethod
@@ -74,36 +89,16 @@ class DeviceRow(_Row):
         raise ValueError(f"role {v!r} is not a known role" +
                          (f"; closest: {near[0]}" if near else f"; valid: {', '.join(ROLE_ALIASES)}"))
 
-    @field_validator("status")
-    @classmethod
-    def _status(cls, v: str) -> str:
-        return _choice(v or "active", DEVICE_STATUSES, "status")
-
-    @field_validator("cf_asn", mode="before")
-    @classmethod
-    def _asn(cls, v: Any) -> Any:
-        return None if v in ("", None) else v
-
 
 class InterfaceRow(_Row):
     device: str
     name: str
     type: str = ""
-    enabled: bool = True
-    mtu: int | None = None
-    speed: int | None = None  # NetBox speeds are in kbit/s
+    enabled: CsvBool = True
+    mtu: Annotated[int | None, _BLANK_IS_NONE] = None
+    speed: Annotated[int | None, _BLANK_IS_NONE] = None  # NetBox speeds are in kbit/s
     description: str = ""
-    mgmt_only: bool = False
-
-    @field_validator("enabled", "mgmt_only", mode="before")
-    @classmethod
-    def _flags(cls, v: Any) -> Any:
-        return _bool(v) if isinstance(v, str) else v
-
-    @field_validator("mtu", "speed", mode="before")
-    @classmethod
-    def _ints(cls, v: Any) -> Any:
-        return None if v in ("", None) else v
+    mgmt_only: CsvBool = False
 
 
 class CableRow(_Row):
@@ -113,13 +108,8 @@ class CableRow(_Row):
     side_b_device: str
     side_b_type: str = "dcim.interface"
     side_b_name: str
-    status: str = "connected"
+    status: CableStatus = "connected"
     label: str = ""
-
-    @field_validator("status")
-    @classmethod
-    def _status(cls, v: str) -> str:
-        return _choice(v or "connected", CABLE_STATUSES, "status")
 
     @field_validator("side_a_type", "side_b_type")
     @classmethod
@@ -131,10 +121,10 @@ class PrefixRow(_Row):
     prefix: str
     vrf: str = ""
     vlan: int | None = None
-    status: str = "active"
+    status: PrefixStatus = "active"
     role: str = ""
     site: str = ""
-    is_pool: bool = False
+    is_pool: CsvBool = False
     description: str = ""
 
     @field_validator("prefix")
@@ -151,25 +141,15 @@ class PrefixRow(_Row):
             return int(digits[-1]) if digits else None
         return v
 
-    @field_validator("status")
-    @classmethod
-    def _status(cls, v: str) -> str:
-        return _choice(v or "active", PREFIX_STATUSES, "status")
-
-    @field_validator("is_pool", mode="before")
-    @classmethod
-    def _pool(cls, v: Any) -> Any:
-        return _bool(v) if isinstance(v, str) else v
-
 
 class IpRow(_Row):
     address: str
     vrf: str = ""
-    status: str = "active"
-    role: str = ""
+    status: IpStatus = "active"
+    role: IpRole = ""
     device: str = ""
     interface: str = ""
-    is_primary: bool = False
+    is_primary: CsvBool = False
     dns_name: str = ""
 
     @field_validator("address")
@@ -178,21 +158,6 @@ class IpRow(_Row):
         if "/" not in v:
             raise ValueError(f"address {v!r} needs a prefix length (like 10.1.1.1/24)")
         return str(ip_interface(v))
-
-    @field_validator("role")
-    @classmethod
-    def _role(cls, v: str) -> str:
-        return _choice(v, IP_ROLES, "role")
-
-    @field_validator("status")
-    @classmethod
-    def _status(cls, v: str) -> str:
-        return _choice(v or "active", IP_STATUSES, "status")
-
-    @field_validator("is_primary", mode="before")
-    @classmethod
-    def _primary(cls, v: Any) -> Any:
-        return _bool(v) if isinstance(v, str) else v
 
 
 KINDS: dict[str, type[_Row]] = {"devices": DeviceRow, "interfaces": InterfaceRow,
