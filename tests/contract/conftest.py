@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine
@@ -104,26 +105,16 @@ def _case(request: pytest.FixtureRequest, lab_engine: Engine) -> Case:
     return case
 
 
-@pytest.fixture(params=TELEMETRY)
-def telemetry_case(request: pytest.FixtureRequest, lab_engine: Engine) -> Case:
-    return _case(request, lab_engine)
+def _suite(name: str, backends: list[Any]) -> Any:
+    """A fixture `name` parametrised over the backends that serve one interface."""
+    @pytest.fixture(params=backends, name=name)
+    def fixture(request: pytest.FixtureRequest, lab_engine: Engine) -> Case:
+        return _case(request, lab_engine)
+    return fixture
 
 
-@pytest.fixture(params=POLLING)
-def polling_case(request: pytest.FixtureRequest, lab_engine: Engine) -> Case:
-    return _case(request, lab_engine)
-
-
-@pytest.fixture(params=PATHS)
-def paths_case(request: pytest.FixtureRequest, lab_engine: Engine) -> Case:
-    return _case(request, lab_engine)
-
-
-@pytest.fixture(params=INVENTORY)
-def inventory_case(request: pytest.FixtureRequest, lab_engine: Engine) -> Case:
-    return _case(request, lab_engine)
-
-
-@pytest.fixture(params=ALARMS)
-def alarms_case(request: pytest.FixtureRequest, lab_engine: Engine) -> Case:
-    return _case(request, lab_engine)
+telemetry_case = _suite("telemetry_case", TELEMETRY)
+paths_case = _suite("paths_case", PATHS)
+inventory_case = _suite("inventory_case", INVENTORY)
+alarms_case = _suite("alarms_case", ALARMS)
+polling_case = _suite("polling_case", POLLING)
