@@ -8,7 +8,7 @@ faults injected so that a few hundred pairs fail and go through the diagnosis: a
 spine of dc1-pod1 towards dc2 (flows that hash through it stop, the others are degraded), a
 dead dc2 ToR, and one dead host link. The pairs are unique host pairs drawn with a fixed seed, a
 third each within a PoD, across PoDs of a site and across sites (as bench_foundation's traces).
-Each run is the real command in a fresh child interpreter (`netopsai.cli.main(["batch", ...])`):
+Each run is the real command in a fresh child interpreter (`netopsai.cli.app.main(["batch", ...])`):
 wall time as the user sees it (interpreter start to exit) and as spent inside the command; peak
 RSS of the command's process and of its largest worker (ru_maxrss), the judged memory being
 their sum over all processes. Two modes: the command as shipped (worker processes on a
@@ -71,7 +71,7 @@ def child_init() -> dict[str, Any]:
     from netopsai.lab.inject import inject
     from netopsai.lab.manage import init_lab
     from netopsai.lab.scenario import Scenario
-    from netopsai.store import get_engine
+    from netopsai.store.engine import get_engine
 
     t0 = time.perf_counter()
     init_lab(get_engine(), "default", SCALE, LAB_SEED, CLOCK)
@@ -82,7 +82,7 @@ def child_init() -> dict[str, Any]:
 
 def child_reset() -> dict[str, Any]:
     from netopsai.lab.manage import reset_lab
-    from netopsai.store import get_engine
+    from netopsai.store.engine import get_engine
 
     reset_lab(get_engine())
     return {}
@@ -90,7 +90,7 @@ def child_reset() -> dict[str, Any]:
 
 def child_batch(arg: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
-    from netopsai.cli import main
+    from netopsai.cli.app import main
     t1 = time.perf_counter()
     argv = ["batch", arg["file"], "-o", arg["out"], "--concurrency", str(arg["concurrency"])]
     if arg.get("profile"):

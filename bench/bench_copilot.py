@@ -59,14 +59,14 @@ def _log(msg: str) -> None:
 
 def _backends() -> Any:
     from netopsai.backends.lab import lab_backends
-    from netopsai.store import get_engine
+    from netopsai.store.engine import get_engine
 
     return lab_backends(get_engine())
 
 
 def child_init() -> dict[str, Any]:
     from netopsai.lab.manage import init_lab
-    from netopsai.store import get_engine
+    from netopsai.store.engine import get_engine
 
     t0 = time.perf_counter()
     init_lab(get_engine(), "default", SCALE, LAB_SEED, CLOCK)
@@ -229,7 +229,7 @@ def child_class(name: str, questions: list[dict[str, Any]]) -> dict[str, Any]:
     for i, spec in enumerate(questions):
         if name == "faulted":
             from netopsai.lab.inject import inject
-            from netopsai.store import get_engine
+            from netopsai.store.engine import get_engine
 
             t0 = time.perf_counter()
             inject(get_engine(), _scenario(spec, i))
@@ -246,7 +246,7 @@ def child_class(name: str, questions: list[dict[str, Any]]) -> dict[str, Any]:
         out["records"].append(rec)
     if name == "faulted":
         from netopsai.lab.manage import reset_lab
-        from netopsai.store import get_engine
+        from netopsai.store.engine import get_engine
 
         reset_lab(get_engine())  # the next children see the healthy lab
     if name == "analysis":  # the sandbox's fixed cost: a child that runs nothing
@@ -275,7 +275,7 @@ def child_profile(name: str, questions: list[dict[str, Any]]) -> dict[str, Any]:
     toolbox.ThreadPoolExecutor = _Serial  # type: ignore[attr-defined,misc]  # cProfile sees one thread
     from netopsai.lab.inject import inject
     from netopsai.lab.manage import reset_lab
-    from netopsai.store import get_engine
+    from netopsai.store.engine import get_engine
 
     copilot = Copilot(_backends())
     prof = cProfile.Profile()
@@ -356,7 +356,7 @@ def child_tokens(pairs: list[dict[str, Any]]) -> dict[str, Any]:
     from netopsai.lab.inject import inject
     from netopsai.lab.manage import reset_lab
     from netopsai.service import Copilot
-    from netopsai.store import get_engine
+    from netopsai.store.engine import get_engine
     from tests.fake_openai import FakeOpenAI, call, calls, text
 
     b = _backends()
@@ -398,7 +398,7 @@ def child_tokens(pairs: list[dict[str, Any]]) -> dict[str, Any]:
 def child_cli_split() -> dict[str, Any]:
     """The `ask` path's phases in one fresh process, as cli.py runs them."""
     t0 = time.perf_counter()
-    from netopsai import cli
+    from netopsai.cli.app import app as cli
 
     t1 = time.perf_counter()
     copilot = cli._copilot()
@@ -478,7 +478,7 @@ def _importtime(home: Path) -> dict[str, Any]:
     package is charged where the project first pulls it in (its cumulative time there); the
     project's own modules by their self time, and the heaviest of them by cumulative time."""
     code = (f"import sys; sys.argv = ['netopsai', 'ask', {CLI_QUESTION!r}, '--json']; "
-            "from netopsai.cli import run; run()")
+            "from netopsai.cli.app import run; run()")
     p = subprocess.run([sys.executable, "-X", "importtime", "-c", code], env=_env(home),
                        capture_output=True, text=True, check=False)
     lines = []

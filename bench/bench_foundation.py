@@ -52,7 +52,7 @@ def _rss_mb() -> float:
 def child_init(scale: str) -> dict[str, Any]:
     t0 = time.perf_counter()
     from netopsai.lab.manage import init_lab
-    from netopsai.store import get_engine
+    from netopsai.store.engine import get_engine
     imported, rss0 = time.perf_counter(), _rss_mb()
     init_lab(get_engine(), "default", scale, LAB_SEED, CLOCK)
     done = time.perf_counter()
@@ -63,7 +63,7 @@ def child_init(scale: str) -> dict[str, Any]:
 def _sample_inputs(engine: Any) -> dict[str, Any]:
     from sqlmodel import Session, select
 
-    from netopsai import models as m
+    from netopsai.store.engine import tables as m
     with Session(engine) as s:
         hosts = [tuple(r) for r in s.execute(select(m.HostAddress.ip, m.HostAddress.device,
                                                     m.HostAddress.pod, m.HostAddress.site))]
@@ -161,7 +161,7 @@ def _topology_breakdown(engine: Any) -> dict[str, Any]:
 def child_tools(opts: dict[str, int]) -> dict[str, Any]:
     from netopsai.backends.lab import lab_backends
     from netopsai.lab.manage import lab_info
-    from netopsai.store import get_engine
+    from netopsai.store.engine import get_engine
     engine = get_engine()
     t0 = time.perf_counter()
     lab_info(engine)  # opens the first connection, so no tool pays for it

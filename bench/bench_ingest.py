@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from bench_foundation import _machine, write_section  # noqa: E402
 
-from netopsai.ingest import BackgroundIngest, Ingest, IngestSettings  # noqa: E402
+from netopsai.backends.receivers import BackgroundIngest, Ingest, IngestSettings  # noqa: E402
 
 BURST = 500
 

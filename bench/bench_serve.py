@@ -32,7 +32,7 @@ def lab_home() -> Path:
     from netopsai.lab.inject import inject
     from netopsai.lab.manage import init_lab, lab_info
     from netopsai.lab.scenario import Scenario
-    from netopsai.store import engine_for
+    from netopsai.store.engine import engine_for
 
     home = Path(tempfile.mkdtemp(prefix="bench-serve-"))
     engine = engine_for(f"sqlite:///{home / 'netopsai.db'}")

@@ -6,9 +6,9 @@
 One snmpsim command responder on a free loopback port serves `--devices` generated recordings
 (one community each, `--ports` interfaces with IF-MIB counters). Each run reads every device
 (system scalars + the multi-column GETBULK walk of the interface table) with
-netopsai.backends.snmp_walk.poll_targets at the given concurrency; the figure is the wall time of
+netopsai.backends.snmp.walk.poll_targets at the given concurrency; the figure is the wall time of
 the whole round, with each device's own read time (p50/p95). Then two rounds of
-netopsai.poller.poll_and_store into an empty SQLite store measure the full poll: read plus store
+netopsai.backends.snmp.poller.poll_and_store into an empty SQLite store measure the full poll: read plus store
 (the second round writes counter samples). snmpsim is one single-threaded Python process on the
 same 2-core machine, so the agent side is the bottleneck here; real agents answer in parallel.
 The `<!-- snmp:begin -->` section of the results file is replaced on re-run.
@@ -33,8 +33,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))  # tests.peers: the same snmpsim the tests use
 from bench_foundation import _machine, write_section  # noqa: E402
 
-from netopsai.backends.snmp_auth import SnmpAuth, SnmpTarget  # noqa: E402
-from netopsai.backends.snmp_walk import poll_targets  # noqa: E402
+from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget  # noqa: E402
+from netopsai.backends.snmp.walk import poll_targets  # noqa: E402
 from tests.peers.snmpsim import Agent, ports, start_snmpsim  # noqa: E402
 
 
@@ -77,8 +77,8 @@ def read_rounds(ts: list[SnmpTarget], concurrency: int, runs: int, timeout: floa
 
 
 def store_rounds(ts: list[SnmpTarget], concurrency: int, timeout: float) -> list[dict[str, float]]:
-    from netopsai.poller import poll_and_store
-    from netopsai.store import engine_for
+    from netopsai.backends.snmp.poller import poll_and_store
+    from netopsai.store.engine import engine_for
 
     out = []
     with tempfile.TemporaryDirectory(prefix="netopsai-bench-snmp-") as home:

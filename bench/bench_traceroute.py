@@ -29,7 +29,7 @@ SRC = "198.18.17.20"  # ns-dc1-host-01-1
 def _targets(engine: Any, n: int) -> list[str]:
     from sqlmodel import Session, select
 
-    from netopsai import models as m
+    from netopsai.store.engine import tables as m
 
     with Session(engine) as s:
         ips = sorted(h.ip for h in s.exec(select(m.HostAddress)) if h.device != "ns-dc1-host-01-1")
@@ -38,7 +38,7 @@ def _targets(engine: Any, n: int) -> list[str]:
 
 def _run(engine: Any, targets: list[str], concurrency: int, flows: int,
          wait: float = 0.2) -> dict[str, Any]:
-    from netopsai.backends.traceroute import SystemPaths
+    from netopsai.backends.traceroute.paths import SystemPaths
 
     paths = SystemPaths(engine, concurrency=concurrency, flows=flows, queries=1, netns_wait=wait)
     per: list[float] = []
@@ -86,8 +86,8 @@ def main() -> None:
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench_traceroute needs root (network namespaces)")
-    from netopsai.lab.netns import down, up
-    from netopsai.store import engine_for
+    from netopsai.backends.netns.lab import down, up
+    from netopsai.store.engine import engine_for
 
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
     with tempfile.TemporaryDirectory() as home:

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import re
-from importlib.resources import files
 from string import Template
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from netopsai.evidence import Evidence
+from netopsai.evidence import Evidence, Ledger
+from netopsai.prompts import load as load_prompt
 from netopsai.recipes import RECIPES, params_for
 from netopsai.sandbox import SandboxResult, SandboxSettings, run_code
 
@@ -111,7 +111,7 @@ def extract_code(text: str) -> str | None:
 
 
 def _templates() -> tuple[Template, Template]:
-    text = files("netopsai.prompts").joinpath("coder.md").read_text(encoding="utf-8")
+    text = load_prompt("coder.md")
     main, _, retry = text.partition(RETRY_MARK)
     return Template(main.strip() + "\n"), Template(retry.strip() + "\n")
 
@@ -169,12 +169,6 @@ def _window(inputs: list[Evidence]) -> dict[str, str] | None:
     return {"start": min(w["start"] for w in wins), "end": max(w["end"] for w in wins)}
 
 
-def _next_id(inputs: list[Evidence]) -> str:
-    """After the inputs' ids; the graph renumbers coder evidence in its conversation anyway."""
-    nums = [int(e.id[1:]) for e in inputs if re.fullmatch(r"E\d+", e.id)]
-    return f"E{max(nums, default=0) + 1}"
-
-
 def _evidence(args: dict[str, Any], inputs: list[Evidence], res: SandboxResult, code: str,
               summary: str, extra: dict[str, Any]) -> Evidence:
     columns, rows = res.columns, res.rows
@@ -186,7 +180,8 @@ def _evidence(args: dict[str, Any], inputs: list[Evidence], res: SandboxResult, 
     if res.value is not None:
         facts["value"] = res.value
     error = f"sandbox violation ({res.violation}): {res.error}" if res.violation else res.error
-    return Evidence(id=_next_id(inputs), tool="coder", args=args, window=_window(inputs),
+    # the graph renumbers it in its thread
+    return Evidence(id=Ledger.following(inputs).mint(), tool="coder", args=args, window=_window(inputs),
                     summary=summary, columns=columns, rows=rows, facts=facts,
                     partial=res.truncated or any(e.partial for e in inputs),
                     errors=[] if res.ok else [error or "the analysis failed"])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -33,6 +35,31 @@ class Evidence(BaseModel):
     def preview(self, n: int = 5) -> list[dict[str, Any]]:
         """The first rows only: raw tables never go whole into a prompt."""
         return self.rows[:n]
+
+
+class Ledger:
+    """The one place evidence ids are minted: E1, E2 ... in the order calls are made, after
+    the evidence a conversation (or a batch pair) already holds. Safe to share between the
+    threads of one concurrent tool round."""
+
+    def __init__(self, after: int = 0) -> None:
+        self._last = after
+        self._lock = threading.Lock()
+
+    @classmethod
+    def following(cls, evidence: Iterable[Evidence | dict[str, Any]]) -> Ledger:
+        """A ledger that continues after the highest `E#` id among `evidence`."""
+        ids = (e.id if isinstance(e, Evidence) else str(e.get("id", "")) for e in evidence)
+        return cls(max((int(i[1:]) for i in ids if re.fullmatch(r"E\d+", i)), default=0))
+
+    def mint(self) -> str:
+        return self.reserve(1)[0]
+
+    def reserve(self, n: int) -> list[str]:
+        """`n` consecutive ids at once: concurrent calls keep the ids of their call order."""
+        with self._lock:
+            first, self._last = self._last + 1, self._last + n
+        return [f"E{i}" for i in range(first, first + n)]
 
 
 def failed(tool: str, args: dict[str, Any], message: str) -> Evidence:

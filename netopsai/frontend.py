@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from sqlalchemy import Engine
 
     from netopsai.backends.base import Backends
-    from netopsai.netconfig import NetConfig
+    from netopsai.config.network import NetConfig
     from netopsai.service import Copilot
 
 FIRST_RUN_SCALE = "small"
@@ -20,7 +20,7 @@ FIRST_RUN_SCALE = "small"
 
 def store_engine() -> Engine:
     """The store of NETOPSAI_HOME (or DATABASE_URL)."""
-    from netopsai.store import get_engine
+    from netopsai.store.engine import get_engine
 
     return get_engine()
 
@@ -28,9 +28,9 @@ def store_engine() -> Engine:
 def ensure_network(engine: Engine) -> bool:
     """Build the embedded lab when the store holds no network at all (the servers' first run);
     a store holding the lab or a real network is left alone. True when the lab was built."""
-    from netopsai.backends.network import network_kind
     from netopsai.errors import NetopsError
     from netopsai.lab.manage import init_lab
+    from netopsai.store.network import network_kind
 
     try:
         network_kind(engine)
@@ -47,9 +47,9 @@ def frontend_backends(engine: Engine | None = None, *, first_run_lab: bool = Fal
                       cfg: NetConfig | None = None) -> Backends:
     """The configured backends over the store. The configuration is read (and checked) before a
     first-run lab is built, so a broken config.yaml fails at once with its one-line reason."""
-    from netopsai.backends.factory import configured_backends
+    from netopsai.backends.registry import configured_backends
+    from netopsai.config.load import load_netconfig, usage_problems
     from netopsai.errors import NetopsError
-    from netopsai.netconfig_load import load_netconfig, usage_problems
 
     engine = engine if engine is not None else store_engine()
     cfg = cfg if cfg is not None else load_netconfig()
@@ -64,10 +64,10 @@ def frontend_backends(engine: Engine | None = None, *, first_run_lab: bool = Fal
 def frontend_copilot(*, first_run_lab: bool = False, use_llm: bool = True) -> Copilot:
     """The copilot on the configured backends, the LLM when one is configured (offline
     otherwise), its threads kept in NETOPSAI_HOME (resumable across restarts)."""
-    from netopsai.config import StoreSettings
+    from netopsai.config.settings import StoreSettings
     from netopsai.llm import configured, make_chat_model
     from netopsai.service import Copilot, sqlite_saver
-    from netopsai.store import get_engine
+    from netopsai.store.engine import get_engine
 
     settings = StoreSettings()
     backends = frontend_backends(get_engine(settings), first_run_lab=first_run_lab)

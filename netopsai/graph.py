@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.graph import END, START, StateGraph
 
 from netopsai import nodes
+from netopsai.diagnosis.knowledge import Knowledge
 from netopsai.state import CopilotState
 from netopsai.toolbox import Toolbox
 
@@ -16,7 +17,8 @@ if TYPE_CHECKING:  # typing only: these imports cost a second at start-up
     from langchain_core.language_models import BaseChatModel
 
 
-def build_graph(llm: BaseChatModel | None = None, tools: Toolbox | None = None) -> StateGraph:
+def build_graph(llm: BaseChatModel | None = None, tools: Toolbox | None = None,
+                knowledge: Knowledge | None = None) -> StateGraph:
     if tools is None:
         raise ValueError("build_graph needs a Toolbox (the backends the tools read)")
     tb = tools
@@ -43,7 +45,7 @@ def build_graph(llm: BaseChatModel | None = None, tools: Toolbox | None = None) 
     g.add_node("planner", planner)
     g.add_node("tools", lambda s: nodes.tools_node(s, tb))
     g.add_node("coder", coder)
-    g.add_node("diagnose", lambda s: nodes.diagnose_node(s, tb, llm))
+    g.add_node("diagnose", lambda s: nodes.diagnose_node(s, tb, llm, knowledge))
     g.add_node("summarizer", lambda s: nodes.summarizer_node(s, llm))
     g.add_edge(START, "planner")
     g.add_conditional_edges("planner", _after_planner, ["tools", "coder", "diagnose", "summarizer"])

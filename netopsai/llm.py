@@ -1,6 +1,6 @@
 """The chat model: settings from the environment (NETOPSAI_LLM_*), the ChatOpenAI factory, and
 token accounting. Any OpenAI-compatible endpoint works; with no model configured the copilot
-runs offline (ARCHITECTURE.md, principle 2)."""
+runs offline (docs/architecture.md, "Principles")."""
 
 from __future__ import annotations
 

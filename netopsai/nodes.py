@@ -11,7 +11,8 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from netopsai.diagnosis.base import Diagnosis
 from netopsai.diagnosis.context import baseline_calls
-from netopsai.evidence import Evidence, validate_citations
+from netopsai.diagnosis.knowledge import Knowledge
+from netopsai.evidence import Evidence, Ledger, validate_citations
 from netopsai.planner import Entities, plan
 from netopsai.state import CopilotState
 from netopsai.summarizer import render
@@ -25,6 +26,11 @@ MAX_ITERATIONS = 6  # tool rounds per question: a runaway loop stops here, and s
 def turn_evidence(state: CopilotState) -> list[Evidence]:
     ids = set(state.get("turn", []))
     return [Evidence.model_validate(e) for e in state.get("evidence", []) if e["id"] in ids]
+
+
+def _ledger(state: CopilotState) -> Ledger:
+    """Evidence ids are per conversation: the next one follows what the thread holds."""
+    return Ledger(len(state.get("evidence", [])))
 
 
 def _entities(state: CopilotState) -> Entities | None:
@@ -47,8 +53,7 @@ def diagnosis_checks(state: CopilotState) -> list[dict[str, Any]]:
 
 
 def tools_node(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
-    start = len(state.get("evidence", [])) + 1
-    done = tb.run(state.get("pending", []), start)
+    done = tb.run(state.get("pending", []), _ledger(state))
     phase = state.get("phase", "planned")
     if state.get("intent") == DIAGNOSE:
         phase = "traced" if phase == "planned" else "checked"
@@ -67,28 +72,23 @@ def coder_node(state: CopilotState, llm: Any = None) -> dict[str, Any]:
         ev = run_generated(llm, state["question"], inputs)
     else:
         ev = run_recipe(str(state.get("recipe")), inputs, state["question"])
-    ev.id = f"E{len(state.get('evidence', [])) + 1}"
+    ev.id = _ledger(state).mint()
     return {"evidence": [ev.model_dump(mode="json")], "turn": [*state.get("turn", []), ev.id]}
 
 
-def diagnose_node(state: CopilotState, tb: Toolbox | None = None, llm: Any = None) -> dict[str, Any]:
+def diagnose_node(state: CopilotState, tb: Toolbox | None = None, llm: Any = None,
+                  knowledge: Knowledge | None = None) -> dict[str, Any]:
     """The diagnosis engine over this turn's evidence. Its own tool calls (checks that need
     more than the baseline) become evidence of the turn like any other, cited the same way."""
     from netopsai.diagnosis.context import Context
     from netopsai.diagnosis.engine import run_engine
-    from netopsai.diagnosis.memory import default_memory
     from netopsai.diagnosis.rank import Ranker
-    from netopsai.tools.registry import run_tool
 
-    n = [len(state.get("evidence", []))]
-
-    def run(tool: str, args: dict[str, Any]) -> Evidence:
-        n[0] += 1
-        return run_tool(tool, args, tb.backends, f"E{n[0]}")  # type: ignore[union-attr]
-
-    ctx = Context(turn_evidence(state), run if tb is not None else None, state["question"])
+    run = tb.runner(_ledger(state)) if tb is not None else None
+    ctx = Context(turn_evidence(state), run, state["question"])
     model = llm if state.get("llm") in ("active", "done") else None
-    d = run_engine(ctx, "full", default_memory(), None, Ranker(model))
+    know = knowledge or Knowledge()
+    d = run_engine(ctx, "full", know.incident_memory(), know.taxonomy, Ranker(model))
     d.tool_calls = len(state.get("turn", [])) + ctx.tool_calls
     tokens = state.get("tokens") or {"prompt": 0, "completion": 0}
     return {"diagnosis": asdict(d), "evidence": [e.model_dump(mode="json") for e in ctx.new],

@@ -1,18 +1,20 @@
 """Copilot: the one API every front end uses. `ask` streams typed steps (planner decision,
 tool calls with their evidence, coder runs, the answer); conversations are LangGraph threads
-kept by a checkpointer, so a thread resumes after a restart."""
+kept by a checkpointer, so a thread resumes after a restart. `thread` reads a conversation and
+`confirm` puts its diagnosis into incident memory: nothing outside reaches into the graph."""
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from netopsai.backends.base import Backends
+from netopsai.diagnosis.knowledge import Knowledge
 from netopsai.evidence import citations
 from netopsai.graph import build_graph
 from netopsai.nodes import start_turn
@@ -22,6 +24,8 @@ if TYPE_CHECKING:  # typing only: these imports cost a second at start-up
     from langchain_core.language_models import BaseChatModel
     from langchain_core.runnables import RunnableConfig
     from langgraph.checkpoint.base import BaseCheckpointSaver
+
+    from netopsai.store.tables import Incident
 
 
 @dataclass
@@ -44,16 +48,74 @@ def sqlite_saver(home: Path) -> BaseCheckpointSaver[Any]:
     return SqliteSaver(conn)
 
 
+@dataclass(frozen=True)
+class Thread:
+    """A conversation as its checkpoint keeps it (empty for a thread never asked in)."""
+
+    id: str
+    state: dict[str, Any]
+
+    @property
+    def question(self) -> str:
+        return str(self.state.get("question", ""))
+
+    @property
+    def answer(self) -> str:
+        return str(self.state.get("answer", ""))
+
+    @property
+    def diagnosis(self) -> dict[str, Any] | None:
+        return self.state.get("diagnosis")
+
+    @property
+    def evidence(self) -> list[dict[str, Any]]:
+        """Every evidence record of the conversation, E1 on."""
+        return list(self.state.get("evidence", []))
+
+    @property
+    def turn_evidence(self) -> list[dict[str, Any]]:
+        """The evidence the last question gathered."""
+        return self.cited(self.state.get("turn", []))
+
+    def cited(self, ids: Iterable[str]) -> list[dict[str, Any]]:
+        wanted = set(ids)
+        return [e for e in self.evidence if e["id"] in wanted]
+
+
 class Copilot:
     def __init__(self, backends: Backends, llm: BaseChatModel | None = None,
-                 checkpointer: BaseCheckpointSaver[Any] | None = None) -> None:
+                 checkpointer: BaseCheckpointSaver[Any] | None = None,
+                 knowledge: Knowledge | None = None) -> None:
         self.toolbox = Toolbox(backends)
         self.llm = llm
+        self.knowledge = knowledge or Knowledge()
         if checkpointer is None:
             from langgraph.checkpoint.memory import InMemorySaver
 
             checkpointer = InMemorySaver()
-        self.graph = build_graph(llm, self.toolbox).compile(checkpointer=checkpointer)
+        self.graph = build_graph(llm, self.toolbox, self.knowledge).compile(checkpointer=checkpointer)
+
+    @property
+    def backends(self) -> Backends:
+        return self.toolbox.backends
+
+    def thread(self, thread_id: str) -> Thread:
+        """A conversation's saved state (the checkpointer keeps it across restarts)."""
+        saved = self.graph.get_state({"configurable": {"thread_id": thread_id}})
+        return Thread(thread_id, dict(saved.values))
+
+    def confirm(self, thread_id: str, who: str, source: str) -> Incident:
+        """The on-call agrees with the thread's last diagnosis: it joins incident memory.
+        A thread with no diagnosis, or none with a root cause, is a NetopsError."""
+        from netopsai.diagnosis.history import confirm
+
+        thread = self.thread(thread_id)
+        memory = self.knowledge.incident_memory(create=True)
+        if memory is None:
+            from netopsai.errors import NetopsError
+
+            raise NetopsError("incident memory is switched off for this copilot")
+        return confirm(memory, thread.diagnosis, who, source, thread.question)
 
     def warm_up(self) -> None:
         """For long-lived front ends: start the sandbox's warm worker now, in the background,
@@ -77,16 +139,13 @@ class Copilot:
     def answer(self, question: str, thread_id: str = "default", user: str | None = None) -> dict[str, Any]:
         """The whole answer as `ask --json` prints it (shared/specs/cli-and-evidence.md)."""
         steps = list(self.ask(question, thread_id, user))
-        state = self.graph.get_state({"configurable": {"thread_id": thread_id}}).values
-        turn = set(state.get("turn", []))
-        evidence = [e for e in state.get("evidence", []) if e["id"] in turn]
-        diag = state.get("diagnosis")
-        answer = state.get("answer", "")
+        thread = self.thread(thread_id)
+        state, diag, answer = thread.state, thread.diagnosis, thread.answer
         return {"answer": answer,
                 "root_cause": {k: diag[k] for k in ("label", "device", "interface", "confidence")}
                 if diag else None,
                 "ruled_out": diag.get("ruled_out", []) if diag else None,
-                "citations": citations(answer), "evidence": evidence,
+                "citations": citations(answer), "evidence": thread.turn_evidence,
                 "steps": [s.as_dict() for s in steps[:-1]],
                 "tokens": state.get("tokens", {"prompt": 0, "completion": 0}),
                 "llm_calls": state.get("llm_calls", 0),

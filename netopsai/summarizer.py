@@ -14,20 +14,6 @@ from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.evidence import Evidence
 
 TABLE_ROWS = 8
-COLUMNS = {
-    "traceroute": ["hop", "ip", "device", "interface", "rtt_ms", "loss_pct", "status"],
-    "alarms": ["raised_at", "cleared_at", "state", "severity", "category", "kind", "device",
-               "interface", "message"],
-    "changelog": ["ticket", "device", "start", "summary", "author", "status"],
-}
-METADATA_COLUMNS = {
-    "pods": ["pod", "site", "leafs", "spines", "segment_range"],
-    "devices": ["name", "role", "site", "pod", "model", "os_version", "status"],
-    "device": ["name", "role", "site", "pod", "vendor", "model", "os_version", "mgmt_ip", "status",
-               "uptime"],
-}
-
-
 def _cites(ids: list[str]) -> str:
     return "".join(f"[{i}]" for i in dict.fromkeys(ids))
 
@@ -40,7 +26,10 @@ def _cell(v: Any) -> str:
 
 def table(ev: Evidence) -> str:
     """A caption citing the evidence, a blank line and a markdown table of its first rows."""
-    cols = COLUMNS.get(ev.tool) or METADATA_COLUMNS.get(str(ev.facts.get("query"))) or ev.columns
+    from netopsai.tools.registry import REGISTRY
+
+    t = REGISTRY.get(ev.tool)
+    cols = t.shown_columns(ev) if t else ev.columns
     cols = [c for c in cols if any(c in r for r in ev.rows[:TABLE_ROWS])][:9]
     if not ev.rows or not cols:
         return ""

@@ -12,7 +12,8 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from netopsai.evidence import Evidence, validate_citations
 from netopsai.llm import usage
-from netopsai.planner.llm import evidence_block, load_prompt
+from netopsai.planner.llm import evidence_block
+from netopsai.prompts import load as load_prompt
 from netopsai.summarizer import evidence_list
 
 

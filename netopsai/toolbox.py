@@ -3,14 +3,14 @@ inventory vocabulary, with concurrent execution of one step's independent tool c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from netopsai.backends.base import Backends
-from netopsai.evidence import Evidence
+from netopsai.evidence import Evidence, Ledger
 from netopsai.planner import Vocabulary
 from netopsai.tools.registry import run_tool
 
@@ -30,12 +30,18 @@ class Toolbox:
     def clock(self) -> datetime:
         return self.backends.inventory.clock()
 
-    def run(self, calls: Sequence[dict[str, Any]], first_id: int) -> list[Evidence]:
-        """Run independent calls concurrently; ids follow the calls' order, E{first_id} on."""
+    def run(self, calls: Sequence[dict[str, Any]], ledger: Ledger) -> list[Evidence]:
+        """Run independent calls concurrently; their ids, from the ledger, follow the calls' order."""
+        ids = ledger.reserve(len(calls))
+
         def one(i: int, call: dict[str, Any]) -> Evidence:
-            return run_tool(call["tool"], call.get("args", {}), self.backends, f"E{first_id + i}")
+            return run_tool(call["tool"], call.get("args", {}), self.backends, ids[i])
 
         if len(calls) <= 1:
             return [one(i, c) for i, c in enumerate(calls)]
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(calls))) as pool:
             return list(pool.map(one, range(len(calls)), calls))
+
+    def runner(self, ledger: Ledger) -> Callable[[str, dict[str, Any]], Evidence]:
+        """One call at a time, ids from `ledger`: what the diagnosis engine's checks call."""
+        return lambda tool, args: run_tool(tool, args, self.backends, ledger.mint())

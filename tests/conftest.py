@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
 from netopsai.lab.manage import init_lab
-from netopsai.store import engine_for
+from netopsai.store.engine import engine_for
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
 

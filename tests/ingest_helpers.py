@@ -17,11 +17,11 @@ from pydantic import SecretStr
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from netopsai import models as m
 from netopsai.backends.lab import lab_backends
+from netopsai.backends.receivers import BackgroundIngest, Ingest, IngestSettings
 from netopsai.evidence import Evidence
-from netopsai.ingest import BackgroundIngest, Ingest, IngestSettings
-from netopsai.store import engine_for
+from netopsai.store.engine import engine_for
+from netopsai.store.engine import tables as m
 from netopsai.tools.registry import run_tool
 
 COMMUNITY = "tr4p-c0mmunity-x7"  # a secret: the tests assert it is never logged or stored

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from netopsai.store import engine_for
+from netopsai.store.engine import engine_for
 
 
 def empty_store(tmp_path: Path) -> Engine:

@@ -30,7 +30,7 @@ from netopsai.errors import NetopsError
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab
 from netopsai.lab.scenario import Scenario
-from netopsai.store import engine_for
+from netopsai.store.engine import engine_for
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
 SRC = "10.1.1.20"  # dc1-host-01-1, the first host of dc1 in the small lab
@@ -224,7 +224,7 @@ def test_processes_and_threads_agree(tmp_path: Path, hosts: list[dict[str, Any]]
 def test_the_batch_snapshot_traces_exactly_as_the_lab_backend(faulty: Backends,
                                                               hosts: list[dict[str, Any]]) -> None:
     """SnapshotPaths (the lab state read once per batch) must return LabPaths' rows."""
-    from netopsai.backends.lab_paths import LabPaths
+    from netopsai.backends.lab.paths import LabPaths
     from netopsai.batch.snapshot import SnapshotPaths, pin_of
 
     pin = pin_of(faulty)

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from netopsai.backends import factory
-from netopsai.backends.lab_paths import LabPaths
-from netopsai.backends.lab_telemetry import LabTelemetry
-from netopsai.backends.network import network_clock, network_kind
-from netopsai.backends.store_telemetry import StoreTelemetry
+from netopsai.backends import registry as factory
+from netopsai.backends.lab.paths import LabPaths
+from netopsai.backends.lab.telemetry import LabTelemetry
+from netopsai.config.load import check_netconfig, load_netconfig
 from netopsai.errors import NetopsError
-from netopsai.netconfig_load import check_netconfig, load_netconfig
-from netopsai.store import engine_for
+from netopsai.store.engine import engine_for
+from netopsai.store.network import network_clock, network_kind
+from netopsai.store.telemetry import StoreTelemetry
 from tests.contract.stores import real_store
 
 DATA = Path(__file__).parent / "data" / "config"

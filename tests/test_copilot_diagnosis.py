@@ -165,8 +165,8 @@ def test_healthy_with_closed_dci_alarms_is_none(make_lab: Any, backends: Any) ->
 
     from sqlmodel import Session
 
-    from netopsai import models as m
     from netopsai.lab.events import alarm
+    from netopsai.store.engine import tables as m
 
     engine = make_lab()
     inject(engine, Scenario.model_validate({"id": "closed-dci", "now": lab_info(engine).clock,

@@ -22,7 +22,7 @@ from netopsai.diagnosis.correlate import Case, compression, correlate
 from netopsai.diagnosis.correlate_topology import Topology
 from netopsai.lab.inject import inject
 from netopsai.tools.alarms import AlarmsArgs
-from netopsai.ui.gradio_alarms import alarms_and_cases
+from netopsai.ui.gradio.alarms import alarms_and_cases
 from tests.conftest import CLOCK
 from tests.fault_helpers import call, scenario
 

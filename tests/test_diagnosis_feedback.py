@@ -35,7 +35,7 @@ def memory(home: Path) -> list[Any]:
 
 
 def test_gradio_thumbs_up_confirms_the_diagnosis(copilot: Copilot, home: Path) -> None:
-    from netopsai.ui.gradio_chat import ChatHandler
+    from netopsai.ui.gradio.chat import ChatHandler
 
     chat = ChatHandler(copilot)
     list(chat.turn(QUESTION, [], "g-1", "ana"))
@@ -52,7 +52,7 @@ def test_gradio_thumbs_up_confirms_the_diagnosis(copilot: Copilot, home: Path) -
 def test_gradio_chatbot_has_the_like_event(copilot: Copilot) -> None:
     import gradio as gr
 
-    from netopsai.ui.gradio_app import build_app
+    from netopsai.ui.gradio.app import build_app
 
     app = build_app(copilot)
     bots = [b for b in app.blocks.values() if isinstance(b, gr.Chatbot)]
@@ -82,7 +82,7 @@ def test_slack_confirm_button_saves_the_diagnosis(bot: str, fake: FakeSlackAPI,
 
 
 def test_gradio_diagnosis_step_shows_the_engines_moves(copilot: Copilot) -> None:
-    from netopsai.ui.gradio_chat import ChatHandler
+    from netopsai.ui.gradio.chat import ChatHandler
 
     views = list(ChatHandler(copilot).turn(QUESTION, [], "g-steps", "ana"))
     steps = [m for m in views[-1].history if not isinstance(m, dict)

@@ -28,7 +28,7 @@ from slack_sdk import WebClient
 from netopsai.errors import NetopsError
 from netopsai.lab.manage import init_lab
 from netopsai.service import Copilot
-from netopsai.store import engine_for
+from netopsai.store.engine import engine_for
 from tests.fake_slack_api import FakeSlackAPI, SlackSender
 
 PAIR = "10.1.3.20,127.0.0.2"
@@ -140,7 +140,7 @@ def _napalm_problem(home: Path) -> str:
 
 
 def _gradio_batch(copilot: Copilot, tmp_path: Path, text: str) -> dict[str, Any]:
-    from netopsai.ui.gradio_batch import BatchHandler
+    from netopsai.ui.gradio.batch import BatchHandler
 
     final = list(BatchHandler(copilot.toolbox.backends, out_dir=tmp_path).run(text, None, ""))[-1]
     assert final.csv_path is not None
@@ -151,7 +151,7 @@ def _gradio_batch(copilot: Copilot, tmp_path: Path, text: str) -> dict[str, Any]
 @needs_traceroute
 def test_gradio_copilot_and_batch_tab_use_the_config(lab_home: Path, tmp_path: Path,
                                                      use_home: Callable[[Path], None]) -> None:
-    from netopsai.ui import gradio_app
+    from netopsai.ui.gradio import app as gradio_app
 
     use_home(_configure(lab_home, None))
     lab = _gradio_batch(gradio_app._copilot(), tmp_path, PAIR)["127.0.0.2"]
@@ -169,8 +169,8 @@ def test_gradio_copilot_and_batch_tab_use_the_config(lab_home: Path, tmp_path: P
 @needs_traceroute
 def test_gradio_first_run_builds_the_lab_then_honours_the_config(
         tmp_path: Path, use_home: Callable[[Path], None], capfd: pytest.CaptureFixture[str]) -> None:
-    from netopsai.backends.network import network_kind
-    from netopsai.ui import gradio_app
+    from netopsai.store.network import network_kind
+    from netopsai.ui.gradio import app as gradio_app
 
     home = tmp_path / "home"
     home.mkdir()
@@ -198,8 +198,8 @@ def fake() -> Iterator[FakeSlackAPI]:
 
 def _slack_batch(copilot: Copilot, fake: FakeSlackAPI, text: str) -> str:
     """`/netops batch TEXT` through the bot on 127.0.0.1; the final message's blocks, as text."""
-    from netopsai.ui.slack_app import EVENTS_PATH, build_app, serve_http
-    from netopsai.ui.slack_settings import SlackSettings
+    from netopsai.ui.slack.app import EVENTS_PATH, build_app, serve_http
+    from netopsai.ui.slack.settings import SlackSettings
 
     settings = SlackSettings.model_validate({
         "bot_token": TOKEN, "signing_secret": SECRET, "api_url": fake.api_url,
@@ -224,7 +224,7 @@ def _slack_batch(copilot: Copilot, fake: FakeSlackAPI, text: str) -> str:
 @needs_traceroute
 def test_slack_bot_checks_through_the_configured_backends(
         lab_home: Path, real_home: Path, fake: FakeSlackAPI, use_home: Callable[[Path], None]) -> None:
-    from netopsai.ui import slack_app
+    from netopsai.ui.slack import app as slack_app
 
     use_home(_configure(lab_home, None))
     lab = _slack_batch(slack_app._copilot(), fake, PAIR)
@@ -236,7 +236,7 @@ def test_slack_bot_checks_through_the_configured_backends(
 
 def test_slack_bot_refuses_an_unusable_config(real_home: Path,
                                               use_home: Callable[[Path], None]) -> None:
-    from netopsai.ui import slack_app
+    from netopsai.ui.slack import app as slack_app
 
     use_home(_configure(real_home, {"paths": "napalm"}))
     try:

@@ -19,12 +19,12 @@ from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
 from netopsai.service import Copilot, Step
-from netopsai.ui import gradio_auth as auth
-from netopsai.ui import gradio_batch
-from netopsai.ui.gradio_alarms import alarms_view
-from netopsai.ui.gradio_batch import BatchHandler
-from netopsai.ui.gradio_chat import ChatHandler, ChatView, step_messages
-from netopsai.ui.gradio_views import counter_bars, link_citations, path_html, status_timeline, telemetry_plot
+from netopsai.ui.gradio import auth
+from netopsai.ui.gradio import batch as gradio_batch
+from netopsai.ui.gradio.alarms import alarms_view
+from netopsai.ui.gradio.batch import BatchHandler
+from netopsai.ui.gradio.chat import ChatHandler, ChatView, step_messages
+from netopsai.ui.gradio.views import counter_bars, link_citations, path_html, status_timeline, telemetry_plot
 
 QUESTION = "10.1.3.20 to 10.2.1.40 not communicating"
 
@@ -215,7 +215,7 @@ def test_login_users_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
 def test_build_app_and_first_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backends: Backends) -> None:
     import gradio as gr
 
-    from netopsai.ui import gradio_app
+    from netopsai.ui.gradio import app as gradio_app
 
     app = gradio_app.build_app(Copilot(backends), backends)
     assert isinstance(app, gr.Blocks)

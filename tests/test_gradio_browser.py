@@ -25,8 +25,8 @@ from netopsai.backends.lab import lab_backends
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab, lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.store import engine_for
-from netopsai.ui.gradio_auth import add_user
+from netopsai.store.engine import engine_for
+from netopsai.ui.gradio.auth import add_user
 
 pytestmark = pytest.mark.browser
 

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from sqlalchemy import Engine
 
-from netopsai.backends.alertmanager import parse_payload
+from netopsai.backends.alertmanager.receiver import parse_payload
 from tests.ingest_helpers import alarms, alarms_tool, lab_with_senders, raw_events, running, settle
 
 

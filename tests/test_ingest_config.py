@@ -21,9 +21,9 @@ import yaml
 from pydantic import SecretStr
 from pysnmp.proto.rfc1902 import OctetString
 
-from netopsai.ingest import BackgroundIngest, from_config
-from netopsai.netconfig_load import load_netconfig
-from netopsai.store import engine_for
+from netopsai.backends.receivers import BackgroundIngest, from_config
+from netopsai.config.load import load_netconfig
+from netopsai.store.engine import engine_for
 from tests.ingest_helpers import raw_events, send_trap, send_udp, settle, wait_until
 
 SECRET = "cfg-tr4p-s3cret-q9"  # the community in secrets.yaml: never to be seen

@@ -18,7 +18,7 @@ import pytest
 from pysnmp.proto.rfc1902 import Integer32, OctetString
 from sqlalchemy import Engine
 
-from netopsai.store import engine_for
+from netopsai.store.engine import engine_for
 from tests.ingest_helpers import (
     COMMUNITY,
     alarms,

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from sqlalchemy import Engine
 
-from netopsai.backends.syslog_parse import classify, parse_frame
+from netopsai.backends.syslog.parse import classify, parse_frame
 from tests.ingest_helpers import (
     SENDERS,
     alarms,

@@ -13,7 +13,7 @@ from pysnmp.proto import api
 from pysnmp.proto.rfc1902 import Integer32, IpAddress, ObjectName, OctetString, TimeTicks
 from sqlalchemy import Engine
 
-from netopsai.backends.traps import trap_event
+from netopsai.backends.traps.receiver import trap_event
 from tests import ingest_helpers as ih
 
 LINK_DOWN, LINK_UP = "1.3.6.1.6.3.1.1.5.3", "1.3.6.1.6.3.1.1.5.4"

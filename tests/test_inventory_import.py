@@ -14,12 +14,12 @@ import pytest
 from sqlalchemy import Engine, inspect
 from sqlmodel import Session, func, select
 
-from netopsai import models as m
-from netopsai.backends.lab_inventory import LabInventory
 from netopsai.errors import NetopsError
-from netopsai.inventory_import import import_files
-from netopsai.inventory_sync import InventoryBatch, sync_inventory
-from netopsai.store import engine_for, get_meta
+from netopsai.store.engine import engine_for, get_meta
+from netopsai.store.engine import tables as m
+from netopsai.store.inventory import StoreInventory
+from netopsai.store.inventory_import import import_files
+from netopsai.store.inventory_sync import InventoryBatch, sync_inventory
 from tests.store_helpers import dump, empty_store
 
 NETBOX = Path(__file__).parent / "data" / "netbox"
@@ -41,7 +41,7 @@ def test_netbox_exports_build_devices_interfaces_links_segments_and_hosts(store:
     result = import_files(store, CSVS)
     assert result.skipped == Counter({"container or pool prefixes": 3,
                                       "cables not between two interfaces": 1})
-    inv = LabInventory(store)
+    inv = StoreInventory(store)
     devs = {d["name"]: d for d in inv.devices(None, None, None, None)}
     assert sorted(devs) == ["dc1-border-01", "dc1-dci-01", "dc1-leaf-01", "dc1-leaf-02",
                             "dc1-spine-01", "dc1-spine-02", "dc2-dci-01"]  # servers are hosts
@@ -88,7 +88,7 @@ def test_a_later_partial_row_keeps_what_it_does_not_mention(store: Engine) -> No
     sync_inventory(store, InventoryBatch(source="napalm", devices=[
         {"name": "dc1-leaf-01", "os_version": "4.31.2F", "role": "router", "site": "nowhere"}],
         device_insert_only={"role", "site"}))
-    d = LabInventory(store).device("dc1-leaf-01")
+    d = StoreInventory(store).device("dc1-leaf-01")
     assert (d["os_version"], d["role"], d["site"], d["mgmt_ip"]) == \
         ("4.31.2F", "leaf", "dc1", "10.250.0.21")
 
@@ -100,7 +100,7 @@ def test_yaml_spec_import_builds_the_lab_topology_without_its_history(
         assert count(store, table) == count(lab_engine, table) > 0, table
     for table in (m.Alarm, m.Change, m.InterfaceEvent, m.CounterSample):
         assert count(store, table) == 0, table
-    imported, lab = LabInventory(store), LabInventory(lab_engine)
+    imported, lab = StoreInventory(store), StoreInventory(lab_engine)
     assert imported.ip_owner("10.1.3.20") == lab.ip_owner("10.1.3.20")
     assert imported.neighbors("dc1-spine-01") == lab.neighbors("dc1-spine-01")
     with Session(store) as s:
@@ -232,6 +232,6 @@ def test_the_table_export_headers_of_netbox_are_understood(tmp_path: Path, store
                       "12,C-0003,dc1-leaf-02,Ethernet49,dc1-spine-01,Ethernet2,Planned,SMF\n")
     import_files(store, [NETBOX / "devices.csv", NETBOX / "interfaces.csv", cables])
     assert [(n["interface"], n["neighbor"], n["neighbor_interface"], n["status"])
-            for n in LabInventory(store).neighbors("dc1-spine-01")] == [
+            for n in StoreInventory(store).neighbors("dc1-spine-01")] == [
         ("Ethernet1", "dc1-leaf-01", "Ethernet49", "up"),
         ("Ethernet2", "dc1-leaf-02", "Ethernet49", "down")]

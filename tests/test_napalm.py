@@ -18,14 +18,14 @@ from pydantic import SecretStr
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from netopsai import models as m
-from netopsai.backends.lab_inventory import LabInventory
-from netopsai.backends.napalm_ import DeviceTarget, ReadOnlyViolation, connect
-from netopsai.backends.napalm_config import snapshot
-from netopsai.backends.napalm_discovery import discover
-from netopsai.backends.napalm_paths import NapalmPaths
+from netopsai.backends.napalm.config import snapshot
+from netopsai.backends.napalm.device import DeviceTarget, ReadOnlyViolation, connect
+from netopsai.backends.napalm.discovery import discover
+from netopsai.backends.napalm.paths import NapalmPaths
 from netopsai.errors import NetopsError
-from netopsai.store import get_meta
+from netopsai.store.engine import get_meta
+from netopsai.store.engine import tables as m
+from netopsai.store.inventory import StoreInventory
 from tests.peers.fakenos import FakeIosNetwork, IosDevice
 from tests.store_helpers import dump, empty_store
 
@@ -77,7 +77,7 @@ def test_discovery_fills_the_inventory_from_parsed_device_output(ios_net: FakeIo
                                                                   store: Engine) -> None:
     result = discover(store, targets(ios_net))
     assert result.errors == [] and sorted(result.devices) == ["dc9-leaf-01", "dc9-spine-01"]
-    inv = LabInventory(store)
+    inv = StoreInventory(store)
     leaf = next(d for d in inv.devices(None, None, None, None) if d["name"] == "dc9-leaf-01")
     assert (leaf["vendor"], leaf["model"], leaf["role"]) == ("Cisco", "IOSv", "leaf")
     assert "Version 15.9(3)M4" in leaf["os_version"] and leaf["loopback"] == "10.254.9.1"
@@ -109,7 +109,7 @@ def test_refresh_follows_a_port_that_went_down_and_one_removed(ios_net: FakeIosN
     del leaf.ports["GigabitEthernet0/1"]
     result = discover(store, targets(ios_net)[:1])
     assert result.report is not None and result.report.removed["interface"] == 1
-    inv = LabInventory(store)
+    inv = StoreInventory(store)
     ifaces = {i["name"]: i for i in inv.interfaces("dc9-leaf-01")}
     assert "GigabitEthernet0/1" not in ifaces
     assert ifaces["GigabitEthernet0/0"]["oper_status"] == "down"
@@ -157,13 +157,13 @@ def first_lines(store: Engine) -> int:
 def test_device_side_traceroute_and_ping_parse_the_device_output(ios_net: FakeIosNetwork,
                                                                  store: Engine) -> None:
     from netopsai.backends.base import Backends
-    from netopsai.backends.lab_events import LabEvents
+    from netopsai.store.events import StoreEvents
     from netopsai.tools.registry import run_tool
 
     discover(store, targets(ios_net))
     paths = NapalmPaths(store, {t.name or "": t for t in targets(ios_net)})
-    events = LabEvents(store)
-    backends = Backends(inventory=LabInventory(store), telemetry=None,  # type: ignore[arg-type]
+    events = StoreEvents(store)
+    backends = Backends(inventory=StoreInventory(store), telemetry=None,  # type: ignore[arg-type]
                         paths=paths, changes=events, alarms=events)
     ev = run_tool("traceroute", '{"src": "10.254.9.1", "dst": "10.254.9.9"}', backends)
     assert ev.errors == []
@@ -244,7 +244,7 @@ def test_mock_auth_failure_and_timeout_give_partial_results_naming_the_devices(
         "edge-r5: authentication failed (edge-r5.lab.example.net:22, driver mock)",
         "edge-r7: timed out (edge-r7.lab.example.net:22, driver mock)",
         "edge-r9: cannot connect (edge-r9.lab.example.net:22, driver mock)"]
-    inv = LabInventory(store)
+    inv = StoreInventory(store)
     assert [d["name"] for d in inv.devices(None, None, None, None)] == ["edge-r1"]
     # edge-r7 answered two getters before timing out: none of it is stored
     with Session(store) as s:
@@ -276,13 +276,13 @@ def test_the_guard_refuses_config_methods_before_they_reach_the_driver() -> None
 
 def test_a_device_that_times_out_mid_trace_is_named_in_the_evidence(store: Engine) -> None:
     from netopsai.backends.base import Backends
-    from netopsai.backends.lab_events import LabEvents
+    from netopsai.store.events import StoreEvents
     from netopsai.tools.registry import run_tool
 
     discover(store, [mock_target("edge-r1", "ok")])
     r7 = mock_target("edge-r7", "timeout").model_copy(update={"host": "192.0.2.7"})
-    events = LabEvents(store)
-    backends = Backends(inventory=LabInventory(store), telemetry=None,  # type: ignore[arg-type]
+    events = StoreEvents(store)
+    backends = Backends(inventory=StoreInventory(store), telemetry=None,  # type: ignore[arg-type]
                         paths=NapalmPaths(store, {"edge-r7": r7}), changes=events, alarms=events)
     ev = run_tool("traceroute", '{"src": "192.0.2.7", "dst": "192.0.2.1"}', backends)
     assert ev.errors == ["edge-r7: timed out (192.0.2.7:22, driver mock)"] and ev.rows == []

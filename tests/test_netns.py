@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from netopsai import models as m
+from netopsai.backends.netns.inject import inject
+from netopsai.backends.netns.sh import in_ns, namespaces
 from netopsai.errors import NetopsError
-from netopsai.lab.netns_inject import inject
-from netopsai.lab.netns_sh import in_ns, namespaces
 from netopsai.lab.scenario import Scenario
-from netopsai.store import engine_for
+from netopsai.store.engine import engine_for
+from netopsai.store.engine import tables as m
 from tests.peers.netns import needs_netns, netns_lab, unique_prefix
 
 LAB_NET = __import__("ipaddress").ip_network("198.18.0.0/15")
@@ -29,7 +29,7 @@ def test_up_registers_the_lab_and_down_removes_exactly_it(tmp_path: Path) -> Non
     home = tmp_path / "home"
     home.mkdir()
     engine = engine_for(f"sqlite:///{home / 'netopsai.db'}")
-    from netopsai.store import create_all
+    from netopsai.store.engine import create_all
 
     create_all(engine)
     with Session(engine) as s:  # a row of someone else's: down must leave it
@@ -83,7 +83,7 @@ def test_inject_rejects_unsupported_kinds_and_unknown_targets(tmp_path: Path) ->
 
 def test_without_root_the_error_is_one_clear_line(monkeypatch: pytest.MonkeyPatch,
                                                   tmp_path: Path) -> None:
-    from netopsai.lab import netns
+    from netopsai.backends.netns import lab as netns
 
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     with pytest.raises(NetopsError, match="needs root"):

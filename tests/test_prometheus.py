@@ -14,13 +14,13 @@ from pydantic import SecretStr
 from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
-from netopsai.backends.lab_events import LabEvents
-from netopsai.backends.lab_inventory import LabInventory
-from netopsai.backends.lab_paths import LabPaths
-from netopsai.backends.prometheus import PrometheusTelemetry
-from netopsai.backends.snmp_auth import SnmpAuth, SnmpTarget
-from netopsai.poller import poll_and_store
-from netopsai.store import create_all, engine_for
+from netopsai.backends.lab.paths import LabPaths
+from netopsai.backends.prometheus.telemetry import PrometheusTelemetry
+from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
+from netopsai.backends.snmp.poller import poll_and_store
+from netopsai.store.engine import create_all, engine_for
+from netopsai.store.events import StoreEvents
+from netopsai.store.inventory import StoreInventory
 from netopsai.timewin import Window
 from netopsai.tools.registry import run_tool
 from tests.peers.prometheus import PromStack, free_tcp_port, start_stack
@@ -102,8 +102,8 @@ def store(tmp_path: Path, snmpsim: SnmpSim) -> Engine:  # noqa: F811
 
 
 def backends(engine: Engine, url: str) -> Backends:
-    events = LabEvents(engine)
-    return Backends(inventory=LabInventory(engine), telemetry=PrometheusTelemetry(url, timeout=2),
+    events = StoreEvents(engine)
+    return Backends(inventory=StoreInventory(engine), telemetry=PrometheusTelemetry(url, timeout=2),
                     paths=LabPaths(engine), changes=events, alarms=events)
 
 

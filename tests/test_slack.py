@@ -20,9 +20,9 @@ from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab, lab_info
 from netopsai.lab.scenario import Scenario
 from netopsai.service import Copilot
-from netopsai.store import engine_for
-from netopsai.ui.slack_app import EVENTS_PATH, build_app, serve_http
-from netopsai.ui.slack_settings import SlackSettings
+from netopsai.store.engine import engine_for
+from netopsai.ui.slack.app import EVENTS_PATH, build_app, serve_http
+from netopsai.ui.slack.settings import SlackSettings
 from tests.fake_slack_api import FakeSlackAPI, SlackSender
 
 SECRET = "test-signing-secret-4f1d"

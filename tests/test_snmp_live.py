@@ -16,16 +16,16 @@ from pydantic import SecretStr
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from netopsai import models as m
 from netopsai.backends.base import Backends
-from netopsai.backends.lab_events import LabEvents
-from netopsai.backends.lab_inventory import LabInventory
-from netopsai.backends.lab_paths import LabPaths
-from netopsai.backends.snmp import SnmpTelemetry
-from netopsai.backends.snmp_auth import SnmpAuth, SnmpTarget
-from netopsai.backends.snmp_walk import poll_targets
-from netopsai.poller import poll_and_store
-from netopsai.store import create_all, engine_for
+from netopsai.backends.lab.paths import LabPaths
+from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
+from netopsai.backends.snmp.poller import poll_and_store
+from netopsai.backends.snmp.telemetry import SnmpTelemetry
+from netopsai.backends.snmp.walk import poll_targets
+from netopsai.store.engine import create_all, engine_for
+from netopsai.store.engine import tables as m
+from netopsai.store.events import StoreEvents
+from netopsai.store.inventory import StoreInventory
 from netopsai.tools.registry import run_tool
 from tests.peers.snmpsim import CISCO, GENERATED, SnmpSim, free_udp_port, snmpsim  # noqa: F401
 
@@ -49,8 +49,8 @@ def v2c(sim_port: int, community: str, name: str = "") -> SnmpTarget:
 
 
 def live_backends(engine: Engine, targets: list[SnmpTarget]) -> Backends:
-    events = LabEvents(engine)
-    return Backends(inventory=LabInventory(engine),
+    events = StoreEvents(engine)
+    return Backends(inventory=StoreInventory(engine),
                     telemetry=SnmpTelemetry(engine, targets, timeout=15.0, retries=0),
                     paths=LabPaths(engine), changes=events, alarms=events)
 

@@ -12,16 +12,16 @@ from pydantic import SecretStr
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from netopsai import models as m
 from netopsai.backends.base import Backends
-from netopsai.backends.lab_events import LabEvents
-from netopsai.backends.lab_inventory import LabInventory
-from netopsai.backends.lab_paths import LabPaths
-from netopsai.backends.snmp_auth import SnmpAuth, SnmpTarget
-from netopsai.backends.store_telemetry import StoreTelemetry
+from netopsai.backends.lab.paths import LabPaths
+from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
+from netopsai.backends.snmp.poller import poll_and_store
 from netopsai.evidence import Evidence
-from netopsai.poller import poll_and_store
-from netopsai.store import create_all, engine_for
+from netopsai.store.engine import create_all, engine_for
+from netopsai.store.engine import tables as m
+from netopsai.store.events import StoreEvents
+from netopsai.store.inventory import StoreInventory
+from netopsai.store.telemetry import StoreTelemetry
 from netopsai.tools.registry import run_tool
 from tests.peers.snmpsim import CISCO, GENERATED, JUNIPER, Agent, SnmpSim, snmpsim  # noqa: F401
 
@@ -52,8 +52,8 @@ def agent(community: str) -> Agent:
 
 
 def store_backends(engine: Engine) -> Backends:
-    events = LabEvents(engine)
-    return Backends(inventory=LabInventory(engine), telemetry=StoreTelemetry(engine),
+    events = StoreEvents(engine)
+    return Backends(inventory=StoreInventory(engine), telemetry=StoreTelemetry(engine),
                     paths=LabPaths(engine), changes=events, alarms=events)
 
 

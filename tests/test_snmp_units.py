@@ -10,12 +10,12 @@ import pytest
 from pydantic import SecretStr, ValidationError
 from sqlmodel import Session, select
 
-from netopsai import models as m
-from netopsai.backends.snmp_auth import SnmpAuth, SnmpTarget, parse_endpoint
-from netopsai.backends.snmp_walk import DeviceReading, IfReading
+from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget, parse_endpoint
+from netopsai.backends.snmp.poller import counter_delta, restarted, store_readings
+from netopsai.backends.snmp.walk import DeviceReading, IfReading
 from netopsai.errors import NetopsError
-from netopsai.poller import counter_delta, restarted, store_readings
-from netopsai.store import create_all, engine_for
+from netopsai.store.engine import create_all, engine_for
+from netopsai.store.engine import tables as m
 
 
 @pytest.mark.parametrize("prev,cur,bits,want", [

@@ -12,14 +12,14 @@ import pytest
 from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
-from netopsai.backends.lab_inventory import LabInventory
-from netopsai.backends.netns_telemetry import NetnsAlarms, NetnsTelemetry
-from netopsai.backends.traceroute import SystemPaths
-from netopsai.backends.traceroute_parse import parse_hop, parse_output
-from netopsai.lab.netns import NetnsLab
-from netopsai.lab.netns_inject import inject
-from netopsai.lab.netns_sh import in_ns
+from netopsai.backends.netns.inject import inject
+from netopsai.backends.netns.lab import NetnsLab
+from netopsai.backends.netns.sh import in_ns
+from netopsai.backends.netns.telemetry import NetnsAlarms, NetnsTelemetry
+from netopsai.backends.traceroute.parse import parse_hop, parse_output
+from netopsai.backends.traceroute.paths import SystemPaths
 from netopsai.lab.scenario import Scenario
+from netopsai.store.inventory import StoreInventory
 from tests.peers.netns import needs_netns, netns_lab
 
 SRC, DST = "198.18.17.20", "198.18.35.20"  # ns-dc1-host-01-1 -> ns-dc2-host-03-1
@@ -78,7 +78,7 @@ def test_concurrent_traces_from_one_source_all_reach(lab: tuple[Engine, NetnsLab
     paths = SystemPaths(engine, concurrency=16)
     from sqlmodel import Session, select
 
-    from netopsai import models as m
+    from netopsai.store.engine import tables as m
 
     with Session(engine) as s:
         dsts = [h.ip for h in s.exec(select(m.HostAddress)) if h.ip != SRC]
@@ -179,7 +179,7 @@ def _copilot(engine: Engine):  # type: ignore[no-untyped-def]
     from netopsai.service import Copilot
 
     events = NetnsAlarms(engine)
-    return Copilot(Backends(inventory=LabInventory(engine), telemetry=NetnsTelemetry(engine),
+    return Copilot(Backends(inventory=StoreInventory(engine), telemetry=NetnsTelemetry(engine),
                             paths=SystemPaths(engine), changes=events, alarms=events))
 
 

@@ -1,4 +1,13 @@
-"""netopsai.tools — installed as a subpackage of netopsai (see ARCHITECTURE.md, packaging)."""
+"""netopsai.tools — installed as a subpackage of netopsai (docs/architecture.md, "Packaging")."""
 
 if __name__ != "netopsai.tools":  # a bare 'import tools' from the repo root would load a second copy
     raise ImportError("import this package as netopsai.tools")
+
+NOT_TOOLS = frozenset({"args", "base", "registry"})  # the contract's own modules
+
+
+def tool_names() -> list[str]:
+    """The tools, one module each (named as the tool), found without importing them."""
+    import pkgutil
+
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in NOT_TOOLS)

@@ -31,7 +31,11 @@ class AlarmsArgs(WindowArgs):
         "'root' column, and per case the suggested root-cause alarm and the blast radius"))
 
 
-@tool("alarms", AlarmsArgs)
+SHOWN = ["raised_at", "cleared_at", "state", "severity", "category", "kind", "device",
+                         "interface", "message"]  # what an answer's table shows
+
+
+@tool("alarms", AlarmsArgs, SHOWN)
 def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
     """Alarms active at any time in a window (raised before its end, not cleared before its
     start), by category, state, devices and site, with whether traffic was fully lost."""

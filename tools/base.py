@@ -8,7 +8,7 @@ import inspect
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -36,11 +36,22 @@ class WindowArgs(ToolArgs):
 ToolFn = Callable[[Any, Backends], Evidence]
 
 
+Shown = list[str] | dict[str, list[str]]
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
     args_model: type[ToolArgs]
     fn: ToolFn
+    # the columns an answer's table shows (all of the Evidence's when empty); per metadata
+    # query, a dict keyed by the query
+    shown: Shown = field(default_factory=list)
+
+    def shown_columns(self, ev: Evidence) -> list[str]:
+        cols = self.shown.get(str(ev.facts.get("query")), []) if isinstance(self.shown, dict) \
+            else self.shown
+        return cols or ev.columns
 
     @property
     def description(self) -> str:
@@ -75,9 +86,11 @@ def _compact(node: Any) -> Any:
 REGISTRY: dict[str, Tool] = {}
 
 
-def tool(name: str, args_model: type[ToolArgs]) -> Callable[[ToolFn], ToolFn]:
+def tool(name: str, args_model: type[ToolArgs], shown: Shown | None = None) -> Callable[[ToolFn], ToolFn]:
+    """Register a tool: its args model and docstring are its LLM contract, `shown` the columns
+    an answer's table shows."""
     def register(fn: ToolFn) -> ToolFn:
-        REGISTRY[name] = Tool(name, args_model, fn)
+        REGISTRY[name] = Tool(name, args_model, fn, shown or [])
         return fn
     return register
 

@@ -17,7 +17,10 @@ class ChangelogArgs(WindowArgs):
     ticket: str | None = Field(default=None, description="One change ticket, e.g. CHG-1042")
 
 
-@tool("changelog", ChangelogArgs)
+SHOWN = ["ticket", "device", "start", "summary", "author", "status"]  # what an answer's table shows
+
+
+@tool("changelog", ChangelogArgs, SHOWN)
 def changelog(args: ChangelogArgs, backends: Backends) -> Evidence:
     """Change records (ticket, device, start/end, kind, summary, author, status) that overlap a
     time window, for given devices, a site or a ticket."""

@@ -106,7 +106,15 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
                   + (f": {', '.join(down[:10])}" if down else "") + ".")
 
 
-@tool("metadata", MetadataArgs)
+SHOWN = {
+    "pods": ["pod", "site", "leafs", "spines", "segment_range"],
+    "devices": ["name", "role", "site", "pod", "model", "os_version", "status"],
+    "device": ["name", "role", "site", "pod", "vendor", "model", "os_version", "mgmt_ip", "status",
+               "uptime"],
+}  # what an answer's table shows
+
+
+@tool("metadata", MetadataArgs, SHOWN)
 def metadata(args: MetadataArgs, backends: Backends) -> Evidence:
     """Look up the network inventory: sites, PoDs with their network segments, segments,
     devices by site/PoD/role/name, one device's details, hosts, which device owns an IP,

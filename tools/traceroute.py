@@ -23,7 +23,10 @@ class TracerouteArgs(ToolArgs):
     at: str | None = Field(default=None, description="Trace as of this past ISO time (default now)")
 
 
-@tool("traceroute", TracerouteArgs)
+SHOWN = ["hop", "ip", "device", "interface", "rtt_ms", "loss_pct", "status"]  # what an answer's table shows
+
+
+@tool("traceroute", TracerouteArgs, SHOWN)
 def traceroute(args: TracerouteArgs, backends: Backends) -> Evidence:
     """Trace the path from src to dst: each hop's IP, device, interfaces, RTT and loss, whether
     the destination was reached, where and why it stopped (!N no route, !H host unreachable,

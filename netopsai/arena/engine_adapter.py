@@ -16,7 +16,8 @@ from netopsai.lab.scenario import Scenario
 IP = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
 
 
-def run_strategy(strategy: str, sc: Scenario, engine: Engine, memory: Any = None) -> tuple[Reply, str]:
+def run_strategy(strategy: str, sc: Scenario, engine: Engine, memory: Any = None,
+                 taxonomy: Any = None) -> tuple[Reply, str]:
     """(the reply, the symptom text the engine indexed for incident memory)."""
     from netopsai.backends.lab import lab_backends
     from netopsai.summarizer import render
@@ -28,7 +29,7 @@ def run_strategy(strategy: str, sc: Scenario, engine: Engine, memory: Any = None
     if len(ips) < 2:
         return Reply("inconclusive", answer="The question names no two addresses."), ""
     out = fn(lab_backends(engine), src=ips[0], dst=ips[1], question=sc.question,
-             strategy=strategy, memory=memory)
+             strategy=strategy, memory=memory, taxonomy=taxonomy)
     d = out.diagnosis
     answer = render(out.evidence, d, [])
     reply = Reply(d.label, d.device, answer, [e.model_dump(mode="json") for e in out.evidence],

@@ -10,9 +10,9 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from netopsai import models as m
 from netopsai.arena.cases import HARMLESS, HERRING_KINDS, PORT_KINDS, Built, fault, ticket
 from netopsai.arena.places import PAIR_KINDS, Flow, LabView
+from netopsai.store.engine import tables as m
 
 DIAG_WINDOW = timedelta(hours=1)  # the window the copilot checks alarms and changes over
 NOISE_SPAN = timedelta(hours=6)  # netopsai.lab.inject spreads noise over the last 6 hours

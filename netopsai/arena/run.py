@@ -10,8 +10,7 @@ import os
 import platform
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -70,15 +69,15 @@ class Labs:
     """One lab store per (spec, scale, seed, clock), built once; every inject resets it from the
     healthy snapshot that init left beside it."""
 
-    def __init__(self, root: Path, llm: str) -> None:
-        self.root, self.llm = root, llm
+    def __init__(self, root: Path, llm: str, knowledge: Any = None) -> None:
+        self.root, self.llm, self.knowledge = root, llm, knowledge
         self._labs: dict[tuple[Any, ...], tuple[Engine, Any]] = {}
 
     def ready(self, sc: Scenario) -> tuple[Engine, Any]:
         from netopsai.backends.lab import lab_backends
         from netopsai.lab.manage import init_lab
         from netopsai.service import Copilot
-        from netopsai.store import engine_for
+        from netopsai.store.engine import engine_for
 
         key = (sc.lab.spec, sc.lab.scale, sc.lab.seed, sc.now)
         if key not in self._labs:
@@ -89,7 +88,7 @@ class Labs:
                 from netopsai.arena.scripted import ScriptedChat
 
                 llm = ScriptedChat()
-            self._labs[key] = (engine, Copilot(lab_backends(engine), llm=llm))
+            self._labs[key] = (engine, Copilot(lab_backends(engine), llm=llm, knowledge=self.knowledge))
         return self._labs[key]
 
 
@@ -102,12 +101,13 @@ class Turn:
     copilot: Any
     memory: Any = None
     symptoms: str = ""
+    taxonomy: Any = None
 
 
 def _full(turn: Turn, sc: Scenario) -> Reply:
     thread = f"arena-{sc.id}-{time.monotonic_ns()}"
     r = turn.copilot.answer(sc.question, thread)
-    diag = turn.copilot.graph.get_state({"configurable": {"thread_id": thread}}).values.get("diagnosis")
+    diag = turn.copilot.thread(thread).diagnosis
     turn.symptoms = str((diag or {}).get("symptoms") or "") or turn.symptoms
     rc = r.get("root_cause") or {}
     return Reply(rc.get("label") or NO_DIAGNOSIS, rc.get("device"), r.get("answer", ""),
@@ -128,7 +128,8 @@ def ask(baseline: str, sc: Scenario, turn: Turn) -> Reply:
         return _full(turn, sc)
     from netopsai.arena.engine_adapter import run_strategy
 
-    reply, symptoms = run_strategy(ENGINE_BASELINES[baseline], sc, turn.engine, turn.memory)
+    reply, symptoms = run_strategy(ENGINE_BASELINES[baseline], sc, turn.engine, turn.memory,
+                                    turn.taxonomy)
     turn.symptoms = turn.symptoms or symptoms
     return reply
 
@@ -171,13 +172,13 @@ def run(scenarios: list[Scenario], opts: Options, progress: Progress | None = No
     started, load0, t0 = datetime.now(UTC), os.getloadavg(), time.perf_counter()
     outcomes: list[Outcome] = []
     confirmed = 0
-    with tempfile.TemporaryDirectory(prefix="netopsai-arena-", dir=opts.workdir) as tmp, \
-            _home(Path(tmp) / "home"):
-        labs, memory = Labs(Path(tmp), opts.llm), _memory(opts)
+    with tempfile.TemporaryDirectory(prefix="netopsai-arena-", dir=opts.workdir) as tmp:
+        knowledge = _knowledge(opts, Path(tmp))
+        labs, memory = Labs(Path(tmp), opts.llm, knowledge), knowledge.incident_memory()
         for i, sc in enumerate(scenarios, start=1):
             engine, copilot = labs.ready(sc)
             inject(engine, sc)
-            turn = Turn(engine, copilot, memory)
+            turn = Turn(engine, copilot, memory, taxonomy=knowledge.taxonomy)
             outcomes += [_one(n, sc, turn) for n in runnable]
             confirmed += _confirm(turn, sc)
             if progress:
@@ -192,27 +193,15 @@ def run(scenarios: list[Scenario], opts: Options, progress: Progress | None = No
             "outcomes": [o.as_dict() for o in outcomes]}
 
 
-@contextmanager
-def _home(home: Path) -> Iterator[None]:
-    """NETOPSAI_HOME in the run's own folder: the copilot's incident memory is the run's, never
-    the user's (a benchmark must not read, or write, someone's confirmed incidents)."""
-    old = os.environ.get("NETOPSAI_HOME")
-    os.environ["NETOPSAI_HOME"] = str(home)
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("NETOPSAI_HOME", None)
-        else:
-            os.environ["NETOPSAI_HOME"] = old
+def _knowledge(opts: Options, tmp: Path) -> Any:
+    """The run's own incident memory (or none) and the built-in taxonomy alone: a benchmark
+    never reads, or writes, the user's confirmed incidents or taxonomy extensions."""
+    from netopsai.diagnosis.knowledge import Knowledge
+    from netopsai.diagnosis.memory import IncidentMemory
+    from netopsai.diagnosis.taxonomy import load_taxonomy
 
-
-def _memory(opts: Options) -> Any:
-    if opts.memory != "online":
-        return None
-    from netopsai.diagnosis.memory import default_memory
-
-    return default_memory(create=True)
+    memory = IncidentMemory.at(tmp / "home" / "incidents.db") if opts.memory == "online" else None
+    return Knowledge(memory, load_taxonomy(extra=[]))
 
 
 def _confirm(turn: Turn, sc: Scenario) -> int:

@@ -18,7 +18,7 @@ from netopsai.diagnosis.context import normal_args
 from netopsai.diagnosis.engine import diagnose
 from netopsai.diagnosis.memory import IncidentMemory, default_memory
 from netopsai.diagnosis.taxonomy import Taxonomy, load_taxonomy
-from netopsai.evidence import Evidence
+from netopsai.evidence import Evidence, Ledger
 from netopsai.tools.registry import run_tool
 
 TRACE_ID = "E1"  # every pair's evidence is numbered like a turn's: the trace first
@@ -97,11 +97,10 @@ class SharedEvidence:
 
     def diagnose(self, ev: Evidence) -> tuple[Diagnosis, list[Evidence]]:
         """The engine on this pair's trace, as the copilot's `diagnose` node runs it."""
-        n = [int(ev.id[1:]) if ev.id[1:].isdigit() else 1]
+        ledger = Ledger.following([ev])
 
         def run(tool: str, args: dict[str, Any]) -> Evidence:
-            n[0] += 1
-            return self.run(tool, args, f"E{n[0]}")
+            return self.run(tool, args, ledger.mint())
 
         src, dst = ev.args.get("src"), ev.args.get("dst")
         out = diagnose(None, evidence=[ev], run=run, memory=self.memory(),

@@ -83,7 +83,7 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
         except KeyboardInterrupt:
             where = f"to {out}; run it again with --resume to finish" if out else "above"
             err.print(f"interrupted: {sink.rows} of {len(todo)} pairs written {where}")
-            # not KeyboardInterrupt: typer turns that into an exit code netopsai.cli.main drops
+            # not KeyboardInterrupt: typer turns that into an exit code netopsai.cli.app.main drops
             raise SystemExit(130) from None
     everything = earlier + results
     first_error = next((f"line {r.line}: {r.error}" for r in everything if r.error), None)

@@ -163,7 +163,7 @@ def _failed(pair: Pair, exc: Exception) -> PairResult:
 
 def store_url(backends: Backends) -> str | None:
     """The lab store's URL when worker processes can open it too (not an in-memory database)."""
-    from netopsai.backends.lab_paths import LabPaths
+    from netopsai.backends.lab.paths import LabPaths
 
     paths = backends.paths
     if not isinstance(paths, LabPaths):
@@ -182,7 +182,7 @@ _BACKENDS: Backends | None = None
 def _worker_init(url: str, pin: Pin | None) -> None:
     global _BACKENDS
     from netopsai.backends.lab import lab_backends
-    from netopsai.store import engine_for
+    from netopsai.store.engine import engine_for
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     # workers only trace, and only ever for the lab's own paths (store_url): whatever backends

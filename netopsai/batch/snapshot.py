@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends, Row
-from netopsai.backends.lab_paths import LabPaths, trace_row
+from netopsai.backends.lab.paths import LabPaths, trace_row
 from netopsai.lab.manage import lab_info
 
 

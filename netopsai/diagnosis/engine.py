@@ -26,7 +26,7 @@ from netopsai.diagnosis.rank import Ranker
 from netopsai.diagnosis.report import build
 from netopsai.diagnosis.search import Search
 from netopsai.diagnosis.taxonomy import ROOT, Taxonomy, load_taxonomy
-from netopsai.evidence import Evidence
+from netopsai.evidence import Evidence, Ledger
 
 STRATEGIES = ("full", "cvd", "history")
 HISTORY_K = 2  # past incidents' labels verified before the taxonomy search
@@ -97,15 +97,12 @@ def diagnose(backends: Any = None, *, src: str | None = None, dst: str | None = 
     """Diagnose connectivity from src to dst: trace, gather the baseline evidence, run the
     engine. Pass `evidence` to start from tool results in hand, `run` for another tool runner
     (default: the tools over `backends`). Counts are on the returned Diagnosis."""
-    counter = {"n": len(evidence or [])}
     if run is None:
         if backends is None:
             raise ValueError("diagnose needs backends or a tool runner")
-        from netopsai.tools.registry import run_tool
+        from netopsai.toolbox import Toolbox
 
-        def run(tool: str, args: dict[str, Any]) -> Evidence:
-            counter["n"] += 1
-            return run_tool(tool, args, backends, f"E{counter['n']}")
+        run = Toolbox(backends).runner(Ledger(len(evidence or [])))
 
     ctx = Context(list(evidence or []), run, question)
     if not ctx.traces:

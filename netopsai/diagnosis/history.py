@@ -1,5 +1,5 @@
-"""Feeding incident memory: confirming a thread's last diagnosis (CLI, Gradio, Slack all call
-`confirm`), and importing a history file of past incidents (YAML or JSON)."""
+"""Feeding incident memory: confirming a diagnosis (through `Copilot.confirm`, which the CLI,
+Gradio and Slack all call), and importing a history file of past incidents (YAML or JSON)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import yaml
 
 from netopsai.diagnosis.memory import IncidentMemory
 from netopsai.errors import NetopsError
-from netopsai.models import Incident
+from netopsai.store.tables import Incident
 
 UNCONFIRMABLE = ("none", "inconclusive")
 
@@ -29,20 +29,6 @@ def confirm(memory: IncidentMemory, diagnosis: dict[str, Any] | None, who: str, 
     return memory.add(diagnosis.get("symptoms") or summary, label, diagnosis.get("device"),
                       diagnosis.get("interface"), evidence_summary=summary[:2000],
                       question=question, confirmed_by=who, source=source)
-
-
-def thread_diagnosis(home: Path, thread: str) -> tuple[dict[str, Any] | None, str]:
-    """(the last diagnosis, its question) of a conversation kept in NETOPSAI_HOME."""
-    from netopsai.service import sqlite_saver
-
-    if not (home / "checkpoints.db").exists():
-        raise NetopsError(f"no conversations in {home}; ask a question first")
-    saver = sqlite_saver(home)
-    got = saver.get_tuple({"configurable": {"thread_id": thread}})
-    if got is None:
-        raise NetopsError(f"no conversation thread {thread!r} in {home}")
-    values = got.checkpoint.get("channel_values", {})
-    return values.get("diagnosis"), str(values.get("question", ""))
 
 
 def _rows(path: Path) -> list[Any]:

@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from netopsai.diagnosis.embed import similarities
-from netopsai.models import Incident
+from netopsai.store.tables import Incident
 
 TOKEN = re.compile(r"[A-Za-z0-9_!*.\-:/]+")
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
@@ -47,7 +47,7 @@ class IncidentMemory:
 
     @classmethod
     def at(cls, path: Path) -> IncidentMemory:
-        from netopsai.store import engine_for
+        from netopsai.store.engine import engine_for
 
         path.parent.mkdir(parents=True, exist_ok=True)
         return cls(engine_for(f"sqlite:///{path}"))
@@ -108,7 +108,7 @@ def _bm25(docs: list[list[str]], query: list[str]) -> list[float]:
 def default_memory(create: bool = False) -> IncidentMemory | None:
     """NETOPSAI_HOME/incidents.db; None when it does not exist yet and `create` is False
     (a diagnosis never creates files)."""
-    from netopsai.config import StoreSettings
+    from netopsai.config.settings import StoreSettings
 
     path = StoreSettings().home / "incidents.db"
     if not create and not path.exists():

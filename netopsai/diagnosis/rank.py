@@ -69,7 +69,7 @@ class Ranker:
         from langchain_core.messages import AIMessage, HumanMessage
 
         from netopsai.llm import usage
-        from netopsai.planner.llm import load_prompt
+        from netopsai.prompts import load as load_prompt
 
         prompt = Template(load_prompt("diagnosis.md")).substitute(
             question=ctx.question or "(connectivity diagnosis)",

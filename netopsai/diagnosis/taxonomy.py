@@ -91,7 +91,7 @@ def _merge(nodes: dict[str, Node], raw: dict[str, Any], where: str) -> None:
 
 
 def extension_dirs() -> list[Path]:
-    from netopsai.config import StoreSettings
+    from netopsai.config.settings import StoreSettings
 
     return [StoreSettings().home / "taxonomy.d"]
 

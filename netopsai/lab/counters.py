@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from netopsai.models import COUNTER_FIELDS
+from netopsai.store.tables import COUNTER_FIELDS
 from netopsai.timewin import as_utc
 
 STEP = timedelta(minutes=5)

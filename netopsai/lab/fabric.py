@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 from sqlalchemy import ColumnElement, Engine, and_, func, or_
 from sqlmodel import Session, col, select
 
-from netopsai import models as m
 from netopsai.lab.topology import TIERS
+from netopsai.store.engine import tables as m
 from netopsai.timewin import as_utc
 
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from netopsai import models as m
 from netopsai.errors import NetopsError
 from netopsai.lab.events import alarm, link_down_alarms, transitions
 from netopsai.lab.faults import LOSS, Injector, Resolved, link_dict
-from netopsai.store import bulk_insert
+from netopsai.store.engine import bulk_insert
+from netopsai.store.engine import tables as m
 
 Apply = Callable[[Injector, Resolved, datetime, dict[str, Any]], None]
 

@@ -12,10 +12,10 @@ from typing import Any
 import numpy as np
 from sqlmodel import Session, or_, select
 
-from netopsai import models as m
 from netopsai.lab import counters
 from netopsai.lab.events import alarm, link_down_alarms, transitions
-from netopsai.store import bulk_insert
+from netopsai.store.engine import bulk_insert
+from netopsai.store.engine import tables as m
 
 LOSS = {"crc_errors": 4.0, "optic_degraded": 3.0, "link_flap": 15.0, "congestion": 1.5}
 

@@ -13,12 +13,12 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
-from netopsai import models
 from netopsai.errors import NetopsError
 from netopsai.lab.noise import noise_rows
 from netopsai.lab.spec import get_scale, load_spec
 from netopsai.lab.topology import build_topology
-from netopsai.store import bulk_insert, create_all, drop_all, get_meta, set_meta
+from netopsai.store.engine import bulk_insert, create_all, drop_all, get_meta, set_meta
+from netopsai.store.engine import tables as models
 from netopsai.timewin import as_utc, iso, parse_time
 
 

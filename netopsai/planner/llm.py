@@ -16,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
-from importlib import resources
 from string import Template
 from typing import Any
 
@@ -28,6 +27,7 @@ from netopsai.errors import unknown
 from netopsai.evidence import Evidence
 from netopsai.llm import message_text, usage
 from netopsai.planner.calls import ToolCall
+from netopsai.prompts import load as load_prompt
 from netopsai.tools.base import REGISTRY, Tool, _validation_message
 
 log = logging.getLogger(__name__)
@@ -56,10 +56,6 @@ class _Checked:
 
 
 @cache
-def load_prompt(name: str) -> str:
-    return resources.files("netopsai.prompts").joinpath(name).read_text(encoding="utf-8")
-
-
 class LLMPlanner:
     def __init__(self, llm: BaseChatModel, tools: Mapping[str, Tool] = REGISTRY) -> None:
         self.tools = dict(tools)

@@ -14,10 +14,10 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
-from netopsai.backends.factory import build_telemetry, configured_backends
 from netopsai.backends.lab import lab_backends
-from netopsai.netconfig_load import load_netconfig
-from netopsai.store import create_all, engine_for
+from netopsai.backends.registry import build_telemetry, configured_backends
+from netopsai.config.load import load_netconfig
+from netopsai.store.engine import create_all, engine_for
 from netopsai.timewin import Window
 from tests.contract.stores import DEVICES, real_store
 
@@ -94,8 +94,8 @@ def snmp_case(tmp: Path, port: int, community: str) -> Case:
 
 def napalm_case(tmp: Path, ports: dict[str, int], username: str, password: str) -> Case:
     """Devices over SSH (FakeNOS), discovered into the store; device-side traceroute."""
-    from netopsai.backends.factory import napalm_targets
-    from netopsai.backends.napalm_discovery import discover
+    from netopsai.backends.napalm.discovery import discover
+    from netopsai.backends.registry import napalm_targets
 
     engine = engine_for(f"sqlite:///{tmp / 'netopsai.db'}")
     devices = ", ".join(f"{{name: {n}, host: 127.0.0.1, port: {p}, driver: ios}}" for n, p in ports.items())

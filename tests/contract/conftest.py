@@ -69,7 +69,7 @@ def napalm_case(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Case]:
 
 @pytest.fixture(scope="session")
 def snmp_case(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Case:
-    _needs_module("netopsai.backends.snmp")
+    _needs_module("netopsai.backends.snmp.telemetry")
     sim: SnmpSim = request.getfixturevalue("snmpsim")
     return cases.snmp_case(tmp_path_factory.mktemp("snmp"), sim.port, CISCO)
 
@@ -77,7 +77,7 @@ def snmp_case(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureR
 @pytest.fixture(scope="session")
 def prometheus_case(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest,
                     ) -> Iterator[Case]:
-    _needs_module("netopsai.backends.prometheus")
+    _needs_module("netopsai.backends.prometheus.telemetry")
     from tests.peers.prometheus import start_stack
 
     sim: SnmpSim = request.getfixturevalue("snmpsim")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from netopsai.lab.netns import NetnsLab
+from netopsai.backends.netns.lab import NetnsLab
 
 BINARIES = ("ip", "traceroute", "iptables")
 
@@ -38,9 +38,9 @@ def unique_prefix() -> str:
 @contextmanager
 def netns_lab(home: Path, spec: str = "small") -> Iterator[tuple[Engine, NetnsLab]]:
     """A running namespace lab registered in a fresh store at `home`; always taken down."""
-    from netopsai.lab.netns import down, up
-    from netopsai.lab.netns_sh import delete_ns
-    from netopsai.store import engine_for
+    from netopsai.backends.netns.lab import down, up
+    from netopsai.backends.netns.sh import delete_ns
+    from netopsai.store.engine import engine_for
 
     home.mkdir(parents=True, exist_ok=True)
     engine = engine_for(f"sqlite:///{home / 'netopsai.db'}")

@@ -149,8 +149,8 @@ class SnmpSim:
         import pysnmp.hlapi.v3arch.asyncio as h  # noqa: F401  (fail early if pysnmp is missing)
         from pydantic import SecretStr
 
-        from netopsai.backends.snmp_auth import SnmpAuth, SnmpTarget
-        from netopsai.backends.snmp_walk import poll_targets
+        from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
+        from netopsai.backends.snmp.walk import poll_targets
 
         poll_targets([SnmpTarget(host="127.0.0.1", port=self.port,
                                  auth=SnmpAuth(community=SecretStr(c))) for c in communities],

@@ -1,0 +1,1 @@
+"""Alertmanager: the webhook receiver."""

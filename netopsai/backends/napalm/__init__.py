@@ -1,0 +1,2 @@
+"""NAPALM, read-only: guarded device connections, discovery into the inventory, config snapshots,
+and traceroute from a device as a Paths backend."""

@@ -1,0 +1,1 @@
+"""NetBox: the CSV exports' rows, read and validated for the inventory import."""

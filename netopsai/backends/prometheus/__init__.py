@@ -1,0 +1,1 @@
+"""Prometheus: telemetry from series that snmp_exporter scraped (PromQL query_range)."""

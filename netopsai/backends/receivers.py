@@ -1,0 +1,152 @@
+"""Runs the alarm receivers (SNMP traps, syslog, Alertmanager webhook) in front of one queued
+writer. Everything is given explicitly (addresses, ports, the trap community); `from_config`
+takes them from config.yaml's ingest section and secrets.yaml. `Ingest` runs in an asyncio
+loop; `BackgroundIngest` runs one on its own thread (tests, or an app that embeds it)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from pydantic import SecretStr
+
+from netopsai.backends.alertmanager.receiver import WebhookReceiver
+from netopsai.backends.syslog.receiver import SyslogReceiver
+from netopsai.backends.traps.receiver import TrapReceiver
+from netopsai.store.writer import QueuedWriter, WriterStats
+
+if TYPE_CHECKING:
+    from netopsai.config.network import NetConfig
+
+# unprivileged stand-ins for 162/514; the webhook avoids Alertmanager's own 9093 and its
+# cluster port 9094 (same defaults as the ingest section of config.yaml, netopsai.config.network)
+DEFAULT_PORTS = {"trap": 1162, "syslog": 1514, "webhook": 9095}
+COMMUNITY_ENV = "NETOPSAI_TRAP_COMMUNITY"  # overrides secrets.yaml's snmp.community
+DEFAULT_COMMUNITY = "public"
+
+
+@dataclass
+class IngestSettings:
+    """Where to listen. A port of 0 takes any free port; None turns that receiver off."""
+
+    host: str = "127.0.0.1"
+    trap_port: int | None = DEFAULT_PORTS["trap"]
+    syslog_port: int | None = DEFAULT_PORTS["syslog"]
+    webhook_port: int | None = DEFAULT_PORTS["webhook"]
+    community: SecretStr = field(default_factory=lambda: SecretStr("public"))
+    dedupe_seconds: float = 30.0
+    drain_seconds: float = 30.0
+
+
+def from_config(cfg: NetConfig, *, host: str | None = None, ports: dict[str, int | None] | None = None,
+                dedupe_seconds: float = 30.0, env: Mapping[str, str] | None = None) -> IngestSettings:
+    """Receiver settings from the ingest section of config.yaml, what was given explicitly (the
+    command line's flags) winning: `host`, and `ports` by receiver ("trap", "syslog",
+    "webhook"; None turns one off). The trap community is secrets.yaml's snmp.community, unless
+    NETOPSAI_TRAP_COMMUNITY is set; "public" when neither is."""
+    section, given = cfg.settings.ingest, ports or {}
+    configured = {"trap": section.trap_port, "syslog": section.syslog_port,
+                  "webhook": section.webhook_port}
+    chosen = {name: given.get(name, port) for name, port in configured.items()}  # None: off
+    env = os.environ if env is None else env
+    community = cfg.secrets.snmp.community
+    if env.get(COMMUNITY_ENV):
+        community = SecretStr(env[COMMUNITY_ENV])
+    return IngestSettings(host=host or section.host, trap_port=chosen["trap"],
+                          syslog_port=chosen["syslog"], webhook_port=chosen["webhook"],
+                          community=community or SecretStr(DEFAULT_COMMUNITY),
+                          dedupe_seconds=dedupe_seconds)
+
+
+class Ingest:
+    def __init__(self, store_url: str, settings: IngestSettings) -> None:
+        self.url, self.settings = store_url, settings
+        self.writer: QueuedWriter | None = None
+        self.traps: TrapReceiver | None = None
+        self.syslog: SyslogReceiver | None = None
+        self.webhook: WebhookReceiver | None = None
+
+    async def start(self) -> list[str]:
+        """Bind every receiver; returns one line per listener. A port already taken stops
+        everything started so far and raises OSError."""
+        cfg = self.settings
+        self.writer = writer = QueuedWriter(self.url, cfg.dedupe_seconds, cfg.drain_seconds)
+        lines = []
+        try:
+            if cfg.trap_port is not None:
+                self.traps = TrapReceiver(cfg.host, cfg.trap_port, cfg.community, writer.put)
+                await self.traps.start()
+                lines.append(f"SNMP traps (v1/v2c) on udp {cfg.host}:{self.traps.port}")
+            if cfg.syslog_port is not None:
+                self.syslog = SyslogReceiver(cfg.host, cfg.syslog_port, writer.put)
+                await self.syslog.start()
+                lines.append(f"syslog (RFC 3164/5424) on udp {cfg.host}:{self.syslog.port}")
+            if cfg.webhook_port is not None:
+                self.webhook = WebhookReceiver(cfg.host, cfg.webhook_port, writer.put)
+                self.webhook.start()
+                lines.append(f"Alertmanager webhook on http://{cfg.host}:{self.webhook.port}/")
+        except BaseException:
+            await self.stop()
+            raise
+        return lines
+
+    async def stop(self) -> WriterStats | None:
+        """Stop listening, then write out what was received."""
+        if self.traps is not None:
+            await self.traps.stop()
+        if self.syslog is not None:
+            await self.syslog.stop()
+        if self.webhook is not None:
+            self.webhook.stop()
+        if self.writer is None:
+            return None
+        await asyncio.to_thread(self.writer.stop)
+        return self.writer.stats
+
+
+async def serve(store_url: str, settings: IngestSettings, on_ready: Callable[[list[str]], None],
+                stop: asyncio.Event | None = None) -> WriterStats | None:
+    """Run until `stop` is set or the task is cancelled (Ctrl-C under asyncio.run): either way
+    the receivers close, the writer drains, and the writer's counts are returned."""
+    ingest = Ingest(store_url, settings)
+    on_ready(await ingest.start())
+    with contextlib.suppress(asyncio.CancelledError):  # Ctrl-C is how this server is meant to end
+        await (stop or asyncio.Event()).wait()
+    return await ingest.stop()
+
+
+class BackgroundIngest:
+    """An Ingest on its own thread and event loop: `with BackgroundIngest(url, cfg) as ing:`."""
+
+    def __init__(self, store_url: str, settings: IngestSettings) -> None:
+        self.ingest = Ingest(store_url, settings)
+        self.lines: list[str] = []
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="netopsai-ingest",
+                                        daemon=True)
+
+    def __enter__(self) -> Ingest:
+        self._thread.start()
+        try:
+            self.lines = asyncio.run_coroutine_threadsafe(self.ingest.start(), self._loop).result(30)
+        except BaseException:
+            self._close()
+            raise
+        return self.ingest
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        try:
+            asyncio.run_coroutine_threadsafe(self.ingest.stop(), self._loop).result(120)
+        finally:
+            self._close()
+
+    def _close(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()

@@ -1,0 +1,1 @@
+"""SNMP (pysnmp): credentials, the ifTable walk, the poller that stores readings, and live telemetry."""

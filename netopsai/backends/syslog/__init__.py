@@ -1,0 +1,1 @@
+"""Syslog: the UDP receiver and the vendor line parser."""

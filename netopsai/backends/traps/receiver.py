@@ -1,0 +1,156 @@
+"""An SNMP trap receiver (pysnmp 7, asyncio, SNMPv1/v2c): linkDown/linkUp (IF-MIB), BGP
+backward transition and established (BGP4-MIB, and Cisco's CISCO-BGP4-MIB), coldStart and
+warmStart become Events for the queued writer; other traps are kept as raw events.
+
+The community is a SecretStr handed to pysnmp only: it is never logged or stored."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import socket
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import SecretStr
+
+from netopsai.store.apply import Event
+
+log = logging.getLogger("netopsai.ingest")
+
+SNMP_TRAP_OID = "1.3.6.1.6.3.1.1.4.1.0"
+SYS_UPTIME = "1.3.6.1.2.1.1.3.0"
+SYS_NAME = "1.3.6.1.2.1.1.5.0"
+IF_DESCR, IF_NAME = "1.3.6.1.2.1.2.2.1.2.", "1.3.6.1.2.1.31.1.1.1.1."
+IF_INDEX = "1.3.6.1.2.1.2.2.1.1."
+BGP_PEER_ROW = "1.3.6.1.2.1.15.3.1."  # bgpPeerEntry: the peer's address is the row index
+CBGP_PEER2_ROW = "1.3.6.1.4.1.9.9.187.1.2.5.1."  # cbgpPeer2Entry: index type.len.address
+# trap OID -> (kind, action, category); a linkUp or an established clears its raise
+TRAPS: dict[str, tuple[str, str, str]] = {
+    "1.3.6.1.6.3.1.1.5.3": ("LINK_DOWN", "raise", "link"),
+    "1.3.6.1.6.3.1.1.5.4": ("LINK_DOWN", "clear", "link"),
+    "1.3.6.1.6.3.1.1.5.1": ("DEVICE_REBOOT", "raise", "device"),  # coldStart
+    "1.3.6.1.6.3.1.1.5.2": ("DEVICE_REBOOT", "raise", "device"),  # warmStart
+    "1.3.6.1.2.1.15.0.1": ("BGP_DOWN", "clear", "bgp"),  # bgpEstablishedNotification
+    "1.3.6.1.2.1.15.0.2": ("BGP_DOWN", "raise", "bgp"),  # bgpBackwardTransNotification
+    "1.3.6.1.2.1.15.7.1": ("BGP_DOWN", "clear", "bgp"),  # bgpEstablished (RFC 1657)
+    "1.3.6.1.2.1.15.7.2": ("BGP_DOWN", "raise", "bgp"),  # bgpBackwardTransition (RFC 1657)
+    "1.3.6.1.4.1.9.9.187.0.2": ("BGP_DOWN", "raise", "bgp"),  # cbgpBackwardTransition
+    "1.3.6.1.4.1.9.9.187.0.7": ("BGP_DOWN", "clear", "bgp"),  # cbgpPeer2EstablishedNotification
+    "1.3.6.1.4.1.9.9.187.0.8": ("BGP_DOWN", "raise", "bgp"),  # cbgpPeer2BackwardTransNotification
+}
+NAMES = {"1.3.6.1.6.3.1.1.5.1": "coldStart", "1.3.6.1.6.3.1.1.5.2": "warmStart",
+         "1.3.6.1.6.3.1.1.5.3": "linkDown", "1.3.6.1.6.3.1.1.5.4": "linkUp",
+         "1.3.6.1.2.1.15.0.1": "bgpEstablishedNotification",
+         "1.3.6.1.2.1.15.0.2": "bgpBackwardTransNotification",
+         "1.3.6.1.2.1.15.7.1": "bgpEstablished", "1.3.6.1.2.1.15.7.2": "bgpBackwardTransition",
+         "1.3.6.1.4.1.9.9.187.0.2": "cbgpBackwardTransition",
+         "1.3.6.1.4.1.9.9.187.0.7": "cbgpPeer2EstablishedNotification",
+         "1.3.6.1.4.1.9.9.187.0.8": "cbgpPeer2BackwardTransNotification"}
+
+
+def _text(value: Any) -> str:
+    """A varbind value as text: strings as text, everything else as pysnmp prints it."""
+    if hasattr(value, "asOctets"):
+        raw = value.asOctets()
+        try:
+            return str(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            return str(value.prettyPrint())
+    return str(value.prettyPrint()) if hasattr(value, "prettyPrint") else str(value)
+
+
+def _peer(oids: dict[str, str]) -> str | None:
+    """The BGP peer: bgpPeerRemoteAddr's value, or the address in a peer-table row's index."""
+    for oid in oids:
+        if oid.startswith(BGP_PEER_ROW):
+            return ".".join(oid.split(".")[-4:])
+        if oid.startswith(CBGP_PEER2_ROW):
+            idx = oid[len(CBGP_PEER2_ROW):].split(".")[1:]  # after the column: type, len, address
+            if len(idx) == 6 and idx[0] == "1" and idx[1] == "4":  # ipv4
+                return ".".join(idx[2:])
+    return None
+
+
+def _interface(oids: dict[str, str]) -> str | None:
+    """ifDescr (Cisco's full name, as syslog and the inventory spell it), else ifName, else
+    the ifIndex."""
+    for prefix in (IF_DESCR, IF_NAME):
+        for oid, value in oids.items():
+            if oid.startswith(prefix) and value:
+                return value
+    for oid, value in oids.items():
+        if oid.startswith(IF_INDEX):
+            return f"ifIndex {value}"
+    return None
+
+
+def trap_event(varbinds: Sequence[tuple[str, str]], sender: str,
+               received_at: datetime | None = None) -> Event:
+    """The Event for one notification's varbinds (OID text, value text) from `sender`."""
+    oids = dict(varbinds)
+    trap_oid = oids.get(SNMP_TRAP_OID, "")
+    name = NAMES.get(trap_oid, trap_oid or "unknown trap")
+    shown = "; ".join(f"{o}={v}" for o, v in varbinds if o not in (SNMP_TRAP_OID, SYS_UPTIME))
+    ev = Event(source="trap", action="note", message=f"{name}: {shown}"[:4000],
+               received_at=received_at or datetime.now(UTC),
+               fingerprint=hashlib.sha1(repr((sender, sorted(oids.items()))).encode()).hexdigest(),
+               host=sender, name=oids.get(SYS_NAME) or None)
+    known = TRAPS.get(trap_oid)
+    if known is None:
+        return ev
+    ev.kind, ev.action, ev.category = known[0], known[1], known[2]  # type: ignore[assignment]
+    if ev.kind == "LINK_DOWN":
+        ev.interface = ev.subject = _interface(oids)
+    elif ev.kind == "BGP_DOWN":
+        ev.subject = _peer(oids)
+    else:  # a restart: over by the time the trap says so
+        ev.instant = True
+        ev.message = f"{name}: the device restarted"
+    return ev
+
+
+class TrapReceiver:
+    """Listens on host:port (0 = a free port; `port` is the bound one after `start`)."""
+
+    def __init__(self, host: str, port: int, community: SecretStr,
+                 sink: Callable[[Event], None]) -> None:
+        self.host, self.port, self.sink = host, port, sink
+        self._community = community
+        self._engine: Any = None
+        self.received = 0
+
+    async def start(self) -> None:
+        from pysnmp.carrier.asyncio.dgram import udp, udp6
+        from pysnmp.entity import config, engine
+        from pysnmp.entity.rfc3413 import ntfrcv
+
+        v6 = ":" in self.host
+        sock = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 * 1024 * 1024)
+        sock.bind((self.host, self.port))
+        self.port = sock.getsockname()[1]
+        self._engine = engine.SnmpEngine()
+        carrier = udp6.Udp6AsyncioTransport() if v6 else udp.UdpAsyncioTransport()
+        config.add_transport(self._engine, udp6.DOMAIN_NAME if v6 else udp.DOMAIN_NAME,
+                             carrier.open_server_mode(sock=sock))
+        config.add_v1_system(self._engine, "netopsai-ingest", self._community.get_secret_value())
+        ntfrcv.NotificationReceiver(self._engine, self._on_notification)
+        await asyncio.sleep(0)  # let the transport's endpoint open
+
+    def _on_notification(self, snmp_engine: Any, state_ref: Any, _ctx_engine: Any,
+                         _ctx_name: Any, varbinds: Any, _cb_ctx: Any) -> None:
+        self.received += 1
+        try:
+            _domain, address = snmp_engine.message_dispatcher.get_transport_info(state_ref)
+            pairs = [(str(oid), _text(value)) for oid, value in varbinds]
+            self.sink(trap_event(pairs, str(address[0])))
+        except Exception:  # a receiver must outlive any one trap
+            log.exception("trap not handled")
+
+    async def stop(self) -> None:
+        if self._engine is not None:
+            self._engine.close_dispatcher()
+            self._engine = None

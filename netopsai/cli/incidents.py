@@ -1,0 +1,65 @@
+"""netopsai command group: incidents — incident memory (confirmed diagnoses)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer, lab_app: typer.Typer) -> None:
+    """Add this group's commands; heavy imports stay inside the commands."""
+    inc = typer.Typer(no_args_is_help=True, help="Incident memory: diagnoses the on-call confirmed.")
+    app.add_typer(inc, name="incidents")
+    inc.command("confirm")(confirm_cmd)
+    inc.command("import")(import_cmd)
+    inc.command("list")(list_cmd)
+
+
+def confirm_cmd(thread: Annotated[str, typer.Option(help="Conversation thread id")] = "cli",
+                user: Annotated[str, typer.Option(help="Who confirms")] = "cli") -> None:
+    """Confirm the last diagnosis of a thread: it joins incident memory."""
+    from netopsai.config.settings import StoreSettings
+    from netopsai.errors import NetopsError
+    from netopsai.frontend import frontend_copilot
+
+    home = StoreSettings().home
+    if not (home / "checkpoints.db").exists():
+        raise NetopsError(f"no conversations in {home}; ask a question first")
+    copilot = frontend_copilot(use_llm=False)
+    if not copilot.thread(thread).state:
+        raise NetopsError(f"no conversation thread {thread!r} in {home}")
+    row = copilot.confirm(thread, user, "confirm")
+    typer.echo(f"incident {row.id} saved: {row.label} at {row.device or '-'}"
+               f"{' ' + row.interface if row.interface else ''}")
+
+
+def import_cmd(file: Annotated[Path, typer.Argument(help="YAML or JSON list of incidents")]) -> None:
+    """Load past incidents (symptoms, label, device, interface, evidence_summary, at)."""
+    from netopsai.diagnosis.history import import_history
+    from netopsai.diagnosis.memory import default_memory
+    from netopsai.diagnosis.taxonomy import load_taxonomy
+
+    memory = default_memory(create=True)
+    assert memory is not None
+    n = import_history(memory, file, load_taxonomy().labels())
+    typer.echo(f"imported {n} incident{'s' if n != 1 else ''} from {file}")
+
+
+def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False) -> None:
+    """The incidents in memory, oldest first."""
+    import json
+
+    from netopsai.diagnosis.memory import default_memory
+
+    memory = default_memory()
+    rows = memory.all() if memory else []
+    if as_json:
+        typer.echo(json.dumps([r.model_dump(mode="json") for r in rows]))
+        return
+    for r in rows:
+        typer.echo(f"{r.id}\t{r.at:%Y-%m-%dT%H:%M:%SZ}\t{r.label}\t{r.device or '-'}\t"
+                   f"{r.interface or '-'}\t{r.confirmed_by}\t{r.symptoms[:60]}")
+    if not rows:
+        typer.echo("no incidents in memory")

@@ -1,0 +1,104 @@
+"""netopsai command group: ingest (registered by netopsai.cli.app)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from netopsai.backends.receivers import IngestSettings
+
+PORT_HELP = "port (0 = any free port, -1 = off; default: config.yaml's ingest section)"
+
+
+def register(app: typer.Typer, lab_app: typer.Typer) -> None:
+    """Add this group's commands; heavy imports stay inside the commands."""
+
+    @app.command("ingest")
+    def ingest_cmd(
+        host: Annotated[str | None, typer.Option(
+            help="Address to listen on (default: ingest.host, 127.0.0.1)")] = None,
+        trap_port: Annotated[int | None, typer.Option(help=f"SNMP traps, UDP {PORT_HELP}")] = None,
+        syslog_port: Annotated[int | None, typer.Option(help=f"Syslog, UDP {PORT_HELP}")] = None,
+        webhook_port: Annotated[int | None, typer.Option(
+            help=f"Alertmanager webhook, HTTP {PORT_HELP}")] = None,
+        dedupe: Annotated[float, typer.Option(help="Seconds within which a repeat is one event")] = 30.0,
+    ) -> None:
+        """Receive alarms from the network (SNMP traps, syslog, Alertmanager) into the store.
+        Address and ports come from config.yaml's ingest section unless given here; the trap
+        community from secrets.yaml (snmp.community), NETOPSAI_TRAP_COMMUNITY overriding it
+        (default: public). Ctrl-C stops."""
+        _run(host, {"trap": trap_port, "syslog": syslog_port, "webhook": webhook_port}, dedupe)
+
+
+def _port(name: str, value: int) -> int | None:
+    from netopsai.errors import NetopsError
+
+    if value == -1:
+        return None
+    if not 0 <= value <= 65535:
+        raise NetopsError(f"--{name}-port {value} is not a port (0-65535, or -1 for off)")
+    return value
+
+
+def _settings(host: str | None, flags: dict[str, int | None], dedupe: float) -> IngestSettings:
+    """The receivers' settings: the flags given, then the config (a clear error when it or a
+    flag is bad). The community is never echoed."""
+    import ipaddress
+
+    from netopsai.backends.receivers import from_config
+    from netopsai.config.load import load_netconfig
+    from netopsai.errors import NetopsError
+
+    ports = {n: _port(n, v) for n, v in flags.items() if v is not None}
+    if dedupe < 0:
+        raise NetopsError("--dedupe must be 0 or more seconds")
+    cfg = from_config(load_netconfig(), host=host, ports=ports, dedupe_seconds=dedupe)
+    try:
+        ipaddress.ip_address(cfg.host)
+    except ValueError:
+        where = "--host" if host else "ingest.host in the config"
+        raise NetopsError(f"{where} {cfg.host!r} is not an IP address, e.g. 127.0.0.1") from None
+    if cfg.trap_port is None and cfg.syslog_port is None and cfg.webhook_port is None:
+        raise NetopsError("every receiver is off: give at least one port")
+    return cfg
+
+
+def _run(host: str | None, flags: dict[str, int | None], dedupe: float) -> None:
+    import asyncio
+    import signal
+
+    from netopsai.backends.receivers import serve
+    from netopsai.config.settings import StoreSettings
+    from netopsai.errors import NetopsError
+
+    cfg = _settings(host, flags, dedupe)
+    store = StoreSettings()
+    if store.sqlite_path is not None:
+        store.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+
+    def ready(lines: list[str]) -> None:
+        for line in lines:
+            typer.echo(f"listening: {line}")
+        typer.echo("storing alarms and raw events; Ctrl-C stops")
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        stats = await serve(store.url, cfg, ready, stop)
+        _report(stats)
+
+    try:
+        asyncio.run(main())
+    except OSError as exc:
+        raise NetopsError(f"cannot listen: {exc.strerror or exc}") from None
+    except KeyboardInterrupt:  # a second Ctrl-C while draining
+        typer.echo("interrupted while storing the last events", err=True)
+
+
+def _report(stats: object) -> None:
+    if stats is not None:
+        typer.echo(f"stopped: {getattr(stats, 'received', 0)} events received, "
+                   f"{getattr(stats, 'written', 0)} written, {getattr(stats, 'duplicates', 0)} "
+                   f"repeats, {getattr(stats, 'lost', 0)} lost")

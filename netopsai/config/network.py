@@ -1,0 +1,191 @@
+"""Which backend serves each data source, and how to reach real networks.
+
+NETOPSAI_HOME/config.yaml holds the choices and targets (env overrides such as
+NETOPSAI_BACKEND_TELEMETRY=snmp or NETOPSAI_SNMP_TIMEOUT=2 win over the file); credentials live
+apart in NETOPSAI_HOME/secrets.yaml, which must be readable by its owner only. With neither file
+the embedded lab is used, as before. Loading and checking: netopsai.config.load.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+ENV_PREFIX = "NETOPSAI_"
+CONFIG_FILE = "config.yaml"
+SECRETS_FILE = "secrets.yaml"
+
+# auto: the lab's simulation for a lab store; for a store holding a real network, polled
+# history (telemetry) and the system traceroute (paths); for the namespace lab, its live state
+TelemetryKind = Literal["auto", "lab", "store", "snmp", "prometheus", "netns"]
+PathsKind = Literal["auto", "lab", "system", "napalm"]
+StoreKind = Literal["store"]  # inventory, changes, alarms: filled by lab init, import, ingest, poll
+NAPALM_DRIVERS = ("ios", "iosxr", "iosxr_netconf", "nxos", "nxos_ssh", "eos", "junos", "mock")
+_CREDENTIAL_ARGS = ("password", "secret", "enable_password", "auth_key", "priv_key", "community")
+
+
+class Section(BaseModel):
+    """A config section: unknown keys are errors (a typo must not silently fall back)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class BackendChoice(Section):
+    inventory: StoreKind = "store"
+    changes: StoreKind = "store"
+    alarms: StoreKind = "store"
+    telemetry: TelemetryKind = "auto"
+    paths: PathsKind = "auto"
+
+
+class SnmpTarget(Section):
+    host: str = Field(min_length=1, description="Address or name of the SNMP agent")
+    port: int = Field(default=161, ge=1, le=65535)
+    device: str | None = Field(default=None, description="Inventory name; default: the host")
+
+    @property
+    def name(self) -> str:
+        return self.device or self.host
+
+
+class SnmpSettings(Section):
+    version: Literal["2c", "3"] = "2c"
+    timeout: float = Field(default=1.0, gt=0, le=60, description="Seconds per request")
+    retries: int = Field(default=1, ge=0, le=10)
+    concurrency: int = Field(default=32, ge=1, le=1024, description="Agents polled at once")
+    auth_protocol: Literal["md5", "sha", "sha224", "sha256", "sha384", "sha512"] = "sha"
+    priv_protocol: Literal["none", "des", "3des", "aes", "aes192", "aes256"] = "aes"
+    targets: list[SnmpTarget] = Field(default_factory=list)
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_text(cls, v: Any) -> Any:
+        """`version: 3` and `version: 2c` both read naturally in YAML."""
+        return str(v) if isinstance(v, int) else v
+
+
+class NapalmDevice(Section):
+    name: str = Field(min_length=1, description="Inventory name of the device")
+    host: str = Field(min_length=1)
+    port: int | None = Field(default=None, ge=1, le=65535)
+    driver: str = "ios"
+    optional_args: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("driver")
+    @classmethod
+    def _known_driver(cls, v: str) -> str:
+        if v not in NAPALM_DRIVERS:
+            from netopsai.errors import unknown
+
+            raise ValueError(str(unknown("NAPALM driver", v, NAPALM_DRIVERS)))
+        return v
+
+    @field_validator("optional_args")
+    @classmethod
+    def _no_credentials(cls, v: dict[str, Any]) -> dict[str, Any]:
+        found = sorted(k for k in v if k.lower() in _CREDENTIAL_ARGS)
+        if found:
+            raise ValueError(f"{found[0]!r} is a credential: put it in {SECRETS_FILE} (ssh section), "
+                             "not in the config file")
+        return v
+
+
+class PrometheusSettings(Section):
+    url: str = Field(default="http://127.0.0.1:9090", pattern=r"^https?://\S+$",
+                     description="Prometheus base URL")
+    timeout: float = Field(default=10.0, gt=0, le=300)
+    device_label: str = Field(default="device", min_length=1,
+                              description="The series label naming the device (set by the scrape config)")
+
+
+class TracerouteSettings(Section):
+    source: str | None = Field(default=None, description="Probe source address (default: routing)")
+    max_hops: int = Field(default=30, ge=1, le=64)
+    wait: float = Field(default=1.0, gt=0, le=10, description="Seconds to wait for each probe")
+    concurrency: int = Field(default=8, ge=1, le=256, description="Traceroutes at once")
+
+
+class IngestSettings(Section):
+    host: str = "127.0.0.1"
+    trap_port: int = Field(default=1162, ge=0, le=65535)
+    syslog_port: int = Field(default=1514, ge=0, le=65535)
+    webhook_port: int = Field(default=9095, ge=0, le=65535)
+
+
+class NetSettings(BaseSettings):
+    """config.yaml, with NETOPSAI_<SECTION>_<FIELD> environment variables winning over it."""
+
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_nested_delimiter="_",
+                                      env_nested_max_split=1, extra="forbid")
+
+    backend: BackendChoice = Field(default_factory=BackendChoice)
+    snmp: SnmpSettings = Field(default_factory=SnmpSettings)
+    napalm: list[NapalmDevice] = Field(default_factory=list)
+    prometheus: PrometheusSettings = Field(default_factory=PrometheusSettings)
+    traceroute: TracerouteSettings = Field(default_factory=TracerouteSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings],
+                                   init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource,
+                                   dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource,
+                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # the file's contents come in as init arguments; the environment overrides them
+        return env_settings, init_settings
+
+
+class SnmpCredentials(Section):
+    community: SecretStr | None = None
+    user: str | None = Field(default=None, description="SNMPv3 user name")
+    auth_key: SecretStr | None = None
+    priv_key: SecretStr | None = None
+
+
+class SnmpSecrets(SnmpCredentials):
+    """The credentials every target uses, and per-device overrides keyed by target name."""
+
+    devices: dict[str, SnmpCredentials] = Field(default_factory=dict)
+
+    def for_target(self, name: str) -> SnmpCredentials:
+        own = self.devices.get(name)
+        base = self.model_dump(exclude={"devices"})
+        return SnmpCredentials(**(base | own.model_dump(exclude_none=True) if own else base))
+
+
+class SshSecrets(Section):
+    username: str | None = None
+    password: SecretStr | None = None
+    key_file: Path | None = None
+
+
+class Secrets(Section):
+    """secrets.yaml: never logged, shown masked, passed to backends only when they connect."""
+
+    snmp: SnmpSecrets = Field(default_factory=SnmpSecrets)
+    ssh: SshSecrets = Field(default_factory=SshSecrets)
+
+
+class NetConfig(BaseModel):
+    """Everything the backend factory needs: the settings, the secrets and where they came from."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    settings: NetSettings = Field(default_factory=NetSettings)
+    secrets: Secrets = Field(default_factory=Secrets)
+    home: Path = Path(".")
+    config_file: Path | None = None  # None: no config file, defaults (and env) only
+    secrets_file: Path | None = None
+
+    def secret_values(self) -> list[str]:
+        """Every configured secret in clear: what tests (and a log filter) must never see."""
+        out = []
+        for section in (self.secrets.snmp, *self.secrets.snmp.devices.values(), self.secrets.ssh):
+            for value in section.__dict__.values():
+                if isinstance(value, SecretStr) and value.get_secret_value():
+                    out.append(value.get_secret_value())
+        return out

@@ -1,0 +1,194 @@
+"""What received events do to the store: name the device, raise or clear an alarm, and log each
+event as received (a RawEvent row). Receivers build Events; the queued writer (ingest_store)
+applies them in order, a batch per transaction."""
+
+from __future__ import annotations
+
+import ipaddress
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import Connection, Table, bindparam, insert, update
+from sqlmodel import Session, or_, select
+
+from netopsai.store.engine import tables as m
+
+Action = Literal["raise", "clear", "note"]
+LINK_KINDS_AS_CATEGORY = ("dci", "backbone")  # an alarm on these links is filed under its kind
+
+
+@dataclass
+class Event:
+    """One thing a receiver took in. `fingerprint` is equal for retransmissions of the same event
+    (same sender, same content); `subject` (an interface, a BGP peer or an alert fingerprint)
+    with the device and kind names the condition a clear closes."""
+
+    source: str  # trap | syslog | alertmanager
+    action: Action
+    message: str
+    received_at: datetime
+    fingerprint: str
+    host: str = ""  # the sender's address
+    name: str | None = None  # the device name the event itself gives (sysName, HOSTNAME, label)
+    kind: str | None = None
+    category: str | None = None
+    subject: str | None = None
+    interface: str | None = None
+    severity: str = "major"
+    at: datetime | None = None  # when the source says it happened (default: received_at)
+    instant: bool = False  # raised and over at once (a restart)
+    facility: str | None = None
+    syslog_severity: str | None = None
+    site: str | None = None
+    resolve_sender: bool = True  # False when the sender is a relay (Alertmanager), not the device
+
+
+@dataclass(frozen=True)
+class Named:
+    """Who an event is about: the inventory's name and site when the inventory knows it."""
+
+    name: str
+    site: str = ""
+
+
+def resolve_device(s: Session, name: str | None, sender: str) -> Named:
+    """The inventory device the event is about: by the name it gives (exact, then without its
+    domain, then in lower case), by an address it gives, then by the sender's address; else the
+    name it gives, else the sender's address."""
+    names: list[str] = []
+    if name and not _is_ip(name):
+        short = name.split(".")[0]
+        names = list(dict.fromkeys([name, short, name.lower(), short.lower()]))
+    for candidate in names:
+        dev = s.get(m.Device, candidate)
+        if dev is not None:
+            return Named(dev.name, dev.site)
+    for ip in (name if name and _is_ip(name) else None, sender):
+        if ip and _is_ip(ip):
+            dev = s.exec(select(m.Device).where(
+                or_(m.Device.mgmt_ip == ip, m.Device.loopback == ip))).first()
+            if dev is not None:
+                return Named(dev.name, dev.site)
+    return Named(name or sender)
+
+
+class DeviceCache:
+    """resolve_device, remembered for `ttl` seconds: the inventory changes rarely, events often."""
+
+    def __init__(self, ttl: float = 60.0) -> None:
+        self.ttl = ttl
+        self._known: dict[tuple[str | None, str], tuple[Named, float]] = {}
+
+    def get(self, s: Session, name: str | None, sender: str) -> Named:
+        now = time.monotonic()
+        hit = self._known.get((name, sender))
+        if hit is not None and now - hit[1] < self.ttl:
+            return hit[0]
+        if len(self._known) > 50_000:
+            self._known.clear()
+        found = resolve_device(s, name, sender)
+        self._known[(name, sender)] = (found, now)
+        return found
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+# Core tables: the hot path skips the ORM's per-object overhead
+ALARMS: Table = m.Alarm.__table__  # type: ignore[attr-defined]
+RAW: Table = m.RawEvent.__table__  # type: ignore[attr-defined]
+Open = tuple[int, datetime]  # an open alarm: its id and when it was raised
+
+
+_IFACE: Table = m.Interface.__table__  # type: ignore[attr-defined]
+_LINK: Table = m.Link.__table__  # type: ignore[attr-defined]
+# Built once with bind parameters: SQLAlchemy compiles each statement once, not per event
+_LINK_OF = (select(_LINK.c.id, _LINK.c.kind).join(_IFACE, _IFACE.c.link_id == _LINK.c.id)
+            .where(_IFACE.c.device == bindparam("device"), _IFACE.c.name == bindparam("name")))
+_OPEN_ALARM = (select(ALARMS.c.id, ALARMS.c.raised_at).join(RAW, RAW.c.alarm_id == ALARMS.c.id)
+               .where(RAW.c.key == bindparam("key"), ALARMS.c.state == "open")
+               .order_by(ALARMS.c.raised_at.desc()).limit(1))
+_CLOSE = (update(ALARMS).where(ALARMS.c.id == bindparam("alarm_id"))
+          .values(cleared_at=bindparam("at"), state="closed"))
+_INSERT_ALARM = insert(ALARMS).returning(ALARMS.c.id)
+
+
+def _link_of(conn: Connection, device: str, interface: str | None) -> tuple[int, str] | None:
+    """The link (id, kind) the device's interface is cabled to, if the inventory has it."""
+    if not interface:
+        return None
+    row = conn.execute(_LINK_OF, {"device": device, "name": interface}).first()
+    return (row[0], row[1]) if row else None
+
+
+def open_alarm(conn: Connection, key: str) -> Open | None:
+    """The open alarm an earlier event with this key raised or joined."""
+    row = conn.execute(_OPEN_ALARM, {"key": key}).first()
+    return (row[0], row[1]) if row else None
+
+
+class Batch:
+    """Applies a batch of events on one connection, inside the caller's transaction: the alarms
+    its events touch are kept by key in memory, and its RawEvent rows go in at `finish`."""
+
+    def __init__(self, s: Session, devices: DeviceCache) -> None:
+        self.s, self.conn, self.devices = s, s.connection(), devices
+        self._open: dict[str, Open | None] = {}  # key -> its open alarm (None: none open)
+        self._rows: list[dict[str, Any]] = []
+
+    def apply(self, ev: Event) -> dict[str, Any]:
+        """A raise opens an alarm unless one with its key is open, a clear closes the open one,
+        a note only logs. Returns the RawEvent row to be inserted (its `count` may still grow)."""
+        who = self.devices.get(self.s, ev.name, ev.host if ev.resolve_sender else "")
+        key = f"{ev.kind}|{who.name}|{ev.subject or ''}" if ev.kind else None
+        row = {"received_at": ev.received_at, "source": ev.source, "host": ev.host,
+               "facility": ev.facility, "severity": ev.syslog_severity, "message": ev.message,
+               "kind": ev.kind, "key": key, "alarm_id": None, "count": 1}
+        at = ev.at or ev.received_at
+        if key is not None and ev.action in ("raise", "clear"):
+            alarm = self._open[key] if key in self._open else open_alarm(self.conn, key)
+            if ev.action == "clear" and alarm is not None:
+                self.conn.execute(_CLOSE, {"alarm_id": alarm[0], "at": max(at, _aware(alarm[1], at))})
+                self._open[key] = None
+            elif ev.action == "raise" and alarm is None:
+                alarm = (_new_alarm(self.conn, ev, who, at), at)
+                self._open[key] = None if ev.instant else alarm
+            else:
+                self._open[key] = alarm
+            row["alarm_id"] = alarm[0] if alarm is not None else None
+        self._rows.append(row)
+        return row
+
+    def finish(self) -> list[int]:
+        """Insert the batch's RawEvent rows; their ids, in order."""
+        if not self._rows:
+            return []
+        result = self.conn.execute(insert(RAW).returning(RAW.c.id, sort_by_parameter_order=True),
+                                   self._rows)
+        return [r[0] for r in result]
+
+
+def _aware(t: datetime, like: datetime) -> datetime:
+    """SQLite hands back naive datetimes: compare them as UTC with aware ones."""
+    return t.replace(tzinfo=like.tzinfo) if t.tzinfo is None and like.tzinfo is not None else t
+
+
+def _new_alarm(conn: Connection, ev: Event, who: Named, at: datetime) -> int:
+    link = _link_of(conn, who.name, ev.interface)
+    category = ev.category or "device"
+    if link is not None and link[1] in LINK_KINDS_AS_CATEGORY and category == "link":
+        category = link[1]
+    values = {"kind": ev.kind or "EVENT", "category": category, "severity": ev.severity,
+              "device": who.name, "interface": ev.interface, "link_id": link[0] if link else None,
+              "site": ev.site or who.site, "raised_at": at,
+              "cleared_at": at if ev.instant else None,
+              "state": "closed" if ev.instant else "open", "message": ev.message,
+              "source": ev.source, "impact": "none", "traffic_lost": False}
+    return int(conn.execute(_INSERT_ALARM, values).scalar_one())

@@ -1,0 +1,69 @@
+"""Change records and alarms from the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlmodel import Session, col, or_, select
+
+from netopsai.backends.base import Row
+from netopsai.store.engine import tables as m
+from netopsai.timewin import Window, iso
+
+
+def _times(row: dict[str, Any], *cols: str) -> dict[str, Any]:
+    for c in cols:
+        if row.get(c) is not None:
+            row[c] = iso(row[c])
+    return row
+
+
+class StoreEvents:
+    """Serves both the Changes and the Alarms protocols."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def changes(self, devices: list[str] | None, site: str | None, ticket: str | None,
+                window: Window) -> list[Row]:
+        q = select(m.Change).where(col(m.Change.start) <= window.end,
+                                   or_(col(m.Change.end).is_(None), col(m.Change.end) >= window.start))
+        if devices:
+            q = q.where(col(m.Change.device).in_(devices))
+        if site:
+            q = q.where(m.Change.site == site)
+        if ticket:
+            q = q.where(m.Change.ticket == ticket)
+        with Session(self.engine) as s:
+            rows = [_times(c.model_dump(exclude={"id"}), "start", "end")
+                    for c in s.exec(q.order_by(col(m.Change.start).desc()))]
+        return rows
+
+    def alarms(self, category: str | None, state: str, devices: list[str] | None,
+               site: str | None, window: Window) -> list[Row]:
+        cleared = col(m.Alarm.cleared_at)
+        q = select(m.Alarm).where(col(m.Alarm.raised_at) <= window.end,
+                                  or_(cleared.is_(None), cleared >= window.start))
+        if category:
+            q = q.where(m.Alarm.category == category)
+        if state in ("open", "closed"):
+            q = q.where(m.Alarm.state == state)
+        if devices:
+            q = q.where(col(m.Alarm.device).in_(devices))
+        if site:
+            q = q.where(m.Alarm.site == site)
+        with Session(self.engine) as s:
+            rows = [_times(a.model_dump(), "raised_at", "cleared_at")
+                    for a in s.exec(q.order_by(col(m.Alarm.raised_at).desc()))]
+            _add_peers(s, rows)
+        return rows
+
+
+def _add_peers(s: Session, rows: list[Row]) -> None:
+    """The device at the other end of an alarm's link: a dead peer explains a link alarm."""
+    ids = {r["link_id"] for r in rows if r.get("link_id")}
+    links = {lk.id: lk for lk in s.exec(select(m.Link).where(col(m.Link.id).in_(ids)))} if ids else {}
+    for r in rows:
+        lk = links.get(r.get("link_id"))
+        r["peer"] = (lk.b_device if lk.a_device == r["device"] else lk.a_device) if lk else None

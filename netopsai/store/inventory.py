@@ -1,0 +1,232 @@
+"""Inventory from the store (the lab's, or one imported from a real network)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from ipaddress import ip_network
+from socket import inet_aton
+from typing import Any, TypeVar
+
+from sqlalchemy import Engine, Select, func
+from sqlalchemy import select as core_select
+from sqlmodel import Session, col, or_, select
+from sqlmodel.sql.expression import SelectOfScalar
+
+from netopsai.backends.base import Row
+from netopsai.errors import NetopsError, unknown
+from netopsai.lab.topology import TIERS
+from netopsai.store.engine import tables as m
+from netopsai.store.network import network_clock
+from netopsai.timewin import as_utc, iso
+
+ROLES = ("host", "tor", "leaf", "spine", "superspine", "border", "dci")
+ROLE_ALIASES = {"tor": "leaf"}  # the inventory calls ToRs leafs
+
+
+def canonical_role(role: str | None) -> str | None:
+    return ROLE_ALIASES.get(role, role) if role else role
+
+
+def _glob(pattern: str) -> str:
+    return pattern.replace("%", r"\%").replace("*", "%").replace("?", "_")
+
+
+class StoreInventory:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def _s(self) -> Session:
+        return Session(self.engine)
+
+    def clock(self) -> datetime:
+        """The lab clock, or the wall clock when the store holds a real network."""
+        return network_clock(self.engine)
+
+    def check_names(self, devices: list[str] | None = None, site: str | None = None,
+                    pod: str | None = None, role: str | None = None) -> None:
+        with self._s() as s:
+            if site and s.get(m.Site, site) is None:
+                raise unknown("site", site, s.exec(select(m.Site.name)))
+            if pod and s.get(m.Pod, pod) is None:
+                raise unknown("PoD", pod, s.exec(select(m.Pod.name)))
+            if role and role not in ROLES:
+                raise unknown("role", role, ROLES)
+            wanted = list(dict.fromkeys(devices or []))
+            known: set[str] = set()
+            for i in range(0, len(wanted), 500):  # one query per 500 names, not one per name
+                known.update(s.exec(select(m.Device.name).where(col(m.Device.name).in_(wanted[i:i + 500]))))
+            for name in wanted:
+                if name not in known:
+                    raise unknown("device", name, s.exec(select(m.Device.name)))
+
+    def sites(self) -> list[Row]:
+        with self._s() as s:
+            pods = dict(s.exec(select(m.Pod.site, func.count()).group_by(col(m.Pod.site))).all())
+            devs = dict(s.exec(select(m.Device.site, func.count()).where(
+                m.Device.role != "host").group_by(col(m.Device.site))).all())
+            hosts = dict(s.exec(select(m.Device.site, func.count()).where(
+                m.Device.role == "host").group_by(col(m.Device.site))).all())
+            return [{"site": x.name, "region": x.region, "pods": pods.get(x.name, 0),
+                     "network_devices": devs.get(x.name, 0), "hosts": hosts.get(x.name, 0),
+                     "description": x.description}
+                    for x in s.exec(select(m.Site).order_by(col(m.Site.name)))]
+
+    def pods(self, site: str | None) -> list[Row]:
+        self.check_names(site=site)
+        with self._s() as s:
+            q = select(m.Pod).order_by(col(m.Pod.site), col(m.Pod.index))
+            if site:
+                q = q.where(m.Pod.site == site)
+            seg_q = select(m.Segment.cidr, col(m.Segment.pod))
+            role_q = select(col(m.Device.pod), m.Device.role, func.count()).where(
+                col(m.Device.role).in_(("leaf", "spine")))
+            if site:
+                seg_q = seg_q.where(m.Segment.site == site)
+                role_q = role_q.where(m.Device.site == site)
+            segs: dict[str | None, list[str]] = {}
+            # Core rows, not ORM ones: a large site has thousands of segments
+            for cidr, seg_pod in s.connection().execute(seg_q).all():
+                segs.setdefault(seg_pod, []).append(cidr)
+            roles = {(p, r): n for p, r, n in s.connection().execute(
+                role_q.group_by(col(m.Device.pod), col(m.Device.role)))}
+            rows = []
+            for pod in s.exec(q):
+                cidrs = sorted(segs.get(pod.name, []), key=_cidr_key)
+                rows.append({"pod": pod.name, "site": pod.site, "leafs": roles.get((pod.name, "leaf"), 0),
+                             "spines": roles.get((pod.name, "spine"), 0), "segments": cidrs})
+            return rows
+
+    def segments(self, site: str | None, pod: str | None) -> list[Row]:
+        self.check_names(site=site, pod=pod)
+        with self._s() as s:
+            rows = [x.model_dump() for x in s.exec(_in_place(select(m.Segment), m.Segment, site, pod))]
+        return sorted(rows, key=lambda r: _cidr_key(r["cidr"]))
+
+    def devices(self, site: str | None, pod: str | None, role: str | None,
+                name: str | None) -> list[Row]:
+        self.check_names(site=site, pod=pod, role=role)
+        t = m.Device.__table__.c  # type: ignore[attr-defined]  # plain rows: ORM objects cost ~10x
+        q = _in_place(core_select(*t).order_by(t.name), t, site, pod)
+        role = canonical_role(role)
+        q = q.where(t.role == role) if role else q.where(t.role != "host")
+        if name:
+            q = q.where(t.name.like(_glob(name), escape="\\"))
+        with self._s() as s:
+            return [_device_row(r._mapping) for r in s.execute(q)]
+
+    def device(self, name: str) -> Row:
+        self.check_names(devices=[name])
+        clock = self.clock()
+        with self._s() as s:
+            d = s.get(m.Device, name)
+            assert d is not None
+            row = _device_row(d)
+            if d.booted_at:
+                row["uptime"] = str(clock - as_utc(d.booted_at)).split(".")[0]
+            row["interfaces"] = s.exec(select(func.count()).select_from(m.Interface).where(
+                m.Interface.device == name)).one()
+            row["links_down"] = s.exec(select(func.count()).select_from(m.Link).where(
+                or_(m.Link.a_device == name, m.Link.b_device == name),
+                m.Link.status != "up")).one()
+            return row
+
+    def hosts(self, site: str | None, pod: str | None, name: str | None) -> list[Row]:
+        self.check_names(site=site, pod=pod)
+        t = m.HostAddress.__table__.c  # type: ignore[attr-defined]
+        q = _in_place(core_select(t.ip, t.device, t.pod, t.segment, t.tor, t.tor_interface, t.site), t,
+                      site, pod)
+        if name:
+            q = q.where(t.device.like(_glob(name), escape="\\"))
+        with self._s() as s:
+            return [{"ip": h.ip, "name": h.device, "pod": h.pod, "segment": h.segment,
+                     "tor": h.tor, "tor_interface": h.tor_interface, "site": h.site}
+                    for h in s.execute(q.order_by(t.device))]
+
+    def ip_owner(self, ip: str) -> Row:
+        with self._s() as s:
+            h = s.get(m.HostAddress, ip)
+            if h:
+                return {"ip": ip, "device": h.device, "role": "host", "interface": h.interface,
+                        "segment": h.segment, "tor": h.tor, "tor_interface": h.tor_interface,
+                        "pod": h.pod, "site": h.site}
+            itf = s.exec(select(m.Interface).where(or_(
+                m.Interface.ip == f"{ip}/31", m.Interface.ip == f"{ip}/24",
+                col(m.Interface.ip).like(f"{ip}/%")))).first()
+            if itf:
+                return {"ip": ip, "device": itf.device, "interface": itf.name,
+                        **_where(s, itf.device)}
+            d = s.exec(select(m.Device).where(or_(m.Device.loopback == ip,
+                                                  m.Device.mgmt_ip == ip))).first()
+            if d:
+                kind = "Loopback0" if d.loopback == ip else "Management0"
+                return {"ip": ip, "device": d.name, "interface": kind, **_where(s, d.name)}
+            for seg in s.exec(select(m.Segment)):
+                if ip_network(f"{ip}/32").subnet_of(ip_network(seg.cidr)):  # type: ignore[arg-type]
+                    return {"ip": ip, "device": None, "segment": seg.cidr, "tor": seg.tor,
+                            "pod": seg.pod, "site": seg.site, "note": "address not assigned"}
+        raise NetopsError(f"{ip} is not in the inventory: no device holds it and no segment contains it")
+
+    def neighbors(self, name: str) -> list[Row]:
+        self.check_names(devices=[name])
+        with self._s() as s:
+            rows = []
+            for lk in s.exec(select(m.Link).where(
+                    or_(m.Link.a_device == name, m.Link.b_device == name))):
+                mine, peer = ("a", "b") if lk.a_device == name else ("b", "a")
+                rows.append({"interface": getattr(lk, f"{mine}_interface"),
+                             "neighbor": getattr(lk, f"{peer}_device"),
+                             "neighbor_interface": getattr(lk, f"{peer}_interface"),
+                             "kind": lk.kind, "status": lk.status, "circuit_id": lk.circuit_id,
+                             "provider": lk.provider})
+            return rows
+
+    def interfaces(self, name: str) -> list[Row]:
+        self.check_names(devices=[name])
+        with self._s() as s:
+            return [{k: v for k, v in i.model_dump().items() if k not in ("id", "link_id")}
+                    for i in s.exec(select(m.Interface).where(m.Interface.device == name))]
+
+    def upstream(self, name: str | None, ip: str | None) -> list[Row]:
+        if not name and not ip:
+            raise NetopsError("upstream needs a device name or an ip")
+        if ip and not name:
+            name = self.ip_owner(ip).get("device")
+            if not name:
+                raise NetopsError(f"{ip} is not assigned to any device")
+        dev = self.device(name or "")
+        tier = TIERS.get(dev["role"], 1)
+        nbrs = self.neighbors(dev["name"])
+        with self._s() as s:
+            roles = dict(s.exec(select(m.Device.name, m.Device.role).where(
+                col(m.Device.name).in_([n["neighbor"] for n in nbrs]))).all())
+        return [dict(n, role=roles.get(n["neighbor"], "")) for n in nbrs
+                if TIERS.get(roles.get(n["neighbor"], ""), 0) > tier]
+
+
+_Sel = TypeVar("_Sel", SelectOfScalar[Any], Select[Any])
+
+
+def _in_place(q: _Sel, model: Any, site: str | None, pod: str | None) -> _Sel:
+    """Restrict a query to a site and/or PoD (the tables share site/pod columns)."""
+    if site:
+        q = q.where(model.site == site)
+    if pod:
+        q = q.where(model.pod == pod)
+    return q
+
+
+def _cidr_key(cidr: str) -> bytes:
+    """Numeric order of IPv4 prefixes without building ipaddress objects (fast at scale)."""
+    return inet_aton(cidr.partition("/")[0])
+
+
+def _device_row(d: m.Device | Any) -> dict[str, Any]:
+    """A device as a row, from the ORM object or a plain result row's mapping."""
+    row = d.model_dump() if isinstance(d, m.Device) else dict(d)
+    row["booted_at"] = iso(row["booted_at"]) if row.get("booted_at") else None
+    return row
+
+
+def _where(s: Session, device: str) -> dict[str, Any]:
+    d = s.get(m.Device, device)
+    return {"role": d.role, "pod": d.pod, "site": d.site} if d else {}

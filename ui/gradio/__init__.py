@@ -1,0 +1,1 @@
+"""The Gradio web app: build_app(copilot) and one module per tab or concern."""

@@ -1,0 +1,168 @@
+"""The Chat tab's handler: a question streams through `Copilot.ask`; each planner decision, tool
+call, coder run and diagnosis becomes a collapsible step, then the answer arrives with its
+citations linked to the evidence panel, and the plot / path views when the turn has them."""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pandas as pd
+from gradio import ChatMessage
+
+from netopsai.cli.chat import describe
+from netopsai.errors import NetopsError
+from netopsai.service import Copilot, Step
+from netopsai.ui.gradio.views import evidence_html, link_citations, path_html, telemetry_plot, trace_of
+
+log = logging.getLogger(__name__)
+NEXT = {"planner": "running tools", "tools": "planning the next step", "coder": "analysing",
+        "diagnose": "writing the answer", "summarizer": "finishing"}
+
+
+@dataclass
+class ChatView:
+    """Everything the Chat tab shows after one update."""
+
+    history: list[Any]
+    evidence: str = ""
+    plot: tuple[str, pd.DataFrame] | None = None
+    path: str = ""
+    status: str = ""
+    turn_evidence: list[dict[str, Any]] = field(default_factory=list)
+
+
+def new_thread() -> str:
+    """One conversation thread per browser session; ids are unguessable so threads stay private."""
+    return uuid.uuid4().hex[:16]
+
+
+def _pending(what: str) -> ChatMessage:
+    return ChatMessage(f"{what}…", metadata={"title": what, "status": "pending"})
+
+
+def _step_body(step: Step) -> str:
+    d = step.data
+    if step.node == "planner":
+        calls = "\n".join(f"- `{c['tool']}` {json.dumps(c.get('args', {}), default=str)}"
+                          for c in d.get("calls", [])) or "- no more tool calls"
+        notes = "".join(f"\n\n_{n}_" for n in d.get("notes", []))
+        return f"intent: **{d.get('intent') or 'next step'}**\n\n{calls}{notes}"
+    head = "\n".join(f"- {k}: `{d.get(k)}`" for k in ("label", "device", "interface", "confidence"))
+    # the engine's moves: recall, rankings, each check's verdict with the evidence it cites
+    moves = "\n".join(f"- {x['tier']} · {x['action']} `{x['node']}`: {x['text'][:300]}"
+                      + "".join(f" [{c}]" for c in x.get("cites", []))
+                      for x in d.get("steps") or [])
+    return head + (f"\n\n**How it was found** ({d.get('checks_run', 0)} checks)\n\n{moves}"
+                   if moves else "")
+
+
+def _evidence_body(ev: dict[str, Any], code: str | None) -> str:
+    body = f"`{ev['tool']}` {json.dumps(ev.get('args', {}), default=str)[:400]}\n\n{ev['summary']}"
+    body += "".join(f"\n\n**error:** {e}" for e in ev.get("errors") or [])
+    return body + (f"\n\n```python\n{code}\n```" if code else "")
+
+
+def step_messages(step: Step) -> list[ChatMessage]:
+    """The collapsible steps for one node's update: one per evidence for tool and coder runs
+    (titled with the shared one-line description), one for a planner decision or diagnosis."""
+    secs = round(step.ms / 1000, 3)
+    if step.node in ("tools", "coder"):
+        return [ChatMessage(_evidence_body(ev, step.data.get("code")),
+                            metadata={"title": describe(Step(step.node, {"evidence": [ev]})),
+                                      "duration": secs, "status": "done"})
+                for ev in step.data.get("evidence", [])]
+    if step.node in ("planner", "diagnose"):
+        return [ChatMessage(_step_body(step),
+                            metadata={"title": describe(step), "duration": secs, "status": "done"})]
+    return []
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p for p in text.split("\n\n") if p.strip()] or [text]
+
+
+class ChatHandler:
+    def __init__(self, copilot: Copilot) -> None:
+        self.copilot = copilot
+
+    def conversation(self, thread: str) -> dict[str, Any]:
+        """The thread's saved state (the checkpointer keeps it across restarts)."""
+        return self.copilot.thread(thread).state
+
+    def _views(self, state: dict[str, Any]) -> tuple[str, list[dict[str, Any]], set[str]]:
+        evidence = state.get("evidence", [])
+        turn = set(state.get("turn", []))
+        return evidence_html(evidence, turn), [e for e in evidence if e["id"] in turn], \
+            {e["id"] for e in evidence}
+
+    def turn(self, question: str, history: list[Any] | None, thread: str,
+             user: str | None = None) -> Iterator[ChatView]:
+        """One question: yields the growing chat as each step completes, then the answer."""
+        history = list(history or [])
+        question = (question or "").strip()
+        if not question:
+            yield ChatView(history, status="Ask a question about the network.")
+            return
+        history.append({"role": "user", "content": question})
+        yield ChatView(history + [_pending("planning")], status="working…")
+        answer, elapsed = "", 0.0
+        try:
+            for step in self.copilot.ask(question, thread, user):
+                history += step_messages(step)
+                answer = step.data.get("answer", answer) if step.node == "summarizer" else answer
+                elapsed = step.data.get("elapsed_ms", elapsed)
+                yield ChatView(history + [_pending(NEXT.get(step.node, "working"))], status="working…")
+        except NetopsError as exc:  # bad input: one clear line, like the CLI
+            yield ChatView(history + [ChatMessage(f"**error:** {exc}")], status="error")
+            return
+        except Exception as exc:  # a front end never shows a traceback
+            log.exception("chat turn failed")
+            yield ChatView(history + [ChatMessage(f"**internal error:** {type(exc).__name__}: {exc}")],
+                           status="error")
+            return
+        yield from self._answer(history, answer, thread, elapsed)
+
+    def _answer(self, history: list[Any], answer: str, thread: str,
+                elapsed: float) -> Iterator[ChatView]:
+        """Stream the answer paragraph by paragraph, with the evidence panel already filled so
+        its citation links resolve as soon as they appear."""
+        panel, turn_ev, known = self._views(self.conversation(thread))
+        linked = _paragraphs(link_citations(answer, known))
+        trace = trace_of(turn_ev)
+        base = ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
+                        "writing…", turn_ev)
+        for i in range(1, len(linked) + 1):
+            status = (f"answered in {elapsed / 1000:.1f} s · thread `{thread}`"
+                      if i == len(linked) else "writing…")
+            yield replace(base, history=history + [ChatMessage("\n\n".join(linked[:i]))], status=status)
+
+    def feedback(self, thread: str, liked: bool, user: str | None = None) -> str:
+        """A thumbs-up on an answer confirms the thread's diagnosis into incident memory; a
+        thumbs-down stores nothing. Returns the status line to show."""
+        if not liked:
+            return "Noted: not confirmed, nothing saved."
+        try:
+            row = self.copilot.confirm(thread, f"gradio:{user or 'anonymous'}", "gradio")
+        except NetopsError as exc:
+            return str(exc)
+        return f"Saved to incident memory: `{row.label}` at {row.device or '-'}."
+
+    def resume(self, thread: str) -> ChatView:
+        """A saved thread's conversation, so an on-call can pick it up after a reload."""
+        state = self.conversation(thread)
+        panel, turn_ev, known = self._views(state)
+        history: list[Any] = []
+        for m in state.get("messages", []):
+            if m.type == "human":
+                history.append({"role": "user", "content": str(m.content)})
+            elif m.type == "ai" and m.content and not getattr(m, "tool_calls", None):
+                history.append({"role": "assistant", "content": link_citations(str(m.content), known)})
+        status = f"resumed thread `{thread}`" if history else f"new thread `{thread}`"
+        trace = trace_of(turn_ev)
+        return ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
+                        status, turn_ev)

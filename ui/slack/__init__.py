@@ -1,0 +1,1 @@
+"""The Slack bot: the bolt app, its settings, the worker that answers, and the listeners."""

@@ -1,0 +1,138 @@
+"""Long work in Slack: a placeholder message updated (chat.update) as the copilot's steps stream,
+then replaced by the answer. Shared by the command and event listeners."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+
+from netopsai.cli.chat import describe
+from netopsai.errors import NetopsError
+from netopsai.evidence import citations
+from netopsai.service import Copilot, Step
+from netopsai.ui.slack.blocks import answer_blocks, message_text, progress_blocks, section
+from netopsai.ui.slack.settings import SlackSettings
+
+Blocks = list[dict[str, Any]]
+log = logging.getLogger("netopsai.slack")
+
+
+@dataclass
+class SlackContext:
+    """What every listener needs: the one copilot and the surface's settings."""
+
+    copilot: Copilot
+    settings: SlackSettings
+
+
+def button_caller(ctx: SlackContext, body: dict[str, Any], client: WebClient) -> tuple[str, str] | None:
+    """Who clicked a button and where, or None after telling them the allow-lists keep them out."""
+    user, channel = body["user"]["id"], body["channel"]["id"]
+    denial = ctx.settings.denial(user, channel, is_dm=channel.startswith("D"))
+    if denial:
+        client.chat_postEphemeral(channel=channel, user=user, text=f":no_entry: Sorry, {denial}.")
+        return None
+    return user, channel
+
+
+def thread_id(channel: str, thread_ts: str) -> str:
+    """A Slack thread is one copilot conversation thread."""
+    return f"slack:{channel}:{thread_ts}"
+
+
+@dataclass
+class Progress:
+    """A placeholder message that shows each step, then the answer. When the bot cannot post in
+    the channel (not a member), progress is skipped and `fallback` delivers the answer."""
+
+    client: WebClient
+    channel: str
+    title: str
+    thread_ts: str | None = None
+    fallback: Callable[[Blocks], Any] | None = None
+    ts: str | None = None
+    root: str = ""  # the thread this work belongs to (its placeholder starts one when it had none)
+    lines: list[str] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def start(self) -> Progress:
+        blocks = progress_blocks(self.title, [])
+        try:
+            resp = self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts,
+                                                blocks=blocks, text=message_text(blocks))
+            self.ts = resp["ts"]
+        except SlackApiError as exc:
+            if self.fallback is None:
+                raise
+            log.warning("cannot post in %s (%s); answering through the response URL",
+                        self.channel, exc.response.get("error"))
+        self.root = self.thread_ts or self.ts or f"cmd-{uuid.uuid4().hex[:12]}"
+        return self
+
+    def step(self, line: str) -> None:
+        with self._lock:  # batch results arrive from worker threads
+            self.lines.append(line)
+            if self.ts:
+                blocks = progress_blocks(self.title, self.lines)
+                self.client.chat_update(channel=self.channel, ts=self.ts, blocks=blocks,
+                                        text=message_text(blocks))
+
+    def finish(self, blocks: Blocks) -> None:
+        if self.ts:
+            self.client.chat_update(channel=self.channel, ts=self.ts, blocks=blocks,
+                                    text=message_text(blocks))
+        elif self.fallback is not None:
+            self.fallback(blocks)
+
+    def fail(self, message: str) -> None:
+        self.finish([section(f":warning: {message}")])
+
+
+def stream_answer(copilot: Copilot, question: str, thread: str, user: str,
+                  on_line: Callable[[str], None]) -> dict[str, Any]:
+    """Ask, reporting each step as a line, then the answer as `Copilot.answer` returns it."""
+    steps: list[Step] = []
+    for step in copilot.ask(question, thread, user):
+        steps.append(step)
+        if step.node not in ("summarizer", "done"):
+            on_line(f"{describe(step)} ({step.ms:.0f} ms)")
+    saved = copilot.thread(thread)
+    diag, answer = saved.diagnosis, saved.answer
+    return {"answer": answer, "citations": citations(answer),
+            "root_cause": {k: diag.get(k) for k in ("label", "device", "interface", "confidence")}
+            if diag else None,
+            "evidence": saved.turn_evidence,
+            "steps": [s.as_dict() for s in steps]}
+
+
+def evidence_for(copilot: Copilot, thread: str, ids: list[str]) -> list[dict[str, Any]]:
+    """The evidence records (with their rows) a thread's answer cited, from its checkpoint."""
+    return copilot.thread(thread).cited(ids)
+
+
+def guarded(progress: Progress, work: Callable[[], Blocks]) -> None:
+    """Run the work and show its blocks. A bad request is its one-line message; anything else is
+    logged and shown by type only (an unknown error's text is not for the channel)."""
+    try:
+        progress.finish(work())
+    except NetopsError as exc:
+        progress.fail(str(exc))
+    except Exception as exc:  # the on-call must not be left with an hourglass
+        log.exception("slack request failed: %s", type(exc).__name__)
+        progress.fail(f"internal error ({type(exc).__name__}); the bot's log has the details")
+
+
+def answer_question(ctx: SlackContext, progress: Progress, question: str, user: str) -> None:
+    """One chat turn: progress in the placeholder, then the answer in Block Kit."""
+    def work() -> Blocks:
+        thread = thread_id(progress.channel, progress.root)
+        result = stream_answer(ctx.copilot, question, thread, user, progress.step)
+        return answer_blocks(result, thread)
+    guarded(progress.start(), work)
