@@ -63,7 +63,7 @@ def child_init(scale: str) -> dict[str, Any]:
 def _sample_inputs(engine: Any) -> dict[str, Any]:
     from sqlmodel import Session, select
 
-    from netopsai.store.engine import tables as m
+    from netopsai.store import tables as m
     with Session(engine) as s:
         hosts = [tuple(r) for r in s.execute(select(m.HostAddress.ip, m.HostAddress.device,
                                                     m.HostAddress.pod, m.HostAddress.site))]

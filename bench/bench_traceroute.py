@@ -29,7 +29,7 @@ SRC = "198.18.17.20"  # ns-dc1-host-01-1
 def _targets(engine: Any, n: int) -> list[str]:
     from sqlmodel import Session, select
 
-    from netopsai.store.engine import tables as m
+    from netopsai.store import tables as m
 
     with Session(engine) as s:
         ips = sorted(h.ip for h in s.exec(select(m.HostAddress)) if h.device != "ns-dc1-host-01-1")

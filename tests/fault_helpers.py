@@ -17,8 +17,8 @@ from netopsai.evidence import Evidence
 from netopsai.lab.inject import Injected, inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
+from netopsai.store import tables as m
 from netopsai.store.engine import get_meta
-from netopsai.store.engine import tables as m
 from netopsai.tools.registry import run_tool
 
 SRC, DST = "10.1.3.20", "10.2.1.40"

@@ -20,8 +20,8 @@ from sqlmodel import Session, col, select
 from netopsai.backends.lab import lab_backends
 from netopsai.backends.receivers import BackgroundIngest, Ingest, IngestSettings
 from netopsai.evidence import Evidence
+from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
-from netopsai.store.engine import tables as m
 from netopsai.tools.registry import run_tool
 
 COMMUNITY = "tr4p-c0mmunity-x7"  # a secret: the tests assert it is never logged or stored

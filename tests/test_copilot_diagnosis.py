@@ -166,7 +166,7 @@ def test_healthy_with_closed_dci_alarms_is_none(make_lab: Any, backends: Any) ->
     from sqlmodel import Session
 
     from netopsai.lab.events import alarm
-    from netopsai.store.engine import tables as m
+    from netopsai.store import tables as m
 
     engine = make_lab()
     inject(engine, Scenario.model_validate({"id": "closed-dci", "now": lab_info(engine).clock,

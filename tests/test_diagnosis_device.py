@@ -13,7 +13,7 @@ from netopsai.backends.lab import lab_backends
 from netopsai.lab.events import alarm
 from netopsai.lab.manage import lab_info
 from netopsai.service import Copilot
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 from tests.test_copilot_diagnosis import DST_TOR, QUESTION, ask_after
 
 

@@ -15,8 +15,8 @@ from sqlalchemy import Engine, inspect
 from sqlmodel import Session, func, select
 
 from netopsai.errors import NetopsError
+from netopsai.store import tables as m
 from netopsai.store.engine import engine_for, get_meta
-from netopsai.store.engine import tables as m
 from netopsai.store.inventory import StoreInventory
 from netopsai.store.inventory_import import import_files
 from netopsai.store.inventory_sync import InventoryBatch, sync_inventory

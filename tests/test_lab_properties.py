@@ -19,8 +19,8 @@ from netopsai.lab.manage import init_lab
 from netopsai.lab.noise import noise_rows
 from netopsai.lab.spec import Scale, get_scale, load_spec
 from netopsai.lab.topology import build_topology
+from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
-from netopsai.store.engine import tables as m
 from netopsai.tools.registry import run_tool
 
 SPEC = load_spec("default")

@@ -23,8 +23,8 @@ from netopsai.backends.napalm.device import DeviceTarget, ReadOnlyViolation, con
 from netopsai.backends.napalm.discovery import discover
 from netopsai.backends.napalm.paths import NapalmPaths
 from netopsai.errors import NetopsError
+from netopsai.store import tables as m
 from netopsai.store.engine import get_meta
-from netopsai.store.engine import tables as m
 from netopsai.store.inventory import StoreInventory
 from tests.peers.fakenos import FakeIosNetwork, IosDevice
 from tests.store_helpers import dump, empty_store

@@ -16,8 +16,8 @@ from netopsai.backends.netns.inject import inject
 from netopsai.backends.netns.sh import in_ns, namespaces
 from netopsai.errors import NetopsError
 from netopsai.lab.scenario import Scenario
+from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
-from netopsai.store.engine import tables as m
 from tests.peers.netns import needs_netns, netns_lab, unique_prefix
 
 LAB_NET = __import__("ipaddress").ip_network("198.18.0.0/15")

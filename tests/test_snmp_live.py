@@ -22,8 +22,8 @@ from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
 from netopsai.backends.snmp.poller import poll_and_store
 from netopsai.backends.snmp.telemetry import SnmpTelemetry
 from netopsai.backends.snmp.walk import poll_targets
+from netopsai.store import tables as m
 from netopsai.store.engine import create_all, engine_for
-from netopsai.store.engine import tables as m
 from netopsai.store.events import StoreEvents
 from netopsai.store.inventory import StoreInventory
 from netopsai.tools.registry import run_tool

@@ -17,8 +17,8 @@ from netopsai.backends.lab.paths import LabPaths
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
 from netopsai.backends.snmp.poller import poll_and_store
 from netopsai.evidence import Evidence
+from netopsai.store import tables as m
 from netopsai.store.engine import create_all, engine_for
-from netopsai.store.engine import tables as m
 from netopsai.store.events import StoreEvents
 from netopsai.store.inventory import StoreInventory
 from netopsai.store.telemetry import StoreTelemetry

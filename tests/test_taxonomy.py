@@ -18,7 +18,7 @@ from netopsai.diagnosis.taxonomy import ROOT, load_taxonomy
 from netopsai.errors import NetopsError
 from netopsai.lab.events import alarm
 from netopsai.lab.manage import lab_info
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 
 SPEC_LABELS = {"link.down", "link.flapping", "link.errors", "link.congestion", "device.down",
                "device.reboot", "config.acl_block", "config.mtu_mismatch", "routing.bgp_down",

@@ -78,7 +78,7 @@ def test_concurrent_traces_from_one_source_all_reach(lab: tuple[Engine, NetnsLab
     paths = SystemPaths(engine, concurrency=16)
     from sqlmodel import Session, select
 
-    from netopsai.store.engine import tables as m
+    from netopsai.store import tables as m
 
     with Session(engine) as s:
         dsts = [h.ip for h in s.exec(select(m.HostAddress)) if h.ip != SRC]

@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 
 from netopsai.arena.cases import HARMLESS, HERRING_KINDS, PORT_KINDS, Built, fault, ticket
 from netopsai.arena.places import PAIR_KINDS, Flow, LabView
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 
 DIAG_WINDOW = timedelta(hours=1)  # the window the copilot checks alarms and changes over
 NOISE_SPAN = timedelta(hours=6)  # netopsai.lab.inject spreads noise over the last 6 hours

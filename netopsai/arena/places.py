@@ -14,7 +14,7 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, col, select
 
 from netopsai.lab.manage import init_lab, lab_info
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 
 # the place a link is named after: its lower end's role (a DCI circuit joins two DCI routers)
 LINK_PLACE = {"host": "host", "leaf": "leaf", "spine": "spine", "superspine": "superspine",

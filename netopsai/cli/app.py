@@ -188,19 +188,9 @@ def slack_cmd(http: Annotated[bool, typer.Option("--http", help="HTTP mode inste
 def _register_groups() -> None:
     """Command groups that live in their own modules: real networks (config, poll, ingest, devices,
     lab netns) and the diagnosis engine (incidents, alarms, bench). Each imports only typer here."""
-    from netopsai import (
-        cli_alarms,
-        cli_bench,
-        cli_config,
-        cli_devices,
-        cli_incidents,
-        cli_ingest,
-        cli_netns,
-        cli_poll,
-    )
+    from netopsai.cli import alarms, bench, config, devices, incidents, ingest, netns, poll
 
-    for group in (cli_config, cli_poll, cli_ingest, cli_devices, cli_netns, cli_incidents, cli_alarms,
-                  cli_bench):
+    for group in (config, poll, ingest, devices, netns, incidents, alarms, bench):
         group.register(app, lab_app)
 
 

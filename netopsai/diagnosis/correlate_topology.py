@@ -37,7 +37,7 @@ class Topology:
             return
         from sqlmodel import Session, col, select
 
-        from netopsai.store.engine import tables as m
+        from netopsai.store import tables as m
 
         with Session(engine) as s:
             for name, role, site, pod in s.exec(select(m.Device.name, m.Device.role, m.Device.site,

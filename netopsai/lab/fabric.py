@@ -13,7 +13,7 @@ from sqlalchemy import ColumnElement, Engine, and_, func, or_
 from sqlmodel import Session, col, select
 
 from netopsai.lab.topology import TIERS
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 from netopsai.timewin import as_utc
 
 

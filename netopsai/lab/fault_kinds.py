@@ -11,8 +11,8 @@ import numpy as np
 from netopsai.errors import NetopsError
 from netopsai.lab.events import alarm, link_down_alarms, transitions
 from netopsai.lab.faults import LOSS, Injector, Resolved, link_dict
+from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert
-from netopsai.store.engine import tables as m
 
 Apply = Callable[[Injector, Resolved, datetime, dict[str, Any]], None]
 

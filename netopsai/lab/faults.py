@@ -14,8 +14,8 @@ from sqlmodel import Session, or_, select
 
 from netopsai.lab import counters
 from netopsai.lab.events import alarm, link_down_alarms, transitions
+from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert
-from netopsai.store.engine import tables as m
 
 LOSS = {"crc_errors": 4.0, "optic_degraded": 3.0, "link_flap": 15.0, "congestion": 1.5}
 

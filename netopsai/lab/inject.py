@@ -21,8 +21,8 @@ from netopsai.lab.forwarding import Router
 from netopsai.lab.manage import init_lab, lab_info, reset_lab, set_clock, touch
 from netopsai.lab.noise import noise_rows
 from netopsai.lab.scenario import FaultSpec, Scenario
+from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert, get_meta
-from netopsai.store.engine import tables as m
 from netopsai.timewin import as_utc, iso, parse_time
 
 IP_RE = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")

@@ -17,8 +17,8 @@ from netopsai.errors import NetopsError
 from netopsai.lab.noise import noise_rows
 from netopsai.lab.spec import get_scale, load_spec
 from netopsai.lab.topology import build_topology
+from netopsai.store import tables as models
 from netopsai.store.engine import bulk_insert, create_all, drop_all, get_meta, set_meta
-from netopsai.store.engine import tables as models
 from netopsai.timewin import as_utc, iso, parse_time
 
 

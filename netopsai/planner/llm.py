@@ -15,7 +15,6 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 from string import Template
 from typing import Any
 
@@ -55,7 +54,6 @@ class _Checked:
     errors: dict[str, str]  # tool_call_id -> one-line error
 
 
-@cache
 class LLMPlanner:
     def __init__(self, llm: BaseChatModel, tools: Mapping[str, Tool] = REGISTRY) -> None:
         self.tools = dict(tools)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from sqlalchemy import Connection, Table, bindparam, insert, update
 from sqlmodel import Session, or_, select
 
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 
 Action = Literal["raise", "clear", "note"]
 LINK_KINDS_AS_CATEGORY = ("dci", "backbone")  # an alarm on these links is filed under its kind

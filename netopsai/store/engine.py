@@ -10,7 +10,7 @@ from sqlalchemy import Engine, event, insert
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from netopsai.config.settings import StoreSettings
-from netopsai.store.engine import tables as models
+from netopsai.store import tables as models
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

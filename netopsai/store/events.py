@@ -8,7 +8,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, or_, select
 
 from netopsai.backends.base import Row
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 from netopsai.timewin import Window, iso
 
 

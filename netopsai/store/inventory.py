@@ -15,7 +15,7 @@ from sqlmodel.sql.expression import SelectOfScalar
 from netopsai.backends.base import Row
 from netopsai.errors import NetopsError, unknown
 from netopsai.lab.topology import TIERS
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 from netopsai.store.network import network_clock
 from netopsai.timewin import as_utc, iso
 

@@ -19,8 +19,8 @@ from sqlalchemy import Engine, bindparam, delete, select, update
 from sqlmodel import Session, SQLModel
 
 from netopsai.errors import NetopsError
+from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert, create_all, get_meta, set_meta
-from netopsai.store.engine import tables as m
 from netopsai.store.network import NETWORK_KEY  # "lab" (the simulator) or "real"
 from netopsai.timewin import iso
 

@@ -13,7 +13,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
 from netopsai.errors import NetopsError
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 from netopsai.timewin import parse_time
 
 NETWORK_KEY = "network"

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from netopsai.backends.base import IfaceSel, Row
 from netopsai.backends.lab.telemetry import LabTelemetry, _scope
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 from netopsai.timewin import Window
 
 INTERVAL_S = 300  # samples hold deltas over 5 minutes (models.CounterSample)

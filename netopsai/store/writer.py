@@ -19,9 +19,9 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from netopsai.errors import NetopsError
+from netopsai.store import tables as m
 from netopsai.store.apply import Batch, DeviceCache, Event
 from netopsai.store.engine import create_all
-from netopsai.store.engine import tables as m
 
 log = logging.getLogger("netopsai.ingest")
 BATCH = 200

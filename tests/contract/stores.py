@@ -9,8 +9,8 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from netopsai.store import tables as m
 from netopsai.store.engine import create_all, engine_for, set_meta
-from netopsai.store.engine import tables as m
 
 DEVICES = ("edge-sw-01", "core-rtr-01")
 PORTS = ("Gi0/1", "Gi0/2", "Gi0/3")

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 
 from netopsai.backends.base import IfaceSel, Row
 from netopsai.lab.manage import lab_info
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 from netopsai.store.inventory import canonical_role
 from netopsai.timewin import Window, as_utc
 

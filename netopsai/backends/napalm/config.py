@@ -20,8 +20,8 @@ from sqlmodel import Session, col, select
 
 from netopsai.backends.napalm.device import DeviceError, DeviceTarget, connect
 from netopsai.errors import NetopsError
+from netopsai.store import tables as m
 from netopsai.store.engine import create_all, get_meta, set_meta
-from netopsai.store.engine import tables as m
 from netopsai.store.inventory_sync import network_kind
 from netopsai.store.network import NETWORK_KEY
 from netopsai.timewin import as_utc

@@ -17,7 +17,7 @@ from sqlalchemy import Engine, inspect
 from sqlmodel import Session, select
 
 from netopsai.backends.napalm.device import DeviceError, DeviceTarget, connect
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 from netopsai.store.inventory_sync import InventoryBatch, SyncReport, link_kind, sync_inventory
 
 Row = dict[str, Any]

@@ -16,7 +16,7 @@ from sqlmodel import Session, col, or_, select
 from netopsai.backends.base import Row
 from netopsai.backends.napalm.device import DeviceTarget, connect
 from netopsai.errors import NetopsError
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 
 TTL, WAIT_S = 30, 2
 

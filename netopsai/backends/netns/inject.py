@@ -23,7 +23,7 @@ from netopsai.backends.netns.plan import LAB_NET
 from netopsai.backends.netns.sh import in_ns, ip_batch, require_root
 from netopsai.errors import NetopsError, unknown
 from netopsai.lab.scenario import FaultSpec, Scenario
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 
 SUPPORTED = ("link_down", "acl_block", "blackhole", "crc_errors", "device_down", "change")
 DEFAULT_LOSS = 0.3

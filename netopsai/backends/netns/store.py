@@ -13,8 +13,8 @@ from sqlmodel import Session, col, select
 
 from netopsai.backends.netns.plan import Plan
 from netopsai.errors import NetopsError
+from netopsai.store import tables as m
 from netopsai.store.engine import create_all, set_meta
-from netopsai.store.engine import tables as m
 from netopsai.store.inventory_sync import (
     NETWORK_KEY,
     SOURCE_KEY,

@@ -17,7 +17,7 @@ from netopsai.backends.base import IfaceSel, Row
 from netopsai.backends.netns.inject import LOSS_TABLE
 from netopsai.backends.netns.lab import read_lab
 from netopsai.backends.netns.sh import in_ns
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 from netopsai.store.events import StoreEvents
 from netopsai.timewin import Window, iso
 

@@ -10,7 +10,7 @@ from functools import cached_property
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from netopsai.store.engine import tables as m
+from netopsai.store import tables as m
 
 
 class InventoryMap:
