@@ -16,6 +16,7 @@ import pytest
 from netopsai.backends import registry as factory
 from netopsai.backends.lab.paths import LabPaths
 from netopsai.backends.lab.telemetry import LabTelemetry
+from netopsai.backends.snmp.telemetry import snmp_kwargs
 from netopsai.config.load import check_netconfig, load_netconfig
 from netopsai.errors import NetopsError
 from netopsai.store.engine import engine_for
@@ -170,7 +171,7 @@ def test_per_device_snmp_credentials_override_the_shared_ones(tmp_path: Path) ->
     (home / "secrets.yaml").chmod(0o600)
     cfg = load_netconfig(home)
     auth = {t.name: t.auth.community.get_secret_value()  # type: ignore[union-attr]
-            for t in factory.snmp_kwargs(cfg)["targets"]}
+            for t in snmp_kwargs(cfg)["targets"]}
     assert auth == {"edge-sw-01": "shared-c", "core-rtr-01": "own-c"}
     assert sorted(cfg.secret_values()) == ["own-c", "shared-c"]
 
@@ -179,7 +180,8 @@ def test_missing_backend_module_is_a_clear_error(tmp_path: Path, lab_engine: obj
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from netopsai.tools.registry import run_tool
 
-    monkeypatch.setitem(factory.MODULES, "prometheus", "netopsai.backends.no_such_backend")
+    monkeypatch.setitem(factory.SOURCES, ("telemetry", "prometheus"),
+                        factory.Source("prometheus", "telemetry", "netopsai.backends.no_such_backend"))
     monkeypatch.setenv("NETOPSAI_BACKEND_TELEMETRY", "prometheus")
     b = factory.configured_backends(lab_engine, load_netconfig(home_with(tmp_path)))  # type: ignore[arg-type]
     ev = run_tool("telemetry", {"metric": "oper_status"}, b)

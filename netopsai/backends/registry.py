@@ -1,29 +1,90 @@
-"""The backends a copilot reads, chosen by configuration (netopsai.config.network).
+"""The backends a copilot reads, chosen by configuration (netopsai.config.network), and the one
+table of them.
 
 Inventory, changes and alarms always come from the store (filled by lab init, import, discovery,
 ingest and poll). Telemetry and paths are chosen per config; `auto` means the lab's simulation for
 the embedded lab, polled history plus the system traceroute for a real network, and live reads
-plus the system traceroute for the namespace lab. Real backends are imported by name only when
-selected, so the lab needs none of their libraries; one that cannot be built answers every call
-with a clear error instead, and the other sources keep working."""
+plus the system traceroute for the namespace lab.
+
+Every selectable backend is a `Source` in BUILTIN: its name in config.yaml, the role it fills,
+and the module that implements it, which defines `from_config(engine, cfg)`. The config's
+allowed values come from this table, so a new backend is its folder plus one line here; one
+installed from elsewhere declares a Source under the entry-point group `netopsai.backends`
+(read only when a config names a backend that is not built in: scanning entry points costs
+~0.1 s). Modules are imported by name only when selected, so the lab needs none of the real
+sources' libraries; one that cannot be built answers every call with a clear error instead,
+and the other sources keep working."""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from sqlalchemy import Engine
-
-from netopsai.backends.base import Backends, Paths, Telemetry
-from netopsai.config.network import NetConfig
 from netopsai.errors import NetopsError
 
-# backend name -> the module that implements it (imported lazily)
-MODULES = {"snmp": "netopsai.backends.snmp.telemetry", "prometheus": "netopsai.backends.prometheus.telemetry",
-           "system": "netopsai.backends.traceroute.paths", "napalm": "netopsai.backends.napalm.paths",
-           "netns": "netopsai.backends.netns.telemetry"}
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from netopsai.backends.base import Backends, Paths, Telemetry
+    from netopsai.config.network import NetConfig
+
+Role = Literal["telemetry", "paths"]
+GROUP = "netopsai.backends"
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str  # as config.yaml's backend.telemetry / backend.paths names it
+    role: Role
+    module: str  # defines from_config(engine, cfg) -> the backend
+
+
+BUILTIN = (
+    Source("lab", "telemetry", "netopsai.backends.lab.telemetry"),
+    Source("store", "telemetry", "netopsai.store.telemetry"),
+    Source("snmp", "telemetry", "netopsai.backends.snmp.telemetry"),
+    Source("prometheus", "telemetry", "netopsai.backends.prometheus.telemetry"),
+    Source("netns", "telemetry", "netopsai.backends.netns.telemetry"),
+    Source("lab", "paths", "netopsai.backends.lab.paths"),
+    Source("system", "paths", "netopsai.backends.traceroute.paths"),
+    Source("napalm", "paths", "netopsai.backends.napalm.paths"),
+)
+SOURCES: dict[tuple[Role, str], Source] = {(s.role, s.name): s for s in BUILTIN}
+_plugins_read = False
+
+
+def register(source: Source) -> None:
+    """Add (or replace) a backend, as an entry point's Source does."""
+    SOURCES[(source.role, source.name)] = source
+
+
+def _read_plugins() -> None:
+    global _plugins_read
+    if _plugins_read:
+        return
+    from importlib.metadata import entry_points
+
+    _plugins_read = True
+    for ep in entry_points(group=GROUP):
+        source = ep.load()
+        if isinstance(source, Source):
+            register(source)
+
+
+def names(role: Role, plugins: bool = False) -> tuple[str, ...]:
+    """The values config.yaml accepts for a role, `auto` first; with `plugins`, those installed
+    through entry points too."""
+    if plugins:
+        _read_plugins()
+    return ("auto", *(s.name for s in SOURCES.values() if s.role == role))
+
+
+def lookup(role: Role, name: str) -> Source | None:
+    if (role, name) not in SOURCES:
+        _read_plugins()
+    return SOURCES.get((role, name))
 
 
 def resolved_kinds(engine: Engine, cfg: NetConfig) -> tuple[str, str]:
@@ -40,6 +101,7 @@ def resolved_kinds(engine: Engine, cfg: NetConfig) -> tuple[str, str]:
 
 def configured_backends(engine: Engine, cfg: NetConfig | None = None) -> Backends:
     """The sources for one copilot; a NetopsError naming the problem when the config cannot work."""
+    from netopsai.backends.base import Backends
     from netopsai.config.load import load_netconfig, usage_problems
     from netopsai.store.inventory import StoreInventory
 
@@ -60,30 +122,20 @@ def _events(engine: Engine) -> Any:
 
     if has_netns_lab(engine):
         try:
-            return _class(_module("netns"), "NetnsAlarms", "netns")(engine)
+            from netopsai.backends.netns.telemetry import NetnsAlarms
+
+            return NetnsAlarms(engine)
         except NetopsError:
             pass  # the store's own alarms still answer
     return StoreEvents(engine)
 
 
 def build_telemetry(kind: str, engine: Engine, cfg: NetConfig) -> Telemetry:
-    if kind == "lab":
-        from netopsai.backends.lab.telemetry import LabTelemetry
-
-        return LabTelemetry(engine)
-    if kind == "store":
-        from netopsai.store.telemetry import StoreTelemetry
-
-        return StoreTelemetry(engine)
-    return _real(kind, engine, cfg)
+    return _build("telemetry", kind, engine, cfg)
 
 
 def build_paths(kind: str, engine: Engine, cfg: NetConfig) -> Paths:
-    if kind == "lab":
-        from netopsai.backends.lab.paths import LabPaths
-
-        return LabPaths(engine)
-    return _real(kind, engine, cfg)
+    return _build("paths", kind, engine, cfg)
 
 
 class Unavailable:
@@ -99,15 +151,19 @@ class Unavailable:
     oper_status = counters = traceroute = _fail
 
 
-def _real(kind: str, engine: Engine, cfg: NetConfig) -> Any:
+def _build(role: Role, kind: str, engine: Engine, cfg: NetConfig) -> Any:
     try:
-        return _BUILDERS[kind](_module(kind), engine, cfg)
+        source = lookup(role, kind)
+        if source is None:
+            raise NetopsError(f"no {role} backend named {kind!r}")
+        return _from_config(module_of(source), kind)(engine, cfg)
     except NetopsError as exc:
         return Unavailable(str(exc))
 
 
-def _module(kind: str) -> ModuleType:
-    name = MODULES[kind]
+def module_of(source: Source) -> ModuleType:
+    """The module behind a backend; a NetopsError saying what is missing when it cannot load."""
+    kind, name = source.name, source.module
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
@@ -118,74 +174,8 @@ def _module(kind: str) -> ModuleType:
                           "missing)") from None
 
 
-def _class(module: ModuleType, name: str, kind: str) -> Any:
-    cls = getattr(module, name, None)
-    if cls is None:
-        raise NetopsError(f"backend {kind} not available: {module.__name__} has no {name}")
-    return cls
-
-
-def _snmp(module: ModuleType, engine: Engine, cfg: NetConfig) -> Any:
-    return _class(module, "SnmpTelemetry", "snmp")(engine=engine, **snmp_kwargs(cfg))
-
-
-def snmp_kwargs(cfg: NetConfig) -> dict[str, Any]:
-    """Targets with their credentials, as the SNMP backend and `netopsai poll` take them."""
-    from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
-
-    s = cfg.settings.snmp
-    priv_protocol = None if s.priv_protocol == "none" else s.priv_protocol
-    targets = []
-    for t in s.targets:
-        sec = cfg.secrets.snmp.for_target(t.name)
-        auth = SnmpAuth(version=s.version, community=sec.community, user=sec.user,
-                        auth_key=sec.auth_key, auth_protocol=s.auth_protocol,
-                        priv_key=sec.priv_key if priv_protocol else None,
-                        priv_protocol=priv_protocol or "aes")
-        targets.append(SnmpTarget(host=t.host, port=t.port, name=t.device or "", auth=auth))
-    return {"targets": targets, "timeout": s.timeout, "retries": s.retries,
-            "concurrency": s.concurrency}
-
-
-def _prometheus(module: ModuleType, engine: Engine, cfg: NetConfig) -> Any:
-    p = cfg.settings.prometheus
-    return _class(module, "PrometheusTelemetry", "prometheus")(url=p.url, timeout=p.timeout,
-                                                               device_label=p.device_label)
-
-
-def _system(module: ModuleType, engine: Engine, cfg: NetConfig) -> Any:
-    t = cfg.settings.traceroute
-    return _class(module, "SystemPaths", "system")(engine=engine, source=t.source,
-                                                    max_hops=t.max_hops, wait=t.wait,
-                                                    concurrency=t.concurrency)
-
-
-def _napalm(module: ModuleType, engine: Engine, cfg: NetConfig) -> Any:
-    return _class(module, "NapalmPaths", "napalm")(engine=engine, targets=napalm_targets(cfg))
-
-
-def napalm_targets(cfg: NetConfig) -> dict[str, Any]:
-    """Inventory name -> DeviceTarget with the SSH credentials of secrets.yaml."""
-    from pydantic import SecretStr
-
-    from netopsai.backends.napalm.device import DeviceTarget
-
-    ssh = cfg.secrets.ssh
-    out = {}
-    for d in cfg.settings.napalm:
-        extra: dict[str, Any] = dict(d.optional_args)
-        if ssh.key_file is not None:  # napalm's SSH drivers take a key file as optional args
-            extra |= {"key_file": str(ssh.key_file.expanduser()), "use_keys": True}
-        port = {"port": d.port} if d.port else {}
-        out[d.name] = DeviceTarget(host=d.host, driver=d.driver, name=d.name, optional_args=extra,
-                                   username=ssh.username or "",
-                                   password=ssh.password or SecretStr(""), **port)
-    return out
-
-
-def _netns(module: ModuleType, engine: Engine, cfg: NetConfig) -> Any:
-    return _class(module, "NetnsTelemetry", "netns")(engine)
-
-
-_BUILDERS: dict[str, Callable[[ModuleType, Engine, NetConfig], Any]] = {
-    "netns": _netns, "snmp": _snmp, "prometheus": _prometheus, "system": _system, "napalm": _napalm}
+def _from_config(module: ModuleType, kind: str) -> Any:
+    build = getattr(module, "from_config", None)
+    if build is None:
+        raise NetopsError(f"backend {kind} not available: {module.__name__} has no from_config")
+    return build

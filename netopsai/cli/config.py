@@ -25,13 +25,17 @@ def _fail(problems: list[str]) -> None:
 
 def _availability(cfg: NetConfig) -> list[str]:
     """Selected real backends whose module cannot be imported here."""
-    from netopsai.backends.registry import MODULES, _module
+    from netopsai.backends.registry import Role, lookup, module_of
     from netopsai.errors import NetopsError
 
     out = []
-    for kind in {cfg.settings.backend.telemetry, cfg.settings.backend.paths} & set(MODULES):
+    choice = cfg.settings.backend
+    chosen: tuple[tuple[Role, str], ...] = (("telemetry", choice.telemetry), ("paths", choice.paths))
+    for role, kind in chosen:
+        source = lookup(role, kind)
         try:
-            _module(kind)
+            if source is not None:
+                module_of(source)
         except NetopsError as exc:
             out.append(str(exc))
     return sorted(out)

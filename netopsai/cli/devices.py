@@ -52,7 +52,7 @@ def _targets(hosts: list[str] | None, port: int, driver: str, username: str, pas
     from netopsai.errors import NetopsError
 
     if not hosts:
-        from netopsai.backends.registry import napalm_targets
+        from netopsai.backends.napalm.device import napalm_targets
         from netopsai.config.load import load_netconfig
 
         configured = list(napalm_targets(load_netconfig()).values())

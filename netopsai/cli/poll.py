@@ -33,7 +33,7 @@ def _targets(target: str | None, community: str | None) -> tuple[list[Any], dict
         raise NetopsError("--community goes with --target; configured targets use secrets.yaml")
     from pydantic import ValidationError
 
-    from netopsai.backends.registry import snmp_kwargs
+    from netopsai.backends.snmp.telemetry import snmp_kwargs
     from netopsai.config.load import load_netconfig
 
     try:

@@ -9,10 +9,13 @@ the embedded lab is used, as before. Loading and checking: netopsai.config.load.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, SecretStr, field_validator
+from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from netopsai.backends.registry import Role, names
 
 ENV_PREFIX = "NETOPSAI_"
 CONFIG_FILE = "config.yaml"
@@ -20,8 +23,23 @@ SECRETS_FILE = "secrets.yaml"
 
 # auto: the lab's simulation for a lab store; for a store holding a real network, polled
 # history (telemetry) and the system traceroute (paths); for the namespace lab, its live state
-TelemetryKind = Literal["auto", "lab", "store", "snmp", "prometheus", "netns"]
-PathsKind = Literal["auto", "lab", "system", "napalm"]
+
+
+def _backend_name(role: Role) -> PlainValidator:
+    """Backend names come from the backend registry (one line per backend there); entry points
+    are read only for a name that is not built in. An unknown name fails as a Literal would,
+    so the config's error names the closest valid value."""
+    def check(value: Any) -> str:
+        if isinstance(value, str) and (value in names(role) or value in names(role, plugins=True)):
+            return value
+        quoted = [repr(n) for n in names(role, plugins=True)]
+        raise PydanticCustomError("literal_error", "Input should be {expected}",
+                                  {"expected": ", ".join(quoted[:-1]) + " or " + quoted[-1]})
+    return PlainValidator(check)
+
+
+TelemetryKind = Annotated[str, _backend_name("telemetry")]
+PathsKind = Annotated[str, _backend_name("paths")]
 StoreKind = Literal["store"]  # inventory, changes, alarms: filled by lab init, import, ingest, poll
 NAPALM_DRIVERS = ("ios", "iosxr", "iosxr_netconf", "nxos", "nxos_ssh", "eos", "junos", "mock")
 _CREDENTIAL_ARGS = ("password", "secret", "enable_password", "auth_key", "priv_key", "community")

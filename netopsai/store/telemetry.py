@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
 from netopsai.backends.base import IfaceSel, Row
@@ -95,3 +95,7 @@ _METRICS: dict[str, tuple[_Agg, str, Callable[[Row], bool]]] = {
     "rx_power": (_rx_power, "min_dbm", lambda r: r["min_dbm"] <= -10),
 }
 
+
+def from_config(engine: Engine, cfg: Any) -> StoreTelemetry:
+    """The backend registry's builder (netopsai.backends.registry)."""
+    return StoreTelemetry(engine)

@@ -94,8 +94,8 @@ def snmp_case(tmp: Path, port: int, community: str) -> Case:
 
 def napalm_case(tmp: Path, ports: dict[str, int], username: str, password: str) -> Case:
     """Devices over SSH (FakeNOS), discovered into the store; device-side traceroute."""
+    from netopsai.backends.napalm.device import napalm_targets
     from netopsai.backends.napalm.discovery import discover
-    from netopsai.backends.registry import napalm_targets
 
     engine = engine_for(f"sqlite:///{tmp / 'netopsai.db'}")
     devices = ", ".join(f"{{name: {n}, host: 127.0.0.1, port: {p}, driver: ios}}" for n, p in ports.items())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Engine
 
@@ -40,3 +41,8 @@ def trace_row(engine: Engine, version: str, when: datetime, src: str, dst: str, 
             "ecmp_devices": t.ecmp_devices, "at": when,
             "failing": ({"device": t.failure[0], "interface": t.failure[1], "reason": t.failure[2]}
                         if t.failure else None)}
+
+
+def from_config(engine: Engine, cfg: Any) -> LabPaths:
+    """The backend registry's builder (netopsai.backends.registry)."""
+    return LabPaths(engine)

@@ -176,3 +176,8 @@ def _aggregate(metric: str, f: dict[str, np.ndarray], chunk: list[tuple[str, str
 def _top(rows: list[Row], metric: str, top: int) -> list[Row]:
     key = next(k for k in rows[0] if k not in ("device", "interface")) if rows else ""
     return sorted(rows, key=lambda r: r[key], reverse=metric != "rx_power")[:top]
+
+
+def from_config(engine: Engine, cfg: Any) -> LabTelemetry:
+    """The backend registry's builder (netopsai.backends.registry)."""
+    return LabTelemetry(engine)

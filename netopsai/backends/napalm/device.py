@@ -11,11 +11,14 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, SecretStr
 
 from netopsai.errors import NetopsError
+
+if TYPE_CHECKING:
+    from netopsai.config.network import NetConfig
 
 READ_ONLY = frozenset({
     "open", "close", "is_alive", "get_facts", "get_interfaces", "get_interfaces_ip",
@@ -124,3 +127,18 @@ def _kind(exc: BaseException) -> str | None:
     if names & {"ConnectionException", "NoValidConnectionsError"} or isinstance(exc, OSError):
         return "cannot connect"
     return None
+
+
+def napalm_targets(cfg: NetConfig) -> dict[str, DeviceTarget]:
+    """Inventory name -> DeviceTarget with the SSH credentials of secrets.yaml."""
+    ssh = cfg.secrets.ssh
+    out = {}
+    for d in cfg.settings.napalm:
+        extra: dict[str, Any] = dict(d.optional_args)
+        if ssh.key_file is not None:  # napalm's SSH drivers take a key file as optional args
+            extra |= {"key_file": str(ssh.key_file.expanduser()), "use_keys": True}
+        port = {"port": d.port} if d.port else {}
+        out[d.name] = DeviceTarget(host=d.host, driver=d.driver, name=d.name, optional_args=extra,
+                                   username=ssh.username or "",
+                                   password=ssh.password or SecretStr(""), **port)
+    return out

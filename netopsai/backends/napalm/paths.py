@@ -8,15 +8,18 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from statistics import mean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, inspect
 from sqlmodel import Session, col, or_, select
 
 from netopsai.backends.base import Row
-from netopsai.backends.napalm.device import DeviceTarget, connect
+from netopsai.backends.napalm.device import DeviceTarget, connect, napalm_targets
 from netopsai.errors import NetopsError
 from netopsai.store import tables as m
+
+if TYPE_CHECKING:
+    from netopsai.config.network import NetConfig
 
 TTL, WAIT_S = 30, 2
 
@@ -99,3 +102,8 @@ def trace_row(engine: Engine, source: str, dst: str, hops_in: dict[Any, Any]) ->
             "reason": None if reached else "* no reply beyond this hop",
             "ecmp_paths": 1, "good_paths": 1 if reached else 0, "path_devices": path,
             "ecmp_devices": [], "at": datetime.now(UTC), "failing": None}
+
+
+def from_config(engine: Engine, cfg: NetConfig) -> NapalmPaths:
+    """The backend registry's builder (netopsai.backends.registry)."""
+    return NapalmPaths(engine=engine, targets=napalm_targets(cfg))

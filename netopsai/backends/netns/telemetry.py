@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import Engine
 from sqlmodel import Session, select
@@ -168,3 +169,8 @@ def _alarm(n: int, kind: str, category: str, device: str, interface: str | None,
             "device": device, "interface": interface, "link_id": link_id, "site": site,
             "raised_at": raised, "cleared_at": None, "state": "open", "message": msg,
             "source": "netns", "impact": "traffic_lost", "traffic_lost": True, "peer": peer}
+
+
+def from_config(engine: Engine, cfg: Any) -> NetnsTelemetry:
+    """The backend registry's builder (netopsai.backends.registry)."""
+    return NetnsTelemetry(engine)

@@ -10,11 +10,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from netopsai.backends.base import IfaceSel, Row
 from netopsai.errors import NetopsError
 from netopsai.timewin import Window
+
+if TYPE_CHECKING:
+    from netopsai.config.network import NetConfig
 
 MAX_POINTS = 2000  # per series and query (Prometheus refuses more than 11,000)
 BUCKET_S = 300  # the lab's "per 5 min" figures
@@ -186,3 +189,9 @@ def _history(key: tuple[str, str], vals: list[tuple[float, float]], w: Window) -
     return {"device": key[0], "interface": key[1], "state_at_start": start_state,
             "transitions": len(changes), "flaps": sum(c.endswith("down") for c in changes),
             "down_s": round(down), "state_at_end": cur, "events": "; ".join(changes[:12])}
+
+
+def from_config(engine: Any, cfg: NetConfig) -> PrometheusTelemetry:
+    """The backend registry's builder (netopsai.backends.registry)."""
+    p = cfg.settings.prometheus
+    return PrometheusTelemetry(url=p.url, timeout=p.timeout, device_label=p.device_label)

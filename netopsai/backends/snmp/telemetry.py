@@ -6,13 +6,16 @@ the telemetry tool marks its evidence partial and names them; credentials never 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 
 from netopsai.backends.base import IfaceSel, Row
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
 from netopsai.timewin import Window
+
+if TYPE_CHECKING:
+    from netopsai.config.network import NetConfig
 
 __all__ = ["FailedRows", "SnmpAuth", "SnmpTarget", "SnmpTelemetry"]
 LIVE_SLACK = timedelta(minutes=1)
@@ -72,3 +75,24 @@ class SnmpTelemetry:
         failures, window = self._read_now(sel, window)
         rows, total, flagged = self._store().counters(sel, window, metric, top)
         return FailedRows(rows, failures), total, flagged
+
+
+def from_config(engine: Engine, cfg: NetConfig) -> SnmpTelemetry:
+    """The backend registry's builder (netopsai.backends.registry)."""
+    return SnmpTelemetry(engine=engine, **snmp_kwargs(cfg))
+
+
+def snmp_kwargs(cfg: NetConfig) -> dict[str, Any]:
+    """Targets with their credentials, as the SNMP backend and `netopsai poll` take them."""
+    s = cfg.settings.snmp
+    priv_protocol = None if s.priv_protocol == "none" else s.priv_protocol
+    targets = []
+    for t in s.targets:
+        sec = cfg.secrets.snmp.for_target(t.name)
+        auth = SnmpAuth(version=s.version, community=sec.community, user=sec.user,
+                        auth_key=sec.auth_key, auth_protocol=s.auth_protocol,
+                        priv_key=sec.priv_key if priv_protocol else None,
+                        priv_protocol=priv_protocol or "aes")
+        targets.append(SnmpTarget(host=t.host, port=t.port, name=t.device or "", auth=auth))
+    return {"targets": targets, "timeout": s.timeout, "retries": s.retries,
+            "concurrency": s.concurrency}

@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from ipaddress import ip_address, ip_network
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
@@ -25,6 +26,9 @@ from netopsai.backends.traceroute.map import InventoryMap
 from netopsai.backends.traceroute.run import Flow, FlowSpec, run_flow
 from netopsai.backends.traceroute.stop import flow_rows, next_seen, outcome
 from netopsai.errors import NetopsError
+
+if TYPE_CHECKING:
+    from netopsai.config.network import NetConfig
 
 SPORT_FIRST, SPORT_SPAN = 33000, 28000  # source ports handed out in turn: two flows running
 _ports = itertools.count()  # at once from one address must not share one (bind fails)
@@ -112,3 +116,10 @@ class SystemPaths:
 def _next_port() -> int:
     with _ports_lock:
         return SPORT_FIRST + next(_ports) % SPORT_SPAN
+
+
+def from_config(engine: Engine, cfg: NetConfig) -> SystemPaths:
+    """The backend registry's builder (netopsai.backends.registry)."""
+    t = cfg.settings.traceroute
+    return SystemPaths(engine=engine, source=t.source, max_hops=t.max_hops, wait=t.wait,
+                       concurrency=t.concurrency)
