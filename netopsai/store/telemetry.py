@@ -1,37 +1,84 @@
-"""Telemetry from what was measured and stored (`netopsai poll`, ingest), nothing synthesised:
+"""Telemetry from what the store holds (`netopsai poll`, ingest), nothing synthesised:
 oper-status history from stored transitions, counters from stored 5-minute samples. A port with no
-sample in the window has no counter row (it is still counted among the ports)."""
+sample in the window has no counter row (it is still counted among the ports). The lab's backend
+(netopsai.backends.lab.telemetry) is this one with synthesised counters."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, TypeVar
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Engine, Select, func
+from sqlalchemy import select as sa_select  # sqlmodel's select is typed for up to 4 columns
 from sqlmodel import Session, col, select
 
 from netopsai.backends.base import IfaceSel, Row
-from netopsai.backends.lab.telemetry import LabTelemetry, _scope
 from netopsai.store import tables as m
-from netopsai.timewin import Window
+from netopsai.store.inventory import canonical_role
+from netopsai.timewin import Window, as_utc
 
 INTERVAL_S = 300  # samples hold deltas over 5 minutes (models.CounterSample)
+FIRST_SEEN = "first seen"  # in an InterfaceEvent's reason: the state a poll first saw a port in
+SINCE_ALWAYS = datetime.min.replace(tzinfo=UTC)
+
+_Q = TypeVar("_Q", bound=Select[*tuple[Any, ...]])
 
 
-class StoreTelemetry(LabTelemetry):
+def _scope(q: _Q, sel: IfaceSel, dev_col: Any) -> _Q:
+    """Restrict a query on interfaces/events to the selected devices."""
+    if sel.get("devices"):
+        return q.where(dev_col.in_(sel["devices"]))
+    q = q.join(m.Device, col(m.Device.name) == dev_col)
+    role = canonical_role(sel.get("role"))
+    q = q.where(col(m.Device.role) == role) if role else q.where(col(m.Device.role) != "host")
+    if sel.get("site"):
+        q = q.where(col(m.Device.site) == sel["site"])
+    if sel.get("pod"):
+        q = q.where(col(m.Device.pod) == sel["pod"])
+    return q
+
+
+class StoreTelemetry:
     """Every stored interface is a port (a real inventory may not know the links behind them)."""
+
+    LINKED_ONLY = False  # count only ports on a known link (the lab's ports)
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def _port_query(self, q: _Q, sel: IfaceSel) -> _Q:
+        if self.LINKED_ONLY:
+            q = q.where(col(m.Interface.link_id).is_not(None))
+        if sel.get("interface"):
+            q = q.where(col(m.Interface.name) == sel["interface"])
+        return _scope(q, sel, m.Interface.device)
 
     def _ports(self, s: Session, sel: IfaceSel) -> list[tuple[str, str, int]]:
         q = select(m.Interface.device, m.Interface.name, m.Interface.speed_mbps)
-        if sel.get("interface"):
-            q = q.where(m.Interface.name == sel["interface"])
-        return [(d, n, sp) for d, n, sp in s.exec(_scope(q, sel, m.Interface.device))]
+        return [(d, n, sp) for d, n, sp in s.exec(self._port_query(q, sel))]
 
     def _count_ports(self, s: Session, sel: IfaceSel) -> int:
-        q = select(func.count()).select_from(m.Interface)
-        if sel.get("interface"):
-            q = q.where(m.Interface.name == sel["interface"])
-        return s.exec(_scope(q, sel, m.Interface.device)).one()
+        return s.exec(self._port_query(select(func.count()).select_from(m.Interface), sel)).one()
+
+    def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[Row], int]:
+        with Session(self.engine) as s:
+            total = self._count_ports(s, sel)
+            ev = m.InterfaceEvent
+            q = sa_select(col(ev.device), col(ev.interface), col(ev.at), col(ev.state),
+                          col(ev.reason)).where(col(ev.at) <= window.end)
+            if sel.get("interface"):
+                q = q.where(col(ev.interface) == sel["interface"])
+            events = s.execute(_scope(q, sel, m.InterfaceEvent.device)
+                               .order_by(col(ev.at))).all()
+        per: dict[tuple[str, str], list[tuple[datetime, str]]] = {}
+        for dev, ifn, at, state, reason in events:
+            # a poll's first sight of a port is its state from the start, not a transition
+            when = SINCE_ALWAYS if FIRST_SEEN in reason else as_utc(at)
+            per.setdefault((dev, ifn), []).append((when, state))
+        rows = [r for key, evs in per.items() if (r := _history(key, evs, window))]
+        rows.sort(key=lambda r: (-r["down_s"], -r["transitions"], r["device"], r["interface"]))
+        return rows, total
 
     def counters(self, sel: IfaceSel, window: Window, metric: str,
                  top: int = 20) -> tuple[list[Row], int, int]:
@@ -57,6 +104,30 @@ class StoreTelemetry(LabTelemetry):
         rows.sort(key=lambda r: (r[first_key] if metric == "rx_power" else -r[first_key],
                                  r["device"], r["interface"]))
         return rows[:top], len(ports), flagged
+
+
+
+def _history(key: tuple[str, str], evs: list[tuple[datetime, str]], w: Window) -> Row | None:
+    state = "up"
+    for at, st in evs:
+        if at > w.start:
+            break
+        state = st
+    start_state, cur, since, down, changes = state, state, w.start, 0.0, []
+    for at, st in evs:
+        if at <= w.start or at > w.end or st == cur:
+            continue
+        if cur == "down":
+            down += (at - since).total_seconds()
+        cur, since = st, at
+        changes.append(f"{at:%Y-%m-%d %H:%M:%S} {st}")
+    if cur == "down":
+        down += (w.end - since).total_seconds()
+    if not changes and start_state == "up":
+        return None
+    return {"device": key[0], "interface": key[1], "state_at_start": start_state,
+            "transitions": len(changes), "flaps": sum(c.endswith("down") for c in changes),
+            "down_s": round(down), "state_at_end": cur, "events": "; ".join(changes[:12])}
 
 
 def _deltas(values: list[int], extra: dict[str, Any] | None = None) -> dict[str, Any]:

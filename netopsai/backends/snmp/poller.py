@@ -20,12 +20,12 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from netopsai.backends.lab.telemetry import FIRST_SEEN
 from netopsai.backends.snmp.auth import SnmpTarget
 from netopsai.backends.snmp.walk import DeviceReading, IfReading, poll_targets
 from netopsai.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert, create_all, get_meta, set_meta
+from netopsai.store.telemetry import FIRST_SEEN
 from netopsai.timewin import as_utc
 
 SOURCE = "snmp"
