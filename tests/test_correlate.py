@@ -18,9 +18,9 @@ from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
-from netopsai.diagnosis.correlate import Case, compression, correlate
-from netopsai.diagnosis.correlate_topology import Topology
 from netopsai.lab.inject import inject
+from netopsai.tools.alarm_cases.correlate import Case, compression, correlate
+from netopsai.tools.alarm_cases.topology import Topology
 from netopsai.tools.alarms import AlarmsArgs
 from netopsai.ui.gradio.alarms import alarms_and_cases
 from tests.conftest import CLOCK

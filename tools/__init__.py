@@ -7,7 +7,9 @@ NOT_TOOLS = frozenset({"args", "base", "registry"})  # the contract's own module
 
 
 def tool_names() -> list[str]:
-    """The tools, one module each (named as the tool), found without importing them."""
+    """The tools, one module each (named as the tool), found without importing them; a tool's
+    helpers live in a subpackage beside it (alarm_cases/ for alarms)."""
     import pkgutil
 
-    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in NOT_TOOLS)
+    return sorted(m.name for m in pkgutil.iter_modules(__path__)
+                  if not m.ispkg and m.name not in NOT_TOOLS)  # a subpackage helps a tool

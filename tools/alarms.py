@@ -9,6 +9,8 @@ from pydantic import Field
 
 from netopsai.backends.base import Backends
 from netopsai.evidence import Evidence
+from netopsai.tools.alarm_cases.correlate import compression, correlate
+from netopsai.tools.alarm_cases.topology import Topology
 from netopsai.tools.base import WindowArgs, tool
 
 Category = Literal["link", "device", "bgp", "dci", "backbone", "optics", "capacity"]
@@ -62,11 +64,8 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
 
 
 def _cases(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any]) -> str:
-    """Correlate (netopsai.diagnosis.correlate): label each row with its case and whether it is
-    the case's suggested root; the cases go to facts. Returns the summary's sentence."""
-    from netopsai.diagnosis.correlate import compression, correlate
-    from netopsai.diagnosis.correlate_topology import Topology
-
+    """Correlate (alarm_cases/): label each row with its case and whether it is the case's
+    suggested root; the cases go to facts. Returns the summary's sentence."""
     cases = correlate(rows, Topology(backends.inventory), timedelta(minutes=CORRELATE_MIN))
     for c in cases:
         for a in c.members:

@@ -39,7 +39,7 @@ def alarms_view(backends: Backends, site: str = ALL, category: str = ALL,
 
 def alarms_and_cases(backends: Backends, site: str = ALL, category: str = ALL, window: str = "24h",
                      ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:
-    """alarms_view plus the window's alarms grouped into cases (netopsai.diagnosis.correlate):
+    """alarms_view plus the window's alarms grouped into cases (netopsai.tools.alarm_cases.correlate):
     the suggested root cause of each, its size and its blast radius."""
     args: dict[str, Any] = {"window": window or "24h"}
     if site and site != ALL:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from netopsai.diagnosis.correlate_topology import OUTAGE_KINDS, Topology, alarm_time
+from netopsai.tools.alarm_cases.topology import OUTAGE_KINDS, Topology, alarm_time
 
 LINK_KINDS = {"LINK_DOWN", "LINK_FLAP"}
 PHYSICAL_KINDS = {"OPTICS_RX_LOW", "INTERFACE_ERRORS", "CRC_ERRORS"}
