@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from netopsai.backends import registry as factory
+from netopsai.backends import registry as backend_registry
 from netopsai.backends.lab.paths import LabPaths
 from netopsai.backends.lab.telemetry import LabTelemetry
 from netopsai.backends.snmp.telemetry import snmp_kwargs
@@ -61,7 +61,7 @@ def test_no_files_means_the_lab(tmp_path: Path, lab_engine: object) -> None:
     cfg = load_netconfig(tmp_path)
     assert cfg.config_file is None and cfg.secrets_file is None
     assert (cfg.settings.backend.telemetry, cfg.settings.backend.paths) == ("auto", "auto")
-    b = factory.configured_backends(lab_engine, cfg)  # type: ignore[arg-type]
+    b = backend_registry.configured_backends(lab_engine, cfg)  # type: ignore[arg-type]
     assert type(b.telemetry) is LabTelemetry and type(b.paths) is LabPaths
 
 
@@ -180,10 +180,10 @@ def test_missing_backend_module_is_a_clear_error(tmp_path: Path, lab_engine: obj
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     from netopsai.tools.registry import run_tool
 
-    monkeypatch.setitem(factory.SOURCES, ("telemetry", "prometheus"),
-                        factory.Source("prometheus", "telemetry", "netopsai.backends.no_such_backend"))
+    missing = backend_registry.Source("prometheus", "telemetry", "netopsai.backends.no_such_backend")
+    monkeypatch.setitem(backend_registry.SOURCES, ("telemetry", "prometheus"), missing)
     monkeypatch.setenv("NETOPSAI_BACKEND_TELEMETRY", "prometheus")
-    b = factory.configured_backends(lab_engine, load_netconfig(home_with(tmp_path)))  # type: ignore[arg-type]
+    b = backend_registry.configured_backends(lab_engine, load_netconfig(home_with(tmp_path)))  # type: ignore[arg-type]
     ev = run_tool("telemetry", {"metric": "oper_status"}, b)
     assert ev.errors == ["backend prometheus not available in this installation "
                          "(netopsai.backends.no_such_backend is missing)"]
@@ -194,15 +194,15 @@ def test_real_store_reads_now_and_auto_picks_store_and_system(tmp_path: Path) ->
     engine = real_store(tmp_path / "real.db")
     assert network_kind(engine) == "real"
     assert abs(network_clock(engine) - datetime.now(UTC)) < timedelta(minutes=1)
-    assert factory.resolved_kinds(engine, load_netconfig(tmp_path)) == ("store", "system")
-    b = factory.build_telemetry("store", engine, load_netconfig(tmp_path))
+    assert backend_registry.resolved_kinds(engine, load_netconfig(tmp_path)) == ("store", "system")
+    b = backend_registry.build_telemetry("store", engine, load_netconfig(tmp_path))
     assert type(b) is StoreTelemetry
 
 
 def test_empty_store_is_a_clear_error(tmp_path: Path) -> None:
     engine = engine_for(f"sqlite:///{tmp_path / 'empty.db'}")
     with pytest.raises(NetopsError, match="no lab or real network in the store; run 'netopsai lab init'"):
-        factory.configured_backends(engine, load_netconfig(tmp_path))
+        backend_registry.configured_backends(engine, load_netconfig(tmp_path))
 
 
 def test_cli_check_and_show(tmp_path: Path) -> None:
