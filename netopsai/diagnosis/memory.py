@@ -14,6 +14,7 @@ re-initialising the lab keeps the history.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,17 +41,23 @@ class Match:
     similarity: float | None = None  # cosine to the query, when dense ranking is on
 
 
+Embed = Callable[[str, list[str]], list[float] | None]  # (query, texts) -> cosines, or None
+
+
 class IncidentMemory:
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    """Past confirmed incidents, searched by symptoms. `embed` gives the dense half of the
+    ranking (default: the packaged sentence model when installed); None ranks by BM25 alone."""
+
+    def __init__(self, engine: Engine, embed: Embed | None = similarities) -> None:
+        self.engine, self.embed = engine, embed
         Incident.__table__.create(engine, checkfirst=True)  # type: ignore[attr-defined]
 
     @classmethod
-    def at(cls, path: Path) -> IncidentMemory:
+    def at(cls, path: Path, embed: Embed | None = similarities) -> IncidentMemory:
         from netopsai.store.engine import engine_for
 
         path.parent.mkdir(parents=True, exist_ok=True)
-        return cls(engine_for(f"sqlite:///{path}"))
+        return cls(engine_for(f"sqlite:///{path}"), embed)
 
     def add(self, symptoms: str, label: str, device: str | None = None,
             interface: str | None = None, **extra: Any) -> Incident:
@@ -74,7 +81,7 @@ class IncidentMemory:
             return []
         docs = [tokens(r.symptoms) for r in rows]
         lexical = _bm25(docs, query)
-        dense = similarities(symptoms, [r.symptoms for r in rows])
+        dense = self.embed(symptoms, [r.symptoms for r in rows]) if self.embed else None
         score = lexical if dense is None else _fuse(lexical, dense)
         order = sorted(range(len(rows)), key=lambda i: -score[i])
         shared = [i for i in order if set(query) & set(docs[i])]
