@@ -11,7 +11,7 @@ from netopsai.backends.base import Backends
 from netopsai.evidence import Evidence
 from netopsai.tools.alarm_cases.correlate import compression, correlate
 from netopsai.tools.alarm_cases.topology import Topology
-from netopsai.tools.base import WindowArgs, tool
+from netopsai.tools.base import WindowArgs, as_table, tool
 
 Category = Literal["link", "device", "bgp", "dci", "backbone", "optics", "capacity"]
 CORRELATE_MIN = 5
@@ -57,7 +57,7 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
     facts: dict[str, Any] = {"alarms": len(rows), "open": len(open_), "closed": len(rows) - len(open_),
                              "traffic_lost": len(lost), "devices": sorted({r["device"] for r in rows})}
     if args.correlate:
-        summary += " " + _cases(rows, backends, facts)
+        summary += " " + _cases(as_table(rows), backends, facts)
     return Evidence(tool="alarms", summary=summary, columns=columns,
                     rows=[{c: r.get(c) for c in columns} for r in rows], window=w.as_json(),
                     facts=facts)

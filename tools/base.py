@@ -7,9 +7,9 @@ from __future__ import annotations
 import inspect
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -34,6 +34,11 @@ class WindowArgs(ToolArgs):
 
 
 ToolFn = Callable[[Any, Backends], Evidence]
+
+
+def as_table(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """A backend's typed rows (backends/base.py) as an Evidence table: the same objects."""
+    return cast(list[dict[str, Any]], rows)
 
 
 Shown = list[str] | dict[str, list[str]]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from netopsai.backends.base import Backends
+from netopsai.backends.base import Backends, ChangeRecord
 from netopsai.evidence import Evidence
 from netopsai.tools.base import WindowArgs, tool
 
-COLUMNS = ["ticket", "device", "site", "start", "end", "kind", "summary", "author", "status"]
+COLUMNS = list(ChangeRecord.__annotations__)
 
 
 class ChangelogArgs(WindowArgs):

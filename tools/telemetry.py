@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 from pydantic import Field
 
-from netopsai.backends.base import Backends, IfaceSel, Row
+from netopsai.backends.base import Backends, IfaceSel, PortStatus, figure
 from netopsai.errors import NetopsError, unknown
 from netopsai.evidence import Evidence
 from netopsai.timewin import Window
-from netopsai.tools.base import WindowArgs, tool
+from netopsai.tools.base import WindowArgs, as_table, tool
 
 Metric = Literal["oper_status", "flaps", "errors", "discards", "utilization", "rx_power"]
 
@@ -34,7 +35,7 @@ def _scope(a: TelemetryArgs) -> str:
     return " ".join(parts)
 
 
-def _unread(ev: Evidence, rows: list[Row]) -> Evidence:
+def _unread(ev: Evidence, rows: Sequence[Mapping[str, Any]]) -> Evidence:
     """A live backend that could not read some devices returns them beside its rows: the
     evidence is then partial and names them (and why), never their credentials."""
     failures: dict[str, str] = getattr(rows, "failures", None) or {}
@@ -60,9 +61,8 @@ def _status(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
         summary = (f"{total} ports on {_scope(a)}: {total - len(rows)} up throughout the window, "
                    f"{len(changed)} changed state, {len(down_now)} down at its end"
                    + (": " + ", ".join(down_now[:8]) if down_now else "") + ".")
-    return _unread(Evidence(tool="telemetry", summary=summary, rows=rows[:a.top],
-                            columns=["device", "interface", "state_at_start", "transitions",
-                                     "flaps", "down_s", "state_at_end", "events"],
+    return _unread(Evidence(tool="telemetry", summary=summary, rows=as_table(rows[:a.top]),
+                            columns=list(PortStatus.__annotations__),
                             partial=len(rows) > a.top,
                             facts={"ports": total, "up_throughout": total - len(rows),
                                    "changed": len(changed), "down_now": len(down_now),
@@ -78,8 +78,8 @@ def _counters(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
     summary = f"{flagged} of {total} ports on {_scope(a)} {label} in the window."
     if worst:
         key = next(k for k in worst if k not in ("device", "interface"))
-        summary += f" Worst: {worst['device']} {worst['interface']} ({key} {worst[key]})."
-    return _unread(Evidence(tool="telemetry", summary=summary, rows=rows,
+        summary += f" Worst: {worst['device']} {worst['interface']} ({key} {figure(worst, key)})."
+    return _unread(Evidence(tool="telemetry", summary=summary, rows=as_table(rows),
                             columns=list(rows[0]) if rows else [],
                             facts={"ports": total, "flagged": flagged, "metric": a.metric}), rows)
 

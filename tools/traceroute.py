@@ -6,13 +6,13 @@ from datetime import datetime
 
 from pydantic import Field
 
-from netopsai.backends.base import Backends
+from netopsai.backends.base import Backends, Hop
 from netopsai.evidence import Evidence
 from netopsai.timewin import iso, parse_time
 from netopsai.tools.args import IPv4
-from netopsai.tools.base import ToolArgs, tool
+from netopsai.tools.base import ToolArgs, as_table, tool
 
-COLUMNS = ["hop", "ip", "device", "interface", "out_interface", "rtt_ms", "loss_pct", "status"]
+COLUMNS = list(Hop.__annotations__)
 
 
 class TracerouteArgs(ToolArgs):
@@ -47,12 +47,12 @@ def traceroute(args: TracerouteArgs, backends: Backends) -> Evidence:
                    f"at {r['stopped_at']} ({r['reason']}) after "
                    f"{len(r['path_devices'])} answering hops.")
     summary += f" {r['good_paths']} of {r['ecmp_paths']} ECMP paths deliver."
-    if r.get("failing") and r["reached"]:
-        f = r["failing"]
+    f = r.get("failing")
+    if f and r["reached"]:
         summary += (f" The others fail at {f['device']}"
                     f"{' ' + f['interface'] if f['interface'] else ''}: {f['reason']}.")
     ts = iso(r["at"])
-    return Evidence(tool="traceroute", summary=summary, columns=COLUMNS, rows=hops,
+    return Evidence(tool="traceroute", summary=summary, columns=COLUMNS, rows=as_table(hops),
                     window={"start": ts, "end": ts},
                     facts={"reached": r["reached"], "stopped_at": r["stopped_at"],
                            "reason": r["reason"], "hops": len(hops),

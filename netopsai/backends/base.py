@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, TypedDict
+from typing import Any, Protocol, Required, TypedDict, cast
 
 from netopsai.timewin import Window
 
@@ -19,6 +20,118 @@ class IfaceSel(TypedDict, total=False):
     site: str
     pod: str
     interface: str
+
+
+# The rows each method returns, as napalm documents its getters: these shapes are the contract
+# every backend keeps and the tools' columns come from.
+
+
+class PortStatus(TypedDict):
+    """Telemetry.oper_status: one port's history in the window (ports never down are left out)."""
+
+    device: str
+    interface: str
+    state_at_start: str  # up | down
+    transitions: int
+    flaps: int  # transitions to down
+    down_s: int  # seconds down within the window
+    state_at_end: str
+    events: str  # the first transitions, "YYYY-MM-DD HH:MM:SS state; ..."
+
+
+class PortCounters(TypedDict, total=False):
+    """Telemetry.counters: one port's aggregate of a metric; the figures depend on the metric."""
+
+    device: Required[str]
+    interface: Required[str]
+    total: float  # errors, discards: the window's sum
+    max_per_5min: float
+    last_5min: float
+    crc_total: float  # errors only
+    max_pct: float  # utilization, percent of line rate
+    avg_pct: float
+    last_pct: float
+    min_dbm: float  # rx_power
+    avg_dbm: float
+    last_dbm: float
+
+
+def figure(row: PortCounters, key: str) -> float:
+    """A counters row's figure by name, for code that ranks on the metric's own key."""
+    return cast(Mapping[str, float], row)[key]
+
+
+class Hop(TypedDict):
+    """Paths.traceroute: one hop of the path."""
+
+    hop: int
+    ip: str | None
+    device: str | None  # the inventory's name, when the address is known
+    interface: str | None  # where the probe came in
+    out_interface: str | None
+    rtt_ms: float | None
+    loss_pct: float
+    status: str  # ok, or the reason the path stopped (!X, !H, !N, !F, *)
+
+
+class Failing(TypedDict):
+    """Where the failing members of an ECMP group stop, when the main path got through."""
+
+    device: str
+    interface: str | None
+    reason: str
+
+
+class Trace(TypedDict, total=False):
+    """Paths.traceroute: the path and its headline facts."""
+
+    hops: Required[list[Hop]]
+    reached: Required[bool]
+    stopped_at: str | None  # the last device that answered, when not reached
+    reason: str | None
+    ecmp_paths: int  # distinct paths among the flows traced
+    good_paths: int  # of those, how many got through
+    path_devices: list[str]
+    ecmp_devices: list[str]
+    at: datetime  # when the path was traced (the lab: its clock)
+    failing: Failing | None
+    flows: int  # real traceroute: flows traced (UDP source ports)
+    probe: str  # real traceroute: what traced it
+
+
+class ChangeRecord(TypedDict):
+    """Changes.changes: one change record overlapping the window."""
+
+    ticket: str
+    device: str
+    site: str | None
+    start: str  # ISO 8601
+    end: str | None
+    kind: str
+    summary: str
+    author: str
+    status: str
+
+
+class AlarmRecord(TypedDict, total=False):
+    """Alarms.alarms: one alarm active at some time in the window."""
+
+    id: Required[int]
+    raised_at: Required[str]  # ISO 8601, the device's clock where known
+    cleared_at: str | None
+    state: Required[str]  # open | closed
+    severity: str
+    category: str
+    kind: str
+    device: str
+    interface: str | None
+    peer: str | None  # the device at the other end of the alarm's link
+    message: str
+    impact: str
+    site: str | None
+    source: str  # lab, snmp-trap, syslog, alertmanager ...
+    traffic_lost: bool
+    link_id: int | None
 
 
 class Inventory(Protocol):
@@ -39,23 +152,23 @@ class Inventory(Protocol):
 
 
 class Telemetry(Protocol):
-    def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[Row], int]: ...
+    def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[PortStatus], int]: ...
     def counters(self, sel: IfaceSel, window: Window, metric: str,
-                 top: int = 20) -> tuple[list[Row], int, int]: ...
+                 top: int = 20) -> tuple[list[PortCounters], int, int]: ...
 
 
 class Paths(Protocol):
-    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Row: ...
+    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Trace: ...
 
 
 class Changes(Protocol):
     def changes(self, devices: list[str] | None, site: str | None, ticket: str | None,
-                window: Window) -> list[Row]: ...
+                window: Window) -> list[ChangeRecord]: ...
 
 
 class Alarms(Protocol):
     def alarms(self, category: str | None, state: str, devices: list[str] | None,
-               site: str | None, window: Window) -> list[Row]: ...
+               site: str | None, window: Window) -> list[AlarmRecord]: ...
 
 
 @dataclass

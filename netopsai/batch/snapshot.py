@@ -13,7 +13,7 @@ from datetime import datetime
 
 from sqlalchemy import Engine
 
-from netopsai.backends.base import Backends, Row
+from netopsai.backends.base import Backends, Trace
 from netopsai.backends.lab.paths import LabPaths, trace_row
 from netopsai.lab.manage import lab_info
 
@@ -31,7 +31,7 @@ class SnapshotPaths:
         self.engine, self.pin = engine, pin
         self._live = LabPaths(engine)
 
-    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Row:
+    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Trace:
         if at is not None:  # a trace in the past is the live backend's business
             return self._live.traceroute(src, dst, size, at)
         return trace_row(self.engine, self.pin.version, self.pin.clock, src, dst, size)

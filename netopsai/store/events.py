@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Engine
 from sqlmodel import Session, col, or_, select
 
-from netopsai.backends.base import Row
+from netopsai.backends.base import AlarmRecord, ChangeRecord, Row
 from netopsai.store import tables as m
 from netopsai.timewin import Window, iso
 
@@ -26,7 +26,7 @@ class StoreEvents:
         self.engine = engine
 
     def changes(self, devices: list[str] | None, site: str | None, ticket: str | None,
-                window: Window) -> list[Row]:
+                window: Window) -> list[ChangeRecord]:
         q = select(m.Change).where(col(m.Change.start) <= window.end,
                                    or_(col(m.Change.end).is_(None), col(m.Change.end) >= window.start))
         if devices:
@@ -38,10 +38,10 @@ class StoreEvents:
         with Session(self.engine) as s:
             rows = [_times(c.model_dump(exclude={"id"}), "start", "end")
                     for c in s.exec(q.order_by(col(m.Change.start).desc()))]
-        return rows
+        return cast(list[ChangeRecord], rows)
 
     def alarms(self, category: str | None, state: str, devices: list[str] | None,
-               site: str | None, window: Window) -> list[Row]:
+               site: str | None, window: Window) -> list[AlarmRecord]:
         cleared = col(m.Alarm.cleared_at)
         q = select(m.Alarm).where(col(m.Alarm.raised_at) <= window.end,
                                   or_(cleared.is_(None), cleared >= window.start))
@@ -57,7 +57,7 @@ class StoreEvents:
             rows = [_times(a.model_dump(), "raised_at", "cleared_at")
                     for a in s.exec(q.order_by(col(m.Alarm.raised_at).desc()))]
             _add_peers(s, rows)
-        return rows
+        return cast(list[AlarmRecord], rows)
 
 
 def _add_peers(s: Session, rows: list[Row]) -> None:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Engine, Select, func
 from sqlalchemy import select as sa_select  # sqlmodel's select is typed for up to 4 columns
 from sqlmodel import Session, col, select
 
-from netopsai.backends.base import IfaceSel, Row
+from netopsai.backends.base import IfaceSel, PortCounters, PortStatus, figure
 from netopsai.store import tables as m
 from netopsai.store.inventory import canonical_role
 from netopsai.timewin import Window, as_utc
@@ -61,7 +61,7 @@ class StoreTelemetry:
     def _count_ports(self, s: Session, sel: IfaceSel) -> int:
         return s.exec(self._port_query(select(func.count()).select_from(m.Interface), sel)).one()
 
-    def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[Row], int]:
+    def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[PortStatus], int]:
         with Session(self.engine) as s:
             total = self._count_ports(s, sel)
             ev = m.InterfaceEvent
@@ -81,7 +81,7 @@ class StoreTelemetry:
         return rows, total
 
     def counters(self, sel: IfaceSel, window: Window, metric: str,
-                 top: int = 20) -> tuple[list[Row], int, int]:
+                 top: int = 20) -> tuple[list[PortCounters], int, int]:
         with Session(self.engine) as s:
             ports = {(d, n): sp for d, n, sp in self._ports(s, sel)}
             q = select(m.CounterSample).where(col(m.CounterSample.at) > window.start,
@@ -95,19 +95,19 @@ class StoreTelemetry:
             if (smp.device, smp.interface) in ports:
                 per.setdefault((smp.device, smp.interface), []).append(smp)
         agg, first_key, hot = _METRICS[metric]
-        rows = []
+        rows: list[PortCounters] = []
         for (dev, ifn), smps in per.items():
             values = agg(smps, ports[(dev, ifn)])
             if values:
-                rows.append({"device": dev, "interface": ifn, **values})
+                rows.append(cast(PortCounters, {"device": dev, "interface": ifn, **values}))
         flagged = sum(1 for r in rows if hot(r))
-        rows.sort(key=lambda r: (r[first_key] if metric == "rx_power" else -r[first_key],
+        rows.sort(key=lambda r: (figure(r, first_key) if metric == "rx_power" else -figure(r, first_key),
                                  r["device"], r["interface"]))
         return rows[:top], len(ports), flagged
 
 
 
-def _history(key: tuple[str, str], evs: list[tuple[datetime, str]], w: Window) -> Row | None:
+def _history(key: tuple[str, str], evs: list[tuple[datetime, str]], w: Window) -> PortStatus | None:
     state = "up"
     for at, st in evs:
         if at > w.start:
@@ -159,7 +159,7 @@ def _rx_power(smps: list[m.CounterSample], _speed: int) -> dict[str, Any]:
 
 _Agg = Callable[[list[m.CounterSample], int], dict[str, Any]]
 # metric -> (aggregate, the key rows are ranked by, whether a row is flagged) as the lab does
-_METRICS: dict[str, tuple[_Agg, str, Callable[[Row], bool]]] = {
+_METRICS: dict[str, tuple[_Agg, str, Callable[[PortCounters], bool]]] = {
     "errors": (_errors, "total", lambda r: r["total"] > 0),
     "discards": (_discards, "total", lambda r: r["total"] > 0),
     "utilization": (_utilization, "max_pct", lambda r: r["max_pct"] >= 80),

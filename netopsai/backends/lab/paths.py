@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Engine
 
-from netopsai.backends.base import Row
+from netopsai.backends.base import Hop, Trace
 from netopsai.errors import NetopsError
 from netopsai.lab.forwarding import router_for
 from netopsai.lab.manage import lab_info
@@ -19,7 +19,7 @@ class LabPaths:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Row:
+    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Trace:
         info = lab_info(self.engine)
         when = as_utc(at) if at else info.clock
         if when > info.clock:
@@ -28,14 +28,14 @@ class LabPaths:
         return trace_row(self.engine, info.version, when, src, dst, size)
 
 
-def trace_row(engine: Engine, version: str, when: datetime, src: str, dst: str, size: int) -> Row:
+def trace_row(engine: Engine, version: str, when: datetime, src: str, dst: str, size: int) -> Trace:
     """A trace in the lab state of `version` at `when`, as the Paths protocol returns it."""
     router = router_for(engine, version, when)
     try:
         t = trace(router, src, dst, size)
     except TraceError as exc:
         raise NetopsError(str(exc)) from None
-    return {"hops": [h.row() for h in t.hops], "reached": t.reached,
+    return {"hops": [cast(Hop, h.row()) for h in t.hops], "reached": t.reached,
             "stopped_at": t.stopped_at, "reason": t.reason, "ecmp_paths": t.ecmp_paths,
             "good_paths": t.good_paths, "path_devices": t.path_devices,
             "ecmp_devices": t.ecmp_devices, "at": when,

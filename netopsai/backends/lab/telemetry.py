@@ -5,12 +5,12 @@ samples (fault symptoms or real polls)."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from netopsai.backends.base import IfaceSel, Row
+from netopsai.backends.base import IfaceSel, PortCounters, figure
 from netopsai.lab.manage import lab_info
 from netopsai.store import tables as m
 from netopsai.store.telemetry import StoreTelemetry, _scope
@@ -26,7 +26,7 @@ class LabTelemetry(StoreTelemetry):
     LINKED_ONLY = True
 
     def counters(self, sel: IfaceSel, window: Window, metric: str,
-                 top: int = 20) -> tuple[list[Row], int, int]:
+                 top: int = 20) -> tuple[list[PortCounters], int, int]:
         """Per-interface aggregates of a counter metric: the top rows, the interface count and
         how many interfaces show anything (errors/discards above zero, util above 80%)."""
         seed = lab_info(self.engine).seed
@@ -41,7 +41,7 @@ class LabTelemetry(StoreTelemetry):
         overlay: dict[tuple[str, str], dict[datetime, m.CounterSample]] = {}
         for smp in stored:
             overlay.setdefault((smp.device, smp.interface), {})[as_utc(smp.at)] = smp
-        rows: list[Row] = []
+        rows: list[PortCounters] = []
         flagged = 0
         for i in range(0, len(ports), CHUNK):
             chunk = ports[i:i + CHUNK]
@@ -71,7 +71,7 @@ def _overlay(f: dict[str, np.ndarray], chunk: list[tuple[str, str, int]], times:
 
 
 def _aggregate(metric: str, f: dict[str, np.ndarray], chunk: list[tuple[str, str, int]],
-               top: int) -> tuple[list[Row], int]:
+               top: int) -> tuple[list[PortCounters], int]:
     if next(iter(f.values())).shape[1] == 0:
         return [], 0
     if metric == "utilization":
@@ -94,14 +94,15 @@ def _aggregate(metric: str, f: dict[str, np.ndarray], chunk: list[tuple[str, str
     import numpy as np
 
     order = np.argsort(agg[key]) if metric == "rx_power" else np.argsort(-agg[key])
-    rows = [{"device": chunk[i][0], "interface": chunk[i][1],
-             **{k: round(float(a[i]), 2) for k, a in agg.items()}} for i in order[:top]]
+    rows = [cast(PortCounters, {"device": chunk[i][0], "interface": chunk[i][1],
+                                **{k: round(float(a[i]), 2) for k, a in agg.items()}})
+            for i in order[:top]]
     return rows, int(hot.sum())
 
 
-def _top(rows: list[Row], metric: str, top: int) -> list[Row]:
+def _top(rows: list[PortCounters], metric: str, top: int) -> list[PortCounters]:
     key = next(k for k in rows[0] if k not in ("device", "interface")) if rows else ""
-    return sorted(rows, key=lambda r: r[key], reverse=metric != "rx_power")[:top]
+    return sorted(rows, key=lambda r: figure(r, key), reverse=metric != "rx_power")[:top]
 
 
 def from_config(engine: Engine, cfg: Any) -> LabTelemetry:

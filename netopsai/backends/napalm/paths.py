@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Engine, inspect
 from sqlmodel import Session, col, or_, select
 
-from netopsai.backends.base import Row
+from netopsai.backends.base import Hop, Row, Trace
 from netopsai.backends.napalm.device import DeviceTarget, connect, napalm_targets
 from netopsai.errors import NetopsError
 from netopsai.store import tables as m
@@ -41,7 +41,7 @@ class NapalmPaths:
         raise NetopsError(f"{src} is not an address of a device netopsai can log into "
                           f"({', '.join(sorted(self.targets)) or 'no devices configured'})")
 
-    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Row:
+    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Trace:
         if at is not None:
             raise NetopsError("a device-side traceroute runs now; it cannot trace a past time")
         name, target = self._source(src)
@@ -79,9 +79,9 @@ def owner_of(engine: Engine, ip: str) -> tuple[str | None, str | None]:
         return (d.name, None) if d else (None, None)
 
 
-def trace_row(engine: Engine, source: str, dst: str, hops_in: dict[Any, Any]) -> Row:
+def trace_row(engine: Engine, source: str, dst: str, hops_in: dict[Any, Any]) -> Trace:
     """NAPALM's traceroute result as the Paths row the traceroute tool renders."""
-    hops: list[Row] = []
+    hops: list[Hop] = []
     for n in sorted(hops_in, key=int):
         probes = list((hops_in[n].get("probes") or {}).values())
         answered = [p for p in probes if p.get("ip_address")]
@@ -95,7 +95,7 @@ def trace_row(engine: Engine, source: str, dst: str, hops_in: dict[Any, Any]) ->
     reached = bool(hops) and hops[-1]["ip"] == dst
     if reached:
         hops[-1]["status"] = "reached"
-    path = [source] + [h["device"] for h in hops if h["ip"]]
+    path = [source] + [str(h["device"]) for h in hops if h["ip"]]  # named, or its address
     last = next((h for h in reversed(hops) if h["ip"]), None)
     return {"hops": hops, "reached": reached,
             "stopped_at": None if reached else (last["device"] if last else source),

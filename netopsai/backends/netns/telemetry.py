@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from netopsai.backends.base import IfaceSel, Row
+from netopsai.backends.base import AlarmRecord, IfaceSel, PortCounters, PortStatus, Row
 from netopsai.backends.netns.inject import LOSS_TABLE
 from netopsai.backends.netns.lab import read_lab
 from netopsai.backends.netns.sh import in_ns
@@ -92,24 +92,25 @@ class NetnsTelemetry:
         want = sel.get("interface")
         return {k: v for k, v in ports.items() if not want or k[1] == want}
 
-    def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[Row], int]:
+    def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[PortStatus], int]:
         ports = self._ports(sel)
-        rows = [{"device": d, "interface": i, "state_at_start": "unknown", "transitions": 0,
+        rows: list[PortStatus] = [{"device": d, "interface": i, "state_at_start": "unknown", "transitions": 0,
                  "flaps": 0, "down_s": 0, "state_at_end": "down",
                  "events": f"{iso(window.end)} read down"}
                 for (d, i), p in sorted(ports.items()) if p["oper"] == "down"]
         return rows, len(ports)
 
     def counters(self, sel: IfaceSel, window: Window, metric: str,
-                 top: int = 20) -> tuple[list[Row], int, int]:
+                 top: int = 20) -> tuple[list[PortCounters], int, int]:
         """Input errors as read now (counters since the lab came up); other metrics are not
         measured in namespaces and come back empty."""
         ports = self._ports(sel)
         if metric != "errors":
             return [], len(ports), 0
-        rows = [{"device": d, "interface": i, "total": p["errors"], "max_per_5min": p["errors"],
-                 "last_5min": p["errors"], "crc_total": p["errors"]}
-                for (d, i), p in ports.items() if p["errors"]]
+        rows: list[PortCounters] = [
+            {"device": d, "interface": i, "total": p["errors"], "max_per_5min": p["errors"],
+             "last_5min": p["errors"], "crc_total": p["errors"]}
+            for (d, i), p in ports.items() if p["errors"]]
         rows.sort(key=lambda r: -r["total"])
         return rows[:top], len(ports), len(rows)
 
@@ -118,14 +119,14 @@ class NetnsAlarms(StoreEvents):
     """The store's alarms and changes, plus the alarms the lab's live state raises."""
 
     def alarms(self, category: str | None, state: str, devices: list[str] | None,
-               site: str | None, window: Window) -> list[Row]:
+               site: str | None, window: Window) -> list[AlarmRecord]:
         rows = super().alarms(category, state, devices, site, window)
         if state == "closed":
             return rows
         live = [r for r in live_alarms(self.engine, window.end)
                 if (not category or r["category"] == category) and (not site or r["site"] == site)
                 and (not devices or r["device"] in devices)]
-        return live + rows
+        return cast(list[AlarmRecord], live) + rows
 
 
 def live_alarms(engine: Engine, at: datetime) -> list[Row]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from netopsai.backends.base import IfaceSel, Row
+from netopsai.backends.base import IfaceSel, PortCounters, PortStatus
 from netopsai.errors import NetopsError
 from netopsai.timewin import Window
 
@@ -84,14 +84,14 @@ class PrometheusTelemetry:
 
     # ------------------------------------------------------------------ Telemetry
 
-    def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[Row], int]:
+    def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[PortStatus], int]:
         series = self._read("ifOperStatus", sel, window)
         rows = [r for key, vals in series.items() if (r := _history(key, vals, window))]
         rows.sort(key=lambda r: (-r["down_s"], -r["transitions"], r["device"], r["interface"]))
         return rows, len(series)
 
     def counters(self, sel: IfaceSel, window: Window, metric: str,
-                 top: int = 20) -> tuple[list[Row], int, int]:
+                 top: int = 20) -> tuple[list[PortCounters], int, int]:
         ports = self._read("ifOperStatus", sel, window)
         if metric == "rx_power":  # not in IF-MIB: nothing measured, nothing claimed
             return [], len(ports), 0
@@ -106,24 +106,24 @@ class PrometheusTelemetry:
             rows.sort(key=lambda r: (-r["total"], r["device"], r["interface"]))
         return rows[:top], len(ports), len(hot)
 
-    def _totals(self, names: list[str], sel: IfaceSel, window: Window) -> list[Row]:
+    def _totals(self, names: list[str], sel: IfaceSel, window: Window) -> list[PortCounters]:
         per: dict[tuple[str, str], dict[int, float]] = {}
         for name in names:
             for key, vals in self._read(name, sel, window).items():
                 buckets = per.setdefault(key, {})
                 for b, d in _bucketed(vals, window):
                     buckets[b] = buckets.get(b, 0.0) + d
-        rows = []
+        rows: list[PortCounters] = []
         for (dev, ifn), buckets in per.items():
             series = [buckets[b] for b in sorted(buckets)] or [0.0]
             rows.append({"device": dev, "interface": ifn, "total": round(sum(series), 2),
                          "max_per_5min": round(max(series), 2), "last_5min": round(series[-1], 2)})
         return rows
 
-    def _utilization(self, sel: IfaceSel, window: Window) -> list[Row]:
+    def _utilization(self, sel: IfaceSel, window: Window) -> list[PortCounters]:
         speed = {k: v[-1][1] for k, v in self._read("ifHighSpeed", sel, window).items() if v}
         rin, rout = self._read("ifHCInOctets", sel, window), self._read("ifHCOutOctets", sel, window)
-        rows = []
+        rows: list[PortCounters] = []
         for key in sorted(set(rin) & set(speed)):
             if speed[key] <= 0:
                 continue  # an unknown line rate gives no percentage
@@ -167,7 +167,7 @@ def _percent(rin: dict[int, float], rout: dict[int, float], speed_mbps: float) -
             for b in sorted(set(rin) | set(rout))]
 
 
-def _history(key: tuple[str, str], vals: list[tuple[float, float]], w: Window) -> Row | None:
+def _history(key: tuple[str, str], vals: list[tuple[float, float]], w: Window) -> PortStatus | None:
     """The lab's oper-status row from a sampled status series: the first sample gives the state
     at the start; each change of value is a transition at the sample that shows it."""
     if not vals:

@@ -5,12 +5,13 @@ the telemetry tool marks its evidence partial and names them; credentials never 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 
-from netopsai.backends.base import IfaceSel, Row
+from netopsai.backends.base import IfaceSel, PortCounters, PortStatus
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
 from netopsai.timewin import Window
 
@@ -21,10 +22,10 @@ __all__ = ["FailedRows", "SnmpAuth", "SnmpTarget", "SnmpTelemetry"]
 LIVE_SLACK = timedelta(minutes=1)
 
 
-class FailedRows(list[Row]):
+class FailedRows(list[Any]):
     """Rows plus the devices that could not be read: device label -> reason (no secrets)."""
 
-    def __init__(self, rows: list[Row], failures: dict[str, str]) -> None:
+    def __init__(self, rows: Sequence[Mapping[str, Any]], failures: dict[str, str]) -> None:
         super().__init__(rows)
         self.failures = failures
 
@@ -65,13 +66,13 @@ class SnmpTelemetry:
             window = Window(start=window.start, end=max(window.end, datetime.now(UTC)))
         return failures, window
 
-    def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[Row], int]:
+    def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[PortStatus], int]:
         failures, window = self._read_now(sel, window)
         rows, total = self._store().oper_status(sel, window)
         return FailedRows(rows, failures), total
 
     def counters(self, sel: IfaceSel, window: Window, metric: str,
-                 top: int = 20) -> tuple[list[Row], int, int]:
+                 top: int = 20) -> tuple[list[PortCounters], int, int]:
         failures, window = self._read_now(sel, window)
         rows, total, flagged = self._store().counters(sel, window, metric, top)
         return FailedRows(rows, failures), total, flagged

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
-from netopsai.backends.base import Row
+from netopsai.backends.base import Trace
 from netopsai.backends.netns.lab import read_lab
 from netopsai.backends.netns.plan import LAB_NET
 from netopsai.backends.traceroute.map import InventoryMap
@@ -49,7 +49,7 @@ class SystemPaths:
         lab = read_lab(engine)
         self.netns = lab.namespaces if lab else {}
 
-    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Row:
+    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Trace:
         now = datetime.now(UTC)
         if at is not None and now - at > timedelta(minutes=1):
             raise NetopsError("the system traceroute traces the network now; it cannot trace as "
@@ -95,7 +95,7 @@ class SystemPaths:
             raise NetopsError(f"no device of the namespace lab holds source address {src}")
         return None, self.source
 
-    def _row(self, src: str, dst: str, flows: list[Flow], at: datetime) -> Row:
+    def _row(self, src: str, dst: str, flows: list[Flow], at: datetime) -> Trace:
         rows = [flow_rows(f, src, dst, self.map) for f in flows]
         first = [outcome(f, r, src, dst, self.map) for f, r in zip(flows, rows, strict=True)]
         seen = next_seen(first)  # where flows that got through went: not the silent router

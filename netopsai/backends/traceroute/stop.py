@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from netopsai.backends.base import Failing, Hop
 from netopsai.backends.traceroute.map import InventoryMap
 from netopsai.backends.traceroute.run import Flow
 from netopsai.errors import NetopsError
@@ -24,7 +25,7 @@ class Outcome:
     status: str = ""  # the last hop's status: reached, !X, !N, !H, *, ...
     devices: list[str] = field(default_factory=list)  # devices that answered, in order
 
-    def failing(self) -> Row | None:
+    def failing(self) -> Failing | None:
         """This flow as a failing ECMP member, in the lab's words; None when an alarm, not the
         trace, has to say why (no route: a link or device is down)."""
         why = {"!X": "ACL deny (!X)", "*": "dropped by a null route"}.get(self.status)
@@ -33,11 +34,11 @@ class Outcome:
         return {"device": self.stopped_at, "interface": None, "reason": why}
 
 
-def flow_rows(flow: Flow, src: str, dst: str, inv: InventoryMap) -> list[Row]:
+def flow_rows(flow: Flow, src: str, dst: str, inv: InventoryMap) -> list[Hop]:
     if flow.error:
         return [{"hop": 1, "ip": None, "device": None, "interface": None, "out_interface": None,
                  "rtt_ms": None, "loss_pct": 0.0, "status": "!N"}]
-    rows: list[Row] = []
+    rows: list[Hop] = []
     for h in flow.hops:
         device, iface = inv.owner(h.ip) if h.ip else (None, None)
         status = h.code or ("*" if not h.ip else "reached" if h.ip == dst else "ok")
@@ -47,7 +48,7 @@ def flow_rows(flow: Flow, src: str, dst: str, inv: InventoryMap) -> list[Row]:
     answered = [r for r in rows if r["device"]]
     for here, nxt in zip(answered, answered[1:], strict=False):
         if here["device"] != nxt["device"]:
-            here["out_interface"] = inv.out_interface(here["device"], nxt["device"])
+            here["out_interface"] = inv.out_interface(str(here["device"]), str(nxt["device"]))
     return rows
 
 
@@ -61,7 +62,7 @@ def next_seen(outcomes: list[Outcome]) -> dict[str, set[str]]:
     return seen
 
 
-def outcome(flow: Flow, rows: list[Row], src: str, dst: str, inv: InventoryMap,
+def outcome(flow: Flow, rows: list[Hop], src: str, dst: str, inv: InventoryMap,
             seen: dict[str, set[str]] | None = None) -> Outcome:
     devices = [r["device"] for r in rows if r["device"] and r["status"] in ("ok", "reached")]
     if flow.error:
@@ -96,7 +97,7 @@ def _code_reason(code: str, at: str, dst: str, inv: InventoryMap) -> str:
     return f"{at} answered {code} (unreachable)"
 
 
-def _silent(rows: list[Row], src: str, dst: str, inv: InventoryMap, devices: list[str],
+def _silent(rows: list[Hop], src: str, dst: str, inv: InventoryMap, devices: list[str],
             seen: dict[str, set[str]]) -> Outcome:
     """Silence after the last answer. A filter drops after its own router answered; a null
     route drops before the TTL check, so the silent router is the one after the last answer:
