@@ -26,6 +26,125 @@ class IfaceSel(TypedDict, total=False):
 # every backend keeps and the tools' columns come from.
 
 
+class SiteInfo(TypedDict):
+    """Inventory.sites: one site with its counts."""
+
+    site: str
+    region: str
+    pods: int
+    network_devices: int
+    hosts: int
+    description: str
+
+
+class PodInfo(TypedDict):
+    """Inventory.pods: one PoD, its fabric size and its segments (CIDRs, in address order)."""
+
+    pod: str
+    site: str
+    leafs: int
+    spines: int
+    segments: list[str]
+
+
+class SegmentInfo(TypedDict):
+    """Inventory.segments: one network segment (a host subnet behind a ToR)."""
+
+    cidr: str
+    name: str
+    vlan: int
+    vrf: str
+    gateway: str
+    site: str
+    pod: str | None
+    tor: str | None
+
+
+class DeviceInfo(TypedDict):
+    """Inventory.devices: one network device (hosts are Inventory.hosts)."""
+
+    name: str
+    role: str  # spine, leaf, border, dci ... (the inventory's words)
+    vendor: str
+    model: str
+    os_version: str
+    mgmt_ip: str | None
+    loopback: str | None
+    asn: int | None
+    site: str
+    pod: str | None
+    rack: str | None
+    status: str  # up | down | unreachable
+    booted_at: str | None  # ISO 8601
+
+
+class DeviceDetail(DeviceInfo, total=False):
+    """Inventory.device: one device with its uptime and port counts."""
+
+    uptime: str  # H:MM:SS since booted_at, on the network's clock
+    interfaces: int
+    links_down: int
+
+
+class HostInfo(TypedDict):
+    """Inventory.hosts: one end host's address and where it attaches."""
+
+    ip: str
+    name: str
+    pod: str | None
+    segment: str | None
+    tor: str | None
+    tor_interface: str | None
+    site: str | None
+
+
+class IpOwner(TypedDict, total=False):
+    """Inventory.ip_owner: who holds an address (a host, a device interface, a loopback or
+    management address) or, when nobody does, the segment that contains it."""
+
+    ip: Required[str]
+    device: Required[str | None]
+    role: str
+    interface: str
+    segment: str | None
+    tor: str | None
+    tor_interface: str | None
+    pod: str | None
+    site: str | None
+    note: str  # "address not assigned"
+
+
+class Neighbor(TypedDict):
+    """Inventory.neighbors: one link of a device, seen from that device."""
+
+    interface: str
+    neighbor: str
+    neighbor_interface: str
+    kind: str  # fabric, host, dci, backbone ...
+    status: str
+    circuit_id: str | None
+    provider: str | None
+
+
+class Uplink(Neighbor):
+    """Inventory.upstream: a neighbour one tier up, with its role."""
+
+    role: str
+
+
+class InterfaceInfo(TypedDict):
+    """Inventory.interfaces: one port of a device."""
+
+    device: str
+    name: str
+    speed_mbps: int
+    mtu: int
+    ip: str | None  # address/prefixlen
+    admin_status: str
+    oper_status: str
+    description: str
+
+
 class PortStatus(TypedDict):
     """Telemetry.oper_status: one port's history in the window (ports never down are left out)."""
 
@@ -136,17 +255,17 @@ class AlarmRecord(TypedDict, total=False):
 
 class Inventory(Protocol):
     def clock(self) -> datetime: ...
-    def sites(self) -> list[Row]: ...
-    def pods(self, site: str | None) -> list[Row]: ...
-    def segments(self, site: str | None, pod: str | None) -> list[Row]: ...
+    def sites(self) -> list[SiteInfo]: ...
+    def pods(self, site: str | None) -> list[PodInfo]: ...
+    def segments(self, site: str | None, pod: str | None) -> list[SegmentInfo]: ...
     def devices(self, site: str | None, pod: str | None, role: str | None,
-                name: str | None) -> list[Row]: ...
-    def device(self, name: str) -> Row: ...
-    def hosts(self, site: str | None, pod: str | None, name: str | None) -> list[Row]: ...
-    def ip_owner(self, ip: str) -> Row: ...
-    def neighbors(self, name: str) -> list[Row]: ...
-    def interfaces(self, name: str) -> list[Row]: ...
-    def upstream(self, name: str | None, ip: str | None) -> list[Row]: ...
+                name: str | None) -> list[DeviceInfo]: ...
+    def device(self, name: str) -> DeviceDetail: ...
+    def hosts(self, site: str | None, pod: str | None, name: str | None) -> list[HostInfo]: ...
+    def ip_owner(self, ip: str) -> IpOwner: ...
+    def neighbors(self, name: str) -> list[Neighbor]: ...
+    def interfaces(self, name: str) -> list[InterfaceInfo]: ...
+    def upstream(self, name: str | None, ip: str | None) -> list[Uplink]: ...
     def check_names(self, devices: list[str] | None = None, site: str | None = None,
                     pod: str | None = None, role: str | None = None) -> None: ...
 

@@ -5,14 +5,25 @@ from __future__ import annotations
 from datetime import datetime
 from ipaddress import ip_network
 from socket import inet_aton
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import Engine, Select, func
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, or_, select
 from sqlmodel.sql.expression import SelectOfScalar
 
-from netopsai.backends.base import Row
+from netopsai.backends.base import (
+    DeviceDetail,
+    DeviceInfo,
+    HostInfo,
+    InterfaceInfo,
+    IpOwner,
+    Neighbor,
+    PodInfo,
+    SegmentInfo,
+    SiteInfo,
+    Uplink,
+)
 from netopsai.errors import NetopsError, unknown
 from netopsai.lab.topology import TIERS
 from netopsai.store import tables as m
@@ -59,7 +70,7 @@ class StoreInventory:
                 if name not in known:
                     raise unknown("device", name, s.exec(select(m.Device.name)))
 
-    def sites(self) -> list[Row]:
+    def sites(self) -> list[SiteInfo]:
         with self._s() as s:
             pods = dict(s.exec(select(m.Pod.site, func.count()).group_by(col(m.Pod.site))).all())
             devs = dict(s.exec(select(m.Device.site, func.count()).where(
@@ -71,7 +82,7 @@ class StoreInventory:
                      "description": x.description}
                     for x in s.exec(select(m.Site).order_by(col(m.Site.name)))]
 
-    def pods(self, site: str | None) -> list[Row]:
+    def pods(self, site: str | None) -> list[PodInfo]:
         self.check_names(site=site)
         with self._s() as s:
             q = select(m.Pod).order_by(col(m.Pod.site), col(m.Pod.index))
@@ -89,21 +100,22 @@ class StoreInventory:
                 segs.setdefault(seg_pod, []).append(cidr)
             roles = {(p, r): n for p, r, n in s.connection().execute(
                 role_q.group_by(col(m.Device.pod), col(m.Device.role)))}
-            rows = []
+            rows: list[PodInfo] = []
             for pod in s.exec(q):
                 cidrs = sorted(segs.get(pod.name, []), key=_cidr_key)
                 rows.append({"pod": pod.name, "site": pod.site, "leafs": roles.get((pod.name, "leaf"), 0),
                              "spines": roles.get((pod.name, "spine"), 0), "segments": cidrs})
             return rows
 
-    def segments(self, site: str | None, pod: str | None) -> list[Row]:
+    def segments(self, site: str | None, pod: str | None) -> list[SegmentInfo]:
         self.check_names(site=site, pod=pod)
         with self._s() as s:
-            rows = [x.model_dump() for x in s.exec(_in_place(select(m.Segment), m.Segment, site, pod))]
+            rows = [cast(SegmentInfo, x.model_dump())
+                    for x in s.exec(_in_place(select(m.Segment), m.Segment, site, pod))]
         return sorted(rows, key=lambda r: _cidr_key(r["cidr"]))
 
     def devices(self, site: str | None, pod: str | None, role: str | None,
-                name: str | None) -> list[Row]:
+                name: str | None) -> list[DeviceInfo]:
         self.check_names(site=site, pod=pod, role=role)
         t = m.Device.__table__.c  # type: ignore[attr-defined]  # plain rows: ORM objects cost ~10x
         q = _in_place(core_select(*t).order_by(t.name), t, site, pod)
@@ -114,13 +126,13 @@ class StoreInventory:
         with self._s() as s:
             return [_device_row(r._mapping) for r in s.execute(q)]
 
-    def device(self, name: str) -> Row:
+    def device(self, name: str) -> DeviceDetail:
         self.check_names(devices=[name])
         clock = self.clock()
         with self._s() as s:
             d = s.get(m.Device, name)
             assert d is not None
-            row = _device_row(d)
+            row = cast(DeviceDetail, _device_row(d))
             if d.booted_at:
                 row["uptime"] = str(clock - as_utc(d.booted_at)).split(".")[0]
             row["interfaces"] = s.exec(select(func.count()).select_from(m.Interface).where(
@@ -130,7 +142,7 @@ class StoreInventory:
                 m.Link.status != "up")).one()
             return row
 
-    def hosts(self, site: str | None, pod: str | None, name: str | None) -> list[Row]:
+    def hosts(self, site: str | None, pod: str | None, name: str | None) -> list[HostInfo]:
         self.check_names(site=site, pod=pod)
         t = m.HostAddress.__table__.c  # type: ignore[attr-defined]
         q = _in_place(core_select(t.ip, t.device, t.pod, t.segment, t.tor, t.tor_interface, t.site), t,
@@ -142,7 +154,7 @@ class StoreInventory:
                      "tor": h.tor, "tor_interface": h.tor_interface, "site": h.site}
                     for h in s.execute(q.order_by(t.device))]
 
-    def ip_owner(self, ip: str) -> Row:
+    def ip_owner(self, ip: str) -> IpOwner:
         with self._s() as s:
             h = s.get(m.HostAddress, ip)
             if h:
@@ -153,23 +165,24 @@ class StoreInventory:
                 m.Interface.ip == f"{ip}/31", m.Interface.ip == f"{ip}/24",
                 col(m.Interface.ip).like(f"{ip}/%")))).first()
             if itf:
-                return {"ip": ip, "device": itf.device, "interface": itf.name,
-                        **_where(s, itf.device)}
+                return cast(IpOwner, {"ip": ip, "device": itf.device, "interface": itf.name,
+                                      **_where(s, itf.device)})
             d = s.exec(select(m.Device).where(or_(m.Device.loopback == ip,
                                                   m.Device.mgmt_ip == ip))).first()
             if d:
                 kind = "Loopback0" if d.loopback == ip else "Management0"
-                return {"ip": ip, "device": d.name, "interface": kind, **_where(s, d.name)}
+                return cast(IpOwner, {"ip": ip, "device": d.name, "interface": kind,
+                                      **_where(s, d.name)})
             for seg in s.exec(select(m.Segment)):
                 if ip_network(f"{ip}/32").subnet_of(ip_network(seg.cidr)):  # type: ignore[arg-type]
                     return {"ip": ip, "device": None, "segment": seg.cidr, "tor": seg.tor,
                             "pod": seg.pod, "site": seg.site, "note": "address not assigned"}
         raise NetopsError(f"{ip} is not in the inventory: no device holds it and no segment contains it")
 
-    def neighbors(self, name: str) -> list[Row]:
+    def neighbors(self, name: str) -> list[Neighbor]:
         self.check_names(devices=[name])
         with self._s() as s:
-            rows = []
+            rows: list[Neighbor] = []
             for lk in s.exec(select(m.Link).where(
                     or_(m.Link.a_device == name, m.Link.b_device == name))):
                 mine, peer = ("a", "b") if lk.a_device == name else ("b", "a")
@@ -180,13 +193,14 @@ class StoreInventory:
                              "provider": lk.provider})
             return rows
 
-    def interfaces(self, name: str) -> list[Row]:
+    def interfaces(self, name: str) -> list[InterfaceInfo]:
         self.check_names(devices=[name])
         with self._s() as s:
-            return [{k: v for k, v in i.model_dump().items() if k not in ("id", "link_id")}
+            return [cast(InterfaceInfo, {k: v for k, v in i.model_dump().items()
+                                         if k not in ("id", "link_id")})
                     for i in s.exec(select(m.Interface).where(m.Interface.device == name))]
 
-    def upstream(self, name: str | None, ip: str | None) -> list[Row]:
+    def upstream(self, name: str | None, ip: str | None) -> list[Uplink]:
         if not name and not ip:
             raise NetopsError("upstream needs a device name or an ip")
         if ip and not name:
@@ -199,7 +213,7 @@ class StoreInventory:
         with self._s() as s:
             roles = dict(s.exec(select(m.Device.name, m.Device.role).where(
                 col(m.Device.name).in_([n["neighbor"] for n in nbrs]))).all())
-        return [dict(n, role=roles.get(n["neighbor"], "")) for n in nbrs
+        return [Uplink(**n, role=roles.get(n["neighbor"], "")) for n in nbrs
                 if TIERS.get(roles.get(n["neighbor"], ""), 0) > tier]
 
 
@@ -220,11 +234,11 @@ def _cidr_key(cidr: str) -> bytes:
     return inet_aton(cidr.partition("/")[0])
 
 
-def _device_row(d: m.Device | Any) -> dict[str, Any]:
+def _device_row(d: m.Device | Any) -> DeviceInfo:
     """A device as a row, from the ORM object or a plain result row's mapping."""
     row = d.model_dump() if isinstance(d, m.Device) else dict(d)
     row["booted_at"] = iso(row["booted_at"]) if row.get("booted_at") else None
-    return row
+    return cast(DeviceInfo, row)
 
 
 def _where(s: Session, device: str) -> dict[str, Any]:

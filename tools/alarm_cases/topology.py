@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from netopsai.backends.base import Inventory
+from netopsai.backends.base import Inventory, SegmentInfo
 from netopsai.errors import NetopsError
 
 OUTAGE_KINDS = {"DEVICE_UNREACHABLE", "DEVICE_DOWN", "DEVICE_REBOOT", "DEVICE_RELOAD"}
@@ -25,7 +25,7 @@ class Topology:
         self.inv = inventory
         self._meta: dict[str, dict[str, Any]] = {}
         self._ports: dict[str, dict[str, str]] = {}
-        self._segments: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
+        self._segments: dict[tuple[str, str | None], list[SegmentInfo]] = {}
         self._behind: dict[str, list[str]] = {}
 
     def prefetch(self, devices: set[str]) -> None:
