@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from netopsai.backends.base import Backends, ChangeRecord
+from netopsai.backends.base import Backends
+from netopsai.backends.rows import ChangeRecord
 from netopsai.evidence import Evidence
 from netopsai.tools.base import WindowArgs, tool
 

@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from netopsai.backends.base import Backends, IfaceSel, PortStatus, figure
+from netopsai.backends.base import Backends, IfaceSel
+from netopsai.backends.rows import PortStatus, figure
 from netopsai.errors import NetopsError, unknown
 from netopsai.evidence import Evidence
 from netopsai.timewin import Window

@@ -6,7 +6,8 @@ from datetime import datetime
 
 from pydantic import Field
 
-from netopsai.backends.base import Backends, Hop
+from netopsai.backends.base import Backends
+from netopsai.backends.rows import Hop
 from netopsai.evidence import Evidence
 from netopsai.timewin import iso, parse_time
 from netopsai.tools.args import IPv4

@@ -1,12 +1,29 @@
-"""One Protocol per data source (like napalm's getters): the tools read only through these."""
+"""One Protocol per data source (like napalm's getters): the tools read only through these. The
+rows each method returns are typed in rows.py."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, Required, TypedDict, cast
+from typing import Any, Protocol, TypedDict
 
+from netopsai.backends.rows import (
+    AlarmRecord,
+    ChangeRecord,
+    DeviceDetail,
+    DeviceInfo,
+    HostInfo,
+    InterfaceInfo,
+    IpOwner,
+    Neighbor,
+    PodInfo,
+    PortCounters,
+    PortStatus,
+    SegmentInfo,
+    SiteInfo,
+    Trace,
+    Uplink,
+)
 from netopsai.timewin import Window
 
 Row = dict[str, Any]
@@ -20,237 +37,6 @@ class IfaceSel(TypedDict, total=False):
     site: str
     pod: str
     interface: str
-
-
-# The rows each method returns, as napalm documents its getters: these shapes are the contract
-# every backend keeps and the tools' columns come from.
-
-
-class SiteInfo(TypedDict):
-    """Inventory.sites: one site with its counts."""
-
-    site: str
-    region: str
-    pods: int
-    network_devices: int
-    hosts: int
-    description: str
-
-
-class PodInfo(TypedDict):
-    """Inventory.pods: one PoD, its fabric size and its segments (CIDRs, in address order)."""
-
-    pod: str
-    site: str
-    leafs: int
-    spines: int
-    segments: list[str]
-
-
-class SegmentInfo(TypedDict):
-    """Inventory.segments: one network segment (a host subnet behind a ToR)."""
-
-    cidr: str
-    name: str
-    vlan: int
-    vrf: str
-    gateway: str
-    site: str
-    pod: str | None
-    tor: str | None
-
-
-class DeviceInfo(TypedDict):
-    """Inventory.devices: one network device (hosts are Inventory.hosts)."""
-
-    name: str
-    role: str  # spine, leaf, border, dci ... (the inventory's words)
-    vendor: str
-    model: str
-    os_version: str
-    mgmt_ip: str | None
-    loopback: str | None
-    asn: int | None
-    site: str
-    pod: str | None
-    rack: str | None
-    status: str  # up | down | unreachable
-    booted_at: str | None  # ISO 8601
-
-
-class DeviceDetail(DeviceInfo, total=False):
-    """Inventory.device: one device with its uptime and port counts."""
-
-    uptime: str  # H:MM:SS since booted_at, on the network's clock
-    interfaces: int
-    links_down: int
-
-
-class HostInfo(TypedDict):
-    """Inventory.hosts: one end host's address and where it attaches."""
-
-    ip: str
-    name: str
-    pod: str | None
-    segment: str | None
-    tor: str | None
-    tor_interface: str | None
-    site: str | None
-
-
-class IpOwner(TypedDict, total=False):
-    """Inventory.ip_owner: who holds an address (a host, a device interface, a loopback or
-    management address) or, when nobody does, the segment that contains it."""
-
-    ip: Required[str]
-    device: Required[str | None]
-    role: str
-    interface: str
-    segment: str | None
-    tor: str | None
-    tor_interface: str | None
-    pod: str | None
-    site: str | None
-    note: str  # "address not assigned"
-
-
-class Neighbor(TypedDict):
-    """Inventory.neighbors: one link of a device, seen from that device."""
-
-    interface: str
-    neighbor: str
-    neighbor_interface: str
-    kind: str  # fabric, host, dci, backbone ...
-    status: str
-    circuit_id: str | None
-    provider: str | None
-
-
-class Uplink(Neighbor):
-    """Inventory.upstream: a neighbour one tier up, with its role."""
-
-    role: str
-
-
-class InterfaceInfo(TypedDict):
-    """Inventory.interfaces: one port of a device."""
-
-    device: str
-    name: str
-    speed_mbps: int
-    mtu: int
-    ip: str | None  # address/prefixlen
-    admin_status: str
-    oper_status: str
-    description: str
-
-
-class PortStatus(TypedDict):
-    """Telemetry.oper_status: one port's history in the window (ports never down are left out)."""
-
-    device: str
-    interface: str
-    state_at_start: str  # up | down
-    transitions: int
-    flaps: int  # transitions to down
-    down_s: int  # seconds down within the window
-    state_at_end: str
-    events: str  # the first transitions, "YYYY-MM-DD HH:MM:SS state; ..."
-
-
-class PortCounters(TypedDict, total=False):
-    """Telemetry.counters: one port's aggregate of a metric; the figures depend on the metric."""
-
-    device: Required[str]
-    interface: Required[str]
-    total: float  # errors, discards: the window's sum
-    max_per_5min: float
-    last_5min: float
-    crc_total: float  # errors only
-    max_pct: float  # utilization, percent of line rate
-    avg_pct: float
-    last_pct: float
-    min_dbm: float  # rx_power
-    avg_dbm: float
-    last_dbm: float
-
-
-def figure(row: PortCounters, key: str) -> float:
-    """A counters row's figure by name, for code that ranks on the metric's own key."""
-    return cast(Mapping[str, float], row)[key]
-
-
-class Hop(TypedDict):
-    """Paths.traceroute: one hop of the path."""
-
-    hop: int
-    ip: str | None
-    device: str | None  # the inventory's name, when the address is known
-    interface: str | None  # where the probe came in
-    out_interface: str | None
-    rtt_ms: float | None
-    loss_pct: float
-    status: str  # ok, or the reason the path stopped (!X, !H, !N, !F, *)
-
-
-class Failing(TypedDict):
-    """Where the failing members of an ECMP group stop, when the main path got through."""
-
-    device: str
-    interface: str | None
-    reason: str
-
-
-class Trace(TypedDict, total=False):
-    """Paths.traceroute: the path and its headline facts."""
-
-    hops: Required[list[Hop]]
-    reached: Required[bool]
-    stopped_at: str | None  # the last device that answered, when not reached
-    reason: str | None
-    ecmp_paths: int  # distinct paths among the flows traced
-    good_paths: int  # of those, how many got through
-    path_devices: list[str]
-    ecmp_devices: list[str]
-    at: datetime  # when the path was traced (the lab: its clock)
-    failing: Failing | None
-    flows: int  # real traceroute: flows traced (UDP source ports)
-    probe: str  # real traceroute: what traced it
-
-
-class ChangeRecord(TypedDict):
-    """Changes.changes: one change record overlapping the window."""
-
-    ticket: str
-    device: str
-    site: str | None
-    start: str  # ISO 8601
-    end: str | None
-    kind: str
-    summary: str
-    author: str
-    status: str
-
-
-class AlarmRecord(TypedDict, total=False):
-    """Alarms.alarms: one alarm active at some time in the window."""
-
-    id: Required[int]
-    raised_at: Required[str]  # ISO 8601, the device's clock where known
-    cleared_at: str | None
-    state: Required[str]  # open | closed
-    severity: str
-    category: str
-    kind: str
-    device: str
-    interface: str | None
-    peer: str | None  # the device at the other end of the alarm's link
-    message: str
-    impact: str
-    site: str | None
-    source: str  # lab, snmp-trap, syslog, alertmanager ...
-    traffic_lost: bool
-    link_id: int | None
 
 
 class Inventory(Protocol):

@@ -13,8 +13,9 @@ from datetime import datetime
 
 from sqlalchemy import Engine
 
-from netopsai.backends.base import Backends, Trace
+from netopsai.backends.base import Backends
 from netopsai.backends.lab.paths import LabPaths, trace_row
+from netopsai.backends.rows import Trace
 from netopsai.lab.manage import lab_info
 
 

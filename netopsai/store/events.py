@@ -7,7 +7,8 @@ from typing import Any, cast
 from sqlalchemy import Engine
 from sqlmodel import Session, col, or_, select
 
-from netopsai.backends.base import AlarmRecord, ChangeRecord, Row
+from netopsai.backends.base import Row
+from netopsai.backends.rows import AlarmRecord, ChangeRecord
 from netopsai.store import tables as m
 from netopsai.timewin import Window, iso
 

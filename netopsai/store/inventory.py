@@ -12,7 +12,7 @@ from sqlalchemy import select as core_select
 from sqlmodel import Session, col, or_, select
 from sqlmodel.sql.expression import SelectOfScalar
 
-from netopsai.backends.base import (
+from netopsai.backends.rows import (
     DeviceDetail,
     DeviceInfo,
     HostInfo,

@@ -13,7 +13,8 @@ from sqlalchemy import Engine, Select, func
 from sqlalchemy import select as sa_select  # sqlmodel's select is typed for up to 4 columns
 from sqlmodel import Session, col, select
 
-from netopsai.backends.base import IfaceSel, PortCounters, PortStatus, figure
+from netopsai.backends.base import IfaceSel
+from netopsai.backends.rows import PortCounters, PortStatus, figure
 from netopsai.store import tables as m
 from netopsai.store.inventory import canonical_role
 from netopsai.timewin import Window, as_utc

@@ -8,7 +8,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from netopsai.backends.base import Inventory, SegmentInfo
+from netopsai.backends.base import Inventory
+from netopsai.backends.rows import SegmentInfo
 from netopsai.errors import NetopsError
 
 OUTAGE_KINDS = {"DEVICE_UNREACHABLE", "DEVICE_DOWN", "DEVICE_REBOOT", "DEVICE_RELOAD"}

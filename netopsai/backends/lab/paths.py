@@ -7,7 +7,7 @@ from typing import Any, cast
 
 from sqlalchemy import Engine
 
-from netopsai.backends.base import Hop, Trace
+from netopsai.backends.rows import Hop, Trace
 from netopsai.errors import NetopsError
 from netopsai.lab.forwarding import router_for
 from netopsai.lab.manage import lab_info

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from netopsai.backends.base import IfaceSel, PortCounters, figure
+from netopsai.backends.base import IfaceSel
+from netopsai.backends.rows import PortCounters, figure
 from netopsai.lab.manage import lab_info
 from netopsai.store import tables as m
 from netopsai.store.telemetry import StoreTelemetry, _scope

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Engine, inspect
 from sqlmodel import Session, col, or_, select
 
-from netopsai.backends.base import Hop, Row, Trace
+from netopsai.backends.base import Row
 from netopsai.backends.napalm.device import DeviceTarget, connect, napalm_targets
+from netopsai.backends.rows import Hop, Trace
 from netopsai.errors import NetopsError
 from netopsai.store import tables as m
 

@@ -14,10 +14,11 @@ from typing import Any, cast
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from netopsai.backends.base import AlarmRecord, IfaceSel, PortCounters, PortStatus, Row
+from netopsai.backends.base import IfaceSel, Row
 from netopsai.backends.netns.inject import LOSS_TABLE
 from netopsai.backends.netns.lab import read_lab
 from netopsai.backends.netns.sh import in_ns
+from netopsai.backends.rows import AlarmRecord, PortCounters, PortStatus
 from netopsai.store import tables as m
 from netopsai.store.events import StoreEvents
 from netopsai.timewin import Window, iso

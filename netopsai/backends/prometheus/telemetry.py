@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from netopsai.backends.base import IfaceSel, PortCounters, PortStatus
+from netopsai.backends.base import IfaceSel
+from netopsai.backends.rows import PortCounters, PortStatus
 from netopsai.errors import NetopsError
 from netopsai.timewin import Window
 

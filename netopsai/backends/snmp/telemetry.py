@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine
 
-from netopsai.backends.base import IfaceSel, PortCounters, PortStatus
+from netopsai.backends.base import IfaceSel
+from netopsai.backends.rows import PortCounters, PortStatus
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
 from netopsai.timewin import Window
 

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
 
-from netopsai.backends.base import Trace
 from netopsai.backends.netns.lab import read_lab
 from netopsai.backends.netns.plan import LAB_NET
+from netopsai.backends.rows import Trace
 from netopsai.backends.traceroute.map import InventoryMap
 from netopsai.backends.traceroute.run import Flow, FlowSpec, run_flow
 from netopsai.backends.traceroute.stop import flow_rows, next_seen, outcome

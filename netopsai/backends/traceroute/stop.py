@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from netopsai.backends.base import Failing, Hop
+from netopsai.backends.rows import Failing, Hop
 from netopsai.backends.traceroute.map import InventoryMap
 from netopsai.backends.traceroute.run import Flow
 from netopsai.errors import NetopsError
