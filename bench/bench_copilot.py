@@ -398,7 +398,7 @@ def child_tokens(pairs: list[dict[str, Any]]) -> dict[str, Any]:
 def child_cli_split() -> dict[str, Any]:
     """The `ask` path's phases in one fresh process, as cli.py runs them."""
     t0 = time.perf_counter()
-    from netopsai.cli.app import app as cli
+    from netopsai.cli import app as cli
 
     t1 = time.perf_counter()
     copilot = cli._copilot()
