@@ -171,7 +171,7 @@ def _alarms_tab(app: gr.Blocks, backends: Backends) -> None:
 def build_app(copilot: Copilot, backends: Backends | None = None) -> gr.Blocks:
     """The three tabs over one copilot; `backends` defaults to the copilot's own."""
     _offline()
-    backends = backends or copilot.toolbox.backends
+    backends = backends or copilot.backends
     with gr.Blocks(title="netopsai", analytics_enabled=False) as app:
         gr.Markdown("## netopsai · network on-call copilot")
         with gr.Tabs():

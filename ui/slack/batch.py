@@ -78,7 +78,7 @@ def run_batch(ctx: SlackContext, progress: Progress, load: Callable[[], str], us
     def work() -> list[dict[str, Any]]:
         from netopsai.batch import BatchChecker, default_source, parse_pairs, summarize
 
-        backends = ctx.copilot.toolbox.backends
+        backends = ctx.copilot.backends
         pairs, errors = parse_pairs(load(), default_source(backends))
         problems = [str(e) for e in errors]
         if not pairs:
