@@ -180,7 +180,7 @@ def test_mentions_answer_in_their_thread_and_keep_its_context(bot: str, fake: Fa
     assert [p["thread_ts"] for p in posts] == [root, root]
     final = fake.of("chat.update")[-1]["blocks"]
     assert "Upstream of 10.1.3.20: dc1-leaf-03" in final[0]["text"]["text"]  # from the thread
-    state = copilot.graph.get_state({"configurable": {"thread_id": f"slack:{OPS}:{root}"}}).values
+    state = copilot.thread(f"slack:{OPS}:{root}").state
     assert {e["tool"] for e in state["evidence"]} == {"metadata"} and len(state["evidence"]) == 2
 
 
