@@ -18,6 +18,7 @@ and the other sources keep working."""
 from __future__ import annotations
 
 import importlib
+import logging
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 Role = Literal["telemetry", "paths"]
 GROUP = "netopsai.backends"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,11 @@ def _read_plugins() -> None:
 
     _plugins_read = True
     for ep in entry_points(group=GROUP):
-        source = ep.load()
+        try:
+            source = ep.load()
+        except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the config
+            log.warning("backend plugin %s not loaded: %s: %s", ep.name, type(exc).__name__, exc)
+            continue
         if isinstance(source, Source):
             register(source)
 
