@@ -1,6 +1,7 @@
 """The copilot's LangGraph: planner -> tools -> (coder) -> (diagnose) -> summarizer, looping
-back to the planner while it asks for more. `build_graph` returns the uncompiled builder;
-callers compile it with a checkpointer (SQLite in NETOPSAI_HOME, in-memory in tests)."""
+back to the planner while it asks for more (where to go next: routing.py). `build_graph`
+returns the uncompiled builder; callers compile it with a checkpointer (SQLite in
+NETOPSAI_HOME, in-memory in tests)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.graph import END, START, StateGraph
 
-from netopsai import nodes
+from netopsai import nodes, routing
 from netopsai.diagnosis.knowledge import Knowledge
 from netopsai.state import CopilotState
 from netopsai.toolbox import Toolbox
@@ -34,7 +35,7 @@ def build_graph(llm: BaseChatModel | None = None, tools: Toolbox | None = None,
             return nodes.llm_plan(state, tb, llm_planner, first)
         if first:
             return nodes.offline_plan(state, tb)
-        if state.get("intent") == nodes.DIAGNOSE and state.get("phase") == "traced":
+        if routing.verifying(state):  # the diagnosis' verification round, not a new plan
             return {"pending": nodes.diagnosis_checks(state)}
         return {"pending": []}
 
@@ -48,35 +49,9 @@ def build_graph(llm: BaseChatModel | None = None, tools: Toolbox | None = None,
     g.add_node("diagnose", lambda s: nodes.diagnose_node(s, tb, llm, knowledge))
     g.add_node("summarizer", lambda s: nodes.summarizer_node(s, llm))
     g.add_edge(START, "planner")
-    g.add_conditional_edges("planner", _after_planner, ["tools", "coder", "diagnose", "summarizer"])
-    g.add_conditional_edges("tools", _after_tools, ["planner", "coder", "diagnose", "summarizer"])
-    g.add_conditional_edges("coder", _after_coder, ["diagnose", "summarizer"])
+    g.add_conditional_edges("planner", routing.after_planner, ["tools", "coder", "diagnose", "summarizer"])
+    g.add_conditional_edges("tools", routing.after_tools, ["planner", "coder", "diagnose", "summarizer"])
+    g.add_conditional_edges("coder", routing.after_coder, ["diagnose", "summarizer"])
     g.add_edge("diagnose", "summarizer")
     g.add_edge("summarizer", END)
     return g
-
-
-def _after_planner(state: CopilotState) -> str:
-    if state.get("pending"):
-        return "tools"
-    return _analysis(state)
-
-
-def _after_tools(state: CopilotState) -> str:
-    if state.get("iterations", 0) >= nodes.MAX_ITERATIONS:
-        return "summarizer"
-    if state.get("llm") == "active":  # the LLM reads what came back and decides what next
-        return "planner"
-    if state.get("intent") == nodes.DIAGNOSE and state.get("phase") == "traced":
-        return "planner"
-    return _analysis(state)
-
-
-def _analysis(state: CopilotState) -> str:
-    if state.get("recipe") and state.get("turn"):
-        return "coder"
-    return _after_coder(state)
-
-
-def _after_coder(state: CopilotState) -> str:
-    return "diagnose" if state.get("intent") == nodes.DIAGNOSE and state.get("turn") else "summarizer"

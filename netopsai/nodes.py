@@ -14,13 +14,12 @@ from netopsai.diagnosis.context import baseline_calls
 from netopsai.diagnosis.knowledge import Knowledge
 from netopsai.evidence import Evidence, Ledger, validate_citations
 from netopsai.planner import Entities, plan
+from netopsai.routing import DIAGNOSE, MAX_ITERATIONS, after_tool_round
 from netopsai.state import CopilotState
 from netopsai.summarizer import render
 from netopsai.toolbox import Toolbox
 
 log = logging.getLogger(__name__)
-DIAGNOSE = "diagnose.connectivity"
-MAX_ITERATIONS = 6  # tool rounds per question: a runaway loop stops here, and says so
 
 
 def turn_evidence(state: CopilotState) -> list[Evidence]:
@@ -54,9 +53,7 @@ def diagnosis_checks(state: CopilotState) -> list[dict[str, Any]]:
 
 def tools_node(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
     done = tb.run(state.get("pending", []), _ledger(state))
-    phase = state.get("phase", "planned")
-    if state.get("intent") == DIAGNOSE:
-        phase = "traced" if phase == "planned" else "checked"
+    phase = after_tool_round(state)
     return {"evidence": [e.model_dump(mode="json") for e in done],
             "turn": [*state.get("turn", []), *(e.id for e in done)], "pending": [],
             "phase": phase, "iterations": state.get("iterations", 0) + 1}
