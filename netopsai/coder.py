@@ -118,12 +118,12 @@ def _templates() -> tuple[Template, Template]:
 
 def _ask(llm: BaseChatModel, messages: list[BaseMessage], tokens: dict[str, int]) -> AIMessage | str:
     """The model's reply, or a one-line error: a failing model must not crash the answer."""
-    from netopsai.llm import usage
+    from netopsai.llm import ModelError, invoke, usage
 
     try:
-        reply = llm.invoke(messages)
-    except Exception as exc:  # HTTP errors, timeouts, a fake that ran out of replies ...
-        return f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        reply = invoke(llm, messages)
+    except ModelError as exc:  # scrubbed: the text lands in evidence, the answer and the thread
+        return str(exc)
     if not isinstance(reply, AIMessage):
         return f"unexpected reply type {type(reply).__name__}"
     used = usage(reply, messages)

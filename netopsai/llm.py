@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -57,6 +57,47 @@ def make_chat_model(settings: LLMSettings | None = None) -> ChatOpenAI:
     key = s.api_key if s.api_key is not None else SecretStr(NO_KEY)
     return ChatOpenAI(model=s.model or "", base_url=s.base_url, api_key=key, timeout=s.timeout,
                       temperature=s.temperature, max_retries=0)
+
+
+class ModelError(Exception):
+    """A model call failed. Its message is one line with every secret replaced by ***: it is
+    shown in answers, steps and logs, and kept in the thread. `kind` is the failure's class."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def secrets_of(llm: Any) -> list[str]:
+    """The model's SecretStr fields (ChatOpenAI's API key), looked for through bindings
+    (`bind_tools` wraps the model)."""
+    found: list[str] = []
+    node = llm
+    while node is not None:
+        found += [v.get_secret_value() for v in vars(node).values() if isinstance(v, SecretStr)]
+        node = getattr(node, "bound", None)
+    return [v for v in found if len(v) >= 4]  # scrubbing "x" would mangle every message
+
+
+def scrub(text: str, secrets: Sequence[str], limit: int = 300) -> str:
+    """One line, at most `limit` characters, no secret in it: exception texts may echo a
+    request, a header or the configuration."""
+    line = " ".join(text.split())
+    for secret in secrets:
+        line = line.replace(secret, "***")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def invoke(llm: Any, messages: Sequence[BaseMessage], secrets: Sequence[str] | None = None,
+           limit: int = 300) -> Any:
+    """Every model call goes through here (planner, coder, summarizer, ranker): a failure of
+    any kind comes back as ModelError with its text scrubbed, never the raw exception."""
+    try:
+        return llm.invoke(list(messages))
+    except Exception as exc:  # HTTP errors, timeouts, bad replies, a fake out of replies ...
+        hidden = secrets if secrets is not None else secrets_of(llm)
+        kind = type(exc).__name__
+        raise ModelError(scrub(f"{kind}: {exc}", hidden, limit), kind) from None
 
 
 def estimate_tokens(text: str) -> int:

@@ -11,7 +11,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 
 from netopsai.evidence import Evidence, validate_citations
-from netopsai.llm import usage
+from netopsai.llm import ModelError, invoke, usage
 from netopsai.planner.llm import evidence_block
 from netopsai.prompts import load as load_prompt
 from netopsai.summarizer import evidence_list
@@ -36,9 +36,9 @@ def write(llm: BaseChatModel, question: str, evidence: list[Evidence], diagnosis
     for attempt in range(2):
         if not text:
             try:
-                ai = llm.invoke(messages)
-            except Exception as exc:  # the template answer stands in; say why, once
-                out.note = f"The LLM summarizer failed ({type(exc).__name__}); template answer shown."
+                ai = invoke(llm, messages)
+            except ModelError as exc:  # the template answer stands in; say why, once
+                out.note = f"The LLM summarizer failed ({exc.kind}); template answer shown."
                 return out
             out.llm_calls += 1
             u = usage(ai if isinstance(ai, AIMessage) else AIMessage(str(ai)), messages)
@@ -56,3 +56,4 @@ def write(llm: BaseChatModel, question: str, evidence: list[Evidence], diagnosis
             text = ""
     out.note = "The LLM's answer failed the citation check twice; template answer shown."
     return out
+

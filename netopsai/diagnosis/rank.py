@@ -68,7 +68,7 @@ class Ranker:
     def _ask(self, ctx: Context, parent: Node | None, live: list[tuple[Node, float]]) -> list[str]:
         from langchain_core.messages import AIMessage, HumanMessage
 
-        from netopsai.llm import usage
+        from netopsai.llm import ModelError, invoke, usage
         from netopsai.prompts import load as load_prompt
 
         prompt = Template(load_prompt("diagnosis.md")).substitute(
@@ -78,9 +78,9 @@ class Ranker:
                                  for n, s in live))
         messages = [HumanMessage(prompt)]
         try:
-            ai = self.llm.invoke(messages)
-        except Exception as exc:  # the offline order stands; say so in the steps
-            self.notes.append(f"LLM ranking failed ({type(exc).__name__}); symptom scores used")
+            ai = invoke(self.llm, messages)
+        except ModelError as exc:  # the offline order stands; say so in the steps
+            self.notes.append(f"LLM ranking failed ({exc.kind}); symptom scores used")
             return []
         self.llm_calls += 1
         msg = ai if isinstance(ai, AIMessage) else AIMessage(str(ai))

@@ -20,11 +20,11 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from pydantic import SecretStr, ValidationError
+from pydantic import ValidationError
 
 from netopsai.errors import unknown
 from netopsai.evidence import Evidence
-from netopsai.llm import message_text, usage
+from netopsai.llm import ModelError, invoke, message_text, scrub, secrets_of, usage
 from netopsai.planner.calls import ToolCall
 from netopsai.prompts import load as load_prompt
 from netopsai.tools.base import REGISTRY, Tool, _validation_message
@@ -58,7 +58,7 @@ class LLMPlanner:
     def __init__(self, llm: BaseChatModel, tools: Mapping[str, Tool] = REGISTRY) -> None:
         self.tools = dict(tools)
         self.model = llm.bind_tools([t.schema() for t in self.tools.values()])
-        self._secrets = _secret_values(llm)
+        self._secrets = secrets_of(llm)
         self._schemas = json.dumps([t.schema() for t in self.tools.values()])  # for estimates
 
     def system_prompt(self, clock: datetime) -> str:
@@ -82,7 +82,9 @@ class LLMPlanner:
                 messages += [ai, *_feedback(ai, checked.errors)]
                 ai = self._ask(messages, decision)
                 checked = self._check(ai)
-        except Exception as exc:  # any model failure means the offline planner takes the turn
+        except ModelError as exc:  # any model failure means the offline planner takes the turn
+            return self._fallback(decision, f"LLM call failed: {exc}")
+        except Exception as exc:  # a reply our checks choke on: same, scrubbed below
             return self._fallback(decision, f"LLM call failed: {type(exc).__name__}: {exc}")
         if checked.errors:
             return self._fallback(decision, "invalid tool call: " + next(iter(checked.errors.values())))
@@ -96,7 +98,7 @@ class LLMPlanner:
 
     def _ask(self, messages: list[BaseMessage], decision: LLMDecision) -> AIMessage:
         decision.llm_calls += 1
-        ai = self.model.invoke(messages)
+        ai = invoke(self.model, messages, self._secrets, MAX_REASON)
         if not isinstance(ai, AIMessage):
             raise TypeError(f"expected an AIMessage, got {type(ai).__name__}")
         u = usage(ai, "".join(message_text(m) for m in messages) + self._schemas)
@@ -137,11 +139,7 @@ class LLMPlanner:
         return decision
 
     def _scrub(self, text: str) -> str:
-        """One line, no secrets: exception texts may quote requests or configuration."""
-        line = " ".join(text.split())
-        for secret in self._secrets:
-            line = line.replace(secret, "***")
-        return line if len(line) <= MAX_REASON else line[: MAX_REASON - 1] + "…"
+        return scrub(text, self._secrets, MAX_REASON)
 
 
 def evidence_block(evidence: Sequence[Evidence]) -> str:
@@ -187,9 +185,3 @@ def _feedback(ai: AIMessage, errors: dict[str, str]) -> list[ToolMessage]:
 def _first_sentence(text: str) -> str:
     flat = " ".join(text.split())
     return flat.split(". ")[0].rstrip(".") + "."
-
-
-def _secret_values(llm: BaseChatModel) -> list[str]:
-    """The model's SecretStr fields (ChatOpenAI's API key), to scrub from what we report."""
-    values = [v.get_secret_value() for v in vars(llm).values() if isinstance(v, SecretStr)]
-    return [v for v in values if len(v) >= 4]  # scrubbing "x" would mangle every message
