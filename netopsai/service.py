@@ -43,8 +43,9 @@ class Step:
 def sqlite_saver(home: Path) -> BaseCheckpointSaver[Any]:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    home.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(home / "checkpoints.db", check_same_thread=False)
+    from netopsai.config.settings import private_dir
+
+    conn = sqlite3.connect(private_dir(home) / "checkpoints.db", check_same_thread=False)
     return SqliteSaver(conn)
 
 

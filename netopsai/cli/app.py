@@ -205,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     # pydantic looks for plugins by scanning every installed distribution's entry points (~0.1 s)
     # the first time a model validates; netopsai uses none. An explicit setting is respected.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # the store, the conversations and incident memory are private: files 0600, folders 0700
+    os.umask(0o077)
     try:
         return _main(argv)
     finally:

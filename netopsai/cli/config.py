@@ -56,10 +56,13 @@ def _sources(cfg: NetConfig) -> list[str]:
 def check() -> None:
     """Validate the configuration; exit non-zero naming each problem."""
     from netopsai.config.load import check_netconfig
+    from netopsai.config.settings import open_to_others
 
     cfg, problems = check_netconfig()
     if cfg is not None:
         problems += _availability(cfg)
+        for line in open_to_others(cfg.home):  # a warning: older releases made it 0755
+            typer.echo(f"warning: {line}", err=True)
     if problems or cfg is None:
         _fail(problems)
         return

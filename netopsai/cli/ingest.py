@@ -72,11 +72,11 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float) -> None:
     from netopsai.backends.receivers import serve
     from netopsai.config.settings import StoreSettings
     from netopsai.errors import NetopsError
+    from netopsai.store.engine import make_store_dir
 
     cfg = _settings(host, flags, dedupe)
     store = StoreSettings()
-    if store.sqlite_path is not None:
-        store.sqlite_path.parent.mkdir(parents=True, exist_ok=True)
+    make_store_dir(store)
 
     def ready(lines: list[str]) -> None:
         for line in lines:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from pydantic import Field
@@ -29,3 +30,22 @@ class StoreSettings(BaseSettings):
         """The database file when the store is the default SQLite file."""
         url = self.url
         return Path(url.removeprefix("sqlite:///")) if url.startswith("sqlite:///") else None
+
+
+def private_dir(path: Path) -> Path:
+    """Create NETOPSAI_HOME closed to other users (0700): it holds the store and every
+    conversation. An existing folder is left as it is: `config check` reports one that is open."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def open_to_others(home: Path) -> list[str]:
+    """NETOPSAI_HOME, when users other than its owner can enter or read it, with the command
+    that closes it (the files inside are then out of their reach whatever their modes)."""
+    if not home.is_dir():
+        return []
+    mode = stat.S_IMODE(home.stat().st_mode)
+    if not mode & 0o077:
+        return []
+    return [f"{home} is open to other users (mode {mode:o}); it holds the store and every "
+            f"conversation: chmod 700 {home}"]

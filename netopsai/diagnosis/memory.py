@@ -115,9 +115,11 @@ def _bm25(docs: list[list[str]], query: list[str]) -> list[float]:
 def default_memory(create: bool = False) -> IncidentMemory | None:
     """NETOPSAI_HOME/incidents.db; None when it does not exist yet and `create` is False
     (a diagnosis never creates files)."""
-    from netopsai.config.settings import StoreSettings
+    from netopsai.config.settings import StoreSettings, private_dir
 
-    path = StoreSettings().home / "incidents.db"
+    home = StoreSettings().home
+    path = home / "incidents.db"
     if not create and not path.exists():
         return None
+    private_dir(home)
     return IncidentMemory.at(path)

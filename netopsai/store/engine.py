@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Engine, event, insert
 from sqlmodel import Session, SQLModel, create_engine, select
 
-from netopsai.config.settings import StoreSettings
+from netopsai.config.settings import StoreSettings, private_dir
 from netopsai.store import tables as models
 
 
@@ -34,10 +34,20 @@ def engine_for(url: str) -> Engine:
 
 def get_engine(settings: StoreSettings | None = None) -> Engine:
     settings = settings or StoreSettings()
-    path = settings.sqlite_path
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    make_store_dir(settings)
     return engine_for(settings.url)
+
+
+def make_store_dir(settings: StoreSettings) -> None:
+    """The SQLite file's folder: NETOPSAI_HOME is created closed to other users; a file named
+    by DATABASE_URL elsewhere gets its folder as any program would make it."""
+    path = settings.sqlite_path
+    if path is None:
+        return
+    if path.parent == settings.home:
+        private_dir(path.parent)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
 
 
 def create_all(engine: Engine) -> None:
