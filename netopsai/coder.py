@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from netopsai.evidence import Evidence, Ledger
+from netopsai.evidence import DATA_NOTE, Evidence, Ledger, quoted
 from netopsai.prompts import load as load_prompt
 from netopsai.recipes import RECIPES, params_for
 from netopsai.sandbox import SandboxResult, SandboxSettings, run_code
@@ -98,9 +98,10 @@ def render_inputs(inputs: list[Evidence]) -> str:
         preview = "\n".join(json.dumps({k: _cell(v) for k, v in r.items()}, default=str, ensure_ascii=False)
                             for r in e.preview(PREVIEW_ROWS))
         parts.append(f"### {e.id} — {e.tool} {json.dumps(e.args, default=str)}\n"
-                     f"Summary: {e.summary}\nRows: {len(e.rows)}; columns: {', '.join(e.columns)}\n"
+                     f"Summary: {quoted(e.summary)}\nRows: {len(e.rows)}; columns: "
+                     f"{', '.join(' '.join(str(c).split()) for c in e.columns)}\n"
                      f"First rows:\n{preview or '(none)'}")
-    return "\n\n".join(parts) or "(no evidence tables)"
+    return (DATA_NOTE + "\n\n" + "\n\n".join(parts)) if parts else "(no evidence tables)"
 
 
 def extract_code(text: str) -> str | None:

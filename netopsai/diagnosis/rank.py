@@ -13,6 +13,7 @@ from typing import Any
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.registry import resolve
 from netopsai.diagnosis.taxonomy import Node, Taxonomy
+from netopsai.evidence import DATA_NOTE, quoted
 
 AMBIGUOUS = 0.25  # top two scores closer than this: let the model order them
 STRONG = 0.5  # ...when both are strong: weak leads (a change record) are cheaper to just verify
@@ -92,9 +93,9 @@ class Ranker:
 
 def _evidence(ctx: Context) -> str:
     """Summaries only, never tables, capped: the prompt stays small."""
-    lines, size = [], 0
+    lines, size = [DATA_NOTE], 0
     for e in ctx.evidence:
-        line = f"[{e.id}] {e.tool}: {e.summary}"[:400]
+        line = f"[{e.id}] {e.tool}: {quoted(e.summary[:360])}"
         if size + len(line) > EVIDENCE_CHARS:
             break
         lines.append(line)

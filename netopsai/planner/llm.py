@@ -23,7 +23,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import ValidationError
 
 from netopsai.errors import unknown
-from netopsai.evidence import Evidence
+from netopsai.evidence import DATA_NOTE, Evidence, quoted
 from netopsai.llm import ModelError, invoke, message_text, scrub, secrets_of, usage
 from netopsai.planner.calls import ToolCall
 from netopsai.prompts import load as load_prompt
@@ -147,14 +147,14 @@ def evidence_block(evidence: Sequence[Evidence]) -> str:
     never go into a prompt."""
     if not evidence:
         return "Evidence gathered so far: none."
-    parts = ["Evidence gathered so far (cite as [E#]):"]
+    parts = [f"Evidence gathered so far (cite as [E#]). {DATA_NOTE}"]
     for ev in evidence:
         head = f"[{ev.id}] {ev.tool} {json.dumps(ev.args, default=str, sort_keys=True)}"
         if ev.window:
-            head += f" window {ev.window.get('start')} .. {ev.window.get('end')}"
-        lines = [head, f"summary: {ev.summary}"]
+            head += f" window {quoted(ev.window.get('start'))} .. {quoted(ev.window.get('end'))}"
+        lines = [head, f"summary: {quoted(ev.summary)}"]
         if ev.errors:
-            lines.append("errors: " + "; ".join(ev.errors))
+            lines.append("errors: " + json.dumps(ev.errors, ensure_ascii=False))
         rows = ev.preview(PREVIEW_ROWS)
         if rows:
             lines.append(f"rows: {len(ev.rows)} (first {len(rows)}{', partial' if ev.partial else ''})")
