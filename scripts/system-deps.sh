@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the integration tests run for real: Chromium (browser tests), Prometheus and
-# snmp_exporter, traceroute/mtr/iptables/nftables for the namespace lab. Installs only what is missing.
+# snmp_exporter, traceroute/mtr/iptables/nftables for the namespace lab, bubblewrap for the
+# analysis sandbox's prison. Installs only what is missing.
 set -euo pipefail
 need=()
 have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]; }
@@ -13,6 +14,7 @@ have ping || need+=(iputils-ping)
 have mtr || need+=(mtr-tiny)
 have iptables || need+=(iptables)
 have nft || need+=(nftables)
+have bwrap || need+=(bubblewrap)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "missing ${need[*]} and not root: the tests that need them will skip (apt-get install ${need[*]})" >&2

@@ -41,7 +41,8 @@ def settings(tmp: Path, **kw: Any) -> SandboxSettings:
 
 def survivors(tmp: Path) -> list[int]:
     """Processes still running from this test's sandboxes: their command line names tmp (cold
-    runs) or their working directory is under it (runs forked from the warm worker). A process
+    runs) or their working directory is under it (runs forked from the warm worker). The warm
+    worker itself (zygote.py, in / , its prison binding the runs folder) is not one. A process
     SIGKILLed a moment ago keeps its cwd until it has finished exiting: allow it a few seconds."""
     deadline = time.monotonic() + 5
     while True:
@@ -49,8 +50,9 @@ def survivors(tmp: Path) -> list[int]:
         for p in psutil.process_iter(["pid", "cmdline", "cwd", "status"]):
             if p.info["status"] == psutil.STATUS_ZOMBIE:
                 continue
-            if any(str(tmp) in part for part in p.info["cmdline"] or []) or \
-                    str(p.info["cwd"] or "").startswith(str(tmp)):
+            cmdline, cwd = p.info["cmdline"] or [], str(p.info["cwd"] or "")
+            worker = any(part.endswith("zygote.py") for part in cmdline) and not cwd.startswith(str(tmp))
+            if (any(str(tmp) in part for part in cmdline) and not worker) or cwd.startswith(str(tmp)):
                 found.append(p.info["pid"])
         if not found or time.monotonic() > deadline:
             return found

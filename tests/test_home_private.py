@@ -48,15 +48,21 @@ def test_the_cli_makes_home_0700_and_its_files_0600(home: Path) -> None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the sandbox drops to `nobody` only when run as root")
-def test_an_analysis_cannot_read_the_store_or_the_checkpoints(home: Path, tmp_path: Path) -> None:
-    s = SandboxSettings(tmp_root=str(tmp_path), warm=False, audit_hook=False)  # the prison alone
+@pytest.mark.parametrize(("prison", "refusal"), [(True, "FileNotFoundError"), (False, "PermissionError")],
+                         ids=["prison: home not in its world", "no prison: home closed to nobody"])
+def test_an_analysis_cannot_read_the_store_or_the_checkpoints(home: Path, tmp_path: Path, prison: bool,
+                                                              refusal: str) -> None:
+    s = SandboxSettings(tmp_root=str(tmp_path), warm=False, audit_hook=False, prison=prison)
+    tried = 0
     for name in ("netopsai.db", "checkpoints.db", "checkpoints.db-wal", "netopsai.db-wal"):
         target = home / name
         if not target.exists():
             continue
+        tried += 1
         res = run_code(f"result = open({str(target)!r}, 'rb').read().decode('latin-1')", settings=s)
-        assert not res.ok and "PermissionError" in (res.error or ""), (name, res)
+        assert not res.ok and refusal in (res.error or ""), (name, res)
         assert PRIVATE not in str(res.value)
+    assert tried >= 2
 
 
 def test_config_check_warns_about_a_home_open_to_others(home: Path) -> None:

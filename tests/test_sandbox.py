@@ -99,10 +99,11 @@ def test_writes_outside_its_dir_are_refused(path: Callable[..., SandboxSettings]
 @NEEDS_ROOT
 def test_without_the_hook_the_unprivileged_user_cannot_write_root_dirs(
         path: Callable[..., SandboxSettings], tmp_path: Path) -> None:
-    owned = tmp_path / "root-owned"
-    owned.mkdir(mode=0o700)
+    # the folder the run dirs are made in: root's, and the one root dir every run can see
+    owned = tmp_path / "runs"
+    owned.mkdir(mode=0o711)
     code = f"open({str(owned / 'x')!r}, 'w').write('escaped')\nresult = 1"
-    res = run_by(path, code, tmp_path / "runs", audit_hook=False)
+    res = run_by(path, code, owned, audit_hook=False)
     assert (res.ok, res.violation) == (False, "filesystem") and "Permission denied" in (res.error or "")
     assert list(owned.iterdir()) == []
 

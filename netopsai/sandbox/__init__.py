@@ -8,7 +8,10 @@ as JSON. Containment, in layers, each reported as a violation rather than raised
 - its own network namespace when root (`unshare --net`: only a downed loopback);
 - an audit hook refusing sockets, process creation and writes outside the temp dir; it prints a
   marker line on stderr before raising, so a violation the code swallows is still reported;
-- a wall-clock timeout that kills the whole process group ("timeout").
+- a wall-clock timeout that kills the whole process group ("timeout");
+- as root, the prison (prison.py, bubblewrap): the run's own PID, mount, IPC, UTS and network
+  namespaces, a read-only view of the interpreter and its libraries, its run dir the only
+  writable path; nothing it starts outlives it. This layer holds with the others switched off.
 
 Warm runs: the fixed cost (a fresh interpreter importing pandas, ~0.7 s) is paid once by a
 worker (worker.py, zygote.py) that already sits in its own network namespace; each run is a
@@ -37,7 +40,7 @@ from typing import IO, Any, Literal, get_args
 from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from netopsai.sandbox import worker
+from netopsai.sandbox import prison, worker, zygote
 from netopsai.sandbox.child import MARK
 
 BASE_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
@@ -60,6 +63,8 @@ class SandboxSettings(BaseSettings):
     max_file_mb: int = Field(default=64, ge=1, description="Largest file the code may write")
     max_stdout: int = Field(default=4000, ge=0, description="Characters of stdout kept")
     max_rows: int = Field(default=1000, ge=1, description="Result rows kept")
+    prison: bool = Field(default=True, description="Each run in its own namespaces (bubblewrap, "
+                         "when root): pid, mount, ipc, uts; the run's dir its only writable path")
     netns: bool = Field(default=True, description="Own network namespace when running as root")
     audit_hook: bool = Field(default=True, description="Refuse sockets/processes/outside writes")
     run_as: str | None = Field(default="nobody", description="User to drop to when root")
@@ -102,9 +107,7 @@ def run_code(code: str, inputs: Mapping[str, Mapping[str, Any]] | None = None,
     start = time.monotonic()
     tmp: Path | None = None
     try:
-        if s.tmp_root:
-            os.makedirs(s.tmp_root, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix="netopsai-sbx-", dir=s.tmp_root))
+        tmp = Path(tempfile.mkdtemp(prefix="netopsai-sbx-", dir=runs_root(s)))
         res = _run(code, dict(inputs or {}), dict(params or {}), s, tmp)
     except Exception as exc:  # the caller gets a result, never a traceback
         res = SandboxResult(ok=False, error=f"sandbox failed to run: {type(exc).__name__}: {exc}")
@@ -113,6 +116,14 @@ def run_code(code: str, inputs: Mapping[str, Mapping[str, Any]] | None = None,
             shutil.rmtree(tmp, ignore_errors=True)
     res.elapsed_ms = round((time.monotonic() - start) * 1000, 1)
     return res
+
+
+def runs_root(s: SandboxSettings) -> Path:
+    """The folder the run dirs are made in: the settings' own, else one of ours under the system
+    temp dir (the warm worker's prison binds it, so it must hold nothing but runs)."""
+    root = Path(s.tmp_root) if s.tmp_root else Path(tempfile.gettempdir()) / "netopsai-sandbox"
+    root.mkdir(parents=True, exist_ok=True, mode=0o711)  # entered by path, never listed
+    return root.resolve()
 
 
 def _user(s: SandboxSettings) -> tuple[int, int] | None:
@@ -133,10 +144,17 @@ def prestart(settings: SandboxSettings | None = None, wait: bool = False) -> boo
 
 
 def worker_args(s: SandboxSettings) -> tuple[list[str], dict[str, str]]:
-    """What a worker is started with: its namespace prefix and base environment (the user
-    drop, the limits and the hook are per run, as on the cold path)."""
-    prefix = [UNSHARE, "--net", "--"] if s.netns and netns_available() else []
-    return prefix, {**BASE_ENV, "HOME": "/", "TMPDIR": "/"}
+    """What a worker is started with: its prison (or namespace) prefix and base environment
+    (the user drop, the limits and the hook are per run, as on the cold path)."""
+    env = {**BASE_ENV, "HOME": "/", "TMPDIR": "/"}
+    user = _user(s)
+    if s.prison and prison.available():
+        runs = runs_root(s)
+        env[zygote.RUNS] = str(runs)  # each job keeps only its own dir of it
+        if user:  # between runs the worker kills whatever the run's user left behind
+            env[zygote.SWEEP_UID] = str(user[0])
+        return prison.argv(runs, network=not s.netns, chdir=False), env
+    return ([UNSHARE, "--net", "--"] if s.netns and netns_available() else []), env
 
 
 def _prepare(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, Any],
@@ -158,7 +176,10 @@ def _prepare(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, 
     (tmp / "analysis.py").write_text(code)
     layers = ["rlimits"] + (["audit-hook"] if s.audit_hook else [])
     cmd = [sys.executable, "-I", str(CHILD), str(tmp / "spec.json")]
-    if s.netns and netns_available():
+    if s.prison and prison.available():
+        cmd = [*prison.argv(tmp, network=not s.netns), *cmd]
+        layers += ["prison", "netns"] if s.netns else ["prison"]
+    elif s.netns and netns_available():
         cmd = [UNSHARE, "--net", "--", *cmd]
         layers.append("netns")
     if user:

@@ -129,8 +129,9 @@ def classify_exc(exc: BaseException) -> str | None:
     if isinstance(exc, RuntimeError) and "new thread" in str(exc):
         return "process"
     no = getattr(exc, "errno", None)
+    # in its own network namespace only a bare loopback answers: refused counts as reached for
     if type(exc).__name__ == "gaierror" or no in (errno.ENETUNREACH, errno.ENETDOWN,
-                                                   errno.EHOSTUNREACH):
+                                                   errno.EHOSTUNREACH, errno.ECONNREFUSED):
         return "network"
     if no in (errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG):
         return "filesystem"

@@ -9,9 +9,11 @@ never loads inputs, so no run sees another's data; it keeps the user it was star
 job (unprivileged by then) can neither signal it nor read its memory.
 
 Protocol on the SOCK_SEQPACKET socket FD (one message each): the worker sends `ready`; the
-parent sends `run` with three descriptors (the run's dir, stdout file, stderr file); the worker
-answers {"pid": N} at the fork and {"status": S} (a waitpid status) when the job is reaped. An
-empty read means the parent is gone: the worker exits. Standard library only, executed by path.
+parent sends `run SECONDS` with three descriptors (the run's dir, stdout file, stderr file); the
+worker answers {"pid": N} at the fork and {"status": S, "timed_out": B} (a waitpid status) when
+the job is reaped, killing it at the time limit. An empty read means the parent is gone: the
+worker exits. In the prison (prison.py) it then kills whatever of the run's user is left in its
+PID namespace before it takes the next run. Standard library only, executed by path.
 """
 
 from __future__ import annotations
@@ -24,8 +26,15 @@ import signal
 import socket
 import sys
 import tempfile
+import time
 from contextlib import suppress
 from types import ModuleType
+
+SWEEP_UID = "NETOPSAI_SANDBOX_SWEEP_UID"
+RUNS = "NETOPSAI_SANDBOX_RUNS"  # in the prison: the runs folder bound into the worker
+HOLD = "/tmp/.netopsai-run"  # the worker's private /tmp: where a job parks its dir a moment
+CLONE_NEWNS, MS_BIND, MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV, MNT_DETACH = (
+    0x20000, 4096, 16384, 1 << 18, 2, 4, 2)
 
 
 def load_child() -> ModuleType:
@@ -51,6 +60,8 @@ def job(child: ModuleType, ctl: socket.socket, fds: list[int]) -> None:
             os.close(fd)
         with open("spec.json") as f:
             spec = json.load(f)
+        if os.environ.get(RUNS):
+            isolate(spec["root"], os.environ[RUNS])
         os.environ.update(HOME=spec["root"], TMPDIR=spec["root"])  # as the cold path's env
         tempfile.tempdir = None  # forget a default the worker may have chosen
         child.run(spec)
@@ -60,13 +71,38 @@ def job(child: ModuleType, ctl: socket.socket, fds: list[int]) -> None:
         os._exit(0)
 
 
+def isolate(run_dir: str, runs: str) -> None:
+    """Before the job drops to the unprivileged user: a mount namespace of its own in which an
+    empty tmpfs covers the runs folder, with only this run's dir bound back at its path, so the
+    code can reach no other run's files. Any failure raises: the job then runs nothing."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def ok(rc: int, what: str) -> None:
+        if rc != 0:
+            raise OSError(ctypes.get_errno(), f"prison: {what} failed")
+
+    ok(libc.unshare(CLONE_NEWNS), "unshare")
+    ok(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "making mounts private")
+    os.makedirs(HOLD, exist_ok=True)
+    ok(libc.mount(run_dir.encode(), HOLD.encode(), None, MS_BIND, None), "holding the run dir")
+    ok(libc.mount(b"tmpfs", runs.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=0755"),
+       "covering the runs folder")
+    os.makedirs(run_dir, mode=0o755, exist_ok=True)
+    ok(libc.mount(HOLD.encode(), run_dir.encode(), None, MS_BIND, None), "binding the run dir")
+    ok(libc.umount2(HOLD.encode(), MNT_DETACH), "releasing the hold")
+    os.chdir(run_dir)
+
+
 def serve(child: ModuleType, ctl: socket.socket) -> None:
     ctl.send(b"ready")
     while True:
         msg, fds, _, _ = socket.recv_fds(ctl, 64, 3)
         if not msg:
             return
-        if msg != b"run" or len(fds) != 3:
+        timeout = _run_timeout(msg)
+        if timeout is None or len(fds) != 3:
             for fd in fds:
                 os.close(fd)
             ctl.send(b'{"error": "bad request"}')
@@ -77,28 +113,64 @@ def serve(child: ModuleType, ctl: socket.socket) -> None:
         for fd in fds:
             os.close(fd)
         ctl.send(json.dumps({"pid": pid}).encode())
-        status = reap(pid, ctl)
-        if status is None:
+        reaped = reap(pid, ctl, timeout)
+        sweep()
+        if reaped is None:
             return
-        ctl.send(json.dumps({"status": status}).encode())
+        status, timed_out = reaped
+        ctl.send(json.dumps({"status": status, "timed_out": timed_out}).encode())
 
 
-def reap(pid: int, ctl: socket.socket) -> int | None:
-    """The job's waitpid status; None when the parent went away meanwhile (the job is killed:
-    a worker and its job never outlive the copilot that started them)."""
+def _run_timeout(msg: bytes) -> float | None:
+    """`run SECONDS`: the run's wall-clock limit, which the worker enforces (in the prison the
+    job's pid means nothing outside); None for anything else."""
+    parts = msg.split()
+    try:
+        return float(parts[1]) if len(parts) == 2 and parts[0] == b"run" else None
+    except ValueError:
+        return None
+
+
+def reap(pid: int, ctl: socket.socket, timeout: float) -> tuple[int, bool] | None:
+    """(the job's waitpid status, whether it was killed at the time limit); None when the parent
+    went away meanwhile (the job is killed: a worker and its job never outlive the copilot that
+    started them)."""
     pidfd = os.pidfd_open(pid)
     try:
-        ready, _, _ = select.select([pidfd, ctl.fileno()], [], [])
+        ready, _, _ = select.select([pidfd, ctl.fileno()], [], [], timeout)
     finally:
         os.close(pidfd)
-    gone = pidfd not in ready
-    if gone:
+    gone, timed_out = ctl.fileno() in ready and pidfd not in ready, not ready
+    if gone or timed_out:
         with suppress(OSError):
             os.killpg(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     with suppress(OSError):
         os.killpg(pid, signal.SIGKILL)  # anything the job forked that is still running
-    return None if gone else status
+    return None if gone else (status, timed_out)
+
+
+def sweep() -> None:
+    """In the prison (NETOPSAI_SANDBOX_SWEEP_UID set): kill every process of the run's user left
+    in this PID namespace — a fork that called setsid() escaped the job's group, not this."""
+    uid = os.environ.get(SWEEP_UID)
+    if not uid:
+        return
+    for _ in range(100):
+        left = [int(p) for p in os.listdir("/proc") if p.isdigit() and _owner(p) == int(uid)]
+        if not left:
+            return
+        for p in left:
+            with suppress(OSError):
+                os.kill(p, signal.SIGKILL)
+        time.sleep(0.005)
+
+
+def _owner(pid: str) -> int | None:
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
 
 
 def main(fd: int) -> None:
