@@ -3,6 +3,7 @@ torn down (namespaces and rows) when the test is done. Needs root and iproute2/t
 
 from __future__ import annotations
 
+import itertools
 import os
 import secrets
 import shutil
@@ -30,9 +31,13 @@ def skip_reason() -> str | None:
 needs_netns = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
 
 
+_LABS = itertools.count()
+
+
 def unique_prefix() -> str:
-    """nxt<pid>x<random>-: unique per lab, and says which process made it."""
-    return f"nxt{os.getpid()}x{secrets.token_hex(1)}-"
+    """nxt<pid>x<n><random>-: unique per lab (a counter within the process: two labs of one
+    worker once drew the same random byte), and says which process made it."""
+    return f"nxt{os.getpid()}x{next(_LABS)}{secrets.token_hex(1)}-"
 
 
 @contextmanager
