@@ -15,11 +15,15 @@ from sqlmodel import Session, col, select
 
 from netopsai.backends.base import IfaceSel
 from netopsai.backends.rows import PortCounters, PortStatus, figure
+from netopsai.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.inventory import canonical_role
 from netopsai.timewin import Window, as_utc
 
 INTERVAL_S = 300  # samples hold deltas over 5 minutes (models.CounterSample)
+# ports x 5-minute samples one counter question may read (~40 MB per counter field): a year of
+# a whole site is refused with what to narrow, instead of taking the machine's memory
+MAX_CELLS = 5_000_000
 FIRST_SEEN = "first seen"  # in an InterfaceEvent's reason: the state a poll first saw a port in
 SINCE_ALWAYS = datetime.min.replace(tzinfo=UTC)
 
@@ -85,6 +89,7 @@ class StoreTelemetry:
                  top: int = 20) -> tuple[list[PortCounters], int, int]:
         with Session(self.engine) as s:
             ports = {(d, n): sp for d, n, sp in self._ports(s, sel)}
+            check_budget(len(ports), window)
             q = select(m.CounterSample).where(col(m.CounterSample.at) > window.start,
                                               col(m.CounterSample.at) <= window.end)
             if sel.get("interface"):
@@ -129,6 +134,26 @@ def _history(key: tuple[str, str], evs: list[tuple[datetime, str]], w: Window) -
     return {"device": key[0], "interface": key[1], "state_at_start": start_state,
             "transitions": len(changes), "flaps": sum(c.endswith("down") for c in changes),
             "down_s": round(down), "state_at_end": cur, "events": "; ".join(changes[:12])}
+
+
+def check_budget(ports: int, window: Window) -> None:
+    """Refuse, saying what to narrow, a counter question larger than one answer reads at once."""
+    samples = max(1, int(window.seconds // INTERVAL_S))
+    if ports * samples <= MAX_CELLS:
+        return
+    most = MAX_CELLS // max(ports, 1) * INTERVAL_S
+    raise NetopsError(
+        f"{ports:,} ports over {_span(window.seconds)} ({samples:,} five-minute samples each) is more "
+        f"than one question reads at once; narrow the window to at most {_span(most)} for these "
+        "ports, or the scope to a site, a PoD or a few devices")
+
+
+def _span(seconds: float) -> str:
+    """7d, 36h, 45m: whole units, as the tools' windows are written."""
+    hours = int(seconds) // 3600
+    if hours >= 48:
+        return f"{hours // 24:,}d"
+    return f"{hours}h" if hours else f"{int(seconds) // 60}m"
 
 
 def _deltas(values: list[int], extra: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from netopsai.backends.base import IfaceSel
 from netopsai.backends.rows import PortCounters, figure
 from netopsai.lab.manage import lab_info
 from netopsai.store import tables as m
-from netopsai.store.telemetry import StoreTelemetry, _scope
+from netopsai.store.telemetry import StoreTelemetry, _scope, check_budget
 from netopsai.timewin import Window, as_utc
 
 if TYPE_CHECKING:
@@ -33,9 +33,10 @@ class LabTelemetry(StoreTelemetry):
         seed = lab_info(self.engine).seed
         from netopsai.lab import counters  # numpy: only counter questions pay for it
 
-        times = counters.grid(window.start, window.end)
         with Session(self.engine) as s:
             ports = self._ports(s, sel)
+            check_budget(len(ports), window)  # before the grid: a year-1 window is 600M times
+            times = counters.grid(window.start, window.end)
             q = select(m.CounterSample).where(col(m.CounterSample.at) > window.start,
                                               col(m.CounterSample.at) <= window.end)
             stored = list(s.exec(_scope(q, sel, m.CounterSample.device)))

@@ -1,0 +1,59 @@
+"""Bounded work (trust, F4): a counter question too large for one answer — a year of every
+switch port, a window from year 1 — is answered under a 2 GiB memory limit with a clear
+message that says how far to narrow it, and the narrower window it suggests then works."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+_SCRIPT = Path(sys.executable).with_name("netopsai")
+CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "netopsai.cli"]
+LIMIT = 2 << 30  # address space of the whole `netopsai` process
+NARROW = re.compile(r"narrow the window to at most (\d+[dhm]) for these ports")
+
+
+def _limited() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
+
+
+def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env.update(NETOPSAI_HOME=str(home), NO_COLOR="1", COLUMNS="200")
+    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL, preexec_fn=_limited)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("bounded") / "home"
+    assert _run(home, "lab", "init", "--scale", "small", "--seed", "7").returncode == 0
+    return home
+
+
+def test_a_year_of_every_port_is_a_clear_answer_under_a_memory_limit(home: Path) -> None:
+    done = _run(home, "ask", "top CRC errors across all switches in the last 365 days", "--json")
+    assert done.returncode == 0, done.stderr
+    r = json.loads(done.stdout)
+    errors = [err for e in r["evidence"] if e["tool"] == "telemetry" for err in e["errors"]]
+    assert errors and NARROW.search(errors[0]), errors
+    assert NARROW.search(" ".join(r["answer"].split()))  # the on-call reads it in the answer
+
+
+@pytest.mark.parametrize("window", ["99999d", {"start": "0001-01-01T00:00:00Z"}], ids=["99999d", "year-1"])
+def test_absurd_windows_are_refused_and_the_suggestion_works(home: Path, window: object) -> None:
+    args = {"metric": "errors", "top": 5, "window": window}
+    done = _run(home, "tool", "telemetry", json.dumps(args), "--json")
+    ev = json.loads(done.stdout)
+    m = NARROW.search(" ".join(ev["errors"]))
+    assert m and ev["rows"] == [], ev["errors"]
+    ok = json.loads(_run(home, "tool", "telemetry", json.dumps({**args, "window": m.group(1)}),
+                         "--json").stdout)
+    assert ok["errors"] == [] and ok["facts"]["ports"] > 0
