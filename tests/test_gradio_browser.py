@@ -255,3 +255,57 @@ def test_login_when_a_users_file_is_set(browser: Browser, home: Path) -> None:
         expect(pg.locator("#question textarea")).to_be_visible(timeout=30_000)
         shot(pg, "login-done.png")
         pg.close()
+
+
+def test_hostile_alarm_text_makes_the_browser_fetch_nothing(browser: Browser, tmp_path: Path) -> None:
+    """Trust F7: an alarm whose message carries an <img> and a markdown image pointing at a
+    listener on loopback is shown in the chat as text; the browser never requests either."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+
+    from sqlmodel import Session
+
+    from netopsai.store import tables as m
+
+    hits: list[str] = []
+
+    class Catch(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            hits.append(self.path)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    trap = ThreadingHTTPServer(("127.0.0.1", 0), Catch)
+    Thread(target=trap.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{trap.server_address[1]}"
+    home = tmp_path / "home"
+    home.mkdir()
+    engine = engine_for(f"sqlite:///{home / 'netopsai.db'}")
+    init_lab(engine, "default", "small", 7)
+    from datetime import timedelta
+    with Session(engine) as s:
+        s.add(m.Alarm(kind="LINK_DOWN", category="link", device="dc1-leaf-03", site="dc1",
+                      raised_at=lab_info(engine).clock - timedelta(minutes=10), source="syslog",
+                      message=f'port down <img src="{base}/html-img"> ![x]({base}/md-img) [y]({base}/link)'))
+        s.commit()
+    try:
+        with serving(home) as url:
+            ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+            pg = ctx.new_page()
+            pg.goto(url)
+            assert "Content-Security-Policy" in pg.content()
+            box = pg.locator("#question textarea")
+            expect(box).to_be_visible(timeout=30_000)
+            box.fill("any alarms on dc1-leaf-03 in the last 24h?")
+            box.press("Enter")
+            expect(pg.locator("#chat-status")).to_contain_text("answered in", timeout=30_000)
+            expect(pg.locator("#chat")).to_contain_text("![x](")  # shown as text, not rendered
+            pg.wait_for_timeout(1500)  # time for any image the page would load
+            shot(pg, "chat-hostile-alarm.png")
+            ctx.close()
+    finally:
+        trap.shutdown()
+    assert hits == []

@@ -200,6 +200,12 @@ def _loopback(host: str) -> bool:
         return host == "localhost"
 
 
+# images, media and frames from this server only: text from the network or a model that slips
+# through as markup still cannot make the browser fetch anything elsewhere (zero-click exfiltration)
+CSP = ('<meta http-equiv="Content-Security-Policy" content="img-src \'self\' data: blob:; '
+       "media-src 'self' data: blob:; frame-src 'none'; object-src 'none'\">")
+
+
 def serve(host: str = "127.0.0.1", port: int = 7860) -> None:
     """`netopsai serve`: launch and block. Login is on when NETOPSAI_UI_USERS names a users file."""
     _offline()
@@ -213,4 +219,4 @@ def serve(host: str = "127.0.0.1", port: int = 7860) -> None:
     app.queue(default_concurrency_limit=8).launch(
         server_name=host, server_port=port, share=False, inbrowser=False, auth=auth,
         show_error=False, ssr_mode=False, mcp_server=False, quiet=True, css=CSS,
-        footer_links=["settings"])
+        footer_links=["settings"], head=CSP)

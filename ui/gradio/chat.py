@@ -17,7 +17,14 @@ from gradio import ChatMessage
 from netopsai.cli.chat import describe
 from netopsai.errors import NetopsError
 from netopsai.service import Copilot, Step
-from netopsai.ui.gradio.views import evidence_html, link_citations, path_html, telemetry_plot, trace_of
+from netopsai.ui.gradio.views import (
+    evidence_html,
+    inert,
+    link_citations,
+    path_html,
+    telemetry_plot,
+    trace_of,
+)
 
 log = logging.getLogger(__name__)
 NEXT = {"planner": "running tools", "tools": "planning the next step", "coder": "analysing",
@@ -72,12 +79,12 @@ def step_messages(step: Step) -> list[ChatMessage]:
     (titled with the shared one-line description), one for a planner decision or diagnosis."""
     secs = round(step.ms / 1000, 3)
     if step.node in ("tools", "coder"):
-        return [ChatMessage(_evidence_body(ev, step.data.get("code")),
+        return [ChatMessage(inert(_evidence_body(ev, step.data.get("code"))),
                             metadata={"title": describe(Step(step.node, {"evidence": [ev]})),
                                       "duration": secs, "status": "done"})
                 for ev in step.data.get("evidence", [])]
     if step.node in ("planner", "diagnose"):
-        return [ChatMessage(_step_body(step),
+        return [ChatMessage(inert(_step_body(step)),
                             metadata={"title": describe(step), "duration": secs, "status": "done"})]
     return []
 
@@ -108,7 +115,7 @@ class ChatHandler:
         if not question:
             yield ChatView(history, status="Ask a question about the network.")
             return
-        history.append({"role": "user", "content": question})
+        history.append({"role": "user", "content": inert(question)})
         yield ChatView(history + [_pending("planning")], status="working…")
         answer, elapsed = "", 0.0
         try:
@@ -118,7 +125,7 @@ class ChatHandler:
                 elapsed = step.data.get("elapsed_ms", elapsed)
                 yield ChatView(history + [_pending(NEXT.get(step.node, "working"))], status="working…")
         except NetopsError as exc:  # bad input: one clear line, like the CLI
-            yield ChatView(history + [ChatMessage(f"**error:** {exc}")], status="error")
+            yield ChatView(history + [ChatMessage(f"**error:** {inert(str(exc))}")], status="error")
             return
         except Exception as exc:  # a front end never shows a traceback
             log.exception("chat turn failed")
@@ -132,7 +139,7 @@ class ChatHandler:
         """Stream the answer paragraph by paragraph, with the evidence panel already filled so
         its citation links resolve as soon as they appear."""
         panel, turn_ev, known = self._views(self.conversation(thread))
-        linked = _paragraphs(link_citations(answer, known))
+        linked = _paragraphs(link_citations(inert(answer), known))
         trace = trace_of(turn_ev)
         base = ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
                         "writing…", turn_ev)
@@ -159,9 +166,10 @@ class ChatHandler:
         history: list[Any] = []
         for m in state.get("messages", []):
             if m.type == "human":
-                history.append({"role": "user", "content": str(m.content)})
+                history.append({"role": "user", "content": inert(str(m.content))})
             elif m.type == "ai" and m.content and not getattr(m, "tool_calls", None):
-                history.append({"role": "assistant", "content": link_citations(str(m.content), known)})
+                history.append({"role": "assistant",
+                                "content": link_citations(inert(str(m.content)), known)})
         status = f"resumed thread `{thread}`" if history else f"new thread `{thread}`"
         trace = trace_of(turn_ev)
         return ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",

@@ -24,6 +24,17 @@ def anchor(evidence_id: str) -> str:
     return f"ev-{evidence_id}"
 
 
+_REF_DEF = re.compile(r"^(\s*)\[([^\]\n]+)\]:", re.M)
+
+
+def inert(markdown: str) -> str:
+    """Text from evidence or a model, unable to load anything once rendered: no HTML (`<` shown
+    as text) and no link or image (`[x](url)`, `![x](url)`, `[x][ref]`, `[ref]: url` keep their
+    characters but lose their meaning). Our own citation links are added after this."""
+    text = markdown.replace("<", "&lt;").replace("](", "]\\(").replace("][", "]\\[")
+    return _REF_DEF.sub(lambda m: f"{m.group(1)}\\[{m.group(2)}]:", text)
+
+
 def link_citations(answer: str, known: set[str]) -> str:
     """[E1] -> a link to the evidence panel's entry, so a citation shows the rows behind it."""
     def link(m: re.Match[str]) -> str:
