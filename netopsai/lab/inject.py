@@ -135,7 +135,7 @@ def inject(engine: Engine, sc: Scenario) -> Injected:
         avoid = _avoid(engine, info.version, clock, sc, resolved)
         inj = Injector(s, info.seed, clock)
         for f, r in resolved:
-            APPLY[f.kind](inj, r, parse_time(f.at, clock), f.params)
+            APPLY[f.kind](inj, r, f.time(clock), f.params)
         set_clock(s, clock)
         touch(s)
         s.commit()
@@ -150,9 +150,11 @@ def inject(engine: Engine, sc: Scenario) -> Injected:
 
 
 def _validate(engine: Engine, sc: Scenario) -> None:
+    clock = lab_info(engine).clock
     with Session(engine) as s:
         for f in sc.faults:
             _resolve(s, f, sc.question)
+            f.time(clock)
 
 
 def _scratch_lab(sc: Scenario, now: datetime | None) -> Engine:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
+from ipaddress import ip_network
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from netopsai.errors import NetopsError, unknown
+from netopsai.timewin import parse_time
 
 FAULT_KINDS = ("link_down", "link_flap", "crc_errors", "optic_degraded", "congestion",
                "mtu_mismatch", "dci_link_down", "device_down", "device_reboot", "host_down",
@@ -30,11 +32,55 @@ class Target(_Strict):
     prefix: str | None = None
 
 
+# the numeric params each fault kind takes, and their sane ranges: a scenario is checked
+# against these before the store is touched (a billion flaps must not re-build the lab first)
+PARAM_RANGES: dict[str, dict[str, tuple[float, float]]] = {
+    "link_flap": {"count": (1, 1000)},
+    "crc_errors": {"rate": (1, 10_000_000)},
+    "optic_degraded": {"rx_power_dbm": (-40, 5)},
+    "congestion": {"util": (0.01, 1.0)},
+    "mtu_mismatch": {"mtu": (68, 9216)},
+    "change": {"duration_min": (0, 10_080)},
+}
+CIDR_PARAMS = {"acl_block": ("dst", "src"), "blackhole": ("dst",)}
+MAX_BEFORE = timedelta(days=30)  # a fault this long before the lab clock has no history to sit in
+
+
 class FaultSpec(_Strict):
     kind: str
     at: str = "-10m"
     target: Target = Field(default_factory=Target)
     params: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _params_in_range(self) -> FaultSpec:
+        for name, (low, high) in PARAM_RANGES.get(self.kind, {}).items():
+            if name not in self.params:
+                continue
+            value = self.params[name]
+            if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+                raise ValueError(f"{self.kind} param {name} must be a number from {low:g} to {high:g}, "
+                                 f"got {value!r}")
+        for name in CIDR_PARAMS.get(self.kind, ()):
+            if name in self.params:
+                try:
+                    ip_network(str(self.params[name]), strict=False)
+                except ValueError:
+                    raise ValueError(f"{self.kind} param {name} must be a CIDR such as 10.2.1.0/24, "
+                                     f"got {self.params[name]!r}") from None
+        return self
+
+    def time(self, clock: datetime) -> datetime:
+        """When the fault starts: at most MAX_BEFORE before the lab clock and not after it."""
+        t = parse_time(self.at, clock)
+        if not clock - MAX_BEFORE <= t <= clock:
+            raise NetopsError(f"fault {self.kind}: 'at' {self.at!r} is {_off(t, clock)} the lab clock; "
+                              "use a time within the 30 days before it, e.g. -25m")
+        return t
+
+
+def _off(t: datetime, clock: datetime) -> str:
+    return "after" if t > clock else "more than 30 days before"
 
 
 class LabRef(_Strict):
@@ -83,7 +129,7 @@ def load_scenario(path: str | Path) -> Scenario:
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"])
-        raise NetopsError(f"{p}: {loc}: {err['msg']}") from None
+        raise NetopsError(f"{p}: {loc}: {err['msg'].removeprefix('Value error, ')}") from None
     for f in sc.faults:
         if f.kind not in FAULT_KINDS:
             raise unknown("fault kind", f.kind, FAULT_KINDS)
