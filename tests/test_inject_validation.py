@@ -42,7 +42,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ({"kind": "mtu_mismatch", "target": LINK, "params": {"mtu": -1}}, "mtu must be a number from 68"),
     ({"kind": "congestion", "target": LINK, "params": {"util": "lots"}}, "util must be a number"),
     ({"kind": "acl_block", "target": {"device": "dc1-leaf-03"}, "params": {"dst": "10.2.1.300/24"}},
-     "dst must be a CIDR"),
+     "bad prefix '10.2.1.300/24' for param dst"),
 ], ids=["at-99999d", "at-future", "count-1e9", "count-negative", "mtu-negative", "util-text", "bad-cidr"])
 @pytest.mark.parametrize("seed", [7, 8], ids=["same-lab", "other-lab"])  # 8: the lab would be re-built
 def test_a_bad_scenario_changes_nothing(home: Path, tmp_path: Path, fault: dict[str, object],

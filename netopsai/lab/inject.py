@@ -121,6 +121,8 @@ def _question_dst(s: Session, question: str) -> str:
 
 
 def inject(engine: Engine, sc: Scenario) -> Injected:
+    for f in sc.faults:  # cheap checks first: a bad param must not cost a scratch lab
+        f.check_params()
     now = as_utc(sc.now) if sc.now else None
     reinit = _needs_init(engine, sc, now)
     _validate(_scratch_lab(sc, now) if reinit else engine, sc)  # before touching anything

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from netopsai.errors import NetopsError, unknown
 from netopsai.timewin import parse_time
@@ -52,23 +52,22 @@ class FaultSpec(_Strict):
     target: Target = Field(default_factory=Target)
     params: dict[str, Any] = Field(default_factory=dict)
 
-    @model_validator(mode="after")
-    def _params_in_range(self) -> FaultSpec:
+    def check_params(self) -> None:
+        """Numeric params in range and CIDRs that parse: a NetopsError naming the first that is
+        not (before anything is built)."""
         for name, (low, high) in PARAM_RANGES.get(self.kind, {}).items():
-            if name not in self.params:
-                continue
-            value = self.params[name]
-            if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-                raise ValueError(f"{self.kind} param {name} must be a number from {low:g} to {high:g}, "
-                                 f"got {value!r}")
+            value = self.params.get(name)
+            if name in self.params and (isinstance(value, bool) or not isinstance(value, int | float)
+                                        or not low <= value <= high):
+                raise NetopsError(f"fault {self.kind}: param {name} must be a number from {low:g} to "
+                                  f"{high:g}, got {value!r}")
         for name in CIDR_PARAMS.get(self.kind, ()):
             if name in self.params:
                 try:
                     ip_network(str(self.params[name]), strict=False)
                 except ValueError:
-                    raise ValueError(f"{self.kind} param {name} must be a CIDR such as 10.2.1.0/24, "
-                                     f"got {self.params[name]!r}") from None
-        return self
+                    raise NetopsError(f"fault {self.kind}: bad prefix {self.params[name]!r} for param "
+                                      f"{name} (a CIDR such as 10.2.1.0/24)") from None
 
     def time(self, clock: datetime) -> datetime:
         """When the fault starts: at most MAX_BEFORE before the lab clock and not after it."""
@@ -129,10 +128,11 @@ def load_scenario(path: str | Path) -> Scenario:
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(x) for x in err["loc"])
-        raise NetopsError(f"{p}: {loc}: {err['msg'].removeprefix('Value error, ')}") from None
+        raise NetopsError(f"{p}: {loc}: {err['msg']}") from None
     for f in sc.faults:
         if f.kind not in FAULT_KINDS:
             raise unknown("fault kind", f.kind, FAULT_KINDS)
+        f.check_params()
     if sc.expect and sc.expect.root_cause not in LABELS:
         raise unknown("root-cause label", sc.expect.root_cause, LABELS)
     return sc

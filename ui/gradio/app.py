@@ -78,16 +78,18 @@ class _ChatEvents:
     def like(self, tid: str, data: gr.LikeData, request: gr.Request) -> str:
         return self.chat.feedback(tid, data.liked is True, getattr(request, "username", None))
 
-    def open_thread(self, tid: str) -> tuple[Any, ...]:
-        tid = (tid or "").strip() or new_thread()
-        return (tid, tid, *_chat_outputs(self.chat.resume(tid))[1:])
+    def open_thread(self, tid: str, request: gr.Request) -> tuple[Any, ...]:
+        asked = (tid or "").strip()
+        tid = asked or new_thread()
+        view = self.chat.resume(tid, getattr(request, "username", None), asked=bool(asked))
+        return (tid, tid, *_chat_outputs(view)[1:])
 
-    def new_thread(self) -> tuple[Any, ...]:
-        return self.open_thread("")
+    def new_thread(self, request: gr.Request) -> tuple[Any, ...]:
+        return self.open_thread("", request)
 
     def on_load(self, request: gr.Request) -> tuple[Any, ...]:
         # ?thread=ID resumes a saved conversation (a reload, or a link shared in the incident)
-        return self.open_thread(dict(request.query_params).get("thread", "") if request else "")
+        return self.open_thread(dict(request.query_params).get("thread", "") if request else "", request)
 
 
 def _chat_tab(app: gr.Blocks, chat: ChatHandler) -> None:

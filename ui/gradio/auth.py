@@ -9,15 +9,19 @@ from __future__ import annotations
 import getpass
 import hashlib
 import hmac
+import logging
 import os
 import secrets
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from netopsai.errors import NetopsError
 
 ENV = "NETOPSAI_UI_USERS"
+log = logging.getLogger("netopsai.ui")
 N, R, P = 2**14, 8, 1  # ~16 MB and ~50 ms per check: slow for guessing, fine for a login
 
 
@@ -55,19 +59,56 @@ def load_users(path: Path) -> dict[str, str]:
     return users
 
 
-def authenticator(path: str | Path | None = None) -> Callable[[str, str], bool] | None:
+class Throttle:
+    """Guessing passwords gets slow: after FREE failures for a name, that name is refused
+    without a check for a lockout that doubles with each further failure (up to MAX_LOCK_S);
+    a success clears it. Per name, so one user's typos do not lock the others out."""
+
+    FREE, FIRST_LOCK_S, MAX_LOCK_S = 5, 30.0, 900.0
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.failures: dict[str, int] = {}
+        self.until: dict[str, float] = {}
+        self.lock = threading.Lock()
+
+    def locked(self, name: str) -> bool:
+        with self.lock:
+            return self.clock() < self.until.get(name, 0.0)
+
+    def record(self, name: str, ok: bool) -> None:
+        with self.lock:
+            if ok:
+                self.failures.pop(name, None)
+                self.until.pop(name, None)
+                return
+            n = self.failures[name] = self.failures.get(name, 0) + 1
+            if n >= self.FREE:
+                wait = min(self.MAX_LOCK_S, self.FIRST_LOCK_S * 2 ** (n - self.FREE))
+                self.until[name] = self.clock() + wait
+
+
+def authenticator(path: str | Path | None = None,
+                  throttle: Throttle | None = None) -> Callable[[str, str], bool] | None:
     """Gradio's `auth` callable for the users file, or None when login is off."""
     where = path or os.environ.get(ENV)
     if not where:
         return None
     users = load_users(Path(where).expanduser())
+    guard = throttle or Throttle()
 
     def check(name: str, password: str) -> bool:
+        if guard.locked(name):
+            log.warning("login refused for %r: too many wrong passwords, locked for now", name)
+            return False
         stored = users.get(name)
         if stored is None:
             verify_password(password, hash_password("x"))  # same cost, so names do not leak by timing
-            return False
-        return verify_password(password, stored)
+            ok = False
+        else:
+            ok = verify_password(password, stored)
+        guard.record(name, ok)
+        return ok
     return check
 
 

@@ -48,6 +48,12 @@ def new_thread() -> str:
     return uuid.uuid4().hex[:16]
 
 
+def thread_key(thread: str, user: str | None) -> str:
+    """A web thread's id in the store: with login on, each user's threads are their own, so an
+    id from someone else opens nothing of theirs."""
+    return f"web:{user}:{thread}" if user else thread
+
+
 def _pending(what: str) -> ChatMessage:
     return ChatMessage(f"{what}…", metadata={"title": what, "status": "pending"})
 
@@ -97,9 +103,9 @@ class ChatHandler:
     def __init__(self, copilot: Copilot) -> None:
         self.copilot = copilot
 
-    def conversation(self, thread: str) -> dict[str, Any]:
+    def conversation(self, thread: str, user: str | None = None) -> dict[str, Any]:
         """The thread's saved state (the checkpointer keeps it across restarts)."""
-        return self.copilot.thread(thread).state
+        return self.copilot.thread(thread_key(thread, user)).state
 
     def _views(self, state: dict[str, Any]) -> tuple[str, list[dict[str, Any]], set[str]]:
         evidence = state.get("evidence", [])
@@ -119,7 +125,7 @@ class ChatHandler:
         yield ChatView(history + [_pending("planning")], status="working…")
         answer, elapsed = "", 0.0
         try:
-            for step in self.copilot.ask(question, thread, user):
+            for step in self.copilot.ask(question, thread_key(thread, user), user):
                 history += step_messages(step)
                 answer = step.data.get("answer", answer) if step.node == "summarizer" else answer
                 elapsed = step.data.get("elapsed_ms", elapsed)
@@ -132,13 +138,13 @@ class ChatHandler:
             yield ChatView(history + [ChatMessage(f"**internal error:** {type(exc).__name__}: {exc}")],
                            status="error")
             return
-        yield from self._answer(history, answer, thread, elapsed)
+        yield from self._answer(history, answer, thread, user, elapsed)
 
-    def _answer(self, history: list[Any], answer: str, thread: str,
+    def _answer(self, history: list[Any], answer: str, thread: str, user: str | None,
                 elapsed: float) -> Iterator[ChatView]:
         """Stream the answer paragraph by paragraph, with the evidence panel already filled so
         its citation links resolve as soon as they appear."""
-        panel, turn_ev, known = self._views(self.conversation(thread))
+        panel, turn_ev, known = self._views(self.conversation(thread, user))
         linked = _paragraphs(link_citations(inert(answer), known))
         trace = trace_of(turn_ev)
         base = ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
@@ -154,14 +160,16 @@ class ChatHandler:
         if not liked:
             return "Noted: not confirmed, nothing saved."
         try:
-            row = self.copilot.confirm(thread, f"gradio:{user or 'anonymous'}", "gradio")
+            row = self.copilot.confirm(thread_key(thread, user), f"gradio:{user or 'anonymous'}",
+                                       "gradio")
         except NetopsError as exc:
             return str(exc)
         return f"Saved to incident memory: `{row.label}` at {row.device or '-'}."
 
-    def resume(self, thread: str) -> ChatView:
-        """A saved thread's conversation, so an on-call can pick it up after a reload."""
-        state = self.conversation(thread)
+    def resume(self, thread: str, user: str | None = None, asked: bool = False) -> ChatView:
+        """A saved thread's conversation, so an on-call can pick it up after a reload. `asked`:
+        the id came from the on-call (a link, the box), so an empty thread is one not found."""
+        state = self.conversation(thread, user)
         panel, turn_ev, known = self._views(state)
         history: list[Any] = []
         for m in state.get("messages", []):
@@ -170,7 +178,9 @@ class ChatHandler:
             elif m.type == "ai" and m.content and not getattr(m, "tool_calls", None):
                 history.append({"role": "assistant",
                                 "content": link_citations(inert(str(m.content)), known)})
-        status = f"resumed thread `{thread}`" if history else f"new thread `{thread}`"
+        status = (f"resumed thread `{thread}`" if history else
+                  f"thread `{thread}` not found; a new conversation starts under it" if asked else
+                  f"new thread `{thread}`")
         trace = trace_of(turn_ev)
         return ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
                         status, turn_ev)
