@@ -151,7 +151,8 @@ class SlackSender:
     def slash(self, text: str, user: str, channel: str, **kw: Any) -> tuple[int, str]:
         body = urlencode({"token": "legacy", "team_id": "T1", "channel_id": channel,
                           "channel_name": "ops", "user_id": user, "command": "/netops",
-                          "text": text, "response_url": self.response_url, "trigger_id": "1.2.3"})
+                          "text": text, "response_url": self.response_url,
+                          "trigger_id": f"{time.time_ns()}.1"})  # unique, as Slack's are
         return self.post(body, "application/x-www-form-urlencoded", **kw)
 
     def event(self, ev: dict[str, Any]) -> tuple[int, str]:

@@ -296,3 +296,49 @@ def test_batch_from_an_attached_file_in_a_dm(bot: str, fake: FakeSlackAPI) -> No
     assert fake.auth_headers[download] == f"Bearer {TOKEN}"
     final = texts(fake.of("chat.update")[-1]["blocks"])
     assert "1 pair fails at dc1-leaf-03: config.acl_block" in final and "*total*\\n2" in final
+
+
+def _signed(bot: str, body: str, ts: str) -> Any:
+    """One request, signed with the real secret, that can be sent more than once unchanged."""
+    import hashlib
+    import hmac
+    import urllib.request
+
+    digest = hmac.new(SECRET.encode(), f"v0:{ts}:{body}".encode(), hashlib.sha256).hexdigest()
+    return urllib.request.Request(bot, data=body.encode(), method="POST", headers={
+        "Content-Type": "application/json", "X-Slack-Request-Timestamp": ts,
+        "X-Slack-Signature": f"v0={digest}"})
+
+
+def _send(req: Any) -> int:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(req, timeout=120) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as err:
+        return int(err.code)
+
+
+def test_a_malformed_timestamp_is_400_and_does_nothing(bot: str, fake: FakeSlackAPI) -> None:
+    body = json.dumps({"type": "event_callback", "event_id": "EvBad", "event": {
+        "type": "app_mention", "user": ONCALL, "channel": OPS, "ts": "1700000009.000100",
+        "text": "<@UBOT> details of dc1-leaf-03"}})
+    assert _send(_signed(bot, body, "soon")) == 400
+    assert fake.methods() == []
+
+
+def test_a_replayed_request_is_processed_once(bot: str, fake: FakeSlackAPI) -> None:
+    body = json.dumps({"token": "legacy", "team_id": "T1", "api_app_id": "A1", "type": "event_callback",
+                       "event_id": "EvReplay", "event_time": 1700000010, "event": {
+                           "type": "app_mention", "user": ONCALL, "channel": OPS,
+                           "ts": "1700000010.000100", "text": "<@UBOT> details of dc1-leaf-03"}})
+    import time
+
+    req = _signed(bot, body, str(int(time.time())))
+    assert _send(req) == 200
+    first = len(fake.of("chat.postMessage"))
+    assert first >= 1
+    assert _send(req) == 200  # acknowledged ...
+    assert len(fake.of("chat.postMessage")) == first  # ... but not answered a second time

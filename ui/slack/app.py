@@ -5,6 +5,9 @@ address we bind ourselves (127.0.0.1 unless told otherwise; app.start() would bi
 from __future__ import annotations
 
 import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
 from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -47,9 +50,44 @@ class _QuietHandler(WSGIRequestHandler):
         log.debug("%s - " + format, self.address_string(), *args)
 
 
+class RequestGuard:
+    """In front of bolt's handler: a timestamp header that is not a number is 400 (not a 500
+    from inside bolt), and a request that was accepted once — the same signature, within the
+    five minutes bolt accepts a timestamp for — is acknowledged again but not processed again,
+    so a replayed command or a retry does not run twice."""
+
+    WINDOW_S = 300
+
+    def __init__(self, inner: Callable[..., Iterable[bytes]]) -> None:
+        self.inner = inner
+        self.seen: dict[str, float] = {}
+        self.lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        stamp = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP")
+        if stamp is not None and not stamp.strip().isdigit():
+            start_response("400 Bad Request", [("Content-Type", "text/plain")])
+            return [b"x-slack-request-timestamp must be a number of seconds"]
+        signature = environ.get("HTTP_X_SLACK_SIGNATURE", "")
+        now = time.monotonic()
+        with self.lock:
+            self.seen = {k: t for k, t in self.seen.items() if now - t < self.WINDOW_S}
+            if signature and signature in self.seen:
+                start_response("200 OK", [("Content-Type", "text/plain")])
+                return [b""]
+
+        def remember(status: str, headers: list[tuple[str, str]], *rest: Any) -> Any:
+            if signature and status.startswith("2"):
+                with self.lock:
+                    self.seen[signature] = now
+            return start_response(status, headers, *rest)
+
+        return self.inner(environ, remember)
+
+
 def serve_http(app: App, host: str = "127.0.0.1", port: int = 3000) -> WSGIServer:
     """A threaded WSGI server for the app's events endpoint; the caller runs serve_forever()."""
-    return make_server(host, port, SlackRequestHandler(app, path=EVENTS_PATH),
+    return make_server(host, port, RequestGuard(SlackRequestHandler(app, path=EVENTS_PATH)),
                        server_class=_ThreadingWSGIServer, handler_class=_QuietHandler)
 
 
