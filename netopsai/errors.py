@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 
 class NetopsError(Exception):
@@ -27,3 +28,20 @@ def unknown(kind: str, word: str, choices: Iterable[str]) -> NetopsError:
     if not near and len(pool) <= 12:  # a short list of valid values is the best hint
         hint = f"; valid: {', '.join(pool)}"
     return NetopsError(f"unknown {kind} {word!r}{hint}")
+
+
+def read_text(path: Path, what: str) -> str:
+    """An input file's text (UTF-8, a BOM allowed), or a one-line error naming the file and what
+    is wrong with it: missing, a directory, unreadable, or not text at all."""
+    if not path.exists():
+        raise NetopsError(f"{what} not found: {path}")
+    if path.is_dir():
+        raise NetopsError(f"{what} {path} is a directory")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise NetopsError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise NetopsError(f"{what} {path} is not UTF-8 text") from None

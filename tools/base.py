@@ -130,6 +130,8 @@ def _call(t: Tool, args: dict[str, Any] | str, backends: Backends) -> Evidence:
             raw = json.loads(args or "{}")
         except json.JSONDecodeError as exc:
             return failed(t.name, {}, f"malformed JSON arguments: {exc.msg} at column {exc.colno}")
+        except RecursionError:
+            return failed(t.name, {}, "malformed JSON arguments: nested too deeply")
     if not isinstance(raw, dict):
         return failed(t.name, {}, "arguments must be a JSON object")
     try:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from netopsai.backends.base import Backends
 from netopsai.errors import NetopsError
+from netopsai.errors import read_text as read_file
 
 SOURCE_ENV = "NETOPSAI_PROBE_SOURCE"  # the configured probe source for bare IPs
 DEFAULT_SITE = "dc1"
@@ -139,15 +140,4 @@ def check_source(source: str) -> str:
 
 def read_text(path: Path) -> str:
     """The input file's text, or a one-line error naming what is wrong with it."""
-    if not path.exists():
-        raise NetopsError(f"batch file not found: {path}")
-    if path.is_dir():
-        raise NetopsError(f"batch file {path} is a directory")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise NetopsError(f"cannot read batch file {path}: {exc.strerror or exc}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise NetopsError(f"batch file {path} is not UTF-8 text") from None
+    return read_file(path, "batch file")

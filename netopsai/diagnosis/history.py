@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from netopsai.diagnosis.memory import IncidentMemory
-from netopsai.errors import NetopsError
+from netopsai.errors import NetopsError, read_text
 from netopsai.store.tables import Incident
 
 UNCONFIRMABLE = ("none", "inconclusive")
@@ -32,9 +32,7 @@ def confirm(memory: IncidentMemory, diagnosis: dict[str, Any] | None, who: str, 
 
 
 def _rows(path: Path) -> list[Any]:
-    if not path.is_file():
-        raise NetopsError(f"history file not found: {path}")
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, "history file")
     try:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError):

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from netopsai.errors import NetopsError, unknown
+from netopsai.errors import NetopsError, read_text, unknown
 from netopsai.timewin import parse_time
 
 FAULT_KINDS = ("link_down", "link_flap", "crc_errors", "optic_degraded", "congestion",
@@ -113,10 +113,9 @@ class Scenario(_Strict):
 
 def load_scenario(path: str | Path) -> Scenario:
     p = Path(path)
-    if not p.is_file():
-        raise NetopsError(f"scenario file not found: {p}")
+    text = read_text(p, "scenario file")
     try:
-        data = yaml.safe_load(p.read_text())
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""

@@ -28,6 +28,8 @@ def yaml_batch(path: Path, scale: str, seed: int) -> InventoryBatch:
         root = yaml.compose(text)
     except OSError as exc:
         raise Problem(label, 0, "", f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise Problem(label, 0, "", "not UTF-8 text") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise Problem(label, mark.line + 1 if mark else 0, "",

@@ -14,7 +14,15 @@ from ipaddress import ip_interface, ip_network
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
 
 from netopsai.errors import closest
 
@@ -62,6 +70,9 @@ IpStatus = Annotated[str, _one_of(IP_STATUSES, "status", "active")]
 IpRole = Annotated[str, _one_of(IP_ROLES, "role")]
 
 
+ASN_MAX = 4_294_967_295  # 32-bit AS numbers (RFC 6793)
+
+
 class _Row(BaseModel):
     model_config = ConfigDict(str_strip_whitespace=True, extra="ignore")
 
@@ -77,7 +88,7 @@ class DeviceRow(_Row):
     device_type: str = ""
     platform: str = ""
     primary_ip4: str = ""
-    cf_asn: Annotated[int | None, _BLANK_IS_NONE] = None
+    cf_asn: Annotated[int | None, _BLANK_IS_NONE, Field(ge=0, le=ASN_MAX)] = None
 
     @field_validator("role")
     @classmethod
@@ -222,6 +233,8 @@ def read_csv(path: Path) -> tuple[str, list[Located]]:
         text = path.read_text(encoding="utf-8-sig")  # NetBox exports may carry a BOM
     except OSError as exc:
         raise Problem(label, 0, "", f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise Problem(label, 0, "", "not UTF-8 text (a NetBox CSV export is)") from None
     reader = csv.reader(text.splitlines())
     raw = next(reader, None)
     kind = detect_kind([normal_header(h) for h in raw or []])
