@@ -104,8 +104,10 @@ def summarize(state: CopilotState) -> str:
 
 
 def llm_plan(state: CopilotState, tb: Toolbox, planner: Any, first: bool) -> dict[str, Any]:
-    """One LLM planner step. The offline plan is kept for routing (intent) and as the fallback
-    when the model fails; the answer then says the offline planner took the turn."""
+    """One LLM planner step. The offline plan is kept for routing (intent), as the fallback
+    when the model fails (the answer then says the offline planner took the turn), and as the
+    floor for a question it recognises: a model that plans nothing, or only other tools, does
+    not leave the on-call with less than the offline planner would have found."""
     base = offline_plan(state, tb) if first else {}
     history = state.get("messages", [])[:-1]
     d = planner.plan(state["question"], tb.clock(), history, turn_evidence(state))
@@ -117,9 +119,19 @@ def llm_plan(state: CopilotState, tb: Toolbox, planner: Any, first: bool) -> dic
         pending = base.get("pending", []) if first else _missing_checks(state)
         return {**out, "pending": pending, "llm": "fallback",
                 "notes": [*(base.get("notes") or state.get("notes", [])), note]}
+    floor = base.get("pending", [])  # what the offline planner would look up (first turn)
+    if d.done and first and floor:  # a weak model answers from nothing: the evidence comes first
+        note = ("The model planned no lookup for a question the offline planner knows; its "
+                "calls ran instead.")
+        return {**out, "pending": floor, "llm": "done", "llm_text": "",
+                "notes": [*(base.get("notes") or []), note]}
     if d.done:
         return {**out, "pending": _missing_checks(state), "llm": "done", "llm_text": d.text}
     pending = [{"tool": c.tool, "args": c.args} for c in d.calls]
+    if first and floor and not {c["tool"] for c in floor} & {c["tool"] for c in pending}:
+        pending += floor  # the model looked elsewhere: the offline plan is the floor
+        out["notes"] = [*(base.get("notes") or []), "The model's calls missed what the question "
+                        "asks about; the offline planner's calls were added."]
     if first and base.get("intent") == DIAGNOSE:
         # the model plans the first step; verification (checks on the path) is the engine's,
         # so the model is not asked again until it writes the answer

@@ -77,3 +77,25 @@ def test_llm_diagnosis_still_verifies(backends: Any, fake_openai: FakeOpenAI) ->
     assert r["answer"].startswith("No fault")
     assert r["tokens"]["prompt"] > 0 and r["llm_calls"] == 2
     assert "tools" not in fake_openai.requests[-1]  # the summarizer call carries no schemas
+
+
+def test_a_model_that_plans_nothing_does_not_lower_the_floor(backends: Any, fake_openai: FakeOpenAI) -> None:
+    # a weak model answers from nothing, then writes uncited prose twice: the offline plan's
+    # lookup runs anyway, and the cited template answer stands, saying what the model did
+    fake_openai.script(text("Everything is fine."), text("ok"), text("ok again"))
+    r = copilot(backends, fake_openai).answer("who owns 10.1.3.20?", "llm-floor")
+    assert [e["tool"] for e in r["evidence"]] == ["metadata"]
+    assert "dc1-host-03-1" in r["answer"] and "Everything is fine" not in r["answer"]
+    assert "planned no lookup" in r["answer"]
+    assert validate_citations(r["answer"], {e["id"] for e in r["evidence"]}) == []
+    assert fake_openai.unscripted == 0
+
+
+def test_a_model_that_looks_elsewhere_gets_the_offline_calls_added(backends: Any,
+                                                                   fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(calls(call("changelog", {"window": "1h"})),
+                       text("10.1.3.20 belongs to dc1-host-03-1 [E2]."))
+    r = copilot(backends, fake_openai).answer("who owns 10.1.3.20?", "llm-elsewhere")
+    assert [e["tool"] for e in r["evidence"]] == ["changelog", "metadata"]
+    assert r["answer"].startswith("10.1.3.20 belongs to dc1-host-03-1 [E2].")
+    assert "offline planner's calls were added" in r["answer"]
