@@ -115,7 +115,9 @@ def llm_plan(state: CopilotState, tb: Toolbox, planner: Any, first: bool) -> dic
     out: dict[str, Any] = {**base, "llm_calls": state.get("llm_calls", 0) + d.llm_calls,
                            "tokens": {k: tokens.get(k, 0) + d.tokens.get(k, 0) for k in tokens}}
     if d.fallback_reason:
-        note = f"The LLM was not usable this turn ({d.fallback_reason}); the offline planner answered."
+        done = ("the offline planner answered" if first else
+                "the answer is written from the evidence gathered so far")
+        note = f"The LLM was not usable this turn ({d.fallback_reason}); {done}."
         pending = base.get("pending", []) if first else _missing_checks(state)
         return {**out, "pending": pending, "llm": "fallback",
                 "notes": [*(base.get("notes") or state.get("notes", [])), note]}

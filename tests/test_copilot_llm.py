@@ -99,3 +99,11 @@ def test_a_model_that_looks_elsewhere_gets_the_offline_calls_added(backends: Any
     assert [e["tool"] for e in r["evidence"]] == ["changelog", "metadata"]
     assert r["answer"].startswith("10.1.3.20 belongs to dc1-host-03-1 [E2].")
     assert "offline planner's calls were added" in r["answer"]
+
+
+def test_a_failure_after_the_first_plan_does_not_claim_a_replan(backends: Any,
+                                                                fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(calls(call("metadata", {"query": "ip", "ip": "10.1.3.20"})), status(500))
+    r = copilot(backends, fake_openai).answer("who owns 10.1.3.20?", "llm-late-500")
+    assert "written from the evidence gathered so far" in r["answer"]
+    assert "offline planner answered" not in r["answer"] and "dc1-host-03-1" in r["answer"]
