@@ -37,7 +37,11 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (["inventory", "import", "{file}"], BINARY, "not UTF-8 text"),
     (["inventory", "import", "{file}"], b"name,role,site,cf_asn\nsw1,leaf,dc9,99999999999999999999\n",
      "cf_asn"),
-], ids=["deep-json", "binary-scenario", "binary-history", "binary-csv", "asn-out-of-range"])
+    (["inventory", "import", "{file}"], b"name,role,site,primary_ip4\nsw1,leaf,dc9,10.250.0.300/24\n",
+     "'10.250.0.300/24' is not an IP address"),
+    (["inventory", "import", "--replace", "{file}"], b"name,role,site\n", "add --force"),
+], ids=["deep-json", "binary-scenario", "binary-history", "binary-csv", "asn-out-of-range",
+        "bad-mgmt-address", "header-only-replace"])
 def test_bad_input_is_one_line(home: Path, tmp_path: Path, args: list[str], content: bytes | None,
                                said: str) -> None:
     path = tmp_path / ("devices.csv" if "inventory" in args else "input.yaml")
@@ -47,3 +51,4 @@ def test_bad_input_is_one_line(home: Path, tmp_path: Path, args: list[str], cont
     assert done.returncode != 0 and said in done.stderr, done.stderr[-500:]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "internal error" not in lines[0] and "Traceback" not in done.stderr
+    assert _run(home, "lab", "status").stdout.startswith("lab default/small seed 7")  # all still there

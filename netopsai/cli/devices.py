@@ -31,13 +31,15 @@ def inventory_import(
         scale: Annotated[str, typer.Option(help="Scale preset of a YAML spec")] = "small",
         seed: Annotated[int, typer.Option(help="Seed of a YAML spec's generator")] = 7,
         replace: Annotated[bool, typer.Option(help="Empty the store first (e.g. it holds the lab)")]
+        = False,
+        force: Annotated[bool, typer.Option(help="With --replace: allow files that hold no devices")]
         = False) -> None:
     """Import NetBox CSV exports (devices, interfaces, cables, prefixes, IP addresses) or a YAML
     spec; every file is validated first and a failed import changes nothing."""
     from netopsai.store.engine import get_engine
     from netopsai.store.inventory_import import import_files
 
-    result = import_files(get_engine(), files, scale=scale, seed=seed, replace=replace)
+    result = import_files(get_engine(), files, scale=scale, seed=seed, replace=replace, force=force)
     typer.echo(result.line())
 
 

@@ -38,7 +38,7 @@ class ImportResult:
 
 
 def import_files(engine: Engine, paths: list[Path], scale: str = "small", seed: int = 7,
-                 replace: bool = False) -> ImportResult:
+                 replace: bool = False, force: bool = False) -> ImportResult:
     """Validate every file, then write them in one transaction; a bad file changes nothing."""
     if not paths:
         raise NetopsError("no files to import")
@@ -46,7 +46,7 @@ def import_files(engine: Engine, paths: list[Path], scale: str = "small", seed: 
         batch, skipped = build_batch(engine, paths, scale, seed, replace)
     except Problem as exc:
         raise NetopsError(str(exc)) from None
-    return ImportResult([str(p) for p in paths], sync_inventory(engine, batch, replace), skipped)
+    return ImportResult([str(p) for p in paths], sync_inventory(engine, batch, replace, force), skipped)
 
 
 def build_batch(engine: Engine, paths: list[Path], scale: str, seed: int,

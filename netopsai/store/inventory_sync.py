@@ -90,8 +90,13 @@ def network_kind(session: Session) -> str:
     return "lab" if get_meta(session, "clock") else "empty"
 
 
-def sync_inventory(engine: Engine, batch: InventoryBatch, replace: bool = False) -> SyncReport:
-    """Upsert the batch in one transaction; `replace` first empties the whole store."""
+def sync_inventory(engine: Engine, batch: InventoryBatch, replace: bool = False,
+                   force: bool = False) -> SyncReport:
+    """Upsert the batch in one transaction; `replace` first empties the whole store, which a
+    batch with no devices (a header-only export) may do only with `force`."""
+    if replace and not batch.devices and not force:
+        raise NetopsError("the files hold no devices: --replace would leave an empty inventory; "
+                          "add --force if that is what you want")
     create_all(engine)
     with Session(engine) as s:
         if replace:

@@ -70,6 +70,16 @@ IpStatus = Annotated[str, _one_of(IP_STATUSES, "status", "active")]
 IpRole = Annotated[str, _one_of(IP_ROLES, "role")]
 
 
+def _address_or_blank(v: str) -> str:
+    """An interface address (10.1.0.5 or 10.1.0.5/24), checked: 10.250.0.300/24 is not one."""
+    if v.strip():
+        try:
+            ip_interface(v.strip())
+        except ValueError:
+            raise ValueError(f"{v!r} is not an IP address") from None
+    return v.strip()
+
+
 ASN_MAX = 4_294_967_295  # 32-bit AS numbers (RFC 6793)
 
 
@@ -87,7 +97,7 @@ class DeviceRow(_Row):
     manufacturer: str = ""
     device_type: str = ""
     platform: str = ""
-    primary_ip4: str = ""
+    primary_ip4: Annotated[str, AfterValidator(_address_or_blank)] = ""
     cf_asn: Annotated[int | None, _BLANK_IS_NONE, Field(ge=0, le=ASN_MAX)] = None
 
     @field_validator("role")
