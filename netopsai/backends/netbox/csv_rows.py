@@ -81,6 +81,7 @@ def _address_or_blank(v: str) -> str:
 
 
 ASN_MAX = 4_294_967_295  # 32-bit AS numbers (RFC 6793)
+Asn = Annotated[int, Field(ge=0, le=ASN_MAX)]
 
 
 class _Row(BaseModel):
@@ -98,7 +99,7 @@ class DeviceRow(_Row):
     device_type: str = ""
     platform: str = ""
     primary_ip4: Annotated[str, AfterValidator(_address_or_blank)] = ""
-    cf_asn: Annotated[int | None, _BLANK_IS_NONE, Field(ge=0, le=ASN_MAX)] = None
+    cf_asn: Annotated[Asn | None, _BLANK_IS_NONE] = None
 
     @field_validator("role")
     @classmethod
