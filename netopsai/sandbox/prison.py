@@ -52,16 +52,18 @@ def argv(writable: Path | None, network: bool, chdir: bool = True) -> list[str]:
             "--unshare-uts", "--unshare-cgroup-try"]
     if not network:
         args.append("--unshare-net")
+    # the private /tmp first: an interpreter or checkout under /tmp is bound on top of it
+    args += ["--tmpfs", "/tmp"]
     kept = _read_only()
-    made: set[str] = set()
+    made: set[str] = {"/tmp"}
     for p in kept:
         args += _parents(p, made) + ["--ro-bind", p, p]
     for link in ("/bin", "/lib", "/lib64", "/lib32", "/sbin"):  # usrmerge: /lib64 -> usr/lib64 ...
         if os.path.islink(link) and _inside(os.path.realpath(link), kept):
             args += ["--symlink", os.readlink(link), link]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev"]
     if writable is not None:
-        args += _parents(str(writable), made | {"/tmp"})
+        args += _parents(str(writable), made)
         args += ["--bind", str(writable), str(writable)]
         args += ["--chdir", str(writable)] if chdir else []
     return args
