@@ -3,31 +3,21 @@ input and a non-zero exit — never "internal error", never a traceback."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-_SCRIPT = Path(sys.executable).with_name("netopsai")
-CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "netopsai.cli"]
+from tests.cli_helpers import run_cli, small_lab_home
+
 BINARY = bytes(range(256)) * 2  # not UTF-8 from the second byte on
 DEEP = "[" * 20_000 + "]" * 20_000
 
 
-def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update(NETOPSAI_HOME=str(home), NO_COLOR="1", COLUMNS="200")
-    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("badfiles") / "home"
-    assert _run(home, "lab", "init", "--scale", "small", "--seed", "7").returncode == 0
-    return home
+    return small_lab_home(tmp_path_factory.mktemp("badfiles"))
 
 
 @pytest.mark.parametrize(("args", "content", "said"), [
@@ -47,8 +37,8 @@ def test_bad_input_is_one_line(home: Path, tmp_path: Path, args: list[str], cont
     path = tmp_path / ("devices.csv" if "inventory" in args else "input.yaml")
     if content is not None:
         path.write_bytes(content)
-    done = _run(home, *[a.replace("{file}", str(path)) for a in args])
+    done = run_cli(home, *[a.replace("{file}", str(path)) for a in args])
     assert done.returncode != 0 and said in done.stderr, done.stderr[-500:]
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "internal error" not in lines[0] and "Traceback" not in done.stderr
-    assert _run(home, "lab", "status").stdout.startswith("lab default/small seed 7")  # all still there
+    assert run_cli(home, "lab", "status").stdout.startswith("lab default/small seed 7")  # all still there

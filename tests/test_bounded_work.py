@@ -5,17 +5,15 @@ message that says how far to narrow it, and the narrower window it suggests then
 from __future__ import annotations
 
 import json
-import os
 import re
 import resource
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-_SCRIPT = Path(sys.executable).with_name("netopsai")
-CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "netopsai.cli"]
+from tests.cli_helpers import run_cli, small_lab_home
+
 LIMIT = 2 << 30  # address space of the whole `netopsai` process
 NARROW = re.compile(r"narrow the window to at most (\d+[dhm]) for these ports")
 
@@ -24,18 +22,15 @@ def _limited() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
 
 
+
+
 def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update(NETOPSAI_HOME=str(home), NO_COLOR="1", COLUMNS="200")
-    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL, preexec_fn=_limited)
+    return run_cli(home, *args, preexec_fn=_limited)
 
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("bounded") / "home"
-    assert _run(home, "lab", "init", "--scale", "small", "--seed", "7").returncode == 0
-    return home
+    return small_lab_home(tmp_path_factory.mktemp("bounded"))
 
 
 def test_a_year_of_every_port_is_a_clear_answer_under_a_memory_limit(home: Path) -> None:

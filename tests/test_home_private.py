@@ -6,24 +6,16 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from netopsai.sandbox import SandboxSettings, run_code
+from tests.cli_helpers import run_cli, small_lab_home
 
-_SCRIPT = Path(sys.executable).with_name("netopsai")
-CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "netopsai.cli"]
 PRIVATE = "private text of another on-call's thread: 10.9.9.9"
 
 
-def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update(NETOPSAI_HOME=str(home), NO_COLOR="1", COLUMNS="200")
-    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL)
 
 
 def _mode(p: Path) -> int:
@@ -33,9 +25,8 @@ def _mode(p: Path) -> int:
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A home the CLI made: a small lab, and one conversation holding private text."""
-    home = tmp_path_factory.mktemp("private") / "home"  # does not exist yet: the CLI creates it
-    assert _run(home, "lab", "init", "--scale", "small", "--seed", "7").returncode == 0
-    done = _run(home, "ask", f"who owns 10.1.3.20? ({PRIVATE})", "--thread", "victim")
+    home = small_lab_home(tmp_path_factory.mktemp("private"))  # the CLI created it
+    done = run_cli(home, "ask", f"who owns 10.1.3.20? ({PRIVATE})", "--thread", "victim")
     assert done.returncode == 0, done.stderr
     return home
 
@@ -66,10 +57,10 @@ def test_an_analysis_cannot_read_the_store_or_the_checkpoints(home: Path, tmp_pa
 
 
 def test_config_check_warns_about_a_home_open_to_others(home: Path) -> None:
-    assert "open to other users" not in _run(home, "config", "check").stderr
+    assert "open to other users" not in run_cli(home, "config", "check").stderr
     home.chmod(0o755)
     try:
-        done = _run(home, "config", "check")
+        done = run_cli(home, "config", "check")
         assert done.returncode == 0  # a warning: the configuration itself is sound
         assert f"warning: {home} is open to other users (mode 755)" in done.stderr
         assert f"chmod 700 {home}" in done.stderr

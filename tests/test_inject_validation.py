@@ -4,9 +4,6 @@ one line on stderr, a non-zero exit, and the lab exactly as it was (not re-built
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,24 +11,16 @@ import yaml
 
 from netopsai.lab.manage import lab_info
 from netopsai.store.engine import engine_for
+from tests.cli_helpers import run_cli, small_lab_home
 
-_SCRIPT = Path(sys.executable).with_name("netopsai")
-CLI = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "netopsai.cli"]
 LINK = {"link": "dc1-leaf-03:Ethernet49"}
 
 
-def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    env.update(NETOPSAI_HOME=str(home), NO_COLOR="1", COLUMNS="200")
-    return subprocess.run([*CLI, *args], env=env, capture_output=True, text=True, timeout=300,
-                          stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("inject") / "home"
-    assert _run(home, "lab", "init", "--scale", "small", "--seed", "7").returncode == 0
-    return home
+    return small_lab_home(tmp_path_factory.mktemp("inject"))
 
 
 @pytest.mark.parametrize(("fault", "named"), [
@@ -51,7 +40,7 @@ def test_a_bad_scenario_changes_nothing(home: Path, tmp_path: Path, fault: dict[
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump({"id": "bad", "lab": {"seed": seed}, "faults": [fault],
                                     "question": "10.1.3.20 to 10.2.1.40 not communicating"}))
-    done = _run(home, "lab", "inject", str(path))
+    done = run_cli(home, "lab", "inject", str(path))
     assert done.returncode != 0 and named in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
     assert lab_info(engine_for(f"sqlite:///{home / 'netopsai.db'}")) == before
