@@ -5,7 +5,10 @@ cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
 # the CPU torch build first (for the `embed` extra's dense incident memory): else pip pulls a multi-GB CUDA one
 .venv/bin/pip install -q --disable-pip-version-check torch==2.13.0
-.venv/bin/pip install -q --disable-pip-version-check -e '.[test,embed]'
+# `llm` compiles llama.cpp once (~5 min on 2 cores; pip keeps the wheel in its cache), portable
+# code rather than this CPU's extensions, so the cached wheel also runs on another machine
+CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" \
+    .venv/bin/pip install -q --disable-pip-version-check -e '.[test,embed,llm]'
 # Debian packages behind the real-peer tests (chromium, prometheus, traceroute, nftables ...)
 bash scripts/system-deps.sh
 .venv/bin/ruff check .
