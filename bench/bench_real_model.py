@@ -40,9 +40,13 @@ CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
 
 
 def _planned(r: dict[str, Any]) -> str:
+    """The model's own first plan: nothing, or the tools of the first plan when the offline
+    floor did not replace it (the planner step shows the plan after the floor)."""
+    if "planned no lookup" in r["answer"]:
+        return "nothing"
     first = next((s for s in r["steps"] if s["node"] == "planner"), {})
     calls = [c["tool"] for c in first.get("calls") or []]
-    return ", ".join(calls) or "—"
+    return (", ".join(calls) or "nothing") + (" (+ floor)" if "calls were added" in r["answer"] else "")
 
 
 def _one(question: str, llm: Any, backends: Any) -> dict[str, Any]:
