@@ -27,6 +27,7 @@ from netopsai.lab.manage import init_lab, lab_info
 from netopsai.lab.scenario import Scenario
 from netopsai.store.engine import engine_for
 from netopsai.ui.gradio.auth import add_user
+from tests.peers.process import stop
 
 pytestmark = pytest.mark.browser
 
@@ -98,11 +99,7 @@ def serving(home: Path, **extra: str) -> Iterator[str]:
         wait_up(url, proc, log)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)
 
 
 @pytest.fixture(scope="module")

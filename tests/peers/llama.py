@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.peers.process import stop
+
 STARTUP_S = 120.0
 
 
@@ -63,8 +65,4 @@ def serve_model(log: Path) -> Iterator[str]:
                 time.sleep(0.5)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop(proc)

@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from tests.peers.process import stop
+
 CISCO = "network/switch/cisco-c3750"
 JUNIPER = "network/router/juniper-mx960-13-3r9-13"
 REAL = (CISCO, JUNIPER)
@@ -157,13 +159,8 @@ class SnmpSim:
                      timeout=timeout, retries=0)
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc:
+            stop(self.proc)
         self.proc = None
 
 
