@@ -8,10 +8,16 @@ import json
 import re
 import resource
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from netopsai.backends.base import Backends
+from netopsai.backends.lab import telemetry as lab_telemetry
+from netopsai.store.telemetry import HeavyGate
+from netopsai.timewin import parse_window
+from netopsai.tools.registry import run_tool
 from tests.cli_helpers import run_cli, small_lab_home
 
 LIMIT = 2 << 30  # address space of the whole `netopsai` process
@@ -20,8 +26,6 @@ NARROW = re.compile(r"narrow the window to at most (\d+[dhm]) for these ports")
 
 def _limited() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (LIMIT, LIMIT))
-
-
 
 
 def _run(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -52,3 +56,22 @@ def test_absurd_windows_are_refused_and_the_suggestion_works(home: Path, window:
     ok = json.loads(_run(home, "tool", "telemetry", json.dumps({**args, "window": m.group(1)}),
                          "--json").stdout)
     assert ok["errors"] == [] and ok["facts"]["ports"] > 0
+
+
+def test_large_counter_reads_take_turns_and_small_ones_never_wait(
+        backends: Backends, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`serve` answers many people in one process: with its heavy slot taken, another large
+    read is answered "busy" with what to do, while a small read goes straight through."""
+    gate = HeavyGate(slots=1, heavy_cells=100_000, wait_s=0.3)
+    monkeypatch.setattr(lab_telemetry, "HEAVY", gate)
+    heavy = {"metric": "errors", "window": "7d", "top": 3}  # every switch port, 2,016 samples each
+    small = {"metric": "errors", "window": "1h", "devices": ["dc1-leaf-03"], "top": 3}
+    hour = parse_window("1h", datetime.now(UTC))
+    with gate.slot(100_000, hour):  # another large question is running
+        busy = run_tool("telemetry", heavy, backends)
+        quick = run_tool("telemetry", small, backends)
+    assert busy.rows == [] and any("other large counter questions are being answered" in e
+                                   and "narrow the window" in e for e in busy.errors), busy.errors
+    assert quick.errors == [] and quick.facts["ports"] > 0
+    done = run_tool("telemetry", heavy, backends)  # the slot is free again
+    assert done.errors == [] and done.facts["ports"] * 2016 > gate.heavy_cells

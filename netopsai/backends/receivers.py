@@ -11,6 +11,7 @@ import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,7 @@ from pydantic import SecretStr
 from netopsai.backends.alertmanager.receiver import WebhookReceiver
 from netopsai.backends.syslog.receiver import SyslogReceiver
 from netopsai.backends.traps.receiver import TrapReceiver
+from netopsai.store.spool import Spool
 from netopsai.store.writer import QueuedWriter, WriterStats
 
 if TYPE_CHECKING:
@@ -42,6 +44,8 @@ class IngestSettings:
     community: SecretStr = field(default_factory=lambda: SecretStr("public"))
     dedupe_seconds: float = 30.0
     drain_seconds: float = 30.0
+    spool: Path | None = None  # the write-ahead spool's folder; None keeps events in memory only
+    fsync: bool = False  # flush each spooled event to the disk (survives a power cut; slower)
 
 
 def from_config(cfg: NetConfig, *, host: str | None = None, ports: dict[str, int | None] | None = None,
@@ -76,8 +80,9 @@ class Ingest:
         """Bind every receiver; returns one line per listener. A port already taken stops
         everything started so far and raises OSError."""
         cfg = self.settings
-        self.writer = writer = QueuedWriter(self.url, cfg.dedupe_seconds, cfg.drain_seconds)
-        lines = []
+        lines: list[str] = []
+        spool = Spool(cfg.spool, fsync=cfg.fsync) if cfg.spool is not None else None
+        self.writer = writer = QueuedWriter(self.url, cfg.dedupe_seconds, cfg.drain_seconds, spool)
         try:
             if cfg.trap_port is not None:
                 self.traps = TrapReceiver(cfg.host, cfg.trap_port, cfg.community, writer.put)
@@ -110,12 +115,14 @@ class Ingest:
         return self.writer.stats
 
 
-async def serve(store_url: str, settings: IngestSettings, on_ready: Callable[[list[str]], None],
+async def serve(store_url: str, settings: IngestSettings,
+                on_ready: Callable[[Ingest, list[str]], None],
                 stop: asyncio.Event | None = None) -> WriterStats | None:
-    """Run until `stop` is set or the task is cancelled (Ctrl-C under asyncio.run): either way
-    the receivers close, the writer drains, and the writer's counts are returned."""
+    """`on_ready(ingest, lines)` once listening (one line per listener). Run until `stop` is set
+    or the task is cancelled (Ctrl-C under asyncio.run): either way the receivers close, the
+    writer drains, and the writer's counts are returned."""
     ingest = Ingest(store_url, settings)
-    on_ready(await ingest.start())
+    on_ready(ingest, await ingest.start())
     with contextlib.suppress(asyncio.CancelledError):  # Ctrl-C is how this server is meant to end
         await (stop or asyncio.Event()).wait()
     return await ingest.stop()

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
-    from netopsai.backends.receivers import IngestSettings
+    from netopsai.backends.receivers import Ingest, IngestSettings
+    from netopsai.store.writer import WriterStats
 
 PORT_HELP = "port (0 = any free port, -1 = off; default: config.yaml's ingest section)"
 
@@ -24,12 +25,18 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
         webhook_port: Annotated[int | None, typer.Option(
             help=f"Alertmanager webhook, HTTP {PORT_HELP}")] = None,
         dedupe: Annotated[float, typer.Option(help="Seconds within which a repeat is one event")] = 30.0,
+        fsync: Annotated[bool, typer.Option(
+            help="Flush every event to the disk before taking the next (survives a power cut, "
+                 "not only a crash; slower)")] = False,
     ) -> None:
         """Receive alarms from the network (SNMP traps, syslog, Alertmanager) into the store.
         Address and ports come from config.yaml's ingest section unless given here; the trap
         community from secrets.yaml (snmp.community), NETOPSAI_TRAP_COMMUNITY overriding it
-        (default: public). Ctrl-C stops."""
-        _run(host, {"trap": trap_port, "syslog": syslog_port, "webhook": webhook_port}, dedupe)
+        (default: public). Every event is written to a spool in NETOPSAI_HOME/spool as it
+        arrives, so a crash or kill loses nothing taken in: the next start stores the rest.
+        Ctrl-C stops."""
+        _run(host, {"trap": trap_port, "syslog": syslog_port, "webhook": webhook_port}, dedupe,
+             fsync)
 
 
 def _port(name: str, value: int) -> int | None:
@@ -65,22 +72,26 @@ def _settings(host: str | None, flags: dict[str, int | None], dedupe: float) -> 
     return cfg
 
 
-def _run(host: str | None, flags: dict[str, int | None], dedupe: float) -> None:
+def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: bool) -> None:
     import asyncio
     import signal
 
     from netopsai.backends.receivers import serve
-    from netopsai.config.settings import StoreSettings
+    from netopsai.config.settings import StoreSettings, private_dir
     from netopsai.errors import NetopsError
     from netopsai.store.engine import make_store_dir
 
     cfg = _settings(host, flags, dedupe)
     store = StoreSettings()
     make_store_dir(store)
+    cfg.spool, cfg.fsync = private_dir(store.home) / "spool", fsync
 
-    def ready(lines: list[str]) -> None:
+    def ready(ingest: Ingest, lines: list[str]) -> None:
         for line in lines:
             typer.echo(f"listening: {line}")
+        replayed = ingest.writer.stats.replayed if ingest.writer else 0
+        if replayed:
+            typer.echo(f"writing {replayed} events received before the last stop (from the spool)")
         typer.echo("storing alarms and raw events; Ctrl-C stops")
 
     async def main() -> None:
@@ -97,8 +108,11 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float) -> None:
         typer.echo("interrupted while storing the last events", err=True)
 
 
-def _report(stats: object) -> None:
-    if stats is not None:
-        typer.echo(f"stopped: {getattr(stats, 'received', 0)} events received, "
-                   f"{getattr(stats, 'written', 0)} written, {getattr(stats, 'duplicates', 0)} "
-                   f"repeats, {getattr(stats, 'lost', 0)} lost")
+def _report(stats: WriterStats | None) -> None:
+    if stats is None:
+        return
+    typer.echo(f"stopped: {stats.received} events received, {stats.written} written, "
+               f"{stats.duplicates} repeats, {stats.lost} lost")
+    if stats.spooled:
+        typer.echo(f"{stats.spooled} events stay in the spool (the store was locked): the next "
+                   "start writes them")

@@ -246,6 +246,15 @@ class RawEvent(SQLModel, table=True):
     count: int = 1
 
 
+class SpoolMark(SQLModel, table=True):
+    """How far an ingest spool (netopsai.store.spool) is written into the store: updated in the
+    same transaction as the events, so a restart replays exactly what is missing."""
+
+    name: str = Field(primary_key=True)  # host name and spool directory
+    segment: int = 0
+    offset: int = 0
+
+
 class SnmpCounterState(SQLModel, table=True):
     """One interface's poll state (netopsai poll): the raw IF-MIB counters at `at`, the start of
     the CounterSample being accumulated (emitted once 5 minutes have passed), and what the last

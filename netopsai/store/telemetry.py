@@ -5,7 +5,9 @@ sample in the window has no counter row (it is still counted among the ports). T
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
@@ -89,7 +91,12 @@ class StoreTelemetry:
                  top: int = 20) -> tuple[list[PortCounters], int, int]:
         with Session(self.engine) as s:
             ports = {(d, n): sp for d, n, sp in self._ports(s, sel)}
-            check_budget(len(ports), window)
+        with HEAVY.slot(len(ports), window):
+            return self._counters(ports, sel, window, metric, top)
+
+    def _counters(self, ports: dict[tuple[str, str], int], sel: IfaceSel, window: Window,
+                  metric: str, top: int) -> tuple[list[PortCounters], int, int]:
+        with Session(self.engine) as s:
             q = select(m.CounterSample).where(col(m.CounterSample.at) > window.start,
                                               col(m.CounterSample.at) <= window.end)
             if sel.get("interface"):
@@ -136,9 +143,42 @@ def _history(key: tuple[str, str], evs: list[tuple[datetime, str]], w: Window) -
             "down_s": round(down), "state_at_end": cur, "events": "; ".join(changes[:12])}
 
 
+class HeavyGate:
+    """Few large counter reads at once per process: `serve` and the Slack bot answer many
+    people, and each large read holds up to MAX_CELLS samples in memory. A read over
+    `heavy_cells` waits up to `wait_s` for one of `slots`, then is answered "busy" instead."""
+
+    def __init__(self, slots: int = 2, heavy_cells: int = 500_000, wait_s: float = 60.0) -> None:
+        self.slots, self.heavy_cells, self.wait_s = slots, heavy_cells, wait_s
+        self._sem = threading.BoundedSemaphore(slots)
+
+    @contextmanager
+    def slot(self, ports: int, window: Window) -> Iterator[None]:
+        """Check the budget; for a heavy read, hold a slot while it runs."""
+        check_budget(ports, window)
+        if ports * _samples(window) <= self.heavy_cells:
+            yield
+            return
+        if not self._sem.acquire(timeout=self.wait_s):
+            raise NetopsError(
+                f"{self.slots} other large counter questions are being answered; try again in a "
+                "minute, or narrow the window or the scope for a quicker answer")
+        try:
+            yield
+        finally:
+            self._sem.release()
+
+
+HEAVY = HeavyGate()
+
+
+def _samples(window: Window) -> int:
+    return max(1, int(window.seconds // INTERVAL_S))
+
+
 def check_budget(ports: int, window: Window) -> None:
     """Refuse, saying what to narrow, a counter question larger than one answer reads at once."""
-    samples = max(1, int(window.seconds // INTERVAL_S))
+    samples = _samples(window)
     if ports * samples <= MAX_CELLS:
         return
     most = MAX_CELLS // max(ports, 1) * INTERVAL_S

@@ -1,8 +1,11 @@
 """The queued writer behind every receiver: receivers put Events on a queue and never touch the
 database; one thread applies them in order, in batches, and retries a batch while the store is
 locked, so nothing received is lost when another process holds the SQLite write lock for a
-while. Retransmissions of one event (same fingerprint) within the dedupe window are counted on
-the first event's row instead of being applied again."""
+while. With a spool (netopsai.store.spool) every event is on disk before `put` returns, and
+the spool's mark advances in the same transaction as the events, so a killed ingest loses
+nothing it had taken in: the next start writes the rest. Retransmissions of one event (same
+fingerprint) within the dedupe window are counted on the first event's row instead of being
+applied again."""
 
 from __future__ import annotations
 
@@ -22,11 +25,15 @@ from netopsai.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.apply import Batch, DeviceCache, Event
 from netopsai.store.engine import create_all
+from netopsai.store.spool import Position, Spool
 
 log = logging.getLogger("netopsai.ingest")
 BATCH = 200
 BUSY_MS = 200  # short: a locked store is retried by us, so the receivers' queue keeps moving
 BACKOFF_MAX = 1.0
+
+
+Item = tuple[Event, Position | None]  # an event and where it ends in the spool
 
 
 @dataclass
@@ -37,6 +44,8 @@ class WriterStats:
     retries: int = 0
     failed: int = 0
     lost: int = 0
+    replayed: int = 0  # taken from the spool at start: received before a crash, not yet written
+    spooled: int = 0  # left in the spool at stop (the store stayed locked): written next start
     kinds: dict[str, int] = field(default_factory=dict)
 
 
@@ -82,27 +91,45 @@ def _create_tables(engine: Engine, wait_s: float) -> None:
 
 
 class QueuedWriter:
-    """Thread-safe `put`; `stop` drains the queue (retrying a locked store up to `drain_s`)."""
+    """Thread-safe `put`; `stop` drains the queue (retrying a locked store up to `drain_s`).
+    Given a spool, the writer owns it: replays it at start, closes it at stop."""
 
-    def __init__(self, url: str, dedupe_s: float = 30.0, drain_s: float = 30.0) -> None:
+    def __init__(self, url: str, dedupe_s: float = 30.0, drain_s: float = 30.0,
+                 spool: Spool | None = None) -> None:
         self.engine = writer_engine(url)
         _create_tables(self.engine, drain_s)
-        self.dedupe_s, self.drain_s = dedupe_s, drain_s
+        self.dedupe_s, self.drain_s, self.spool = dedupe_s, drain_s, spool
         self.stats = WriterStats()
-        self._q: queue.Queue[Event | None] = queue.Queue()
+        self._q: queue.Queue[Item | None] = queue.Queue()
         self._seen: dict[str, tuple[int, datetime]] = {}  # fingerprint -> (RawEvent id, first)
         self.devices = DeviceCache()
         self._pending = 0
         self._idle = threading.Condition()
         self._stopping = False
+        if spool is not None:
+            self._replay(spool)
         self._thread = threading.Thread(target=self._run, name="netopsai-ingest-writer", daemon=True)
         self._thread.start()
 
     def put(self, ev: Event) -> None:
+        """Returns once the event is safe: on disk when there is a spool, else queued."""
+        pos = self.spool.append(ev) if self.spool is not None else None
         with self._idle:
             self._pending += 1
             self.stats.received += 1
-        self._q.put(ev)
+        self._q.put((ev, pos))
+
+    def _replay(self, spool: Spool) -> None:
+        with Session(self.engine) as s:
+            row = s.get(m.SpoolMark, spool.name)
+        mark = Position(row.segment, row.offset) if row is not None else None
+        for ev, pos in spool.pending(mark):
+            self._pending += 1
+            self.stats.replayed += 1
+            self._q.put((ev, pos))
+        if self.stats.replayed:
+            log.info("%d events from the spool not yet in the store: writing them first",
+                     self.stats.replayed)
 
     def wait_idle(self, timeout: float) -> bool:
         """True once everything put so far is written (or given up)."""
@@ -114,6 +141,8 @@ class QueuedWriter:
         self._q.put(None)
         self._thread.join()
         self.engine.dispose()
+        if self.spool is not None:
+            self.spool.close()
 
     def _run(self) -> None:
         while True:
@@ -139,7 +168,7 @@ class QueuedWriter:
             self._pending -= n
             self._idle.notify_all()
 
-    def _write(self, batch: list[Event]) -> None:
+    def _write(self, batch: list[Item]) -> None:
         deadline: float | None = None
         delay = 0.02
         while True:
@@ -157,18 +186,28 @@ class QueuedWriter:
             if self._stopping:
                 deadline = deadline or time.monotonic() + self.drain_s
                 if time.monotonic() > deadline:
-                    self.stats.lost += len(batch)
-                    log.error("store still locked after %.0f s: %d events not written",
-                              self.drain_s, len(batch))
+                    self._give_up(len(batch))
                     return
             time.sleep(delay)
             delay = min(delay * 2, BACKOFF_MAX)
 
-    def _commit(self, batch: list[Event]) -> None:
-        """One transaction for the batch; dedupe state changes only once it is committed."""
+    def _give_up(self, n: int) -> None:
+        if self.spool is not None:
+            self.stats.spooled += n
+            log.error("store still locked after %.0f s: %d events stay in the spool for the "
+                      "next start", self.drain_s, n)
+        else:
+            self.stats.lost += n
+            log.error("store still locked after %.0f s: %d events not written", self.drain_s, n)
+
+    def _commit(self, items: list[Item]) -> None:
+        """One transaction for the batch and the spool's mark; dedupe state changes only once
+        it is committed."""
         fresh: dict[str, tuple[dict[str, Any], datetime]] = {}  # this batch's first events
         order: list[str] = []
         dups = 0
+        batch = [ev for ev, _ in items]
+        mark = items[-1][1]
         with Session(self.engine, autoflush=False) as s:
             work = Batch(s, self.devices)
             for ev in batch:
@@ -178,7 +217,11 @@ class QueuedWriter:
                 fresh[ev.fingerprint] = (work.apply(ev), ev.received_at)
                 order.append(ev.fingerprint)
             ids = work.finish()
+            if self.spool is not None and mark is not None:
+                s.merge(m.SpoolMark(name=self.spool.name, segment=mark.segment, offset=mark.offset))
             s.commit()
+        if self.spool is not None and mark is not None:
+            self.spool.release(mark)
         for fp, raw_id in zip(order, ids, strict=True):  # a later same-fingerprint row wins
             self._seen[fp] = (raw_id, fresh[fp][1])
         self.stats.written += len(batch)
@@ -202,15 +245,15 @@ class QueuedWriter:
             return True
         return False
 
-    def _one_by_one(self, batch: list[Event], exc: Exception) -> None:
+    def _one_by_one(self, batch: list[Item], exc: Exception) -> None:
         """A batch failed for a reason other than a lock: write its events alone, so one bad
         event costs only itself."""
         if len(batch) == 1:
             self.stats.failed += 1
-            log.error("could not store a %s event: %s", batch[0].source, exc)
+            log.error("could not store a %s event: %s", batch[0][0].source, exc)
             return
-        for ev in batch:
-            self._write([ev])
+        for item in batch:
+            self._write([item])
 
     def _forget(self, now: datetime) -> None:
         if len(self._seen) > 10_000:

@@ -14,7 +14,7 @@ from netopsai.backends.base import IfaceSel
 from netopsai.backends.rows import PortCounters, figure
 from netopsai.lab.manage import lab_info
 from netopsai.store import tables as m
-from netopsai.store.telemetry import StoreTelemetry, _scope, check_budget
+from netopsai.store.telemetry import HEAVY, StoreTelemetry, _scope
 from netopsai.timewin import Window, as_utc
 
 if TYPE_CHECKING:
@@ -31,12 +31,17 @@ class LabTelemetry(StoreTelemetry):
         """Per-interface aggregates of a counter metric: the top rows, the interface count and
         how many interfaces show anything (errors/discards above zero, util above 80%)."""
         seed = lab_info(self.engine).seed
-        from netopsai.lab import counters  # numpy: only counter questions pay for it
-
         with Session(self.engine) as s:
             ports = self._ports(s, sel)
-            check_budget(len(ports), window)  # before the grid: a year-1 window is 600M times
-            times = counters.grid(window.start, window.end)
+        with HEAVY.slot(len(ports), window):  # before the grid: a year-1 window is 600M times
+            return self._lab_counters(ports, sel, window, metric, top, seed)
+
+    def _lab_counters(self, ports: list[tuple[str, str, int]], sel: IfaceSel, window: Window,
+                      metric: str, top: int, seed: int) -> tuple[list[PortCounters], int, int]:
+        from netopsai.lab import counters  # numpy: only counter questions pay for it
+
+        times = counters.grid(window.start, window.end)
+        with Session(self.engine) as s:
             q = select(m.CounterSample).where(col(m.CounterSample.at) > window.start,
                                               col(m.CounterSample.at) <= window.end)
             stored = list(s.exec(_scope(q, sel, m.CounterSample.device)))
