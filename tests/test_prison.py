@@ -108,3 +108,69 @@ def test_a_run_sees_only_the_interpreter_and_its_own_dir(path: Callable[..., San
     # those above an interpreter that lives under /tmp (a CI clone's virtualenv)
     above = {Path(p).parts[2] for p in prison._read_only() if p.startswith("/tmp/")}
     assert set(tmp_listing) <= {tmp_path.parts[2], ".netopsai-run", *above}
+
+
+# each call straight to the C library (no Python guard sees it), in a child of its own whose exit
+# code is the kernel's answer (0: allowed): a call that succeeds must not change the run itself
+SYSCALLS = """
+import ctypes, os, platform, socket
+libc = ctypes.CDLL(None, use_errno=True)
+def in_child(call):
+    pid = os.fork()
+    if pid == 0:
+        rc = call()
+        os._exit(0 if rc >= 0 else ctypes.get_errno())
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+def clone_newuser():
+    rc = libc.syscall(56, 0x10000000 | 17, 0, 0, 0, 0)  # raw clone(CLONE_NEWUSER | SIGCHLD)
+    if rc == 0:
+        os._exit(0)  # the clone itself
+    return rc
+def inet_socket():
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close()
+        return 0
+    except OSError as exc:
+        ctypes.set_errno(exc.errno)
+        return -1
+seen = {
+    'ptrace': in_child(lambda: libc.ptrace(0, 0, 0, 0)),  # PTRACE_TRACEME
+    'unshare_user': in_child(lambda: libc.unshare(0x10000000)),
+    'unshare_net': in_child(lambda: libc.unshare(0x40000000)),
+    'mount': in_child(lambda: libc.mount(b'none', b'/tmp', b'tmpfs', 0, None)),
+    'inet_socket': in_child(inet_socket),
+}
+if platform.machine() == 'x86_64':  # raw syscall numbers of this architecture
+    seen['io_uring'] = in_child(lambda: libc.syscall(425, 8, ctypes.create_string_buffer(120)))
+    seen['clone_newuser'] = in_child(clone_newuser)
+a, b = socket.socketpair()  # AF_UNIX stays: pandas and the child's own plumbing may use it
+seen['unix_socketpair'] = 0
+seen['fork'] = in_child(lambda: 0)  # a plain fork works: the filter refuses only what is named
+result = seen
+"""
+
+
+def test_the_kernel_refuses_what_an_analysis_never_needs(path: Callable[..., SandboxSettings],
+                                                         tmp_path: Path) -> None:
+    """With the audit hook off, the seccomp filter alone answers EPERM (1) to debugging another
+    process, new namespaces (by unshare or clone), mounts, io_uring and network sockets."""
+    import errno
+
+    res = run_by(path, SYSCALLS, tmp_path, audit_hook=False)
+    assert res.ok, res.error
+    assert "seccomp" in res.isolation
+    refused = {k: v for k, v in res.value.items() if k not in ("unix_socketpair", "fork")}
+    assert refused == dict.fromkeys(refused, errno.EPERM), res.value
+    assert (res.value["unix_socketpair"], res.value["fork"]) == (0, 0)
+
+
+def test_without_the_filter_those_calls_reach_the_kernel(tmp_path: Path) -> None:
+    """The control: the same code with the filter off gets other answers, so the test above
+    measures the filter, not the namespaces around it."""
+    import errno
+
+    s = SandboxSettings(tmp_root=str(tmp_path), warm=False, audit_hook=False, seccomp=False)
+    res = run_code(SYSCALLS, settings=s)
+    assert res.ok, res.error
+    assert res.value["ptrace"] == 0 and res.value["inet_socket"] == 0, res.value
+    assert res.value["unshare_user"] != errno.EPERM, res.value

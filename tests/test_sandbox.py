@@ -59,9 +59,10 @@ def test_bad_code_is_an_error_not_a_crash(code: str, error: str, path: Callable[
 
 
 @pytest.mark.parametrize("layers", [
-    pytest.param({}, id="netns-and-hook"),
-    pytest.param({"audit_hook": False}, id="netns-only", marks=NEEDS_NETNS),
-    pytest.param({"netns": False}, id="hook-only"),
+    pytest.param({}, id="every-layer"),
+    pytest.param({"audit_hook": False, "seccomp": False}, id="netns-only", marks=NEEDS_NETNS),
+    pytest.param({"netns": False, "seccomp": False}, id="hook-only"),
+    pytest.param({"netns": False, "audit_hook": False}, id="seccomp-only"),
 ])
 def test_network_access_is_contained(layers: dict[str, bool], listener: socket.socket,
                                      path: Callable[..., SandboxSettings], tmp_path: Path) -> None:
@@ -77,7 +78,7 @@ def test_control_without_either_layer_the_connection_arrives(
     """Proves the listener check above can fail: unprotected, the same code gets through."""
     port = listener.getsockname()[1]
     code = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=5)\nresult = 1"
-    res = run_by(path, code, tmp_path, audit_hook=False, netns=False)
+    res = run_by(path, code, tmp_path, audit_hook=False, netns=False, seccomp=False)
     assert res.ok and connects(listener), res.error
 
 

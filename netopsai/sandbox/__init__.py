@@ -67,6 +67,8 @@ class SandboxSettings(BaseSettings):
                          "when root): pid, mount, ipc, uts; the run's dir its only writable path")
     netns: bool = Field(default=True, description="Own network namespace when running as root")
     audit_hook: bool = Field(default=True, description="Refuse sockets/processes/outside writes")
+    seccomp: bool = Field(default=True, description="A kernel syscall filter (libseccomp): no "
+                          "ptrace, mounts, new namespaces, modules, BPF, io_uring, network sockets")
     run_as: str | None = Field(default="nobody", description="User to drop to when root")
     tmp_root: str | None = Field(default=None, description="Parent of the temp dirs")
     warm: bool = Field(default=True, description="Fork runs from a pre-started worker that has "
@@ -171,10 +173,10 @@ def _prepare(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, 
     spec = {"root": str(tmp.resolve()), "inputs": list(inputs), "params": params,
             "cpu_seconds": s.cpu_seconds, "memory_mb": s.memory_mb, "max_procs": s.max_procs,
             "max_file_mb": s.max_file_mb, "max_rows": s.max_rows, "hook": s.audit_hook,
-            "uid": user[0] if user else None, "gid": user[1] if user else None}
+            "seccomp": s.seccomp, "uid": user[0] if user else None, "gid": user[1] if user else None}
     (tmp / "spec.json").write_text(json.dumps(spec, default=str))
     (tmp / "analysis.py").write_text(code)
-    layers = ["rlimits"] + (["audit-hook"] if s.audit_hook else [])
+    layers = ["rlimits"] + (["audit-hook"] if s.audit_hook else []) + (["seccomp"] if s.seccomp else [])
     cmd = [sys.executable, "-I", str(CHILD), str(tmp / "spec.json")]
     if s.prison and prison.available():
         cmd = [*prison.argv(tmp, network=not s.netns), *cmd]

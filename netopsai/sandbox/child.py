@@ -70,6 +70,59 @@ def set_limits() -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails with EFBIG instead
 
 
+# Syscalls an analysis never needs, refused by the kernel (seccomp): debugging other processes,
+# mounts and namespaces, kernel keys, modules and BPF, io_uring (which bypasses the rest), clocks
+DENIED = ("ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2", "pivot_root",
+          "chroot", "unshare", "setns", "keyctl", "add_key", "request_key", "bpf",
+          "perf_event_open", "userfaultfd", "kexec_load", "kexec_file_load", "init_module",
+          "finit_module", "delete_module", "reboot", "swapon", "swapoff", "acct",
+          "io_uring_setup", "io_uring_enter", "io_uring_register", "open_by_handle_at",
+          "name_to_handle_at", "syslog", "quotactl", "settimeofday", "clock_settime",
+          "adjtimex", "clock_adjtime", "iopl", "ioperm", "fanotify_init")
+NEW_NAMESPACES = (0x20000, 0x2000000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000)
+
+
+def seccomp_filter() -> None:
+    """Load the filter through libseccomp (as bubblewrap depends on it, it is there). Once
+    loaded the kernel keeps it for this process and every child: nothing the code does can
+    remove it. Also refused: clone with a namespace flag, sockets other than AF_UNIX; clone3
+    answers ENOSYS so the C library falls back to clone, where flags can be checked."""
+    import ctypes
+    import ctypes.util
+
+    class Cmp(ctypes.Structure):  # struct scmp_arg_cmp
+        _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int),
+                    ("a", ctypes.c_uint64), ("b", ctypes.c_uint64)]
+
+    lib = ctypes.CDLL(ctypes.util.find_library("seccomp") or "libseccomp.so.2", use_errno=True)
+    lib.seccomp_init.restype = ctypes.c_void_p
+    lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                           ctypes.c_uint, ctypes.POINTER(Cmp)]
+    lib.seccomp_load.argtypes = lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    ctx = lib.seccomp_init(0x7FFF0000)  # SCMP_ACT_ALLOW: refuse only what is named
+    eperm, enosys = 0x50000 | errno.EPERM, 0x50000 | errno.ENOSYS
+
+    def rule(action: int, name: str, *cmps: tuple[int, int, int, int]) -> None:
+        nr = lib.seccomp_syscall_resolve_name(name.encode())
+        if nr < 0:  # not a syscall on this architecture
+            return
+        arr = (Cmp * max(1, len(cmps)))(*[Cmp(*c) for c in cmps])
+        if lib.seccomp_rule_add_array(ctx, action, nr, len(cmps), arr) != 0:
+            raise OSError(f"seccomp rule for {name} not added")
+
+    try:
+        for name in DENIED:
+            rule(eperm, name)
+        for flag in NEW_NAMESPACES:  # SCMP_CMP_MASKED_EQ: (flags & flag) == flag
+            rule(eperm, "clone", (0, 7, flag, flag))
+        rule(enosys, "clone3")
+        rule(eperm, "socket", (0, 1, 1, 0))  # SCMP_CMP_NE AF_UNIX
+        if lib.seccomp_load(ctx) != 0:
+            raise OSError("seccomp_load failed")
+    finally:
+        lib.seccomp_release(ctx)
+
+
 def outside(path: Any) -> bool:
     if isinstance(path, int):
         return False  # an already open descriptor
@@ -133,9 +186,18 @@ def classify_exc(exc: BaseException) -> str | None:
     if type(exc).__name__ == "gaierror" or no in (errno.ENETUNREACH, errno.ENETDOWN,
                                                    errno.EHOSTUNREACH, errno.ECONNREFUSED):
         return "network"
+    if no == errno.EPERM and _raised_in(exc, "socket.py"):  # the seccomp filter's refusal
+        return "network"
     if no in (errno.EACCES, errno.EPERM, errno.EROFS, errno.EFBIG):
         return "filesystem"
     return "process" if no == errno.EAGAIN else None
+
+
+def _raised_in(exc: BaseException, filename: str) -> bool:
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename.endswith(filename)
 
 
 def one_line(exc: BaseException) -> str:
@@ -184,6 +246,8 @@ def prepare() -> tuple[Any, dict[str, Any], int]:
         os.setgroups([])
         os.setgid(SPEC["gid"])
         os.setuid(SPEC["uid"])
+    if SPEC.get("seccomp"):  # fails closed: no filter, no run
+        seccomp_filter()
     return code, ns, out
 
 

@@ -13,6 +13,11 @@ The warm worker is started in the same kind of prison with the runs folder bound
 forks first takes a mount namespace of its own in which, of that folder, only its run's dir is
 left (zygote.isolate), and between runs the worker kills every process of the unprivileged
 user in its namespace (zygote.sweep), so nothing survives from one run to the next.
+
+Inside, after dropping to the unprivileged user, the child has the kernel refuse the syscalls an
+analysis never needs (child.seccomp_filter: ptrace, mounts, new namespaces, modules, BPF,
+io_uring, network sockets); that filter is the kernel's, so switching off Python's guards does
+not lift it.
 """
 
 from __future__ import annotations
