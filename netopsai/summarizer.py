@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from netopsai.diagnosis.base import Diagnosis, Finding
-from netopsai.evidence import Evidence
+from netopsai.evidence import Evidence, cell_text
 
 TABLE_ROWS = 8
 def _cites(ids: list[str]) -> str:
@@ -19,9 +19,7 @@ def _cites(ids: list[str]) -> str:
 
 
 def _cell(v: Any) -> str:
-    if isinstance(v, list):
-        v = ", ".join(str(x) for x in v[:6]) + (f" (+{len(v) - 6})" if len(v) > 6 else "")
-    return "" if v is None else str(v).replace("|", "\\|").replace("\n", " ")
+    return cell_text(v).replace("|", "\\|").replace("\n", " ")
 
 
 def table(ev: Evidence) -> str:

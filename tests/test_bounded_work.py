@@ -1,4 +1,4 @@
-"""Bounded work (trust, F4): a counter question too large for one answer — a year of every
+"""Bounded work (trust, F4, F13): a counter question too large for one answer — a year of every
 switch port, a window from year 1 — is answered under a 2 GiB memory limit with a clear
 message that says how far to narrow it, and the narrower window it suggests then works."""
 
@@ -75,3 +75,25 @@ def test_large_counter_reads_take_turns_and_small_ones_never_wait(
     assert quick.errors == [] and quick.facts["ports"] > 0
     done = run_tool("telemetry", heavy, backends)  # the slot is free again
     assert done.errors == [] and done.facts["ports"] * 2016 > gate.heavy_cells
+
+
+def test_a_100_kb_change_ticket_is_shown_short_and_kept_whole(home: Path, tmp_path: Path) -> None:
+    """F13: a huge ticket once took over 30 s to draw in a terminal. Every shown form (the
+    table, the evidence summary, the answer) cuts it and says how much more there is; --json
+    keeps the record whole."""
+    text = ("Apply ACL set " + "x" * 60 + " ") * 1400  # ~105 KB
+    scenario = tmp_path / "ticket.yaml"
+    scenario.write_text(json.dumps({
+        "id": "big-ticket", "question": "what changed on dc1-leaf-02?",
+        "faults": [{"kind": "change", "at": "-10m", "target": {"device": "dc1-leaf-02"},
+                    "params": {"summary": text, "ticket": "CHG-7001"}}]}))
+    assert _run(home, "lab", "inject", str(scenario)).returncode == 0
+    args = json.dumps({"devices": ["dc1-leaf-02"], "window": "1h"})
+    shown = _run(home, "tool", "changelog", args)
+    answer = _run(home, "ask", "what changed on dc1-leaf-02 in the last hour?")
+    for done in (shown, answer):
+        assert done.returncode == 0, done.stderr
+        assert "CHG-7001" in done.stdout and len(done.stdout) < 10_000, len(done.stdout)
+        assert re.search(r"… \(\+\d{2,3},\d{3} characters\)", " ".join(done.stdout.split()))
+    whole = json.loads(_run(home, "tool", "changelog", args, "--json").stdout)
+    assert [r["summary"] for r in whole["rows"] if r["ticket"] == "CHG-7001"] == [text]

@@ -6,7 +6,7 @@ from pydantic import Field
 
 from netopsai.backends.base import Backends
 from netopsai.backends.rows import ChangeRecord
-from netopsai.evidence import Evidence
+from netopsai.evidence import Evidence, cell_text
 from netopsai.tools.base import WindowArgs, tool
 
 COLUMNS = list(ChangeRecord.__annotations__)
@@ -33,8 +33,8 @@ def changelog(args: ChangelogArgs, backends: Backends) -> Evidence:
         scope = f"ticket {args.ticket}"
     summary = (f"{len(rows)} change records for {scope} in the window"
                + (": " + "; ".join(f"{r['ticket']} on {r['device']} at {r['start']} "
-                                   f"\"{r['summary']}\" ({r['status']})" for r in rows[:6])
-                  if rows else "") + ".")
+                                   f"\"{cell_text(r['summary'], 200)}\" ({r['status']})"
+                                   for r in rows[:6]) if rows else "") + ".")
     return Evidence(tool="changelog", summary=summary, columns=COLUMNS,
                     rows=[{c: r.get(c) for c in COLUMNS} for r in rows], window=w.as_json(),
                     facts={"changes": len(rows), "devices": sorted({r["device"] for r in rows})})

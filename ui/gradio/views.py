@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from netopsai.evidence import CITATION
+from netopsai.evidence import CITATION, cell_text
 
 MAX_ROWS = 50
 MAX_PORTS = 8  # a timeline with more lines than this is unreadable
@@ -44,10 +44,7 @@ def link_citations(answer: str, known: set[str]) -> str:
 
 
 def _cell(v: Any) -> str:
-    if isinstance(v, list):
-        text = ", ".join(str(x) for x in v[:6]) + (f" (+{len(v) - 6})" if len(v) > 6 else "")
-        return html.escape(text)
-    return "" if v is None else html.escape(str(v))
+    return html.escape(cell_text(v))
 
 
 def rows_table(columns: list[str], rows: list[dict[str, Any]], limit: int = MAX_ROWS) -> str:
