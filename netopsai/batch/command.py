@@ -9,7 +9,9 @@ flushed."""
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -79,7 +81,10 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
             sink.write(r)
             advance()
         try:
-            results = checker.run(todo, on_result=on_result)
+            with _CtrlC() as ctrl_c:
+                results = checker.run(todo, on_result=on_result, stop=ctrl_c.stop)
+            if ctrl_c.stop.is_set() and len(results) < len(todo):
+                raise KeyboardInterrupt
         except KeyboardInterrupt:
             where = f"to {out}; run it again with --resume to finish" if out else "above"
             err.print(f"interrupted: {sink.rows} of {len(todo)} pairs written {where}")
@@ -90,6 +95,25 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
     for line in summary_lines(summarize(everything), first_error):
         err.print(line)
     return everything
+
+
+class _CtrlC:
+    """The first Ctrl-C ends the run after the pair in hand (the rows so far stay valid); a
+    second one interrupts at once. Not a KeyboardInterrupt the first time: one raised inside a
+    destructor is swallowed by Python and the batch would run on to the end."""
+
+    def __enter__(self) -> _CtrlC:
+        self.stop = threading.Event()
+        self._old = signal.signal(signal.SIGINT, self._pressed)
+        return self
+
+    def _pressed(self, _signum: int, _frame: object) -> None:
+        if self.stop.is_set():
+            raise KeyboardInterrupt
+        self.stop.set()
+
+    def __exit__(self, *_: object) -> None:
+        signal.signal(signal.SIGINT, self._old)
 
 
 def _source(backends: Backends, source: str | None) -> str | None:
