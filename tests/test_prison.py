@@ -7,6 +7,7 @@ and a run sees nothing of the host but the interpreter's read-only files."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +15,8 @@ import pytest
 
 from netopsai.sandbox import SandboxSettings, prison, run_code
 from tests.sandbox_helpers import (
+    connects,
+    listener_fixture,  # noqa: F401  (registers `listener`)
     path_fixture,  # noqa: F401  (registers `path`)
     run_by,
     stop_workers,  # noqa: F401  (stops the warm worker after the module)
@@ -51,6 +54,42 @@ pid = _posixsubprocess.fork_exec(
     -1, -1, -1, -1, -1, -1, r, w, True, True, -1, None, None, None, -1, None, False)
 result = pid > 0
 """
+
+
+# F1's first step: the audit hook's own state, found through gc, switched off from inside
+GC_OFF = """
+import gc, os, socket
+state = next(o for o in gc.get_objects() if isinstance(o, dict) and 'BUSY' in o and 'hook' in o)
+state['BUSY'].append(1)  # the hook now returns at once: every in-process guard is off
+uid = os.popen('id -u').read().strip()  # process creation, which the hook refuses while on
+try:
+    socket.create_connection(('127.0.0.1', {port}), timeout=2)
+    net = 'connected'
+except OSError as exc:
+    net = type(exc).__name__
+try:
+    open({store!r}, 'rb').read(16)
+    store = 'read'
+except OSError as exc:
+    store = type(exc).__name__
+result = [uid, net, store]
+"""
+
+
+def test_with_the_hook_switched_off_through_gc_the_prison_still_holds(
+        path: Callable[..., SandboxSettings], tmp_path: Path, listener: socket.socket) -> None:
+    store = tmp_path / "home" / "netopsai.db"
+    store.parent.mkdir()
+    store.write_bytes(b"SQLite format 3\0")
+    store.chmod(0o644)  # readable by anyone on the host: only the prison hides it
+    code = GC_OFF.format(port=listener.getsockname()[1], store=str(store))
+    res = run_by(path, code, tmp_path / "runs")  # the hook on, as in production
+    assert res.ok, res.error
+    uid, net, seen = res.value
+    assert uid == str(NOBODY)  # the hook was really off: a shell ran
+    assert net != "connected" and not connects(listener)
+    assert seen == "FileNotFoundError"
+    assert survivors(tmp_path) == []
 
 
 def test_a_forked_setsid_process_does_not_outlive_its_run(path: Callable[..., SandboxSettings],

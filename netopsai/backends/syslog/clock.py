@@ -1,0 +1,148 @@
+"""The device's clock, read from a syslog header: the forms devices send (RFC 3164 with or
+without a year, milliseconds, a zone name, Cisco's `*` and `.` clock marks; NX-OS's year first;
+RFC 5424 and ISO 8601 with an offset), the year a header leaves out, and the zone a header does
+not name (config: a default zone, and zones per device name or address by glob).
+
+Events are placed on the device's clock; the receive time is kept beside it. A clock the header
+itself marks unsynchronised (`*`) and that disagrees with receipt by more than the allowed skew
+is not believed: such an event is placed at its receive time, with the skew recorded.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from netopsai.errors import NetopsError
+
+MONTHS = {m: i for i, m in enumerate(
+    ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"], start=1)}
+# Zone names devices print (`clock timezone PDT -7`, `show clock`): hours east of UTC. A name
+# that is also the configured zone's own abbreviation at that moment takes the configured zone
+# (IST and CST mean different places); otherwise this table.
+ABBREVIATIONS = {
+    "UTC": 0, "GMT": 0, "UT": 0, "Z": 0, "WET": 0, "WEST": 1, "BST": 1, "CET": 1, "CEST": 2,
+    "MET": 1, "MEST": 2, "EET": 2, "EEST": 3, "MSK": 3, "IST": 5.5, "SGT": 8, "HKT": 8,
+    "AWST": 8, "CST": -6, "CDT": -5, "JST": 9, "KST": 9, "AEST": 10, "AEDT": 11, "NZST": 12,
+    "NZDT": 13, "HST": -10, "AKST": -9, "AKDT": -8, "PST": -8, "PDT": -7, "MST": -7,
+    "MDT": -6, "EST": -5, "EDT": -4, "AST": -4, "ADT": -3, "NST": -3.5, "NDT": -2.5,
+}
+FUTURE = timedelta(days=1)  # how far ahead of receipt a year-less stamp may be read
+_STAMP = re.compile(
+    r"(?P<mark>[*.])?(?:(?P<y1>\d{4}) +)?(?P<mon>[A-Z][a-z]{2}) +(?P<day>\d{1,2})"
+    r"(?: +(?P<y2>\d{4}))? +(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})(?:\.(?P<frac>\d{1,6}))?"
+    r"(?: +(?P<zone>[A-Z]{1,5}))?")
+
+
+@dataclass(frozen=True)
+class DeviceTime:
+    at: datetime | None  # when the device says it happened (UTC), None when the header has no time
+    synced: bool = True  # False: the header marks the device's clock as not synchronised
+    skew_s: float | None = None  # the device's time minus the receive time
+
+    def placed(self, received: datetime, max_skew_s: float) -> datetime:
+        """Where the event goes on the timeline: the device's time, unless there is none or the
+        device itself says its clock is not synchronised and it is off by more than allowed."""
+        if self.at is None:
+            return received
+        if not self.synced and self.skew_s is not None and abs(self.skew_s) > max_skew_s:
+            return received
+        return self.at
+
+
+@dataclass
+class Zones:
+    """The zone of a device's clock: the first glob that matches its name or address, else the
+    default. Globs match case-insensitively."""
+
+    default: tzinfo = UTC
+    rules: list[tuple[str, tzinfo]] = field(default_factory=list)
+
+    @classmethod
+    def from_names(cls, default: str = "UTC", by_device: Mapping[str, str] | None = None) -> Zones:
+        return cls(_zone(default, "the default timezone"),
+                   [(glob.lower(), _zone(name, f"the timezone for {glob!r}"))
+                    for glob, name in (by_device or {}).items()])
+
+    def of(self, *names: str | None) -> tzinfo:
+        for glob, zone in self.rules:
+            if any(n and fnmatch.fnmatchcase(n.lower(), glob) for n in names):
+                return zone
+        return self.default
+
+
+def _zone(name: str, what: str) -> tzinfo:
+    if name.upper() in ("UTC", "Z", "GMT"):
+        return UTC
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise NetopsError(f"{what} {name!r} is not a time zone; use an IANA name such as "
+                          "America/Los_Angeles or Europe/Berlin") from None
+
+
+def device_time(stamp: str | None, received: datetime, zone: tzinfo = UTC) -> DeviceTime:
+    """The device's time in a header's timestamp. `zone` is the device's configured zone, used
+    when the stamp names none; a year the stamp leaves out is the latest that does not put the
+    time more than a day after `received`."""
+    if not stamp or stamp == "-":
+        return DeviceTime(None)
+    text = stamp.strip().rstrip(":")
+    at = _iso(text)
+    synced = True
+    if at is None:
+        m = _STAMP.fullmatch(text)
+        if m is None or m["mon"] not in MONTHS:
+            return DeviceTime(None)
+        synced = m["mark"] != "*"
+        at = _from_parts(m, received, _named_zone(m["zone"], zone, received))
+        if at is None:
+            return DeviceTime(None)
+    at = at.astimezone(UTC)
+    return DeviceTime(at, synced, (at - received).total_seconds())
+
+
+def _iso(text: str) -> datetime | None:
+    if not re.match(r"\d{4}-\d{2}-\d{2}T", text):
+        return None
+    try:
+        at = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return at if at.tzinfo else at.replace(tzinfo=UTC)  # RFC 5424 requires an offset
+
+
+def _named_zone(name: str | None, configured: tzinfo, near: datetime) -> tzinfo:
+    if not name:
+        return configured
+    if near.astimezone(configured).tzname() == name:
+        return configured
+    hours = ABBREVIATIONS.get(name)
+    return configured if hours is None else _fixed(hours)
+
+
+def _fixed(hours: float) -> tzinfo:
+    from datetime import timezone
+
+    return timezone(timedelta(hours=hours))
+
+
+def _from_parts(m: re.Match[str], received: datetime, zone: tzinfo) -> datetime | None:
+    frac = (m["frac"] or "0").ljust(6, "0")
+    year = m["y1"] or m["y2"]
+    local = received.astimezone(zone)
+    years = [int(year)] if year else [local.year + 1, local.year, local.year - 1]
+    times: list[datetime] = []
+    for y in years:
+        try:
+            times.append(datetime(y, MONTHS[m["mon"]], int(m["day"]), int(m["h"]), int(m["mi"]),
+                                  int(m["s"]), int(frac), tzinfo=zone))
+        except ValueError:  # Feb 29 of a year without it, hour 25 ...
+            continue
+    # logs come from the past (a file loaded later) or from a clock a little ahead; not from
+    # months ahead: the latest year that is at most a day past receipt
+    return next((t for t in times if t <= received + FUTURE), times[-1] if times else None)
