@@ -45,3 +45,39 @@ def read_text(path: Path, what: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise NetopsError(f"{what} {path} is not UTF-8 text") from None
+
+
+class MalformedFile(NetopsError):
+    """A data file that does not parse: where, the line and the parser's problem — never a
+    snippet of the file (it may hold a secret)."""
+
+    def __init__(self, where: str, kind: str, line: int | None, problem: str) -> None:
+        self.line, self.problem = line, problem
+        at = f" at line {line}" if line else ""
+        super().__init__(f"{where}: malformed {kind}{at}: {problem}")
+
+
+def parse_yaml(text: str, where: str) -> object:
+    """Plain data from YAML text (safe: no tags that build objects), or a MalformedFile."""
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or type(exc).__name__
+        raise MalformedFile(where, "YAML", mark.line + 1 if mark else None, problem) from None
+    except RecursionError:
+        raise MalformedFile(where, "YAML", None, "nested too deeply") from None
+
+
+def parse_json(text: str, where: str) -> object:
+    """Plain data from JSON text, or a MalformedFile."""
+    import json
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MalformedFile(where, "JSON", exc.lineno, exc.msg) from None
+    except RecursionError:
+        raise MalformedFile(where, "JSON", None, "nested too deeply") from None

@@ -42,3 +42,26 @@ def test_bad_input_is_one_line(home: Path, tmp_path: Path, args: list[str], cont
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "internal error" not in lines[0] and "Traceback" not in done.stderr
     assert run_cli(home, "lab", "status").stdout.startswith("lab default/small seed 7")  # all still there
+
+
+EVIL_TAG = b"id: x\nquestion: !!python/object/apply:os.system ['id > /tmp/netopsai-pwned']\n"
+DEEP_YAML = ("a: " + "[" * 20_000 + "]" * 20_000 + "\n").encode()
+
+
+@pytest.mark.parametrize(("args", "name", "content", "said"), [
+    (["lab", "inject"], "evil.yaml", EVIL_TAG, "could not determine a constructor"),
+    (["inventory", "import"], "evil.yaml", EVIL_TAG, "could not determine a constructor"),
+    (["incidents", "import"], "deep.json", DEEP.encode(), "malformed JSON: nested too deeply"),
+    (["lab", "inject"], "deep.yaml", DEEP_YAML, "nested too deeply"),
+    (["inventory", "import"], "deep.yaml", DEEP_YAML, "nested too deeply"),
+], ids=["python-tag-scenario", "python-tag-inventory", "deep-history", "deep-scenario", "deep-inventory"])
+def test_hostile_data_files_are_one_line(home: Path, tmp_path: Path, args: list[str], name: str,
+                                         content: bytes, said: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    done = run_cli(home, *args, str(path))
+    assert done.returncode != 0 and said in done.stderr, done.stderr[-500:]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "internal error" not in lines[0] and "Traceback" not in done.stderr
+    assert not Path("/tmp/netopsai-pwned").exists()
+    assert run_cli(home, "lab", "status").stdout.startswith("lab default/small seed 7")

@@ -122,7 +122,7 @@ def test_checks_from_an_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     ("nodes: [{id: x.y, parent: nowhere}]", "parent that does not exist"),
     ("nodes: [{id: x, colour: red}]", "unknown field"),
     ("nodes: {id: x}", "expected 'nodes:'"),
-    ("nodes: [", "not valid YAML"),
+    ("nodes: [", "malformed YAML"),
 ])
 def test_bad_extension_files_are_named(tmp_path: Path, text: str, problem: str) -> None:
     (tmp_path / "bad.yaml").write_text(text)

@@ -22,7 +22,7 @@ from netopsai.config.network import (
     NetSettings,
     Secrets,
 )
-from netopsai.errors import NetopsError, unknown
+from netopsai.errors import MalformedFile, NetopsError, parse_yaml, unknown
 
 
 def default_home() -> Path:
@@ -63,16 +63,14 @@ def _read_yaml(path: Path, problems: list[str], secret: bool) -> tuple[dict[str,
         return {}, None
     try:
         text = path.read_text(encoding="utf-8")
+        data = parse_yaml(text, str(path))  # problem and line only: a snippet could show a secret
         tree = yaml.compose(text)
-        data = yaml.safe_load(text)
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(f"{path}: cannot read: {type(exc).__name__}")
         return {}, None
-    except yaml.YAMLError as exc:  # problem and line only: the snippet could show a secret
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        what = getattr(exc, "problem", None) or "not valid YAML"
-        problems.append(f"{path}{where}: YAML syntax error: {what}")
+    except MalformedFile as exc:
+        where = f" line {exc.line}" if exc.line else ""
+        problems.append(f"{path}{where}: YAML syntax error: {exc.problem}")
         return {}, None
     if data is None:
         return {}, tree

@@ -3,15 +3,12 @@ Gradio and Slack all call), and importing a history file of past incidents (YAML
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from netopsai.diagnosis.memory import IncidentMemory
-from netopsai.errors import NetopsError, read_text
+from netopsai.errors import NetopsError, parse_json, parse_yaml, read_text
 from netopsai.store.tables import Incident
 
 UNCONFIRMABLE = ("none", "inconclusive")
@@ -33,10 +30,7 @@ def confirm(memory: IncidentMemory, diagnosis: dict[str, Any] | None, who: str, 
 
 def _rows(path: Path) -> list[Any]:
     text = read_text(path, "history file")
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError):
-        raise NetopsError(f"{path}: malformed {'JSON' if path.suffix == '.json' else 'YAML'}") from None
+    data = parse_json(text, str(path)) if path.suffix == ".json" else parse_yaml(text, str(path))
     if isinstance(data, dict):
         data = data.get("incidents")
     if not isinstance(data, list):

@@ -13,9 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from netopsai.errors import NetopsError
+from netopsai.errors import NetopsError, parse_yaml
 
 ROOT = "root"
 LISTS = ("symptoms", "checks", "next_steps")
@@ -64,10 +62,7 @@ class Taxonomy:
 
 
 def _read(text: str, where: str) -> list[dict[str, Any]]:
-    try:
-        data = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        raise NetopsError(f"{where}: not valid YAML ({exc.__class__.__name__})") from None
+    data = parse_yaml(text, where) or {}
     nodes = data.get("nodes") if isinstance(data, dict) else None
     if not isinstance(nodes, list) or not all(isinstance(n, dict) and n.get("id") for n in nodes):
         raise NetopsError(f"{where}: expected 'nodes:' a list of mappings each with an 'id'")

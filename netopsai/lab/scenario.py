@@ -7,10 +7,9 @@ from ipaddress import ip_network
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from netopsai.errors import NetopsError, read_text, unknown
+from netopsai.errors import NetopsError, parse_yaml, read_text, unknown
 from netopsai.timewin import parse_time
 
 FAULT_KINDS = ("link_down", "link_flap", "crc_errors", "optic_degraded", "congestion",
@@ -114,12 +113,7 @@ class Scenario(_Strict):
 def load_scenario(path: str | Path) -> Scenario:
     p = Path(path)
     text = read_text(p, "scenario file")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise NetopsError(f"{p}: malformed YAML{where}") from None
+    data = parse_yaml(text, str(p))
     if not isinstance(data, dict):
         raise NetopsError(f"{p}: a scenario is a YAML mapping with id, faults, question ...")
     try:

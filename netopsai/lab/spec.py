@@ -6,10 +6,9 @@ import re
 from importlib import resources
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
-from netopsai.errors import NetopsError, unknown
+from netopsai.errors import NetopsError, parse_yaml, unknown
 
 SCALES = ("small", "medium", "large")
 
@@ -78,9 +77,10 @@ def load_spec(name: str = "default") -> LabSpec:
         if not re.fullmatch(r"[A-Za-z0-9_-]+", name) or name not in spec_names():
             raise unknown("lab spec", name, spec_names())
         text = resources.files("netopsai.inventory").joinpath(f"{name}.yaml").read_text()
+    data = parse_yaml(text, f"lab spec {name}")
     try:
-        return LabSpec.model_validate(yaml.safe_load(text))
-    except (yaml.YAMLError, ValidationError) as exc:
+        return LabSpec.model_validate(data)
+    except ValidationError as exc:
         first = str(exc).splitlines()[0]
         raise NetopsError(f"bad lab spec {name}: {first}") from None
 

@@ -14,7 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from netopsai.backends.netbox.csv_rows import Problem
-from netopsai.errors import closest
+from netopsai.errors import MalformedFile, closest, parse_yaml
 from netopsai.lab.spec import LabSpec
 from netopsai.lab.topology import build_topology
 from netopsai.store.inventory_sync import InventoryBatch
@@ -30,11 +30,12 @@ def yaml_batch(path: Path, scale: str, seed: int) -> InventoryBatch:
         raise Problem(label, 0, "", f"cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise Problem(label, 0, "", "not UTF-8 text") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise Problem(label, mark.line + 1 if mark else 0, "",
-                      f"not valid YAML: {getattr(exc, 'problem', exc)}") from None
-    data = yaml.safe_load(text)
+    except (yaml.YAMLError, RecursionError):
+        root = None  # parse_yaml says what is wrong with it
+    try:
+        data = parse_yaml(text, label)
+    except MalformedFile as exc:
+        raise Problem(label, exc.line or 0, "", f"not valid YAML: {exc.problem}") from None
     if not isinstance(data, dict):
         raise Problem(label, 1, "", "a lab spec is a mapping (name, sites, scales, ...)")
     try:
