@@ -136,7 +136,9 @@ def test_spool_rolls_over_and_reads_back_from_a_mark(tmp_path: Path) -> None:
 
     spool = Spool(tmp_path, segment_bytes=2_000)
     events = [Event(source="syslog", action="note", message=f"line {i} ü", fingerprint=str(i),
-                    received_at=datetime(2026, 11, 24, 3, 0, i % 60, tzinfo=UTC)) for i in range(40)]
+                    received_at=datetime(2026, 11, 24, 3, 0, i % 60, tzinfo=UTC),
+                    device_time=datetime(2026, 11, 24, 3, 0, 0, 123000, tzinfo=UTC), skew_s=-i / 10,
+                    mnemonic="LINK-3-UPDOWN") for i in range(40)]
     marks = [spool.append(ev) for ev in events]
     assert len(spool.segments()) > 1  # it rolled over
     assert [ev.message for ev, _ in spool.pending(marks[24])] == [e.message for e in events[25:]]

@@ -26,6 +26,8 @@ LA = Zones.from_names("America/Los_Angeles").default
     ("2017 Sep  1 10:15:00 UTC", UTC, datetime(2017, 9, 1, 10, 15, tzinfo=UTC)),
     # IOS with `year`, and Huawei VRP: the year after the day
     ("Sep  1 2017 10:15:00.5 PDT", UTC, datetime(2017, 9, 1, 17, 15, 0, 500000, tzinfo=UTC)),
+    # Huawei VRP with an offset
+    ("Nov 23 2026 11:10:00+08:00", UTC, datetime(2026, 11, 23, 3, 10, tzinfo=UTC)),
     # RFC 5424 / ISO 8601 with an offset, and with Z
     ("2017-08-04T10:15:00.123-07:00", UTC, datetime(2017, 8, 4, 17, 15, 0, 123000, tzinfo=UTC)),
     ("2026-11-23T03:10:00Z", LA, datetime(2026, 11, 23, 3, 10, tzinfo=UTC)),

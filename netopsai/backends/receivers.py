@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 
 from netopsai.backends.alertmanager.receiver import WebhookReceiver
-from netopsai.backends.syslog.receiver import SyslogReceiver
+from netopsai.backends.syslog.clock import Zones
+from netopsai.backends.syslog.receiver import SyslogContext, SyslogReceiver
 from netopsai.backends.traps.receiver import TrapReceiver
 from netopsai.store.spool import Spool
 from netopsai.store.writer import QueuedWriter, WriterStats
@@ -44,6 +45,7 @@ class IngestSettings:
     community: SecretStr = field(default_factory=lambda: SecretStr("public"))
     dedupe_seconds: float = 30.0
     drain_seconds: float = 30.0
+    syslog: SyslogContext = field(default_factory=SyslogContext)  # zones, skew, relays
     spool: Path | None = None  # the write-ahead spool's folder; None keeps events in memory only
     fsync: bool = False  # flush each spooled event to the disk (survives a power cut; slower)
 
@@ -62,10 +64,12 @@ def from_config(cfg: NetConfig, *, host: str | None = None, ports: dict[str, int
     community = cfg.secrets.snmp.community
     if env.get(COMMUNITY_ENV):
         community = SecretStr(env[COMMUNITY_ENV])
+    context = SyslogContext(Zones.from_names(section.timezone, section.timezones),
+                            section.max_skew_seconds, tuple(section.relays))
     return IngestSettings(host=host or section.host, trap_port=chosen["trap"],
                           syslog_port=chosen["syslog"], webhook_port=chosen["webhook"],
                           community=community or SecretStr(DEFAULT_COMMUNITY),
-                          dedupe_seconds=dedupe_seconds)
+                          dedupe_seconds=dedupe_seconds, syslog=context)
 
 
 class Ingest:
@@ -89,7 +93,7 @@ class Ingest:
                 await self.traps.start()
                 lines.append(f"SNMP traps (v1/v2c) on udp {cfg.host}:{self.traps.port}")
             if cfg.syslog_port is not None:
-                self.syslog = SyslogReceiver(cfg.host, cfg.syslog_port, writer.put)
+                self.syslog = SyslogReceiver(cfg.host, cfg.syslog_port, writer.put, cfg.syslog)
                 await self.syslog.start()
                 lines.append(f"syslog (RFC 3164/5424) on udp {cfg.host}:{self.syslog.port}")
             if cfg.webhook_port is not None:

@@ -131,6 +131,38 @@ class IngestSettings(Section):
     trap_port: int = Field(default=1162, ge=0, le=65535)
     syslog_port: int = Field(default=1514, ge=0, le=65535)
     webhook_port: int = Field(default=9095, ge=0, le=65535)
+    # devices' clocks: the zone of a log line that names none (an IANA name), by device name or
+    # address glob ({"sjc-*": America/Los_Angeles}) else `timezone`; how far (seconds) a clock
+    # the device marks unsynchronised may be off before its events are placed at receipt
+    timezone: str = "UTC"
+    timezones: dict[str, str] = Field(default_factory=dict)
+    max_skew_seconds: float = Field(default=300.0, ge=0)
+    # addresses (or globs) of syslog relays: their lines name the device in the header, and the
+    # relay's own address never stands for it
+    relays: list[str] = Field(default_factory=list)
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, v: str) -> str:
+        _check_zone(v)
+        return v
+
+    @field_validator("timezones")
+    @classmethod
+    def _zones(cls, v: dict[str, str]) -> dict[str, str]:
+        for zone in v.values():
+            _check_zone(zone)
+        return v
+
+
+def _check_zone(name: str) -> None:
+    from netopsai.backends.syslog.clock import Zones
+    from netopsai.errors import NetopsError
+
+    try:
+        Zones.from_names(name)
+    except NetopsError as exc:
+        raise PydanticCustomError("timezone", str(exc)) from None
 
 
 class NetSettings(BaseSettings):

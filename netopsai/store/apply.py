@@ -5,6 +5,7 @@ applies them in order, a batch per transaction."""
 from __future__ import annotations
 
 import ipaddress
+import re
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,7 +38,11 @@ class Event:
     subject: str | None = None
     interface: str | None = None
     severity: str = "major"
-    at: datetime | None = None  # when the source says it happened (default: received_at)
+    at: datetime | None = None  # where it goes on the timeline (default: received_at)
+    device_time: datetime | None = None  # what the device's clock said, believed or not
+    skew_s: float | None = None  # the device's clock minus the receive time
+    program: str | None = None  # the process or node that logged it (mib2d, Ebra, RP/0/RP0/CPU0)
+    mnemonic: str | None = None  # the vendor's message id (LINK-3-UPDOWN, SNMP_TRAP_LINK_DOWN)
     instant: bool = False  # raised and over at once (a restart)
     facility: str | None = None
     syslog_severity: str | None = None
@@ -53,14 +58,19 @@ class Named:
     site: str = ""
 
 
+_RE = re.compile(r"^re[01][-.]|[-.]re[01]$", re.I)  # Junos dual routing engines: re0-mx1, mx1-re0
+
+
 def resolve_device(s: Session, name: str | None, sender: str) -> Named:
-    """The inventory device the event is about: by the name it gives (exact, then without its
-    domain, then in lower case), by an address it gives, then by the sender's address; else the
-    name it gives, else the sender's address."""
+    """The inventory device the event is about: by the name it gives (exact, without its
+    domain, without a Junos routing-engine prefix, in lower case), by an address it gives, then
+    by the sender's address (unless the sender is a relay: Event.resolve_sender); else the name
+    it gives, else the sender's address."""
     names: list[str] = []
     if name and not _is_ip(name):
-        short = name.split(".")[0]
-        names = list(dict.fromkeys([name, short, name.lower(), short.lower()]))
+        bare = _RE.sub("", name)
+        short = bare.split(".")[0]
+        names = list(dict.fromkeys([name, bare, short, name.lower(), short.lower()]))
     for candidate in names:
         dev = s.get(m.Device, candidate)
         if dev is not None:
@@ -71,7 +81,7 @@ def resolve_device(s: Session, name: str | None, sender: str) -> Named:
                 or_(m.Device.mgmt_ip == ip, m.Device.loopback == ip))).first()
             if dev is not None:
                 return Named(dev.name, dev.site)
-    return Named(name or sender)
+    return Named(_RE.sub("", name).split(".")[0] if names and name else name or sender)
 
 
 class DeviceCache:
@@ -148,10 +158,12 @@ class Batch:
         a note only logs. Returns the RawEvent row to be inserted (its `count` may still grow)."""
         who = self.devices.get(self.s, ev.name, ev.host if ev.resolve_sender else "")
         key = f"{ev.kind}|{who.name}|{ev.subject or ''}" if ev.kind else None
-        row = {"received_at": ev.received_at, "source": ev.source, "host": ev.host,
-               "facility": ev.facility, "severity": ev.syslog_severity, "message": ev.message,
-               "kind": ev.kind, "key": key, "alarm_id": None, "count": 1}
         at = ev.at or ev.received_at
+        row = {"received_at": ev.received_at, "at": at, "device_time": ev.device_time,
+               "skew_s": ev.skew_s, "source": ev.source, "host": ev.host, "hostname": ev.name,
+               "device": who.name, "interface": ev.interface, "program": ev.program,
+               "mnemonic": ev.mnemonic, "facility": ev.facility, "severity": ev.syslog_severity,
+               "message": ev.message, "kind": ev.kind, "key": key, "alarm_id": None, "count": 1}
         if key is not None and ev.action in ("raise", "clear"):
             alarm = self._open[key] if key in self._open else open_alarm(self.conn, key)
             if ev.action == "clear" and alarm is not None:

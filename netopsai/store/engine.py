@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Engine, event, insert
+from sqlalchemy import Engine, event, insert, inspect
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from netopsai.config.settings import StoreSettings, private_dir
@@ -29,6 +30,9 @@ def engine_for(url: str) -> Engine:
         event.listen(eng, "connect", _sqlite_pragmas)
     else:
         eng = create_engine(url, pool_pre_ping=True)
+    file = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else None
+    if file is None or os.path.exists(file):
+        add_new_columns(eng)
     return eng
 
 
@@ -52,6 +56,38 @@ def make_store_dir(settings: StoreSettings) -> None:
 
 def create_all(engine: Engine) -> None:
     SQLModel.metadata.create_all(engine)
+    add_new_columns(engine)
+
+
+def add_new_columns(engine: Engine) -> None:
+    """A store made by an earlier release gains the columns and indexes added since (every new
+    column is nullable or has a plain default), keeping its rows. Tables it lacks are left to
+    create_all. Versioned migrations replace this when the schema changes in other ways."""
+    with engine.begin() as conn:  # one connection: the ingest writer's takes the write lock
+        insp = inspect(conn)
+        tables = set(insp.get_table_names())
+        for table in SQLModel.metadata.sorted_tables:
+            if table.name not in tables:
+                continue
+            have = {c["name"] for c in insp.get_columns(table.name)}
+            for col in table.columns:
+                if col.name not in have:
+                    conn.exec_driver_sql(_add_column(engine, table.name, col))
+            if any(col.name not in have for col in table.columns):
+                for index in table.indexes:
+                    index.create(conn, checkfirst=True)
+
+
+def _add_column(engine: Engine, table: str, col: Any) -> str:
+    kind = col.type.compile(dialect=engine.dialect)
+    default = col.default.arg if col.default is not None and col.default.is_scalar else None
+    prep = engine.dialect.identifier_preparer
+    ddl = f"ALTER TABLE {prep.quote(table)} ADD COLUMN {prep.quote(col.name)} {kind}"
+    if isinstance(default, bool | int | float):
+        ddl += f" DEFAULT {int(default) if isinstance(default, bool) else default}"
+    elif isinstance(default, str):
+        ddl += " DEFAULT '" + default.replace("'", "''") + "'"
+    return ddl
 
 
 def drop_all(engine: Engine) -> None:

@@ -29,7 +29,6 @@ from netopsai.store.apply import Event
 
 log = logging.getLogger("netopsai.ingest")
 SEGMENT_BYTES = 16 * 1024 * 1024
-_TIMES = ("received_at", "at")
 
 
 class Position(NamedTuple):
@@ -37,6 +36,11 @@ class Position(NamedTuple):
 
     segment: int
     offset: int
+
+
+# the Event fields that hold times (ISO 8601 in the spool)
+_TIMES = frozenset(f.name for f in dataclasses.fields(Event) if "datetime" in str(f.type))
+_FIELDS = frozenset(f.name for f in dataclasses.fields(Event))
 
 
 def encode(ev: Event) -> bytes:
@@ -52,8 +56,7 @@ def decode(line: bytes) -> Event:
     for key in _TIMES:
         if row.get(key) is not None:
             row[key] = datetime.fromisoformat(row[key])
-    known = {f.name for f in dataclasses.fields(Event)}
-    return Event(**{k: v for k, v in row.items() if k in known})
+    return Event(**{k: v for k, v in row.items() if k in _FIELDS})  # a field since dropped: ignored
 
 
 class Spool:

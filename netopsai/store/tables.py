@@ -232,11 +232,20 @@ class RawEvent(SQLModel, table=True):
     `alarm_id` is the alarm the event raised, joined or cleared; `count` counts retransmissions
     of the same event within the dedupe window."""
 
-    __table_args__ = (Index("ix_rawevent_received", "received_at"),)
+    __table_args__ = (Index("ix_rawevent_received", "received_at"), Index("ix_rawevent_at", "at"),
+                      Index("ix_rawevent_device_at", "device", "at"))
     id: int | None = Field(default=None, primary_key=True)
     received_at: datetime
+    at: datetime | None = None  # on the device's clock (the receive time when it has none)
+    device_time: datetime | None = None  # what the device's clock said, believed or not
+    skew_s: float | None = None  # the device's clock minus the receive time
     source: str = Field(index=True)  # trap | syslog | alertmanager
-    host: str = ""  # the sender's address
+    host: str = ""  # the sender's address (a relay's, for devices behind one)
+    hostname: str | None = None  # the name the event itself gives (syslog HOSTNAME, sysName)
+    device: str | None = None  # the inventory's name for it (else the name given, else `host`)
+    interface: str | None = None
+    program: str | None = None  # the process or node that logged it
+    mnemonic: str | None = None  # the vendor's message id
     facility: str | None = None
     severity: str | None = None
     message: str = ""

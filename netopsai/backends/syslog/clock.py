@@ -35,7 +35,7 @@ FUTURE = timedelta(days=1)  # how far ahead of receipt a year-less stamp may be 
 _STAMP = re.compile(
     r"(?P<mark>[*.])?(?:(?P<y1>\d{4}) +)?(?P<mon>[A-Z][a-z]{2}) +(?P<day>\d{1,2})"
     r"(?: +(?P<y2>\d{4}))? +(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})(?:\.(?P<frac>\d{1,6}))?"
-    r"(?: +(?P<zone>[A-Z]{1,5}))?")
+    r"(?: +(?P<zone>[A-Z]{1,5})|(?P<sign>[+-])(?P<oh>\d{2}):?(?P<om>\d{2}))?")
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,12 @@ def device_time(stamp: str | None, received: datetime, zone: tzinfo = UTC) -> De
         if m is None or m["mon"] not in MONTHS:
             return DeviceTime(None)
         synced = m["mark"] != "*"
-        at = _from_parts(m, received, _named_zone(m["zone"], zone, received))
+        if m["sign"]:  # Huawei VRP "+08:00"
+            hours = int(m["oh"]) + int(m["om"]) / 60
+            zone = _fixed(hours if m["sign"] == "+" else -hours)
+        else:
+            zone = _named_zone(m["zone"], zone, received)
+        at = _from_parts(m, received, zone)
         if at is None:
             return DeviceTime(None)
     at = at.astimezone(UTC)

@@ -20,10 +20,12 @@ SEVERITIES = ("emerg", "alert", "crit", "err", "warning", "notice", "info", "deb
 _PRI = re.compile(r"<(\d{1,3})>")
 _V5424 = re.compile(r"1 (\S+) (\S+) (\S+) (\S+) (\S+) ")
 _SEQ = re.compile(r"\d*:\s+")  # Cisco `service sequence-numbers`; NX-OS sends a bare ": "
-_XR_NODE = re.compile(r"(?:RP|LC|\d+)/\S*?CPU\d+:")  # IOS-XR "RP/0/RSP0/CPU0:" before the time
+_XR_NODE = re.compile(r"((?:RP|LC|\d+)/\S*?CPU\d+):")  # IOS-XR "RP/0/RSP0/CPU0:" before the time
+# IOS-XR `logging hostnameprefix` / a relay: "2345: router1 LC/0/2/CPU0:Nov 23 ..."
+_XR_HOST = re.compile(r"([A-Za-z][\w.-]*) (?=(?:RP|LC|\d+)/\S*?CPU\d+:)")
 _TS = re.compile(
     r"[*.]?(?:(?:\d{4} )?[A-Z][a-z]{2} +\d{1,2} (?:\d{4} )?\d{2}:\d{2}:\d{2}(?:\.\d+)?"
-    r"(?: [A-Z]{2,5}(?=:? ))?"
+    r"(?: [A-Z]{2,5}(?=:? )|[+-]\d{2}:?\d{2}(?=:? ))?"
     r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?):?\s+")
 # Cisco `logging origin-id hostname`: "R1: *Mar  1 ..." (a name, then the time or an XR node)
 _ORIGIN = re.compile(r"([A-Za-z][\w.-]*):\s+(?=[*.]?[A-Z][a-z]{2} |\d{4}[ -]|RP/|LC/)")
@@ -37,7 +39,7 @@ class SyslogMessage:
     text: str  # what the vendor parsers read: the message after the header
     timestamp: str | None = None
     hostname: str | None = None
-    app: str | None = None
+    app: str | None = None  # the program (TAG, APP-NAME), or the IOS-XR node that logged it
     msgid: str | None = None
     structured: dict[str, dict[str, str]] = field(default_factory=dict)
 
@@ -94,11 +96,11 @@ def _rfc3164(rest: str, facility: str, severity: str) -> SyslogMessage:
     pos = 0
     if m := _SEQ.match(rest, pos):
         pos = m.end()
-    host = None
-    if m := _ORIGIN.match(rest, pos):
+    host = node = None
+    if m := _ORIGIN.match(rest, pos) or _XR_HOST.match(rest, pos):
         host, pos = m.group(1), m.end()
     if m := _XR_NODE.match(rest, pos):
-        pos = m.end()
+        node, pos = m.group(1), m.end()
     ts = None
     if m := _TS.match(rest, pos):
         ts, pos = m.group(0).rstrip(": \t"), m.end()
@@ -108,13 +110,29 @@ def _rfc3164(rest: str, facility: str, severity: str) -> SyslogMessage:
     text = rest[pos:]
     app = re.match(r"([\w./-]+)(?:\[\d+\])?:\s", text)
     return SyslogMessage("rfc3164", facility, severity, text, ts, host,
-                         app.group(1) if app else None)
+                         app.group(1) if app else node)
 
 
 def _is_hostname(token: str) -> bool:
     """After the timestamp: a HOSTNAME, unless the token is already the message (%FAC-S-MN,
     a TAG ending in ':' or carrying a [pid])."""
     return not (token.startswith("%") or token.endswith(":") or "[" in token)
+
+
+_MNEMONIC = (
+    re.compile(r"%%\d\d([A-Z][\w-]*/\d/[\w-]+)"),  # Huawei VRP %%01IFNET/4/LINK_STATE(l)
+    re.compile(r"%([A-Z][A-Z0-9_]*(?:-[A-Z0-9_]+)*-\d-[A-Z0-9_]+)"),  # Cisco, Arista, NX-OS
+    re.compile(r"^(?:[\w./-]+(?:\[\d+\])?:\s+)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?::|\s|$)"),  # Junos
+)
+
+
+def mnemonic(msg: SyslogMessage) -> str | None:
+    """The vendor's message id: %FAC-SEV-MNEMONIC, Huawei's MODULE/SEV/NAME, a Junos tag, or
+    RFC 5424's MSGID."""
+    for pattern in _MNEMONIC:
+        if m := pattern.search(msg.text):
+            return m.group(1)
+    return msg.msgid
 
 
 # --- what the messages mean -------------------------------------------------------------------

@@ -1,32 +1,56 @@
-"""A UDP syslog receiver: each datagram becomes an Event for the queued writer; the lines we
-recognise (netopsai.backends.syslog.parse) raise or clear alarms, the rest are kept as raw
-events."""
+"""A UDP syslog receiver: each datagram becomes an Event for the queued writer, on the device's
+clock (netopsai.backends.syslog.clock) and about the device the header names (a relay may send
+for many); the lines we recognise (netopsai.backends.syslog.parse) raise or clear alarms, the
+rest are kept as raw events."""
 
 from __future__ import annotations
 
 import asyncio
+import fnmatch
 import hashlib
 import logging
 import socket
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from netopsai.backends.syslog.parse import classify, parse_frame
+from netopsai.backends.syslog.clock import Zones, device_time
+from netopsai.backends.syslog.parse import classify, mnemonic, parse_frame
 from netopsai.store.apply import Event
 
 log = logging.getLogger("netopsai.ingest")
 MAX_MESSAGE = 4000  # characters kept of one line
+MAX_SKEW_S = 300.0
 
 
-def syslog_event(data: bytes, sender: str, received_at: datetime | None = None) -> Event:
-    """The Event for one datagram from `sender` (its IP address)."""
+@dataclass(frozen=True)
+class SyslogContext:
+    """What reading a line needs beyond the line: the devices' zones, how far a clock the
+    device marks unsynchronised may be off, and the relays (addresses or globs) that forward
+    for other devices, whose address never names the device."""
+
+    zones: Zones = field(default_factory=Zones)
+    max_skew_s: float = MAX_SKEW_S
+    relays: tuple[str, ...] = ()
+
+    def is_relay(self, sender: str) -> bool:
+        return any(fnmatch.fnmatchcase(sender, glob) for glob in self.relays)
+
+
+def syslog_event(data: bytes, sender: str, received_at: datetime | None = None,
+                 context: SyslogContext | None = None) -> Event:
+    """The Event for one line from `sender` (its IP address: the device's, or a relay's)."""
+    ctx = context or SyslogContext()
     msg = parse_frame(data)
     parsed = classify(msg.text)
-    at = received_at or datetime.now(UTC)
-    base = Event(source="syslog", action="note", message=msg.text[:MAX_MESSAGE], received_at=at,
+    got = received_at or datetime.now(UTC)
+    dev = device_time(msg.timestamp, got, ctx.zones.of(msg.hostname, sender))
+    base = Event(source="syslog", action="note", message=msg.text[:MAX_MESSAGE], received_at=got,
+                 at=dev.placed(got, ctx.max_skew_s), device_time=dev.at, skew_s=dev.skew_s,
                  fingerprint=hashlib.sha1(sender.encode() + b"\0" + data).hexdigest(),
                  host=sender, name=msg.hostname, facility=msg.facility,
-                 syslog_severity=msg.severity)
+                 syslog_severity=msg.severity, program=msg.app, mnemonic=mnemonic(msg),
+                 resolve_sender=not ctx.is_relay(sender))
     if parsed is None:
         return base
     base.action, base.kind, base.category = parsed.action, parsed.kind, parsed.category
@@ -35,14 +59,14 @@ def syslog_event(data: bytes, sender: str, received_at: datetime | None = None) 
 
 
 class _Protocol(asyncio.DatagramProtocol):
-    def __init__(self, sink: Callable[[Event], None]) -> None:
-        self.sink = sink
+    def __init__(self, sink: Callable[[Event], None], context: SyslogContext) -> None:
+        self.sink, self.context = sink, context
         self.received = 0
 
     def datagram_received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
         self.received += 1
         try:
-            self.sink(syslog_event(data, str(addr[0])))
+            self.sink(syslog_event(data, str(addr[0]), context=self.context))
         except Exception:  # a receiver must outlive any one datagram
             log.exception("syslog datagram from %s not handled", addr[0])
 
@@ -50,10 +74,11 @@ class _Protocol(asyncio.DatagramProtocol):
 class SyslogReceiver:
     """Listens on host:port (0 = a free port); `port` is the bound one after `start`."""
 
-    def __init__(self, host: str, port: int, sink: Callable[[Event], None]) -> None:
+    def __init__(self, host: str, port: int, sink: Callable[[Event], None],
+                 context: SyslogContext | None = None) -> None:
         self.host, self.port, self.sink = host, port, sink
         self._transport: asyncio.DatagramTransport | None = None
-        self._protocol = _Protocol(sink)
+        self._protocol = _Protocol(sink, context or SyslogContext())
 
     @property
     def received(self) -> int:
