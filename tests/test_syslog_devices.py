@@ -1,0 +1,125 @@
+"""Syslog about the right device at the device's time: real datagrams over UDP on loopback, from
+devices and through relays, in the header forms vendors document; and a store made before these
+columns existed keeps its rows."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from netopsai.backends.syslog.clock import Zones
+from netopsai.backends.syslog.parse import mnemonic, parse_frame
+from netopsai.backends.syslog.receiver import SyslogContext
+from netopsai.store.engine import create_all, engine_for
+from tests.ingest_helpers import SENDERS, alarms, lab_with_senders, raw_events, running, send_udp, settle
+
+pytestmark = pytest.mark.integration
+RELAY = "127.0.0.50"  # a syslog server forwarding for many routers, not in the inventory
+
+
+def _ios(host: str, stamp: str, state: str, port: str = "Ethernet1") -> bytes:
+    """IOS `logging origin-id hostname` with `service timestamps ... show-timezone`."""
+    return (f"<187>12: {host}: {stamp}: %LINK-3-UPDOWN: Interface {port}, changed state to "
+            f"{state}").encode()
+
+
+def test_behind_a_relay_each_router_keeps_its_own_alarms(make_lab: Callable[..., Engine]) -> None:
+    engine, url = lab_with_senders(make_lab)
+    with running(url) as ingest:
+        assert ingest.syslog is not None
+        send_udp(ingest.syslog.port, _ios("dc1-leaf-01", "Nov 23 03:10:00.000 UTC", "down"), RELAY)
+        send_udp(ingest.syslog.port, _ios("dc1-leaf-02", "Nov 23 03:10:05.000 UTC", "down"), RELAY)
+        send_udp(ingest.syslog.port, _ios("dc1-leaf-02", "Nov 23 03:11:00.000 UTC", "up"), RELAY)
+        settle(ingest, 3)
+    state = {(a.device, a.interface): a.state for a in alarms(engine, "syslog")}
+    assert state == {("dc1-leaf-01", "Ethernet1"): "open", ("dc1-leaf-02", "Ethernet1"): "closed"}
+    assert [(r.host, r.device) for r in raw_events(engine, "syslog")] == [
+        (RELAY, "dc1-leaf-01"), (RELAY, "dc1-leaf-02"), (RELAY, "dc1-leaf-02")]
+
+
+@pytest.mark.parametrize(("relays", "device"), [((), "dc1-dci-01"), (("127.0.0.2*",), "edge-r9")])
+def test_a_relay_in_the_inventory_never_stands_for_the_device(
+        make_lab: Callable[..., Engine], relays: tuple[str, ...], device: str) -> None:
+    """A router that forwards others' logs: without `ingest.relays` an unknown name in its
+    lines is taken for the router itself (a device with a different hostname); named as a
+    relay, the line stays with the name it gives."""
+    engine, url = lab_with_senders(make_lab)
+    with running(url, syslog=SyslogContext(relays=relays)) as ingest:
+        assert ingest.syslog is not None
+        send_udp(ingest.syslog.port, _ios("edge-r9", "Nov 23 03:10:00.000 UTC", "down"),
+                 SENDERS["dc1-dci-01"])
+        settle(ingest, 1)
+    assert [a.device for a in alarms(engine, "syslog")] == [device]
+
+
+def test_events_sit_on_the_devices_clock_in_its_zone(make_lab: Callable[..., Engine]) -> None:
+    engine, url = lab_with_senders(make_lab)
+    zones = Zones.from_names("UTC", {"dc1-leaf-0*": "America/Los_Angeles"})
+    now = datetime.now(UTC).replace(microsecond=0)
+    pacific = now.astimezone(zones.rules[0][1]) - timedelta(hours=2)
+    lines = [  # leaf-01 logs local time with no zone; dci-01 logs UTC and says so
+        _ios("dc1-leaf-01", f"{pacific:%b %d %H:%M:%S}.250", "down"),
+        _ios("dc1-dci-01", f"{now - timedelta(hours=3):%b %d %H:%M:%S}.000 UTC", "down"),
+        _ios("dc1-leaf-02", "*Mar  1 00:01:02.123", "down"),  # a clock never set since boot
+    ]
+    with running(url, syslog=SyslogContext(zones)) as ingest:
+        assert ingest.syslog is not None
+        for line in lines:
+            send_udp(ingest.syslog.port, line, RELAY)
+        settle(ingest, 3)
+    rows = {r.device: r for r in raw_events(engine, "syslog")}
+    leaf, dci, unset = rows["dc1-leaf-01"], rows["dc1-dci-01"], rows["dc1-leaf-02"]
+    assert leaf.at == now - timedelta(hours=2) + timedelta(milliseconds=250)
+    assert dci.at == now - timedelta(hours=3)
+    assert abs((leaf.received_at - now).total_seconds()) < 60  # the receive time kept beside it
+    assert leaf.skew_s is not None and -7300 < leaf.skew_s < -7100
+    assert unset.device_time is not None and unset.device_time.month == 3
+    assert unset.at == unset.received_at  # not believed: placed at receipt
+    raised = {a.device: a.raised_at for a in alarms(engine, "syslog")}
+    assert raised["dc1-leaf-01"] == leaf.at and raised["dc1-dci-01"] == dci.at
+    assert {r.mnemonic for r in rows.values()} == {"LINK-3-UPDOWN"}
+
+
+@pytest.mark.parametrize(("line", "host", "program", "mnem"), [
+    # IOS-XR behind a relay (`logging hostnameprefix`): sequence, host, node, time
+    ("<187>2345: xr-pe1 LC/0/2/CPU0:Nov 23 03:10:00.123 UTC: ifmgr[227]: %PKT_INFRA-LINK-3-UPDOWN"
+     " : Interface HundredGigE0/0/0/8, changed state to Down", "xr-pe1", "ifmgr",
+     "PKT_INFRA-LINK-3-UPDOWN"),
+    ("<187>2345: RP/0/RSP0/CPU0:Nov 23 03:10:00.123 UTC: bgp[1052]: %ROUTING-BGP-5-ADJCHANGE :"
+     " neighbor 10.0.0.2 Down - BGP Notification sent", None, "bgp", "ROUTING-BGP-5-ADJCHANGE"),
+    # Huawei VRP: the year after the day, the host after the time, %%01 before the module
+    ("<187>Nov 23 2026 11:10:00+08:00 HUAWEI-CE1 %%01IFNET/4/LINK_STATE(l)[1]:The line protocol "
+     "IP on the interface GigabitEthernet0/0/1 has entered the DOWN state.", "HUAWEI-CE1", None,
+     "IFNET/4/LINK_STATE"),
+    # Junos (RFC 3164 export): program[pid] then the tag
+    ("<28>Nov 23 03:10:00 mx1-re0 mib2d[1234]: SNMP_TRAP_LINK_DOWN: ifIndex 526, ifAdminStatus "
+     "up(1), ifOperStatus down(2), ifName xe-0/0/0", "mx1-re0", "mib2d", "SNMP_TRAP_LINK_DOWN"),
+])
+def test_headers_name_host_program_and_message_id(line: str, host: str | None, program: str | None,
+                                                  mnem: str) -> None:
+    msg = parse_frame(line.encode())
+    assert (msg.hostname, msg.app, mnemonic(msg)) == (host, program, mnem)
+    assert msg.timestamp is not None and msg.timestamp.startswith("Nov 23")
+
+
+def test_a_store_from_the_last_release_gains_the_new_columns(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as db:  # RawEvent as the previous release created it
+        db.execute("CREATE TABLE rawevent (id INTEGER PRIMARY KEY, received_at DATETIME NOT NULL,"
+                   " source VARCHAR NOT NULL, host VARCHAR NOT NULL, facility VARCHAR, severity "
+                   "VARCHAR, message VARCHAR NOT NULL, kind VARCHAR, key VARCHAR, alarm_id INTEGER,"
+                   " count INTEGER NOT NULL)")
+        db.execute("INSERT INTO rawevent VALUES (1, '2026-11-20 10:00:00', 'syslog', '10.0.0.1', "
+                   "'local7', 'err', 'kept from before', NULL, NULL, NULL, 1)")
+    engine = engine_for(f"sqlite:///{path}")
+    create_all(engine)
+    rows = raw_events(engine)
+    assert [(r.message, r.at, r.device) for r in rows] == [("kept from before", None, None)]
+    with sqlite3.connect(path) as db:
+        names = {row[1] for row in db.execute("PRAGMA index_list(rawevent)")}
+    assert {"ix_rawevent_at", "ix_rawevent_device_at"} <= names
