@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -28,13 +29,29 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
         fsync: Annotated[bool, typer.Option(
             help="Flush every event to the disk before taking the next (survives a power cut, "
                  "not only a crash; slower)")] = False,
+        file: Annotated[list[Path] | None, typer.Option(
+            "--file", help="Load device logs from this file instead of listening (syslog-server "
+                           "files, `show logging` captures, RFC 5424; .gz too); repeatable")] = None,
+        device: Annotated[str | None, typer.Option(
+            help="With --file: the device whose log it is, for lines that name none")] = None,
+        timezone: Annotated[str | None, typer.Option(
+            help="With --file: the zone of times the lines do not qualify (IANA name, e.g. "
+                 "America/Los_Angeles; default: config.yaml's ingest.timezone(s))")] = None,
     ) -> None:
         """Receive alarms from the network (SNMP traps, syslog, Alertmanager) into the store.
         Address and ports come from config.yaml's ingest section unless given here; the trap
         community from secrets.yaml (snmp.community), NETOPSAI_TRAP_COMMUNITY overriding it
         (default: public). Every event is written to a spool in NETOPSAI_HOME/spool as it
         arrives, so a crash or kill loses nothing taken in: the next start stores the rest.
-        Ctrl-C stops."""
+        Ctrl-C stops. With --file, loads log files written earlier (on the devices' clocks;
+        loading one twice stores it once) and exits."""
+        if file:
+            _load(file, device, timezone)
+            return
+        if device or timezone:
+            from netopsai.errors import NetopsError
+
+            raise NetopsError("--device and --timezone go with --file")
         _run(host, {"trap": trap_port, "syslog": syslog_port, "webhook": webhook_port}, dedupe,
              fsync)
 
@@ -106,6 +123,34 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: b
         raise NetopsError(f"cannot listen: {exc.strerror or exc}") from None
     except KeyboardInterrupt:  # a second Ctrl-C while draining
         typer.echo("interrupted while storing the last events", err=True)
+
+
+def _load(files: list[Path], device: str | None, zone: str | None) -> None:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from netopsai.backends.receivers import from_config
+    from netopsai.backends.syslog.files import load_files
+    from netopsai.config.load import load_netconfig
+    from netopsai.config.settings import StoreSettings
+    from netopsai.store.engine import make_store_dir
+
+    store = StoreSettings()
+    make_store_dir(store)
+    context = from_config(load_netconfig()).syslog
+    err = Console(stderr=True, highlight=False)
+    with Progress(TextColumn("storing events"), BarColumn(), MofNCompleteColumn(), console=err,
+                  transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("load", total=None)
+        stats = load_files(store.url, files, device=device, zone=zone, context=context,
+                           progress=lambda done, total: bar.update(task, completed=done, total=total))
+    typer.echo(f"{stats.lines} lines read from {len(files)} file{'s' * (len(files) > 1)}: "
+               f"{stats.stored} events stored, {stats.known} already in the store")
+    if stats.no_device:
+        typer.echo(f"{stats.no_device} lines name no device: give --device NAME for a capture "
+                   "of one device's log", err=True)
+    if stats.no_time:
+        typer.echo(f"{stats.no_time} lines carry no time: placed at the file's time", err=True)
 
 
 def _report(stats: WriterStats | None) -> None:

@@ -163,7 +163,8 @@ class Batch:
                "skew_s": ev.skew_s, "source": ev.source, "host": ev.host, "hostname": ev.name,
                "device": who.name, "interface": ev.interface, "program": ev.program,
                "mnemonic": ev.mnemonic, "facility": ev.facility, "severity": ev.syslog_severity,
-               "message": ev.message, "kind": ev.kind, "key": key, "alarm_id": None, "count": 1}
+               "message": ev.message, "kind": ev.kind, "key": key, "alarm_id": None, "count": 1,
+               "fingerprint": ev.fingerprint}
         if key is not None and ev.action in ("raise", "clear"):
             alarm = self._open[key] if key in self._open else open_alarm(self.conn, key)
             if ev.action == "clear" and alarm is not None:

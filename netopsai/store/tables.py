@@ -246,6 +246,7 @@ class RawEvent(SQLModel, table=True):
     interface: str | None = None
     program: str | None = None  # the process or node that logged it
     mnemonic: str | None = None  # the vendor's message id
+    fingerprint: str | None = Field(default=None, index=True)  # equal for the same event twice
     facility: str | None = None
     severity: str | None = None
     message: str = ""

@@ -63,8 +63,9 @@ class Zones:
     rules: list[tuple[str, tzinfo]] = field(default_factory=list)
 
     @classmethod
-    def from_names(cls, default: str = "UTC", by_device: Mapping[str, str] | None = None) -> Zones:
-        return cls(_zone(default, "the default timezone"),
+    def from_names(cls, default: str = "UTC", by_device: Mapping[str, str] | None = None,
+                   what: str = "the default timezone") -> Zones:
+        return cls(_zone(default, what),
                    [(glob.lower(), _zone(name, f"the timezone for {glob!r}"))
                     for glob, name in (by_device or {}).items()])
 

@@ -38,15 +38,18 @@ class SyslogContext:
 
 
 def syslog_event(data: bytes, sender: str, received_at: datetime | None = None,
-                 context: SyslogContext | None = None) -> Event:
-    """The Event for one line from `sender` (its IP address: the device's, or a relay's)."""
+                 context: SyslogContext | None = None, near: datetime | None = None) -> Event:
+    """The Event for one line from `sender` (its IP address: the device's, or a relay's).
+    `near`: when the line was written, if not at `received_at` (a log file's time), for the
+    year a stamp leaves out and the clock's skew."""
     ctx = context or SyslogContext()
     msg = parse_frame(data)
     parsed = classify(msg.text)
     got = received_at or datetime.now(UTC)
-    dev = device_time(msg.timestamp, got, ctx.zones.of(msg.hostname, sender))
+    ref = near or got
+    dev = device_time(msg.timestamp, ref, ctx.zones.of(msg.hostname, sender))
     base = Event(source="syslog", action="note", message=msg.text[:MAX_MESSAGE], received_at=got,
-                 at=dev.placed(got, ctx.max_skew_s), device_time=dev.at, skew_s=dev.skew_s,
+                 at=dev.placed(ref, ctx.max_skew_s), device_time=dev.at, skew_s=dev.skew_s,
                  fingerprint=hashlib.sha1(sender.encode() + b"\0" + data).hexdigest(),
                  host=sender, name=msg.hostname, facility=msg.facility,
                  syslog_severity=msg.severity, program=msg.app, mnemonic=mnemonic(msg),
