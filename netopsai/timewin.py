@@ -32,6 +32,12 @@ def iso(t: datetime) -> str:
     return f"{t.year:04d}-{t:%m-%dT%H:%M:%SZ}"  # %Y is not zero-padded for years < 1000
 
 
+def iso_ms(t: datetime) -> str:
+    """iso(), with milliseconds when there are any: events of a storm are apart by less than a second."""
+    t = as_utc(t)
+    return iso(t) if not t.microsecond else iso(t)[:-1] + f".{t.microsecond // 1000:03d}Z"
+
+
 def as_utc(t: datetime) -> datetime:
     """Naive datetimes are taken as UTC."""
     return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
@@ -68,10 +74,14 @@ def parse_time(text: str, now: datetime) -> datetime:
 
 
 def parse_window(value: Any, now: datetime, default: str = "1h") -> Window:
-    """'1h' (ending now), {'start', 'end'} (ISO), or None (the default)."""
+    """'1h' (ending now), 'START..END' or {'start', 'end'} (ISO; no end: now), or None (the
+    default)."""
     now = as_utc(now)
     if value is None or value == "":
         value = default
+    if isinstance(value, str) and ".." in value:
+        start_text, _, end_text = value.partition("..")
+        value = {"start": start_text.strip(), "end": end_text.strip()}
     if isinstance(value, str):
         w = Window(start=_shift(now, value, -1), end=now)
     elif isinstance(value, dict):
@@ -84,7 +94,8 @@ def parse_window(value: Any, now: datetime, default: str = "1h") -> Window:
             raise NetopsError("window needs a start (ISO time), e.g. {\"start\": \"2025-11-04T08:00:00Z\"}")
         w = Window(start=start, end=end)
     else:
-        raise NetopsError(f"bad window {value!r}; use \"1h\" or {{\"start\": ISO, \"end\": ISO}}")
+        raise NetopsError(f"bad window {value!r}; use \"1h\", \"START..END\" or "
+                          "{\"start\": ISO, \"end\": ISO}")
     if w.end < w.start:
         raise NetopsError(f"window end {iso(w.end)} precedes its start {iso(w.start)}")
     if w.end == w.start:

@@ -12,6 +12,7 @@ from netopsai.backends.rows import (
     ChangeRecord,
     DeviceDetail,
     DeviceInfo,
+    EventRecord,
     HostInfo,
     InterfaceInfo,
     IpOwner,
@@ -74,6 +75,13 @@ class Changes(Protocol):
 class Alarms(Protocol):
     def alarms(self, category: str | None, state: str, devices: list[str] | None,
                site: str | None, window: Window) -> list[AlarmRecord]: ...
+
+    def events(self, devices: list[str] | None, window: Window, *, interface: str | None = None,
+               mnemonic: str | None = None, text: str | None = None, source: str | None = None,
+               limit: int = 200) -> tuple[list[EventRecord], int]:
+        """Received events on the device's clock in the window (an interface in any of its
+        names), the latest `limit` of them in time order, and how many matched in all."""
+        ...
 
 
 @dataclass

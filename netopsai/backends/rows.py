@@ -234,3 +234,19 @@ class AlarmRecord(TypedDict, total=False):
     source: str  # lab, snmp-trap, syslog, alertmanager ...
     traffic_lost: bool
     link_id: int | None
+
+
+class EventRecord(TypedDict, total=False):
+    """Alarms.events: one event as received (a syslog line, a trap, an alert), understood or not."""
+
+    at: Required[str]  # ISO 8601 on the device's clock (the receive time when it gave none)
+    device: str | None
+    interface: str | None
+    source: Required[str]  # syslog | trap | alertmanager
+    mnemonic: str | None  # the vendor's message id (LINK-3-UPDOWN, SNMP_TRAP_LINK_DOWN)
+    kind: str | None  # the alarm kind it raised or cleared, None for a line only kept
+    message: Required[str]
+    count: int  # repeats within the dedupe window
+    received_at: str
+    skew_s: float | None  # the device's clock minus the receive time
+    host: str  # the sender's address (a relay's), or the file it was loaded from

@@ -15,10 +15,18 @@ def render_evidence(ev: Evidence, console: Console) -> None:
     if ev.window:
         console.print(f"window {ev.window['start']} .. {ev.window['end']}")
     if ev.rows:
-        table = Table(*ev.columns, show_lines=False, header_style="bold cyan")
+        from netopsai.tools.registry import REGISTRY
+
+        tool = REGISTRY.get(ev.tool)
+        cols = [c for c in (tool.shown_columns(ev) if tool else ev.columns)
+                if any(c in r for r in ev.rows[:MAX_ROWS])] or ev.columns
+        table = Table(*cols, show_lines=False, header_style="bold cyan")
         for row in ev.rows[:MAX_ROWS]:
-            table.add_row(*(cell_text(row.get(c)) for c in ev.columns))
+            table.add_row(*(cell_text(row.get(c)) for c in cols))
         console.print(table)
-        if len(ev.rows) > MAX_ROWS:
-            console.print(f"... {len(ev.rows) - MAX_ROWS} more rows (use --json for all)")
+        hidden = len(ev.columns) - len(cols)
+        if len(ev.rows) > MAX_ROWS or hidden > 0:
+            more = [f"{len(ev.rows) - MAX_ROWS} more rows"] if len(ev.rows) > MAX_ROWS else []
+            more += [f"{hidden} more columns"] if hidden > 0 else []
+            console.print(f"... {' and '.join(more)} (use --json for all)")
     console.print(ev.summary)

@@ -1,16 +1,19 @@
-"""Change records and alarms from the store."""
+"""Change records, alarms and received events from the store."""
 
 from __future__ import annotations
 
 from typing import Any, cast
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func
 from sqlmodel import Session, col, or_, select
 
 from netopsai.backends.base import Row
-from netopsai.backends.rows import AlarmRecord, ChangeRecord
+from netopsai.backends.rows import AlarmRecord, ChangeRecord, EventRecord
+from netopsai.ifnames import mentions, same_port
 from netopsai.store import tables as m
-from netopsai.timewin import Window, iso
+from netopsai.timewin import Window, as_utc, iso, iso_ms
+
+SCAN = 20_000  # events read for one question at most: the latest ones in the window
 
 
 def _times(row: dict[str, Any], *cols: str) -> dict[str, Any]:
@@ -21,7 +24,7 @@ def _times(row: dict[str, Any], *cols: str) -> dict[str, Any]:
 
 
 class StoreEvents:
-    """Serves both the Changes and the Alarms protocols."""
+    """Serves both the Changes and the Alarms protocols (alarms and the events behind them)."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -59,6 +62,42 @@ class StoreEvents:
                     for a in s.exec(q.order_by(col(m.Alarm.raised_at).desc()))]
             _add_peers(s, rows)
         return cast(list[AlarmRecord], rows)
+
+
+    def events(self, devices: list[str] | None, window: Window, *, interface: str | None = None,
+               mnemonic: str | None = None, text: str | None = None, source: str | None = None,
+               limit: int = 200) -> tuple[list[EventRecord], int]:
+        ev = m.RawEvent
+        when = func.coalesce(col(ev.at), col(ev.received_at))
+        q = select(ev).where(when >= window.start, when <= window.end)
+        if devices:
+            q = q.where(col(ev.device).in_(devices))
+        if mnemonic:
+            q = q.where(col(ev.mnemonic).ilike(f"%{_like(mnemonic)}%", escape="\\"))
+        if text:
+            q = q.where(col(ev.message).ilike(f"%{_like(text)}%", escape="\\"))
+        if source:
+            q = q.where(ev.source == source)
+        with Session(self.engine) as s:
+            found = list(s.exec(q.order_by(when.desc()).limit(SCAN)))
+        if interface:  # any of its names, or a line that names it
+            found = [r for r in found if (r.interface and same_port(r.interface, interface))
+                     or mentions(r.message, interface)]
+        rows = [_event_row(r) for r in reversed(found[:limit])]
+        return cast(list[EventRecord], rows), len(found)
+
+
+def _like(text: str) -> str:
+    """A LIKE pattern's literal part: % and _ in the text match themselves."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _event_row(r: m.RawEvent) -> Row:
+    at = r.at or r.received_at
+    return {"at": iso_ms(at), "device": r.device or r.hostname or r.host,
+            "interface": r.interface, "source": r.source, "mnemonic": r.mnemonic, "kind": r.kind,
+            "message": r.message, "count": r.count, "received_at": iso(as_utc(r.received_at)),
+            "skew_s": r.skew_s, "host": r.host}
 
 
 def _add_peers(s: Session, rows: list[Row]) -> None:

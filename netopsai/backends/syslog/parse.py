@@ -108,9 +108,25 @@ def _rfc3164(rest: str, facility: str, severity: str) -> SyslogMessage:
         if host is None and token and _is_hostname(token.group(1)):
             host, pos = token.group(1), pos + token.end()
     text = rest[pos:]
+    if ts is not None and host is not None and (inner := _device_header(text)) is not None:
+        # a relay's header (its own clock) around the device's own: the device's time wins
+        ts, node, text = inner
     app = re.match(r"([\w./-]+)(?:\[\d+\])?:\s", text)
     return SyslogMessage("rfc3164", facility, severity, text, ts, host,
                          app.group(1) if app else node)
+
+
+def _device_header(text: str) -> tuple[str, str | None, str] | None:
+    """A Cisco header inside a relayed line ("1201: RP/0/RP0/CPU0:Sep  1 10:15:00.100 UTC: "):
+    its time, node and the text after it; None when the text does not start with one."""
+    pos, node = 0, None
+    if m := _SEQ.match(text):
+        pos = m.end()
+    if m := _XR_NODE.match(text, pos):
+        node, pos = m.group(1), m.end()
+    if pos == 0 or not (m := _TS.match(text, pos)):
+        return None
+    return m.group(0).rstrip(": \t"), node, text[m.end():]
 
 
 def _is_hostname(token: str) -> bool:

@@ -1,0 +1,56 @@
+"""Interface names as vendors write them: `Hu0/0/0/8`, `HundredGigE0/0/0/8` and
+`HundredGigabitEthernet0/0/0/8` are one port (netutils canonicalises them), and IOS-XR names a
+port's optics controller by the port's numbers (`Optics0/0/0/8`). Used wherever a name from an
+on-call, a log line or a trap meets a name from the inventory."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from netutils.interface import abbreviated_interface_name, canonical_interface_name
+
+# IOS-XR controllers that carry their port's numbers: an alarm on one is an alarm on the port
+CONTROLLERS = ("optics", "coherentdsp", "dwdm")
+_NUMBERS = re.compile(r"(\d+(?:[/:]\d+)*)(?:\.\d+)?$")  # 0/0/0/8, 1/1, 49; a .unit dropped
+
+
+@lru_cache(maxsize=4096)
+def canonical(name: str) -> str:
+    """The long form, without a sub-interface or unit (`xe-0/0/0.0` -> `xe-0/0/0`)."""
+    full = canonical_interface_name(name.strip())
+    return re.sub(r"\.\d+$", "", full)
+
+
+def _numbers(name: str) -> str:
+    m = _NUMBERS.search(name.strip())
+    return m.group(1) if m else ""
+
+
+def _controller(name: str) -> bool:
+    return name.strip().lower().startswith(CONTROLLERS)
+
+
+def same_port(a: str, b: str) -> bool:
+    """Whether two names are the same port: the same canonical name, or an optics controller
+    and the port with its numbers."""
+    if canonical(a).lower() == canonical(b).lower():
+        return True
+    nums = _numbers(a)
+    return bool(nums) and nums == _numbers(b) and (_controller(a) or _controller(b))
+
+
+def forms(name: str) -> list[str]:
+    """The ways a log line may write this port: as given, long, short, and (for a port with
+    numbers) its IOS-XR optics controller."""
+    long = canonical(name)
+    out = [name, long, abbreviated_interface_name(name),
+           re.sub(r"^(\w+)GigabitEthernet", r"\1GigE", long)]  # IOS-XR's TenGigE, HundredGigE
+    if _numbers(name).count("/") >= 3 and not _controller(name):  # rack/slot/instance/port
+        out.append(f"Optics{_numbers(name)}")
+    return list(dict.fromkeys(f for f in out if f))
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether a message names this port in any of its forms (not a longer number)."""
+    return any(re.search(rf"(?<![\w/]){re.escape(f)}(?![\w/:])", text, re.I) for f in forms(name))

@@ -1,0 +1,57 @@
+"""events: what devices reported, as received — syslog lines, traps, alerts, understood or not —
+on the device's clock, searchable by device, interface (in any of its names), message id and
+text. The timeline behind alarms: "what happened to spine2 Hu0/0/0/8 between 10:15 and 10:25?"."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Literal
+
+from pydantic import Field
+
+from netopsai.backends.base import Backends
+from netopsai.backends.rows import EventRecord
+from netopsai.evidence import Evidence, cell_text
+from netopsai.tools.base import WindowArgs, tool
+
+COLUMNS = list(EventRecord.__annotations__)
+SHOWN = ["at", "device", "interface", "mnemonic", "kind", "message"]  # what an answer's table shows
+
+
+class EventsArgs(WindowArgs):
+    devices: list[str] | None = Field(default=None, description="Device names, as the inventory "
+                                      "or the log lines name them")
+    interface: str | None = Field(default=None, description="One port, in any of its names "
+                                  "(Hu0/0/0/8, HundredGigE0/0/0/8; its optics controller too)")
+    mnemonic: str | None = Field(default=None, description="The vendor's message id or part of "
+                                 "it, e.g. LINK-3-UPDOWN, ADJCHANGE, SNMP_TRAP_LINK_DOWN")
+    text: str | None = Field(default=None, description="Words the message contains")
+    source: Literal["syslog", "trap", "alertmanager"] | None = Field(
+        default=None, description="Only events from this receiver")
+    limit: int = Field(default=200, ge=1, le=5000, description="Latest events to return")
+
+
+@tool("events", EventsArgs, SHOWN)
+def events(args: EventsArgs, backends: Backends) -> Evidence:
+    """Events devices reported (syslog, SNMP traps, Alertmanager), understood or not, in a time
+    window on the device's clock: by device, interface, message id or text. Use for "what
+    happened to X", a timeline of a port, or log lines an alarm does not cover."""
+    w = args.resolve(backends)
+    rows, total = backends.alarms.events(args.devices, w, interface=args.interface,
+                                         mnemonic=args.mnemonic, text=args.text,
+                                         source=args.source, limit=args.limit)
+    about = " ".join(filter(None, [", ".join(args.devices or []) or "all devices",
+                                   args.interface, args.mnemonic and f"message id ~{args.mnemonic}",
+                                   args.text and f"text ~{args.text!r}"]))
+    ids = Counter(r.get("mnemonic") or "(no id)" for r in rows)
+    summary = f"{total} event{'s' * (total != 1)} for {about} in the window"
+    if rows:
+        top = ", ".join(f"{k} x{n}" for k, n in ids.most_common(4))
+        summary += (f", {rows[0]['at']} .. {rows[-1]['at']}: {top}; latest: "
+                    f"\"{cell_text(rows[-1]['message'], 160)}\"")
+    if total > len(rows):
+        summary += f" (the latest {len(rows)} shown: narrow the window or the search for the rest)"
+    facts = {"events": total, "shown": len(rows), "by_mnemonic": dict(ids.most_common(10)),
+             "devices": sorted({str(r.get("device")) for r in rows})}
+    return Evidence(tool="events", summary=summary + ".", columns=COLUMNS,
+                    rows=[dict(r) for r in rows], facts=facts, window=w.as_json())
