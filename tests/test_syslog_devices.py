@@ -123,3 +123,50 @@ def test_a_store_from_the_last_release_gains_the_new_columns(tmp_path: Path) -> 
     with sqlite3.connect(path) as db:
         names = {row[1] for row in db.execute("PRAGMA index_list(rawevent)")}
     assert {"ix_rawevent_at", "ix_rawevent_device_at"} <= names
+
+
+def _xr(seq: int, stamp: str, body: str) -> bytes:
+    return f"<187>{seq}: RP/0/RP0/CPU0:Nov 23 {stamp} UTC: {body}".encode()
+
+
+def test_one_port_in_any_name_optics_admin_shut_and_commits(make_lab: Callable[..., Engine]) -> None:
+    """The optics controller's LOS and the port's link alarm land on the inventory's port (and
+    its DCI link); a link Up also ends an admin shut; a config commit with no ticket becomes an
+    unrecorded change; a reload is raised and over at once."""
+    from sqlmodel import Session, select
+
+    from netopsai.store import tables as m
+
+    engine, url = lab_with_senders(make_lab)
+    dci, leaf = SENDERS["dc1-dci-01"], SENDERS["dc1-leaf-01"]
+    lines = [
+        (dci, _xr(1, "03:10:00.050", "optics_driver[189]: %PKT_INFRA-FM-3-FAULT_MAJOR : ALARM_MAJOR "
+                                     ":RX LOS :DECLARE :0/0: Optics0/0/0/20")),
+        (dci, _xr(2, "03:10:00.100", "ifmgr[227]: %PKT_INFRA-LINK-3-UPDOWN : Interface "
+                                     "HundredGigE0/0/0/20, changed state to Down")),
+        (dci, _xr(3, "03:12:00.000", "optics_driver[189]: %PKT_INFRA-FM-3-FAULT_MAJOR : ALARM_MAJOR "
+                                     ":RX LOS :CLEAR :0/0: Optics0/0/0/20")),
+        (leaf, b"<189>7: Nov 23 03:10:00.000 UTC: %LINK-5-CHANGED: Interface Ethernet1, changed "
+               b"state to administratively down"),
+        (leaf, b"<189>8: Nov 23 03:11:00.000 UTC: %SYS-5-CONFIG_I: Configured from console by ops on "
+               b"vty0 (10.0.0.5)"),
+        (leaf, b"<187>9: Nov 23 03:12:00.000 UTC: %LINK-3-UPDOWN: Interface Et1, changed state to up"),
+        (leaf, b"<189>10: Nov 23 03:20:00.000 UTC: %SYS-5-RELOAD: Reload requested by ops on vty0."),
+    ]
+    with running(url) as ingest:
+        assert ingest.syslog is not None
+        for sender, line in lines:
+            send_udp(ingest.syslog.port, line, sender)
+        settle(ingest, len(lines))
+    got = {(a.device, a.kind): a for a in alarms(engine, "syslog")}
+    los, down = got[("dc1-dci-01", "OPTICS_LOS")], got[("dc1-dci-01", "LINK_DOWN")]
+    assert (los.interface, los.link_id, los.state) == ("HundredGigE0/0/0/20", 553, "closed")
+    assert (down.interface, down.link_id, down.category, down.state) == (
+        "HundredGigE0/0/0/20", 553, "dci", "open")
+    shut = got[("dc1-leaf-01", "ADMIN_DOWN")]
+    assert (shut.interface, shut.severity, shut.state) == ("Ethernet1", "minor", "closed")
+    reload = got[("dc1-leaf-01", "DEVICE_REBOOT")]
+    assert reload.state == "closed" and reload.cleared_at == reload.raised_at
+    with Session(engine) as s:
+        changes = s.exec(select(m.Change).where(m.Change.status == "unrecorded")).all()
+    assert [(c.device, c.author, c.ticket) for c in changes] == [("dc1-leaf-01", "ops", "UNRECORDED")]

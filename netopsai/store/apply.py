@@ -8,15 +8,16 @@ import ipaddress
 import re
 import time
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import Connection, Table, bindparam, insert, update
 from sqlmodel import Session, or_, select
 
+from netopsai.ifnames import canonical, same_port
 from netopsai.store import tables as m
 
-Action = Literal["raise", "clear", "note"]
+Action = Literal["raise", "clear", "note", "change"]  # change: a config commit, a change record
 LINK_KINDS_AS_CATEGORY = ("dci", "backbone")  # an alarm on these links is filed under its kind
 
 
@@ -48,6 +49,8 @@ class Event:
     syslog_severity: str | None = None
     site: str | None = None
     resolve_sender: bool = True  # False when the sender is a relay (Alertmanager), not the device
+    clears: tuple[str, ...] = ()  # a clear also closes these kinds on the same subject
+    author: str | None = None  # who made a change (a config commit's user)
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,7 @@ class DeviceCache:
     def __init__(self, ttl: float = 60.0) -> None:
         self.ttl = ttl
         self._known: dict[tuple[str | None, str], tuple[Named, float]] = {}
+        self._ports: dict[str, tuple[list[str], float]] = {}  # device -> its interface names
 
     def get(self, s: Session, name: str | None, sender: str) -> Named:
         now = time.monotonic()
@@ -101,6 +105,20 @@ class DeviceCache:
         found = resolve_device(s, name, sender)
         self._known[(name, sender)] = (found, now)
         return found
+
+    def port(self, s: Session, device: str, written: str | None) -> str | None:
+        """The inventory's name for a port as a message wrote it (`Hu0/0/0/8`, its optics
+        controller `Optics0/0/0/8`), else one canonical form, so raise and clear meet."""
+        if not written:
+            return written
+        now = time.monotonic()
+        hit = self._ports.get(device)
+        if hit is None or now - hit[1] >= self.ttl:
+            names = list(s.exec(select(m.Interface.name).where(m.Interface.device == device)))
+            hit = self._ports[device] = (names, now)
+        if written in hit[0]:
+            return written
+        return next((n for n in hit[0] if same_port(n, written)), None) or canonical(written)
 
 
 def _is_ip(text: str) -> bool:
@@ -157,6 +175,11 @@ class Batch:
         """A raise opens an alarm unless one with its key is open, a clear closes the open one,
         a note only logs. Returns the RawEvent row to be inserted (its `count` may still grow)."""
         who = self.devices.get(self.s, ev.name, ev.host if ev.resolve_sender else "")
+        if ev.interface:  # as the inventory names the port; the subject follows when it is one
+            port = self.devices.port(self.s, who.name, ev.interface)
+            if ev.subject == ev.interface:
+                ev.subject = port
+            ev.interface = port
         key = f"{ev.kind}|{who.name}|{ev.subject or ''}" if ev.kind else None
         at = ev.at or ev.received_at
         row = {"received_at": ev.received_at, "at": at, "device_time": ev.device_time,
@@ -165,6 +188,11 @@ class Batch:
                "mnemonic": ev.mnemonic, "facility": ev.facility, "severity": ev.syslog_severity,
                "message": ev.message, "kind": ev.kind, "key": key, "alarm_id": None, "count": 1,
                "fingerprint": ev.fingerprint}
+        if ev.action == "change":
+            _change(self.conn, ev, who, at)
+        if key is not None and ev.action == "clear":
+            for other in ev.clears:  # e.g. a port up ends an admin shut as well as a failure
+                self._close(f"{other}|{who.name}|{ev.subject or ''}", at)
         if key is not None and ev.action in ("raise", "clear"):
             alarm = self._open[key] if key in self._open else open_alarm(self.conn, key)
             if ev.action == "clear" and alarm is not None:
@@ -179,6 +207,12 @@ class Batch:
         self._rows.append(row)
         return row
 
+    def _close(self, key: str, at: datetime) -> None:
+        alarm = self._open[key] if key in self._open else open_alarm(self.conn, key)
+        if alarm is not None:
+            self.conn.execute(_CLOSE, {"alarm_id": alarm[0], "at": max(at, _aware(alarm[1], at))})
+            self._open[key] = None
+
     def finish(self) -> list[int]:
         """Insert the batch's RawEvent rows; their ids, in order."""
         if not self._rows:
@@ -191,6 +225,27 @@ class Batch:
 def _aware(t: datetime, like: datetime) -> datetime:
     """SQLite hands back naive datetimes: compare them as UTC with aware ones."""
     return t.replace(tzinfo=like.tzinfo) if t.tzinfo is None and like.tzinfo is not None else t
+
+
+_CHANGE: Table = m.Change.__table__  # type: ignore[attr-defined]
+_TICKET = re.compile(r"\b(?:CHG|CR|CRQ|RFC|INC|TKT|CM)[-_ ]?\d{3,}\b", re.I)
+TICKET_SLACK = timedelta(hours=1)  # a planned change's window, when its record gives no end
+
+
+def _change(conn: Connection, ev: Event, who: Named, at: datetime) -> None:
+    """A config commit: a change record, unless a recorded change on the device covers its
+    time; without a ticket of its own it is kept as an unrecorded change."""
+    covered = conn.execute(
+        select(_CHANGE.c.id).where(_CHANGE.c.device == who.name, _CHANGE.c.start <= at + TICKET_SLACK,
+                                   or_(_CHANGE.c.end.is_(None) & (_CHANGE.c.start >= at - TICKET_SLACK),
+                                       _CHANGE.c.end >= at))).first()
+    if covered is not None:
+        return
+    ticket = _TICKET.search(ev.message)
+    conn.execute(insert(_CHANGE).values(
+        ticket=ticket.group(0).upper() if ticket else "UNRECORDED", device=who.name, site=who.site,
+        start=at, end=at, kind="config", summary=ev.message[:500], author=ev.author or "",
+        status="completed" if ticket else "unrecorded"))
 
 
 def _new_alarm(conn: Connection, ev: Event, who: Named, at: datetime) -> int:

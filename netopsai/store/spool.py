@@ -40,6 +40,7 @@ class Position(NamedTuple):
 
 # the Event fields that hold times (ISO 8601 in the spool)
 _TIMES = frozenset(f.name for f in dataclasses.fields(Event) if "datetime" in str(f.type))
+_TUPLES = frozenset(f.name for f in dataclasses.fields(Event) if "tuple" in str(f.type))
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Event))
 
 
@@ -56,6 +57,9 @@ def decode(line: bytes) -> Event:
     for key in _TIMES:
         if row.get(key) is not None:
             row[key] = datetime.fromisoformat(row[key])
+    for key in _TUPLES:  # JSON has lists only
+        if isinstance(row.get(key), list):
+            row[key] = tuple(row[key])
     return Event(**{k: v for k, v in row.items() if k in _FIELDS})  # a field since dropped: ignored
 
 

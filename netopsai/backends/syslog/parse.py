@@ -1,5 +1,5 @@
-"""Syslog frames (RFC 5424, RFC 3164 and the variants network devices really send) and the
-vendor messages that mean a link, a BGP session or an optic went down or came back.
+"""Syslog frames (RFC 5424, RFC 3164 and the variants network devices really send); what the
+messages mean is in the vendor rules (netopsai.backends.syslog.rules).
 
 Hand-written: the PyPI parsers are unmaintained and strict RFC 3164 parsers reject what Cisco
 sends (sequence numbers, `*` unsynced-clock marks, IOS-XR node ids before the timestamp, no
@@ -151,88 +151,8 @@ def mnemonic(msg: SyslogMessage) -> str | None:
     return msg.msgid
 
 
-# --- what the messages mean -------------------------------------------------------------------
+# --- what the messages mean: vendor rules as data (netopsai.backends.syslog.rules) ---------
 
-Kind = Literal["LINK_DOWN", "BGP_DOWN", "OPTICS_LOS"]
-_IP = r"[0-9A-Fa-f:.]*[0-9A-Fa-f]"
-_IF_TAIL = r"[\w./:-]*\d"
-_IF = r"[A-Za-z]" + _IF_TAIL
+from netopsai.backends.syslog.rules import Parsed, classify  # noqa: E402  (re-exported)
 
-
-@dataclass(frozen=True)
-class Parsed:
-    kind: Kind
-    action: Literal["raise", "clear"]
-    category: str
-    interface: str | None = None
-    peer: str | None = None
-
-    @property
-    def subject(self) -> str | None:
-        return self.peer or self.interface
-
-
-def _updown(state: str) -> Literal["raise", "clear"] | None:
-    return {"down": "raise", "up": "clear"}.get(state.lower())  # type: ignore[return-value]
-
-
-def _link(text: str) -> Parsed | None:
-    """Cisco IOS/NX-OS/IOS-XR and Arista LINK/LINEPROTO UPDOWN, NX-OS ETHPORT, Junos mib2d."""
-    m = (re.search(rf"%(?:PKT_INFRA-)?LINK-\d-UPDOWN\s*:\s*Interface ({_IF}), changed state to (\w+)",
-                   text)
-         or re.search(rf"%(?:PKT_INFRA-)?LINEPROTO-\d-UPDOWN\s*:\s*Line protocol on Interface ({_IF}),"
-                      r" changed state to (\w+)", text)
-         or re.search(rf"SNMP_TRAP_LINK_(DOWN|UP)\b.*?\bifName ({_IF})", text))
-    if m:
-        ifname, state = (m.group(2), m.group(1)) if m.group(1) in ("DOWN", "UP") else m.groups()
-        action = _updown(state)
-        return Parsed("LINK_DOWN", action, "link", interface=ifname) if action else None
-    if m := re.search(rf"%ETHPORT-\d-IF_DOWN_(\w+)\s*:\s*Interface ({_IF}) is down", text):
-        if m.group(1).startswith(("ADMIN", "CFG", "NONE")):  # shut by an operator: no fault
-            return None
-        return Parsed("LINK_DOWN", "raise", "link", interface=m.group(2))
-    if m := re.search(rf"%ETHPORT-\d-IF_UP\s*:\s*Interface ({_IF}) is up", text):
-        return Parsed("LINK_DOWN", "clear", "link", interface=m.group(1))
-    return None
-
-
-def _bgp(text: str) -> Parsed | None:
-    """Cisco/Arista %BGP-5-ADJCHANGE and %BGP-3-NOTIFICATION, IOS-XR ROUTING-BGP, Junos rpd
-    (RPD_BGP_NEIGHBOR_STATE_CHANGED, bgp_event) and Arista's old/new state form."""
-    if m := re.search(rf"%(?:ROUTING-)?BGP-\d-ADJCHANGE\s*:.*?\bneighbor ({_IP})(?: vpn vrf \S+)?"
-                      r" (Up|Down)\b", text):
-        action = _updown(m.group(2))
-        return Parsed("BGP_DOWN", action, "bgp", peer=m.group(1)) if action else None
-    if m := re.search(rf"%BGP-\d-NOTIFICATION\s*:\s*(?:sent to|received from) neighbor ({_IP})", text):
-        return Parsed("BGP_DOWN", "raise", "bgp", peer=m.group(1))
-    m = re.search(rf"\bpeer ({_IP})\s*\([^)]*\)\s*(?:old state (\w+) event \w+ new state (\w+)"
-                  r"|changed state from (\w+) to (\w+))", text)
-    if not m:
-        return None
-    old, new = (m.group(2), m.group(3)) if m.group(2) else (m.group(4), m.group(5))
-    if new == "Established":
-        return Parsed("BGP_DOWN", "clear", "bgp", peer=m.group(1))
-    if old == "Established":
-        return Parsed("BGP_DOWN", "raise", "bgp", peer=m.group(1))
-    return None  # Idle -> Connect and the like: logged as a raw event
-
-
-_LOS = re.compile(r"(?i:loss of signal)|\bRX[ _-]?LOS\b|\bLOS\b")
-_CLEARED = re.compile(r"(?i:\b(?:clear(?:ed)?|deasserted|recovered|restored)\b)")
-
-
-def _optics(text: str) -> Parsed | None:
-    """Optics loss of signal in its vendor spellings: 'loss of signal', RX_LOS, IOS-XR fault
-    manager 'RX LOS :DECLARE' / ':CLEAR'."""
-    if not _LOS.search(text):
-        return None
-    m = (re.search(rf"\bInterface ({_IF})", text)
-         or re.search(rf"\b((?:Optics|TenGig|TwentyFiveGig|FortyGig|HundredGig|FourHundredGig"
-                      rf"|Ethernet|Eth|Gi|Te|Hu|xe-|et-|ge-){_IF_TAIL})", text))
-    action: Literal["raise", "clear"] = "clear" if _CLEARED.search(text) else "raise"
-    return Parsed("OPTICS_LOS", action, "optics", interface=m.group(1) if m else None)
-
-
-def classify(text: str) -> Parsed | None:
-    """What a message says happened, or None for a line we do not understand (kept raw)."""
-    return _link(text) or _bgp(text) or _optics(text)
+__all__ = ["Parsed", "SyslogMessage", "classify", "mnemonic", "parse_frame"]

@@ -58,6 +58,8 @@ def syslog_event(data: bytes, sender: str, received_at: datetime | None = None,
         return base
     base.action, base.kind, base.category = parsed.action, parsed.kind, parsed.category
     base.subject, base.interface = parsed.subject, parsed.interface
+    base.severity, base.instant, base.clears = parsed.severity, parsed.instant, parsed.clears
+    base.author = parsed.user
     return base
 
 
