@@ -59,6 +59,7 @@ def reading_json(r: DeviceReading) -> dict[str, Any]:
     from netopsai.backends.snmp.poller import interface_names
 
     device = {"name": r.device, "target": r.target.endpoint, "ok": r.ok, "error": r.error,
+              "partial": r.partial or None,
               "sys_name": r.sys_name, "sys_descr": r.sys_descr,
               "uptime_s": r.uptime_cs // 100 if r.uptime_cs is not None else None,
               "uptime": _uptime(r.uptime_cs), "polled_at": r.at.isoformat()}
@@ -100,6 +101,8 @@ def _print(rep: PollReport) -> None:
                 "index", "name", "oper_status", "admin_status", "speed_mbps", "in_octets",
                 "out_octets", "in_errors", "in_discards")))
         console.print(table)
+        if r.partial:
+            console.print(f"[yellow]partial:[/yellow] {r.partial}")
     console.print(f"stored: {rep.devices} devices, {rep.interfaces} interfaces, "
                   f"{rep.events} state changes, {rep.samples} counter samples")
 

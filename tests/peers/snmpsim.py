@@ -101,15 +101,18 @@ class SnmpSim:
     """snmpsim-command-responder on 127.0.0.1:<free port> over a temporary data dir."""
 
     def __init__(self, root: Path, real: Sequence[str] = REAL,
-                 generated: Mapping[str, Agent] | None = None) -> None:
+                 generated: Mapping[str, Agent] | None = None, compressed: bool = False) -> None:
+        """`compressed`: serve the real recordings as .bz2, which snmpsim reads by decompressing
+        from the start on every lookup: a slow agent, about a second per column requested."""
         self.root, self.data, self.cache = root, root / "data", root / "cache"
         self.port = free_udp_port()
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = root / "snmpsim.log"
         for community in real:
-            dest = self.data / f"{community}.snmprec"
+            dest = self.data / f"{community}.snmprec{'.bz2' if compressed else ''}"
             dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(bz2.decompress(real_recording(community).read_bytes()))
+            data = real_recording(community).read_bytes()
+            dest.write_bytes(data if compressed else bz2.decompress(data))
         for community, agent in (generated or {}).items():
             self.write(community, agent)
         self.cache.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,13 @@
 OIDs are numeric: no MIB files are needed (nor available offline). Each device is read with a
 GET of the system scalars and one multi-column GETBULK walk of the interface columns; devices
 run concurrently under a semaphore. A device that does not answer (down, or a community it
-rejects: v2c agents drop those silently) comes back as a failed reading naming the device."""
+rejects: v2c agents drop those silently) comes back as a failed reading naming the device.
+
+Big chassis and slow agents: the walk starts with one column per GETBULK and widens while
+answers come back quickly; a request that times out is asked again narrower and waited for
+longer (up to 16 times the configured timeout); a walk that passes its deadline returns what it
+read, marked partial with the reason.
+ifXTable columns are optional: an agent without them still gives its ifTable."""
 
 from __future__ import annotations
 
@@ -29,6 +35,8 @@ STATUS = {1: "up", 2: "down", 3: "testing", 4: "unknown", 5: "dormant", 6: "notP
           7: "down"}  # lowerLayerDown is down as far as traffic goes
 MAX_REQUESTS = 5000  # per walk: ~300,000 interface rows, far beyond any device
 MAX_VARBINDS = 60  # per response: snmpsim caps at 64, real agents truncate big responses
+WALK_DEADLINE_S = 120.0  # one device's interface walk; then what was read is kept, as partial
+PATIENCE = 16  # a slow agent's request timeout may grow to this many times the configured one
 
 
 @dataclass
@@ -57,6 +65,7 @@ class DeviceReading:
     uptime_cs: int | None = None  # sysUpTime in hundredths of a second
     interfaces: dict[int, IfReading] = field(default_factory=dict)
     elapsed_s: float = 0.0
+    partial: str = ""  # why the interface table is incomplete (ok is still True)
 
     @property
     def device(self) -> str:
@@ -66,6 +75,10 @@ class DeviceReading:
 
 class SnmpFailure(Exception):
     """A device-level failure whose message is safe to show (never carries credentials)."""
+
+
+class SnmpTimeout(SnmpFailure):
+    """No answer in time: the request may be too big for the agent."""
 
 
 def _text(v: Any) -> str:
@@ -88,6 +101,7 @@ class _Session:
         import pysnmp.hlapi.v3arch.asyncio as h
 
         self.h, self.engine, self.target, self.transport = h, engine, target, transport
+        self.base_timeout = float(transport.timeout)
         self.auth = target.auth.pysnmp_auth()
         self.ctx = h.ContextData(contextName=target.auth.context) if target.auth.context \
             else h.ContextData()
@@ -97,7 +111,7 @@ class _Session:
             kind = type(err_ind).__name__
             if "Timed" in kind or "timed out" in str(err_ind).lower():
                 t = self.transport
-                raise SnmpFailure(f"no SNMP response from {self.target.label} within "
+                raise SnmpTimeout(f"no SNMP response from {self.target.label} within "
                                   f"{t.timeout:g} s x {t.retries + 1} tries "
                                   f"(unreachable, or the credentials were rejected)")
             raise SnmpFailure(f"SNMP error from {self.target.label}: {err_ind}")
@@ -112,23 +126,57 @@ class _Session:
         self._check(*res[:3])
         return [vb[1] for vb in res[3]]
 
-    async def walk(self, columns: dict[str, str]) -> dict[int, IfReading]:
-        """Walk several table columns in one GETBULK chain; a column ends when it leaves its
-        subtree (or an agent stops increasing its OIDs), and rows are keyed by ifIndex."""
+    async def slower(self) -> bool:
+        """Wait longer for each answer (an agent busy with a big table, or still working on
+        the requests that timed out); False once the wait is already at its limit."""
+        t = self.transport
+        if t.timeout >= self.base_timeout * PATIENCE:
+            return False
+        self.transport = await self.h.UdpTransportTarget.create(
+            (self.target.host, self.target.port), timeout=t.timeout * 2, retries=t.retries)
+        return True
+
+    async def bulk(self, keys: list[str], last: dict[str, tuple[int, ...]], reps: int) -> Any:
         h = self.h
+        res = await h.bulk_cmd(self.engine, self.auth, self.transport, self.ctx, 0, reps,
+                               *[h.ObjectType(h.ObjectIdentity(".".join(map(str, last[k]))))
+                                 for k in keys], lookupMib=False)
+        self._check(*res[:3])
+        return res[3]
+
+    async def walk(self, columns: dict[str, str], deadline_s: float | None = None,
+                   ) -> tuple[dict[int, IfReading], str]:
+        """Walk several table columns in GETBULK chains; a column ends when it leaves its
+        subtree (or an agent stops increasing its OIDs), and rows are keyed by ifIndex. Returns
+        the rows and, when the walk stopped early, why."""
+        deadline_s = WALK_DEADLINE_S if deadline_s is None else deadline_s
         rows: dict[int, IfReading] = {}
         prefixes = {key: tuple(int(x) for x in oid.split(".")) for key, oid in columns.items()}
         last = dict(prefixes)  # where each column's walk has got to
+        loop = asyncio.get_running_loop()
+        # columns per request: an agent's cost grows with columns far more than with
+        # repetitions, so start with one and widen while answers come back quickly
+        cols, ceiling, end = 1, len(columns), loop.time() + deadline_s
         for _ in range(MAX_REQUESTS):
             if not last:
-                return rows
-            keys = list(last)
-            reps = max(1, MAX_VARBINDS // len(keys))
-            res = await h.bulk_cmd(self.engine, self.auth, self.transport, self.ctx, 0, reps,
-                                   *[h.ObjectType(h.ObjectIdentity(".".join(map(str, last[k]))))
-                                     for k in keys], lookupMib=False)
-            self._check(*res[:3])
-            for key in _take(keys, prefixes, res[3], rows, last):
+                return rows, ""
+            if loop.time() > end:
+                done = len(columns) - len(last)
+                return rows, (f"interface walk stopped after {deadline_s:g} s (a slow agent): "
+                              f"{done} of {len(columns)} columns read for {len(rows)} "
+                              "interfaces; the rest on the next poll")
+            keys = list(last)[:cols]
+            t0 = loop.time()
+            try:
+                vbs = await self.bulk(keys, last, max(1, MAX_VARBINDS // len(keys)))
+            except SnmpTimeout:  # fewer columns, and more patience, until answers come
+                if not await self.slower() and cols == 1:
+                    raise
+                ceiling = cols = max(1, cols // 2)  # never again as wide as what timed out
+                continue
+            if loop.time() - t0 < self.transport.timeout / 4:
+                cols = min(ceiling, cols * 2)
+            for key in _take(keys, prefixes, vbs, rows, last):
                 last.pop(key)
         raise SnmpFailure(f"SNMP walk of {self.target.label} did not end after {MAX_REQUESTS} "
                           "requests (an agent that keeps answering without progress)")
@@ -167,7 +215,7 @@ async def read_device(engine: Any, target: SnmpTarget, timeout: float, retries: 
         descr, uptime, name = await sess.get(list(SYS.values()))
         reading.sys_descr, reading.sys_name = _text(descr), _text(name)
         reading.uptime_cs = int(uptime)
-        reading.interfaces = await sess.walk(IF_COLUMNS)
+        reading.interfaces, reading.partial = await sess.walk(IF_COLUMNS)
         reading.ok = True
     except SnmpFailure as exc:
         reading.error = str(exc)
