@@ -121,21 +121,30 @@ def _copilot() -> Copilot:
 @app.command("ask")
 def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain words")],
             as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON")] = False,
-            thread: Annotated[str, typer.Option(help="Conversation thread id")] = "cli") -> None:
-    """Ask one question through the whole copilot."""
+            thread: Annotated[str | None, typer.Option(
+                help="Conversation thread id (default: a new conversation)")] = None,
+            resume: Annotated[bool, typer.Option(
+                "--continue", help="Follow up in the conversation of the last `ask`")] = False,
+            ) -> None:
+    """Ask one question through the whole copilot. Each run is a new conversation unless
+    --thread names one or --continue follows up the last."""
     import json
     import os
 
+    from netopsai.cli.threads import pick_thread
+
     if not question.strip():
         raise NetopsError("the question is empty")
+    thread = pick_thread(thread, resume)
     # one question, one process: a warm sandbox worker would start and never be reused, and the
     # dense incident-memory model costs ~10 s of torch import (long-lived front ends load both once)
     os.environ.setdefault("NETOPSAI_SANDBOX_WARM", "false")
     os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
     result = _copilot().answer(question, thread)
     if as_json:
-        _out(json.dumps(result, default=str))
+        _out(json.dumps({**result, "thread": thread}, default=str))
         return
+    typer.echo(f"thread {thread}: follow up with --continue", err=True)
     from rich.console import Console
     from rich.markdown import Markdown
 

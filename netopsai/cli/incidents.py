@@ -17,14 +17,17 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
     inc.command("list")(list_cmd)
 
 
-def confirm_cmd(thread: Annotated[str, typer.Option(help="Conversation thread id")] = "cli",
+def confirm_cmd(thread: Annotated[str | None, typer.Option(
+                    help="Conversation thread id (default: the last `ask`)")] = None,
                 user: Annotated[str, typer.Option(help="Who confirms")] = "cli") -> None:
     """Confirm the last diagnosis of a thread: it joins incident memory."""
+    from netopsai.cli.threads import pick_thread
     from netopsai.config.settings import StoreSettings
     from netopsai.errors import NetopsError
     from netopsai.frontend import frontend_copilot
 
     home = StoreSettings().home
+    thread = pick_thread(thread, resume=thread is None)
     if not (home / "checkpoints.db").exists():
         raise NetopsError(f"no conversations in {home}; ask a question first")
     copilot = frontend_copilot(use_llm=False)
