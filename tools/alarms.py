@@ -13,7 +13,7 @@ from netopsai.tools.alarm_cases.correlate import compression, correlate
 from netopsai.tools.alarm_cases.topology import Topology
 from netopsai.tools.base import WindowArgs, as_table, tool
 
-Category = Literal["link", "device", "bgp", "dci", "backbone", "optics", "capacity"]
+Category = Literal["link", "device", "bgp", "dci", "backbone", "optics", "capacity", "routing"]
 CORRELATE_MIN = 5
 MAX_CASES = 50  # cases listed in the facts; the rows carry every alarm's case
 COLUMNS = ["id", "raised_at", "cleared_at", "state", "severity", "category", "kind", "device",
@@ -22,7 +22,8 @@ COLUMNS = ["id", "raised_at", "cleared_at", "state", "severity", "category", "ki
 
 class AlarmsArgs(WindowArgs):
     category: Category | None = Field(default=None, description=(
-        "link, device, bgp, dci (inter-DC circuits), backbone (border-DCI), optics, capacity"))
+        "link, device, bgp, dci (inter-DC circuits), backbone (border-DCI), optics, capacity, "
+        "routing (OSPF, IS-IS, BFD adjacencies)"))
     state: Literal["open", "closed", "any"] = Field(default="any", description="Alarm state")
     devices: list[str] | None = Field(default=None, description="Only alarms on these devices")
     site: str | None = Field(default=None, description="Only this data centre, e.g. dc1")
