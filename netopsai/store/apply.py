@@ -7,7 +7,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
@@ -16,6 +16,7 @@ from sqlmodel import Session, or_, select
 
 from netopsai.ifnames import canonical, same_port
 from netopsai.store import tables as m
+from netopsai.store.flaps import Flaps
 
 Action = Literal["raise", "clear", "note", "change"]  # change: a config commit, a change record
 LINK_KINDS_AS_CATEGORY = ("dci", "backbone")  # an alarm on these links is filed under its kind
@@ -166,8 +167,9 @@ class Batch:
     """Applies a batch of events on one connection, inside the caller's transaction: the alarms
     its events touch are kept by key in memory, and its RawEvent rows go in at `finish`."""
 
-    def __init__(self, s: Session, devices: DeviceCache) -> None:
-        self.s, self.conn, self.devices = s, s.connection(), devices
+    def __init__(self, s: Session, devices: DeviceCache, flaps: Flaps | None = None) -> None:
+        self.s, self.conn, self.devices, self.flaps = s, s.connection(), devices, flaps
+        self.latest: datetime | None = None  # the batch's latest event time
         self._open: dict[str, Open | None] = {}  # key -> its open alarm (None: none open)
         self._rows: list[dict[str, Any]] = []
 
@@ -188,8 +190,13 @@ class Batch:
                "mnemonic": ev.mnemonic, "facility": ev.facility, "severity": ev.syslog_severity,
                "message": ev.message, "kind": ev.kind, "key": key, "alarm_id": None, "count": 1,
                "fingerprint": ev.fingerprint}
+        self.latest = max(self.latest or at, at)
         if ev.action == "change":
             _change(self.conn, ev, who, at)
+        if (flap := self._flap(ev, who, at)) is not None:  # a bounce of a flapping port
+            row["alarm_id"] = flap
+            self._rows.append(row)
+            return row
         if key is not None and ev.action == "clear":
             for other in ev.clears:  # e.g. a port up ends an admin shut as well as a failure
                 self._close(f"{other}|{who.name}|{ev.subject or ''}", at)
@@ -207,6 +214,14 @@ class Batch:
         self._rows.append(row)
         return row
 
+    def _flap(self, ev: Event, who: Named, at: datetime) -> int | None:
+        if self.flaps is None or ev.kind != "LINK_DOWN" or not ev.interface \
+                or ev.action not in ("raise", "clear"):
+            return None
+        flap = replace(ev, kind="LINK_FLAP", category="link", instant=False)
+        return self.flaps.transition(self.conn, (who.name, ev.interface), at, ev.action == "raise",
+                                     lambda first: _new_alarm(self.conn, flap, who, first))
+
     def _close(self, key: str, at: datetime) -> None:
         alarm = self._open[key] if key in self._open else open_alarm(self.conn, key)
         if alarm is not None:
@@ -215,6 +230,8 @@ class Batch:
 
     def finish(self) -> list[int]:
         """Insert the batch's RawEvent rows; their ids, in order."""
+        if self.flaps is not None and self.latest is not None:
+            self.flaps.expire(self.conn, self.latest)
         if not self._rows:
             return []
         result = self.conn.execute(insert(RAW).returning(RAW.c.id, sort_by_parameter_order=True),

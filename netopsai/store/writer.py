@@ -14,7 +14,7 @@ import queue
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, update
@@ -25,12 +25,14 @@ from netopsai.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.apply import Batch, DeviceCache, Event
 from netopsai.store.engine import create_all
+from netopsai.store.flaps import Flaps
 from netopsai.store.spool import Position, Spool
 
 log = logging.getLogger("netopsai.ingest")
 BATCH = 200
 BUSY_MS = 200  # short: a locked store is retried by us, so the receivers' queue keeps moving
 BACKOFF_MAX = 1.0
+IDLE_S = 30.0  # a quiet writer clears ended flap storms this often
 
 
 Item = tuple[Event, Position | None]  # an event and where it ends in the spool
@@ -103,6 +105,7 @@ class QueuedWriter:
         self._q: queue.Queue[Item | None] = queue.Queue()
         self._seen: dict[str, tuple[int, datetime]] = {}  # fingerprint -> (RawEvent id, first)
         self.devices = DeviceCache()
+        self.flaps = Flaps()
         self._pending = 0
         self._idle = threading.Condition()
         self._stopping = False
@@ -146,7 +149,11 @@ class QueuedWriter:
 
     def _run(self) -> None:
         while True:
-            first = self._q.get()
+            try:
+                first = self._q.get(timeout=IDLE_S)
+            except queue.Empty:  # quiet: storms that have ended are cleared
+                self._expire_flaps()
+                continue
             batch = [first] if first is not None else []
             while len(batch) < BATCH:
                 try:
@@ -161,7 +168,15 @@ class QueuedWriter:
                 self._write(batch)
                 self._done(len(batch))
             if first is None:
+                self._expire_flaps()
                 return
+
+    def _expire_flaps(self) -> None:
+        try:
+            with self.engine.begin() as conn:
+                self.flaps.expire(conn, datetime.now(UTC))
+        except OperationalError as exc:  # locked: the next quiet moment will do it
+            log.warning("flapping state not updated: %s", exc.orig)
 
     def _done(self, n: int) -> None:
         with self._idle:
@@ -209,7 +224,7 @@ class QueuedWriter:
         batch = [ev for ev, _ in items]
         mark = items[-1][1]
         with Session(self.engine, autoflush=False) as s:
-            work = Batch(s, self.devices)
+            work = Batch(s, self.devices, self.flaps)
             for ev in batch:
                 if self._repeat(s, ev, fresh):
                     dups += 1

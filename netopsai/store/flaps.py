@@ -1,0 +1,80 @@
+"""Flap dampening on the ingest path: a port that goes down `DOWNS` times within `WINDOW` is
+flapping — one LINK_FLAP alarm with the count and the first and last transition, instead of an
+alarm per bounce — and stops flapping after `QUIET` without a transition (the alarm is cleared
+at its last transition). Times are the events' own (the device's clock), so a storm in a log
+loaded today is dampened as it was then. The state lives in the writer: a restart mid-storm
+starts counting again."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Connection, Table, update
+
+from netopsai.store import tables as m
+
+DOWNS = 3
+WINDOW = timedelta(seconds=120)
+QUIET = timedelta(seconds=300)
+ALARMS: Table = m.Alarm.__table__  # type: ignore[attr-defined]
+
+
+@dataclass
+class _Port:
+    downs: deque[datetime] = field(default_factory=deque)
+    alarm: int | None = None  # the open LINK_FLAP alarm
+    count: int = 0  # downs since it started flapping
+    first: datetime | None = None
+    last: datetime | None = None
+
+
+class Flaps:
+    def __init__(self) -> None:
+        self._ports: dict[tuple[str, str], _Port] = {}
+
+    def transition(self, conn: Connection, port: tuple[str, str], at: datetime, down: bool,
+                   open_alarm: Any) -> int | None:
+        """Record one up/down of a port. Returns the LINK_FLAP alarm that absorbs the event
+        (a down while flapping, or the one that starts it), else None. `open_alarm(first)`
+        inserts the LINK_FLAP alarm raised at `first` and returns its id."""
+        p = self._ports.setdefault(port, _Port())
+        if p.alarm is not None and p.last is not None and at - p.last > QUIET:
+            self._close(conn, port)  # the storm ended before this: a new story
+            p = self._ports.setdefault(port, _Port())
+        if p.alarm is None:
+            if not down:
+                return None
+            p.downs.append(at)
+            while p.downs and at - p.downs[0] > WINDOW:
+                p.downs.popleft()
+            if len(p.downs) < DOWNS:
+                return None
+            p.first, p.count = p.downs[0], len(p.downs)
+            p.alarm = open_alarm(p.first)
+        elif down:
+            p.count += 1
+        p.last = at
+        conn.execute(update(ALARMS).where(ALARMS.c.id == p.alarm).values(message=_text(p)))
+        return p.alarm if down else None
+
+    def expire(self, conn: Connection, now: datetime) -> None:
+        """Clear the flapping of ports quiet for QUIET by `now`; forget old downs."""
+        for port, p in list(self._ports.items()):
+            if p.last is not None and now - p.last > QUIET:
+                self._close(conn, port)
+            elif p.alarm is None and p.downs and now - p.downs[-1] > WINDOW:
+                del self._ports[port]
+
+    def _close(self, conn: Connection, port: tuple[str, str]) -> None:
+        p = self._ports.pop(port)
+        if p.alarm is not None:
+            conn.execute(update(ALARMS).where(ALARMS.c.id == p.alarm)
+                         .values(state="closed", cleared_at=p.last))
+
+
+def _text(p: _Port) -> str:
+    return (f"flapping: down {p.count} times between {p.first:%Y-%m-%d %H:%M:%S} and "
+            f"{p.last:%H:%M:%S}")
