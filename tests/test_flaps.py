@@ -53,3 +53,24 @@ def test_a_storm_is_one_flapping_alarm(make_lab: Callable[..., Engine], tmp_path
     assert len(downs) <= 2  # the bounces before it counted as a flap
     other = [(a.kind, a.state) for a in got if a.interface == "Ethernet2"]
     assert other == [("LINK_DOWN", "closed"), ("LINK_DOWN", "closed")]
+
+
+def test_the_storm_is_in_the_port_history_telemetry_reads(make_lab: Callable[..., Engine],
+                                                           tmp_path: Path) -> None:
+    """"Is leaf-01 Ethernet1 flapping?" reads the one state history: log events land in it."""
+    from netopsai.backends.lab import lab_backends
+    from netopsai.tools.registry import run_tool
+
+    engine = make_lab()
+    lines = []
+    for i in range(40):
+        at = START + timedelta(seconds=3 * i)
+        lines += [_line(at, "Ethernet1", "down"), _line(at + timedelta(seconds=1), "Ethernet1", "up")]
+    load_files(str(engine.url), [_log(tmp_path / "leaf.log", lines)], device="dc1-leaf-01")
+    ev = run_tool("telemetry", {"metric": "flaps", "devices": ["dc1-leaf-01"],
+                                "interface": "Ethernet1",
+                                "window": "2017-08-04T10:00:00Z..2017-08-04T11:00:00Z"},
+                  lab_backends(engine))
+    assert ev.errors == []
+    row = next(r for r in ev.rows if r["interface"] == "Ethernet1")
+    assert row["flaps"] == 40 and row["transitions"] == 80

@@ -138,6 +138,10 @@ Open = tuple[int, datetime]  # an open alarm: its id and when it was raised
 
 _IFACE: Table = m.Interface.__table__  # type: ignore[attr-defined]
 _LINK: Table = m.Link.__table__  # type: ignore[attr-defined]
+_IFEVENT: Table = m.InterfaceEvent.__table__  # type: ignore[attr-defined]
+# what a received event says about a port's state, for the one state history telemetry reads
+PORT_STATE = {("LINK_DOWN", "raise"): "down", ("LINK_DOWN", "clear"): "up",
+              ("ADMIN_DOWN", "raise"): "down"}
 # Built once with bind parameters: SQLAlchemy compiles each statement once, not per event
 _LINK_OF = (select(_LINK.c.id, _LINK.c.kind).join(_IFACE, _IFACE.c.link_id == _LINK.c.id)
             .where(_IFACE.c.device == bindparam("device"), _IFACE.c.name == bindparam("name")))
@@ -172,6 +176,7 @@ class Batch:
         self.latest: datetime | None = None  # the batch's latest event time
         self._open: dict[str, Open | None] = {}  # key -> its open alarm (None: none open)
         self._rows: list[dict[str, Any]] = []
+        self._ifevents: list[dict[str, Any]] = []  # port state changes, for telemetry's history
 
     def apply(self, ev: Event) -> dict[str, Any]:
         """A raise opens an alarm unless one with its key is open, a clear closes the open one,
@@ -191,6 +196,9 @@ class Batch:
                "message": ev.message, "kind": ev.kind, "key": key, "alarm_id": None, "count": 1,
                "fingerprint": ev.fingerprint}
         self.latest = max(self.latest or at, at)
+        if ev.interface and (state := PORT_STATE.get((ev.kind or "", ev.action))):
+            self._ifevents.append({"device": who.name, "interface": ev.interface, "at": at,
+                                   "state": state, "reason": f"{ev.source} {ev.mnemonic or ev.kind}"})
         if ev.action == "change":
             _change(self.conn, ev, who, at)
         if (flap := self._flap(ev, who, at)) is not None:  # a bounce of a flapping port
@@ -232,6 +240,8 @@ class Batch:
         """Insert the batch's RawEvent rows; their ids, in order."""
         if self.flaps is not None and self.latest is not None:
             self.flaps.expire(self.conn, self.latest)
+        if self._ifevents:
+            self.conn.execute(insert(_IFEVENT), self._ifevents)
         if not self._rows:
             return []
         result = self.conn.execute(insert(RAW).returning(RAW.c.id, sort_by_parameter_order=True),
