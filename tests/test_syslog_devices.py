@@ -170,3 +170,35 @@ def test_one_port_in_any_name_optics_admin_shut_and_commits(make_lab: Callable[.
     with Session(engine) as s:
         changes = s.exec(select(m.Change).where(m.Change.status == "unrecorded")).all()
     assert [(c.device, c.author, c.ticket) for c in changes] == [("dc1-leaf-01", "ops", "UNRECORDED")]
+
+
+def test_a_bgp_session_lands_on_its_link_and_joins_the_link_case(
+        make_lab: Callable[..., Engine]) -> None:
+    """A BGP-down names only the peer's address: the inventory maps it to the peer device and
+    the link under the session, so the session and the link it rides are one case."""
+    from sqlmodel import Session, select
+
+    from netopsai.store import tables as m
+    from tests.ingest_helpers import alarms_tool
+
+    engine, url = lab_with_senders(make_lab)
+    with Session(engine) as s:
+        bgp = s.exec(select(m.BgpSession).where(m.BgpSession.a_device.startswith("dc1-leaf"))).first()
+        assert bgp is not None
+        link = s.get(m.Link, bgp.link_id)
+        assert link is not None
+    port = link.a_interface if link.a_device == bgp.a_device else link.b_interface
+    now = datetime.now(UTC)
+    stamp = f"{now:%b %d %H:%M:%S}.000 UTC"
+    with running(url) as ingest:
+        assert ingest.syslog is not None
+        send_udp(ingest.syslog.port, _ios(bgp.a_device, stamp, "down", port), RELAY)
+        send_udp(ingest.syslog.port, (f"<189>13: {bgp.a_device}: {stamp}: %BGP-5-ADJCHANGE: "
+                                      f"neighbor {bgp.b_ip} Down Interface flap").encode(), RELAY)
+        settle(ingest, 2)
+    session = next(a for a in alarms(engine, "syslog") if a.kind == "BGP_DOWN")
+    assert (session.interface, session.link_id) == (port, bgp.link_id)
+    ev = alarms_tool(engine, now - timedelta(minutes=5), correlate=True)
+    rows = {r["kind"]: r for r in ev.rows}
+    assert rows["BGP_DOWN"]["peer"] == bgp.b_device
+    assert rows["BGP_DOWN"]["group"] == rows["LINK_DOWN"]["group"]  # one case

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import Connection, Table, bindparam, insert, update
+from sqlalchemy import select as sa_select  # over core tables (sqlmodel's is typed for models)
 from sqlmodel import Session, or_, select
 
 from netopsai.ifnames import canonical, same_port
@@ -275,8 +276,36 @@ def _change(conn: Connection, ev: Event, who: Named, at: datetime) -> None:
         status="completed" if ticket else "unrecorded"))
 
 
+_BGP: Table = m.BgpSession.__table__  # type: ignore[attr-defined]
+
+
+def _session_link(conn: Connection, device: str, peer: str | None) -> tuple[str, int, str] | None:
+    """A BGP session by its peer address: (this device's interface, the link, its kind), from
+    the inventory's sessions, else from the address on the neighbour's interface."""
+    if not peer or not _is_ip(peer):
+        return None
+    link_id = conn.execute(sa_select(_BGP.c.link_id).where(or_(
+        (_BGP.c.a_device == device) & (_BGP.c.b_ip == peer),
+        (_BGP.c.b_device == device) & (_BGP.c.a_ip == peer)))).scalar()
+    if link_id is None:
+        far = conn.execute(sa_select(_IFACE.c.link_id).where(
+            _IFACE.c.ip.like(f"{peer}/%"), _IFACE.c.link_id.is_not(None))).first()
+        link_id = far[0] if far else None
+    if link_id is None:
+        return None
+    lk = conn.execute(sa_select(_LINK).where(_LINK.c.id == link_id)).first()
+    if lk is None or device not in (lk.a_device, lk.b_device):
+        return None
+    return (lk.a_interface if lk.a_device == device else lk.b_interface), int(link_id), lk.kind
+
+
 def _new_alarm(conn: Connection, ev: Event, who: Named, at: datetime) -> int:
     link = _link_of(conn, who.name, ev.interface)
+    if link is None and ev.category in ("bgp", "routing"):  # the session rides a link
+        found = _session_link(conn, who.name, ev.subject)
+        if found is not None:
+            ev = replace(ev, interface=found[0])
+            link = found[1:]
     category = ev.category or "device"
     if link is not None and link[1] in LINK_KINDS_AS_CATEGORY and category == "link":
         category = link[1]
