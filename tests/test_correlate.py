@@ -196,3 +196,21 @@ def test_cli_alarms_cases_json(tmp_path: Path) -> None:
     bad = subprocess.run([*exe, "alarms", "cases", "--window", "soon"], env=env, capture_output=True,
                          text=True, timeout=300)
     assert bad.returncode == 2 and bad.stderr.startswith("error:") and "Traceback" not in bad.stderr
+
+
+def test_a_bgp_session_reset_is_one_case_and_sessions_far_apart_are_not(backends: Backends) -> None:
+    """Many sessions of one device down within a minute, no link under them: one case (a clear
+    or a restarted routing process), not one per session."""
+    from datetime import timedelta
+
+    base = {"category": "bgp", "kind": "BGP_DOWN", "device": "dc1-spine-01", "state": "closed",
+            "severity": "major", "interface": None, "link_id": None, "message": "", "site": "dc1"}
+    t0 = CLOCK - timedelta(hours=1)
+    reset = [{**base, "id": 9000 + i, "peer": f"dc1-leaf-0{i + 1}",
+              "raised_at": (t0 + timedelta(seconds=2 * i)).isoformat()} for i in range(6)]
+    apart = [{**base, "id": 9100 + i, "device": "dc2-spine-01", "peer": f"dc2-leaf-0{i + 1}",
+              "raised_at": (t0 + timedelta(hours=i)).isoformat()} for i in range(2)]
+    cases = correlate(reset + apart, Topology(backends.inventory))
+    rules = sorted((c.rule, len(c.members)) for c in cases)
+    assert rules == [("sessions", 6), ("single", 1), ("single", 1)]
+    assert "session reset" in next(c.reason for c in cases if c.rule == "sessions")

@@ -7,7 +7,9 @@ Alarms join a case when one event explains them, each rule within `tol` of raise
 - a device outage (unreachable, reload): every alarm on it and every alarm whose link ends on
   it, e.g. its neighbours' link and BGP alarms;
 - a burst: `burst_min` or more links with one common end going down together, when no alarm
-  of that device says why (a reload seen only by its neighbours).
+  of that device says why (a reload seen only by its neighbours);
+- a session reset: `burst_min` or more BGP sessions of one device going down together with no
+  link down under them (a `clear ip bgp`, a restarted routing process).
 Each case names a suggested root-cause alarm (the outage, else the physical-layer alarm, else
 the link, else the earliest), its members, and its impact: the data centres, PoDs and segments
 affected (the blast radius) and whether traffic was lost.
@@ -93,6 +95,7 @@ def correlate(rows: Sequence[dict[str, Any]], topo: Topology, tol: timedelta = T
     _by_link(alarms, times, g, tol)
     outages = _by_outage(alarms, times, ends, g, tol)
     inferred = _by_burst(alarms, times, ends, g, tol, burst_min, outages)
+    _by_session_reset(alarms, times, g, tol, burst_min)
     cases = [_case(alarms, sorted(c), ends, inferred, topo) for c in g.components()]
     cases.sort(key=lambda c: (not c.open, -len(c.members), c.root["raised_at"]))
     for i, c in enumerate(cases, 1):
@@ -163,6 +166,21 @@ def _by_burst(alarms: list[dict[str, Any]], times: list[datetime], ends: list[fr
     return inferred
 
 
+def _by_session_reset(alarms: list[dict[str, Any]], times: list[datetime], g: _Groups,
+                      tol: timedelta, burst_min: int) -> None:
+    """BGP sessions of one device down together, none explained by a link alarm."""
+    with_link = {g.find(i) for i, a in enumerate(alarms) if a["kind"] in LINK_KINDS}
+    by_device: dict[str, list[int]] = defaultdict(list)
+    for i, a in enumerate(alarms):
+        if a["category"] == "bgp" and g.find(i) not in with_link:
+            by_device[a["device"]].append(i)
+    for idx in by_device.values():
+        for burst in _bursts(idx, times, tol):
+            if len({alarms[i].get("peer") or alarms[i].get("interface") or i for i in burst}) >= burst_min:
+                for i in burst[1:]:
+                    g.union(burst[0], i)
+
+
 def _bursts(idx: list[int], times: list[datetime], tol: timedelta) -> Iterable[list[int]]:
     """Runs of alarms each raised within tol of the run's first."""
     run: list[int] = []
@@ -210,6 +228,10 @@ def _why(root: dict[str, Any], members: list[dict[str, Any]], common: str | None
         return "single", f"{root['kind']} on {where}: no related alarm in the window"
     devices = sorted({a["device"] for a in members})
     bgp = sum(a["category"] == "bgp" for a in members)
+    if bgp == len(members) and len(devices) == 1:
+        return "sessions", (f"{bgp} BGP sessions of {root['device']} went down together with no "
+                            "link down under them: a session reset (clear, routing process "
+                            "restart or policy change) on it")
     rule = "dci" if root["category"] in ("dci", "backbone") else "link"
     text = f"{root['kind']} on {where}, reported from {' and '.join(devices)}"
     if bgp:
