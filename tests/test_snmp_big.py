@@ -7,10 +7,7 @@ read, marked partial."""
 from __future__ import annotations
 
 import bz2
-import shutil
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
@@ -18,7 +15,7 @@ from pydantic import SecretStr
 from netopsai.backends.snmp import walk
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
 from netopsai.backends.snmp.walk import poll_targets
-from tests.peers.snmpsim import SnmpSim, real_recording
+from tests.peers.snmpsim import SnmpSim, real_recording, start_snmpsim
 
 pytestmark = pytest.mark.integration
 # (the Ruijie N18010, 395 interfaces, reads the same way in ~40 s: left out to keep CI short)
@@ -28,15 +25,7 @@ IF_DESCR = "1.3.6.1.2.1.2.2.1.2."
 
 @pytest.fixture(scope="module")
 def slow_agent() -> Iterator[SnmpSim]:
-    root = Path(tempfile.mkdtemp(prefix="netopsai-snmpsim-big-"))
-    sim = SnmpSim(root, BIG, compressed=True)
-    try:
-        sim.start()
-        sim.warm(BIG)
-        yield sim
-    finally:
-        sim.stop()
-        shutil.rmtree(root, ignore_errors=True)
+    yield from start_snmpsim(BIG, compressed=True)
 
 
 def _recorded_interfaces(community: str) -> set[int]:

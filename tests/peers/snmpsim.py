@@ -173,10 +173,10 @@ def dead_udp_port() -> int:
 
 
 def start_snmpsim(real: Sequence[str] = REAL, generated: Mapping[str, Agent] | None = None,
-                  ) -> Iterator[SnmpSim]:
+                  compressed: bool = False) -> Iterator[SnmpSim]:
     """Start, yield, and always stop and clean up: the body of a fixture."""
     root = Path(tempfile.mkdtemp(prefix="netopsai-snmpsim-"))
-    sim = SnmpSim(root, real, generated)
+    sim = SnmpSim(root, real, generated, compressed)
     try:
         sim.start()
         sim.warm(real)
