@@ -72,6 +72,7 @@ def resolve_device(s: Session, name: str | None, sender: str) -> Named:
     by the sender's address (unless the sender is a relay: Event.resolve_sender); else the name
     it gives, else the sender's address."""
     names: list[str] = []
+    short = ""
     if name and not _is_ip(name):
         bare = _RE.sub("", name)
         short = bare.split(".")[0]
@@ -86,7 +87,7 @@ def resolve_device(s: Session, name: str | None, sender: str) -> Named:
                 or_(m.Device.mgmt_ip == ip, m.Device.loopback == ip))).first()
             if dev is not None:
                 return Named(dev.name, dev.site)
-    return Named(_RE.sub("", name).split(".")[0] if names and name else name or sender)
+    return Named(short if names else name or sender)
 
 
 class DeviceCache:
@@ -209,17 +210,15 @@ class Batch:
         if key is not None and ev.action == "clear":
             for other in ev.clears:  # e.g. a port up ends an admin shut as well as a failure
                 self._close(f"{other}|{who.name}|{ev.subject or ''}", at)
-        if key is not None and ev.action in ("raise", "clear"):
+            row["alarm_id"] = self._close(key, at)
+        elif key is not None and ev.action == "raise":
             alarm = self._open[key] if key in self._open else open_alarm(self.conn, key)
-            if ev.action == "clear" and alarm is not None:
-                self.conn.execute(_CLOSE, {"alarm_id": alarm[0], "at": max(at, _aware(alarm[1], at))})
-                self._open[key] = None
-            elif ev.action == "raise" and alarm is None:
+            if alarm is None:
                 alarm = (_new_alarm(self.conn, ev, who, at), at)
                 self._open[key] = None if ev.instant else alarm
             else:
                 self._open[key] = alarm
-            row["alarm_id"] = alarm[0] if alarm is not None else None
+            row["alarm_id"] = alarm[0]
         self._rows.append(row)
         return row
 
@@ -231,11 +230,14 @@ class Batch:
         return self.flaps.transition(self.conn, (who.name, ev.interface), at, ev.action == "raise",
                                      lambda first: _new_alarm(self.conn, flap, who, first))
 
-    def _close(self, key: str, at: datetime) -> None:
+    def _close(self, key: str, at: datetime) -> int | None:
+        """Close the open alarm of this key, if any (never before it was raised); its id."""
         alarm = self._open[key] if key in self._open else open_alarm(self.conn, key)
-        if alarm is not None:
-            self.conn.execute(_CLOSE, {"alarm_id": alarm[0], "at": max(at, _aware(alarm[1], at))})
-            self._open[key] = None
+        self._open[key] = None
+        if alarm is None:
+            return None
+        self.conn.execute(_CLOSE, {"alarm_id": alarm[0], "at": max(at, _aware(alarm[1], at))})
+        return alarm[0]
 
     def finish(self) -> list[int]:
         """Insert the batch's RawEvent rows; their ids, in order."""
