@@ -14,7 +14,7 @@ from netopsai.diagnosis.context import baseline_calls
 from netopsai.diagnosis.knowledge import Knowledge
 from netopsai.evidence import Evidence, Ledger, validate_citations
 from netopsai.planner import Entities, plan
-from netopsai.routing import DIAGNOSE, MAX_ITERATIONS, after_tool_round
+from netopsai.routing import DEVICE, DIAGNOSE, MAX_ITERATIONS, after_tool_round
 from netopsai.state import CopilotState
 from netopsai.summarizer import render
 from netopsai.toolbox import Toolbox
@@ -78,20 +78,35 @@ def diagnose_node(state: CopilotState, tb: Toolbox | None = None, llm: Any = Non
     """The diagnosis engine over this turn's evidence. Its own tool calls (checks that need
     more than the baseline) become evidence of the turn like any other, cited the same way."""
     from netopsai.diagnosis.context import Context
+    from netopsai.diagnosis.device import DEVICE_BUDGET, diagnose_device
     from netopsai.diagnosis.engine import run_engine
     from netopsai.diagnosis.rank import Ranker
 
     run = tb.runner(_ledger(state)) if tb is not None else None
-    ctx = Context(turn_evidence(state), run, state["question"])
     model = llm if state.get("llm") in ("active", "done") else None
     know = knowledge or Knowledge()
-    d = run_engine(ctx, "full", know.incident_memory(), know.taxonomy, Ranker(model))
+    focus = _focus(state)
+    if focus:
+        ctx = Context(turn_evidence(state), run, state["question"], focus,
+                      DEVICE_BUDGET + len(state.get("turn", [])))
+        d = diagnose_device(ctx, focus, know.taxonomy, Ranker(model))
+    else:
+        ctx = Context(turn_evidence(state), run, state["question"])
+        d = run_engine(ctx, "full", know.incident_memory(), know.taxonomy, Ranker(model))
     d.tool_calls = len(state.get("turn", [])) + ctx.tool_calls
     tokens = state.get("tokens") or {"prompt": 0, "completion": 0}
     return {"diagnosis": asdict(d), "evidence": [e.model_dump(mode="json") for e in ctx.new],
             "turn": [*state.get("turn", []), *(e.id for e in ctx.new)],
             "llm_calls": state.get("llm_calls", 0) + d.llm_calls,
             "tokens": {k: tokens.get(k, 0) + d.tokens.get(k, 0) for k in tokens}}
+
+
+def _focus(state: CopilotState) -> str | None:
+    """The device of a device diagnosis (None for a flow's)."""
+    ent = _entities(state)
+    if state.get("intent") != DEVICE or ent is None or len(ent.devices) != 1:
+        return None
+    return ent.devices[0]
 
 
 def _diagnosis(state: CopilotState) -> Diagnosis | None:

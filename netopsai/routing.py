@@ -18,6 +18,7 @@ from __future__ import annotations
 from netopsai.state import CopilotState
 
 DIAGNOSE = "diagnose.connectivity"
+DEVICE = "diagnose.device"  # "what is wrong with X?": one round of reads, then the engine
 MAX_ITERATIONS = 6  # tool rounds per question: a runaway loop stops here, and says so
 
 
@@ -58,4 +59,5 @@ def _analysis(state: CopilotState) -> str:
 
 
 def after_coder(state: CopilotState) -> str:
-    return "diagnose" if state.get("intent") == DIAGNOSE and state.get("turn") else "summarizer"
+    return "diagnose" if state.get("intent") in (DIAGNOSE, DEVICE) and state.get("turn") \
+        else "summarizer"

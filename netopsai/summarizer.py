@@ -59,7 +59,9 @@ def conclusion(d: Diagnosis) -> str:
     where = " ".join(x for x in (d.device, d.interface) if x)
     first = d.because[0] if d.because else Finding("", [])
     if d.label == "none":
-        head = "**No fault found on this path.**"
+        head = f"**No fault found on {d.scope or 'this path'}.**"
+    elif d.label == "inconclusive" and d.scope:
+        head = f"**No fault confirmed on {d.scope}.**"
     elif d.label == "inconclusive":
         head = "**Inconclusive**" + (f" (last seen at {where})" if where else "") + "."
     else:

@@ -16,6 +16,7 @@ from netopsai.service import Copilot
 
 QUESTION = "10.1.3.20 to 10.2.1.40 not communicating"
 SRC_TOR, DST_TOR, DST_HOST = "dc1-leaf-03", "dc2-leaf-01", "dc2-host-01-3"
+SRC_HOST = "dc1-host-03-1"  # 10.1.3.20
 
 
 def uplink(backends: Any) -> tuple[str, str, str]:
@@ -33,6 +34,14 @@ def dci_circuits(backends: Any) -> list[str]:
 
     rows = run_tool("metadata", {"query": "neighbors", "name": "dc1-dci-01"}, backends).rows
     return [f"dc1-dci-01:{r['interface']}" for r in rows if r["kind"] == "dci"]
+
+
+def backbone(backends: Any) -> str:
+    """A border router's link to a DCI router (shared/specs/scenario.md: a backbone link)."""
+    from netopsai.tools.registry import run_tool
+
+    rows = run_tool("metadata", {"query": "neighbors", "name": "dc1-border-01"}, backends).rows
+    return next(f"dc1-border-01:{r['interface']}" for r in rows if r["kind"] == "backbone")
 
 
 def cases(backends: Any) -> list[tuple[str, list[dict[str, Any]], str, set[str | None]]]:
@@ -69,6 +78,10 @@ def cases(backends: Any) -> list[tuple[str, list[dict[str, Any]], str, set[str |
         ("bgp_link", [{"kind": "bgp_down", "target": {"link": link}}], "routing.bgp_down", ends),
         ("host_link", [{"kind": "link_down", "target": {"link": f"{DST_HOST}:eth0"}}],
          "link.down", {DST_HOST, DST_TOR}),
+        ("host_down_src", [{"kind": "host_down", "target": {"device": SRC_HOST}}],
+         "host.down", {SRC_HOST}),
+        ("backbone", [{"kind": "dci_link_down", "target": {"link": backbone(backends)}}],
+         "dci.link_down", {"dc1-border-01", "dc1-dci-01", "dc1-dci-02"}),
         ("healthy", [], "none", {None}),
         ("change_only", [{"kind": "change", "target": {"device": spine}}], "none", {None}),
     ]
@@ -79,7 +92,7 @@ def all_cases(backends: Any) -> list[tuple[str, list[dict[str, Any]], str, set[s
     return cases(backends)
 
 
-@pytest.mark.parametrize("index", range(17))
+@pytest.mark.parametrize("index", range(19))
 def test_diagnosis_names_the_fault(make_lab: Any, all_cases: Any, index: int) -> None:
     name, faults, label, devices = all_cases[index]
     engine = make_lab()

@@ -14,7 +14,7 @@ from netopsai.tools.args import IPv4
 from netopsai.tools.base import ToolArgs, tool
 
 Query = Literal["sites", "pods", "segments", "devices", "device", "hosts", "ip", "neighbors",
-                "upstream", "interfaces"]
+                "upstream", "interfaces", "filters"]
 
 
 class MetadataArgs(ToolArgs):
@@ -22,7 +22,8 @@ class MetadataArgs(ToolArgs):
         "What to look up: sites; pods (with their segments); segments; devices (filter by "
         "site/pod/role/name glob); device (one device in detail, needs name); hosts (ip, name, "
         "pod, segment, ToR); ip (who owns an address, needs ip); neighbors (needs name); "
-        "upstream (the switches above a host or device, needs name or ip); interfaces (needs name)."))
+        "upstream (the switches above a host or device, needs name or ip); interfaces (needs name); "
+        "filters (the ACL deny entries and null routes in force on a device, needs name)."))
     site: str | None = Field(default=None, description="Data centre, e.g. dc1")
     pod: str | None = Field(default=None, description="PoD, e.g. dc1-pod2")
     role: str | None = Field(default=None, description=(
@@ -94,6 +95,12 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
         down = [f"{r['interface']}->{r['neighbor']}" for r in rows if r["status"] != "up"]
         return rows, (f"{a.name} has {len(rows)} links; {len(down)} down"
                       + (f": {', '.join(down[:10])}" if down else "") + ".")
+    if q == "filters":
+        rows = inv.filters(_need(a, "name"))
+        return rows, (f"{a.name} has {len(rows)} traffic-dropping rules in force"
+                      + (": " + "; ".join(f"{r['kind']} {r['name']} {r['action']} to {r['dst']}"
+                                          f"{' since ' + r['since'] if r['since'] else ''}"
+                                          for r in rows[:6]) if rows else "") + ".")
     if q == "upstream":
         rows = inv.upstream(a.name, a.ip)
         who = a.name or a.ip
@@ -118,7 +125,8 @@ SHOWN = {
 def metadata(args: MetadataArgs, backends: Backends) -> Evidence:
     """Look up the network inventory: sites, PoDs with their network segments, segments,
     devices by site/PoD/role/name, one device's details, hosts, which device owns an IP,
-    neighbours, upstream switches of a host/IP/device, and interfaces."""
+    neighbours, upstream switches of a host/IP/device, interfaces, and the ACL denies and null
+    routes in force on a device."""
     rows, summary = _lookup(args, backends.inventory)
     columns = list(rows[0]) if rows else []
     return Evidence(tool="metadata", summary=summary, columns=columns, rows=rows,

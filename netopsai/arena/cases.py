@@ -22,9 +22,10 @@ NET = ("leaf", "spine", "superspine", "border", "dci")
 ALL_PLACES = ("host", *NET)
 LINK_KINDS = ("link_down", "link_flap", "crc_errors", "optic_degraded", "congestion", "mtu_mismatch")
 PLACES: dict[str, tuple[str, ...]] = {
-    # a DCI circuit going down is dci_link_down's case (same symptoms, its own label)
-    **{k: ALL_PLACES for k in LINK_KINDS}, "link_down": ALL_PLACES[:-1],
-    "dci_link_down": ("dci",), "bgp_down": NET,
+    # a DCI circuit or a backbone link (named after its border end) going down is
+    # dci_link_down's case (same symptoms, its own label: shared/specs/scenario.md)
+    **{k: ALL_PLACES for k in LINK_KINDS}, "link_down": ALL_PLACES[:-2],
+    "dci_link_down": ("dci", "border"), "bgp_down": NET,
     "device_down": NET, "device_reboot": NET, "acl_block": NET, "blackhole": NET,
     "host_down": ("host",),
 }
@@ -97,8 +98,9 @@ def on_path(view: LabView, rng: random.Random, kind: str, place: str) -> Built:
     mins = rng.randint(8, 50)
     if kind in ON_LINK:
         b = _link_fault(view, rng, kind, flow, rng.choice(_links_at(flow, place)), mins)
-    elif kind == "host_down":
-        b = Built(flow, [fault(kind, mins, {"device": flow.dst.name})], LABEL[kind], [flow.dst.name],
+    elif kind == "host_down":  # either end: a dead source host cannot send the probe at all
+        host = rng.choice([flow.src, flow.dst]).name
+        b = Built(flow, [fault(kind, mins, {"device": host})], LABEL[kind], [host],
                   must_cite=["traceroute"])
     else:
         dev = rng.choice(_devices_at(view, flow, place))
@@ -144,9 +146,10 @@ def _link_fault(view: LabView, rng: random.Random, kind: str, flow: Flow, lk: Pa
 
 
 def _dci_fault(view: LabView, rng: random.Random, flow: Flow, lk: PathLink, mins: int) -> Built:
-    """One circuit of the path, both circuits between its DCI routers, or every circuit."""
+    """One circuit (or backbone link) of the path, every one between its two devices, or every
+    one of the lab."""
     scope = rng.choice(["circuit", "pair", "all"])
-    rows = [r for r in view.link_rows if r["kind"] == "dci" and (
+    rows = [r for r in view.link_rows if r["kind"] == lk.kind and (
         scope == "all" or {r["a_device"], r["b_device"]} == {lk.a, lk.b})]
     if scope == "circuit":
         rows = [r for r in rows if (r["a_device"], r["a_interface"]) in ((lk.a, lk.a_if), (lk.b, lk.b_if))

@@ -115,6 +115,20 @@ class Uplink(Neighbor):
     role: str
 
 
+class FilterRule(TypedDict):
+    """Inventory.filters: one traffic-dropping rule of a device's configuration in force: an
+    ACL deny entry, or a static route to a discard interface (Null0)."""
+
+    device: str
+    kind: str  # acl | null_route
+    name: str  # the ACL's name, or the route's next hop
+    seq: int | None
+    action: str  # deny | discard
+    src: str | None
+    dst: str  # the prefix it drops traffic to
+    since: str | None  # when it appeared (ISO), when known
+
+
 class InterfaceInfo(TypedDict):
     """Inventory.interfaces: one port of a device."""
 

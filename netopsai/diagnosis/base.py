@@ -85,6 +85,7 @@ class Diagnosis:
     tool_calls: int = 0
     llm_calls: int = 0
     tokens: dict[str, int] = field(default_factory=lambda: {"prompt": 0, "completion": 0})
+    scope: str | None = None  # the device a device diagnosis is about (None: a flow's)
 
     def root_cause(self) -> dict[str, Any]:
         return {"label": self.label, "device": self.device, "interface": self.interface,

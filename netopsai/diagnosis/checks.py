@@ -12,8 +12,8 @@ from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.checks_device import down_devices
 from netopsai.diagnosis.context import DIAG_WINDOW, Context
 from netopsai.diagnosis.registry import check
+from netopsai.diagnosis.symptoms import DCI
 
-DCI = {"dci"}  # backbone (border-DCI) links are link.down: only circuits are dci.link_down
 ERRORS_PER_5MIN = 50  # healthy ports show a handful of errors a day; a bad optic hundreds
 UTIL_PCT = 80.0
 FLAPS = 2

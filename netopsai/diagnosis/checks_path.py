@@ -72,8 +72,31 @@ def _dst_host(ctx: Context, tor: str | None) -> tuple[dict[str, Any] | None, lis
     return None, []
 
 
+def _source_host(ctx: Context) -> Verdict | None:
+    """The probe never left the source host: the host is dead (the inventory's status), or
+    its own link is (link_down's case)."""
+    m = ctx.main
+    if m is None or m.facts.get("reached") or m.facts.get("path_devices"):
+        return None
+    eid, owner = ctx.owners.get(m.args.get("src"), ("", {}))
+    if owner.get("role") != "host" or m.facts.get("stopped_at") != owner.get("device"):
+        return None
+    row, mid = ctx.device(owner["device"])
+    if row is None:
+        return None
+    if row.get("status") != "up":
+        return confirmed(f"the probe cannot leave the source host {row['name']} (no reply from "
+                         f"its ToR {owner.get('tor')}); the inventory shows it {row.get('status')}",
+                         [m.id, eid, mid], row["name"], None, 0.85, position=STOP)
+    return rejected(f"the source host {row['name']} is up per the inventory; the probe is cut "
+                    f"between it and {owner.get('tor')}", [m.id, eid, mid])
+
+
 @check("host_down")
 def host_down(ctx: Context) -> Verdict:
+    source = _source_host(ctx)
+    if source is not None and source.confirmed:
+        return source
     for t in _stopped(ctx, "*"):
         row, cites = _dst_host(ctx, t.facts["stopped_at"])
         if row is None:
@@ -85,6 +108,8 @@ def host_down(ctx: Context) -> Verdict:
                              position=STOP)
         return rejected(f"{row['name']} is up per the inventory; the silence at "
                         f"{t.facts['stopped_at']} is the network's", [t.id, *cites])
+    if source is not None:
+        return source
     return rejected("no traceroute ends in silence at the destination's ToR", _trace_ids(ctx))
 
 

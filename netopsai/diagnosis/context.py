@@ -60,8 +60,10 @@ def _key(tool: str, args: dict[str, Any]) -> str:
 
 class Context:
     def __init__(self, evidence: list[Evidence], run: Runner | None = None,
-                 question: str = "") -> None:
+                 question: str = "", focus: str | None = None,
+                 budget: int = MAX_TOOL_CALLS) -> None:
         self.question = question
+        self.focus = focus  # a device diagnosis' device: it stands where a flow would stop
         self.evidence = list(evidence)
         self._run = run
         self.cache = {_key(e.tool, e.args): e for e in evidence if not e.errors}
@@ -71,7 +73,7 @@ class Context:
         self.verdicts: dict[str, Verdict] = {}
         self.symptom_memo: dict[tuple[str, int], float] = {}
         self.before: Evidence | None = None  # the flow traced back in time (widen)
-        self.budget = MAX_TOOL_CALLS - len(evidence)  # tool calls the engine may still make
+        self.budget = budget - len(evidence)  # tool calls the engine may still make
         self._derive()
 
     # -- tools, through the cache -----------------------------------------------------------
@@ -118,9 +120,10 @@ class Context:
     def _geometry(self) -> None:
         f = self.main.facts if self.main else {}
         self.pos: dict[str, int] = {}
-        for level, names in ((NEAR, self._before()), (ECMP, f.get("ecmp_devices") or []),
+        for level, names in ((NEAR, [*self._before(), *self.neighbours()]),
+                             (ECMP, f.get("ecmp_devices") or []),
                              (PATH, [*(f.get("path_devices") or []), *self.endpoints()]),
-                             (STOP, self.stops())):
+                             (STOP, [*self.stops(), *([self.focus] if self.focus else [])])):
             for n in names:
                 self.pos[n] = max(self.pos.get(n, 0), level)
 
@@ -153,6 +156,12 @@ class Context:
                 "at": at.strftime("%Y-%m-%dT%H:%M:%SZ")}
         self.before = self.call("traceroute", args)
         self._derive()
+
+    def neighbours(self) -> list[str]:
+        """The focus device's neighbours (a device diagnosis): their links to it are its links."""
+        return [r["neighbor"] for e in self.evidence if self.focus and not e.errors
+                and e.tool == "metadata" and e.args.get("query") == "neighbors"
+                and e.args.get("name") == self.focus for r in e.rows]
 
     def endpoints(self) -> list[str]:
         return [x for _, row in self.owners.values() for x in (row.get("device"), row.get("tor")) if x]

@@ -6,7 +6,8 @@ from __future__ import annotations
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.registry import symptom
 
-DCI_CATEGORIES = {"dci"}
+# shared/specs/scenario.md: dci.link_down is a DCI circuit or a backbone (border to DCI) link
+DCI = {"dci", "backbone"}
 ALARMED = 0.9  # an alarm about the flow: strong, but a stop code in the trace is direct
 
 
@@ -23,7 +24,7 @@ def _open(ctx: Context, *kinds: str, dci: bool | None = False) -> float:
     cats = None
     rows = ctx.alarms_of(set(kinds), "open", cats)
     if dci is not None:
-        rows = [x for x in rows if (x[1]["category"] in DCI_CATEGORIES) == dci]
+        rows = [x for x in rows if (x[1]["category"] in DCI) == dci]
     return ALARMED if rows else 0.0
 
 
@@ -81,7 +82,7 @@ def ecmp_degraded(ctx: Context) -> float:
 def _link_alarms(ctx: Context, dci: bool) -> float:
     """Strong for a link alarm of its own; weak when its device or far end is unreachable
     (then it is that device's symptom, worth ruling out but not a lead of its own)."""
-    rows = [r for _, r, _ in ctx.alarms_of({"LINK_DOWN"}) if (r["category"] in DCI_CATEGORIES) == dci]
+    rows = [r for _, r, _ in ctx.alarms_of({"LINK_DOWN"}) if (r["category"] in DCI) == dci]
     if not rows:
         return 0.0
     dead = {r["device"] for _, r, _ in ctx.alarms_of({"DEVICE_UNREACHABLE"})}
@@ -97,7 +98,7 @@ def link_down_alarm(ctx: Context) -> float:
 def dci_alarm(ctx: Context) -> float:
     if _link_alarms(ctx, dci=True):
         return _link_alarms(ctx, dci=True)
-    closed = ctx.alarms_of({"LINK_DOWN"}, "any", DCI_CATEGORIES)
+    closed = ctx.alarms_of({"LINK_DOWN"}, "any", DCI)
     return 0.2 if closed else 0.0  # closed circuit alarms: worth ruling out, visibly
 
 

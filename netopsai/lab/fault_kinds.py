@@ -14,6 +14,9 @@ from netopsai.lab.faults import LOSS, Injector, Resolved, link_dict
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert
 
+# shared/specs/scenario.md: a DCI circuit (DCI router to DCI router) or a backbone link (border to
+# DCI router)
+DCI_LINK_KINDS = ("dci", "backbone")
 Apply = Callable[[Injector, Resolved, datetime, dict[str, Any]], None]
 
 
@@ -32,10 +35,8 @@ def link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> No
 
 def dci_link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.link
-    if r.link.kind != "dci":
-        raise NetopsError(f"dci_link_down needs a DCI link; {r.device}:{r.interface} is a "
-                          f"{r.link.kind} link")
-    inj.take_link_down(r.link, t0, "degraded", "DCI circuit down")
+    why = "DCI circuit down" if r.link.kind == "dci" else "backbone link down"
+    inj.take_link_down(r.link, t0, "degraded", why)
     inj.fault_row("dci_link_down", t0, r)
 
 

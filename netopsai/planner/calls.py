@@ -171,6 +171,15 @@ def _diagnose(ent: Entities, vocab: Vocabulary) -> tuple[list[ToolCall], Notes]:
     return _traces(ent, sizes)  # an MTU question also probes with big packets
 
 
+def _device_health(ent: Entities, vocab: Vocabulary) -> tuple[list[ToolCall], Notes]:
+    """A device diagnosis' first round (diagnosis/device.py); the engine then probes and checks."""
+    from netopsai.diagnosis.device import device_calls
+
+    if len(ent.devices) != 1:
+        return [], ["a device diagnosis needs exactly one device name"]
+    return [ToolCall(c["tool"], c["args"]) for c in device_calls(ent.devices[0], ent.window)], []
+
+
 BUILDERS: dict[str, Callable[[Entities, Vocabulary], tuple[list[ToolCall], Notes]]] = {
     "inventory.pods": lambda e, v: _metadata(e, v, "pods"),
     "inventory.segments": lambda e, v: _metadata(e, v, "segments"),
@@ -186,6 +195,7 @@ BUILDERS: dict[str, Callable[[Entities, Vocabulary], tuple[list[ToolCall], Notes
     "changes": _changes,
     "trace": lambda e, v: _traces(e, [e.size]),
     "diagnose.connectivity": _diagnose,
+    "diagnose.device": _device_health,
     **{intent: (lambda m: lambda e, v: _telemetry(e, v, m))(metric)
        for intent, metric in INTENT_METRICS.items()},
 }

@@ -30,6 +30,11 @@ DIAG = _rx(r"\bnot\s+(?:able to\s+)?(?:communicat\w*|talk\w*|reach\w*|working|co
            r"|\blos(?:s|ing)\b|\bdropp?\w*|\bslow\w*|\blatency\b|\btime[\s-]?outs?\b|\btim(?:ing|ed) "
            r"out\b|\bjitter\b|\bbroken\b|\bflaky\b|\bintermittent\w*|\bmtu\b|\bjumbo\b|\bissues?\b"
            r"|\bproblems?\b|\bdown\b")
+HEALTH = _rx(r"\bwhat(?:'s| is| was)? (?:wrong|going on|happening|up) (?:with|on|at)\b"
+             r"|\bwhat happened (?:to|on|with)\b|\bwhy (?:is|are|does|do|did|was)\b"
+             r"|\bis\b.*\b(?:healthy|ok(?:ay)?|fine|alright|sick|broken|unhealthy|in trouble)\b"
+             r"|\bhealth\w*|\btroubleshoot\w*|\bdiagnos\w*|\b(?:any|the) (?:issues?|problems?|trouble)"
+             r" (?:with|on|at)\b|\b(?:issues?|problems?|trouble) (?:with|on|at)\b")
 TRACE = _rx(r"\btrace\w*|\btracert\b|\bpaths?\b|\broutes?\b|\bhops?\b|\bwhich way\b|\bmtr\b")
 BETWEEN = _rx(r"\bbetween\b")
 ALARM = _rx(r"\balarm\w*|\balert\w*|\bfiring\b|\btraps?\b")
@@ -147,6 +152,8 @@ def _classify(q: _Q) -> tuple[str, str | None, bool]:
     if found:
         return found[0], found[1], True
     ent, rest = q.ent, q.rest
+    if _about_device(q):
+        return "diagnose.device", None, True
     words: list[tuple[bool, str]] = [
         (bool(DIAG.search(rest)) and _complaint(q), "diagnose.connectivity"),
         (bool(ALARM.search(rest)), "alarms"),
@@ -156,6 +163,15 @@ def _classify(q: _Q) -> tuple[str, str | None, bool]:
     ]
     intent = next((i for hit, i in words if hit), None)
     return (intent, None, True) if intent else _inventory_intent(q)
+
+
+def _about_device(q: _Q) -> bool:
+    """"What is wrong with X?", "why is X dropping traffic?", "is X healthy?": one network
+    device (no addresses, no port), asked about its health -> a device diagnosis."""
+    ent = q.ent
+    one = len(ent.devices) == 1 and not (ent.ips or ent.invalid or ent.interfaces or q.two_ends)
+    return one and bool(HEALTH.search(q.rest)) and q.vocab.meta.get(ent.devices[0], {}).get(
+        "role") != "host"
 
 
 def _complaint(q: _Q) -> bool:

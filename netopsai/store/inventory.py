@@ -15,6 +15,7 @@ from sqlmodel.sql.expression import SelectOfScalar
 from netopsai.backends.rows import (
     DeviceDetail,
     DeviceInfo,
+    FilterRule,
     HostInfo,
     InterfaceInfo,
     IpOwner,
@@ -192,6 +193,27 @@ class StoreInventory:
                              "kind": lk.kind, "status": lk.status, "circuit_id": lk.circuit_id,
                              "provider": lk.provider})
             return rows
+
+    def filters(self, name: str) -> list[FilterRule]:
+        """ACL deny entries and null routes in force on the device at the network's clock."""
+        self.check_names(devices=[name])
+        now = self.clock()
+
+        def live(removed: datetime | None) -> bool:  # never removed, or removed after the clock
+            return removed is None or as_utc(removed) > now
+
+        with self._s() as s:
+            acls = s.exec(select(m.AclEntry).where(m.AclEntry.device == name)).all()
+            routes = s.exec(select(m.StaticRoute).where(m.StaticRoute.device == name)).all()
+        rows: list[FilterRule] = [
+            {"device": name, "kind": "acl", "name": a.name, "seq": a.seq, "action": a.action,
+             "src": a.src, "dst": a.dst, "since": iso(a.created_at) if a.created_at else None}
+            for a in acls if a.action == "deny" and live(a.removed_at)]
+        rows += [{"device": name, "kind": "null_route", "name": r.next_hop, "seq": None,
+                  "action": "discard", "src": None, "dst": r.prefix,
+                  "since": iso(r.created_at) if r.created_at else None}
+                 for r in routes if r.next_hop.lower().startswith("null") and live(r.removed_at)]
+        return rows
 
     def interfaces(self, name: str) -> list[InterfaceInfo]:
         self.check_names(devices=[name])
