@@ -47,6 +47,8 @@ class Entities:
     top: int | None = None
     size: int | None = None
     at: str | None = None
+    zone: str | None = None  # the time zone the question named ("PDT"); None: the configured one
+    since_change: bool = False  # "since the maintenance window": the start is a change record's
 
 
 @dataclass
@@ -117,11 +119,13 @@ class _Text:
 
 
 def extract(question: str, vocab: Vocabulary, clock: datetime,
-            hint_sites: list[str] | None = None) -> tuple[Entities, str, list[str]]:
-    """Entities, the masked lower-case text left for keyword rules, and notes for the user."""
+            hint_sites: list[str] | None = None, zone: str = "UTC") -> tuple[Entities, str, list[str]]:
+    """Entities, the masked lower-case text left for keyword rules, and notes for the user.
+    `zone` is the zone of clock times the question gives without one (`ingest.timezone`)."""
     text, ent, notes = _Text(question), Entities(), []
-    when = parse_when(question, clock)
-    ent.window, ent.at = when.window, when.at
+    when = parse_when(question, clock, zone)
+    ent.window, ent.at, ent.since_change = when.window, when.at, when.since_change
+    ent.zone = when.zone if when.zone_given else None
     notes += when.notes
     text.mask(when.spans)
     ent.tickets = [f"CHG-{m.group(1)}" for m in _TICKET.finditer(text.masked)]

@@ -21,7 +21,7 @@ REF = re.compile(r"\b(?:its|it|them|they|ones?|the path|the same)\b|\b(?:that|th
                  r"(?:ip|address|host|device|switch|router|box|link|port|one|path)s?\b"
                  r"|(?<!is )(?<!are )(?<!were )(?<!was )\bthere\b", re.I)
 REVERSE = re.compile(r"\b(?:reverse|other way|other direction|backwards?|return path|way back)\b", re.I)
-CARRIED = ("window", "at", "state", "top", "size", "categories", "globs")
+CARRIED = ("window", "at", "state", "top", "size", "categories", "globs", "zone", "since_change")
 
 
 def _subject(ent: Entities) -> bool:
@@ -30,7 +30,8 @@ def _subject(ent: Entities) -> bool:
 
 def _anything(ent: Entities) -> bool:
     return _subject(ent) or any([ent.sites, ent.pods, ent.roles, ent.window, ent.categories,
-                                 ent.state, ent.metric, ent.size, ent.at, ent.interfaces])
+                                 ent.state, ent.metric, ent.size, ent.at, ent.interfaces,
+                                 ent.zone, ent.since_change])
 
 
 def is_follow_up(question: str, rest: str, ent: Entities, intent: str) -> bool:
@@ -64,6 +65,9 @@ def merge(intent: str, ent: Entities, prev: Entities, prev_intent: str, rest: st
     for name in CARRIED:
         if not getattr(ent, name):
             setattr(m, name, copy.deepcopy(getattr(prev, name)))
+    if ent.window or ent.since_change:  # a new window replaces the previous, whichever its form,
+        # and its zone goes with it (it was read in the zone this question named, or the default)
+        m.window, m.since_change, m.zone = ent.window, ent.since_change, ent.zone
     if new_intent.startswith("telemetry.") and not ent.metric:
         m.metric = prev.metric
     if REVERSE.search(rest) and len(m.endpoints) >= 2:
