@@ -40,6 +40,13 @@ def same_port(a: str, b: str) -> bool:
     return bool(nums) and nums == _numbers(b) and (_controller(a) or _controller(b))
 
 
+def match(names: list[str], written: str) -> str | None:
+    """The inventory's name (one of `names`) for a port as someone wrote it, if any."""
+    if written in names:
+        return written
+    return next((n for n in names if same_port(n, written)), None)
+
+
 def forms(name: str) -> list[str]:
     """The ways a log line may write this port: as given, long, short, and (for a port with
     numbers) its IOS-XR optics controller."""

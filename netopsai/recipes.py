@@ -7,7 +7,9 @@ tables of the calls the planner makes for it (planner/rules.py `_calls`):
   the change on its device whose [start, end] widened by `window_min` holds a down event;
 - alarms_vs_changes: alarms + changelog -> each alarm with the change it was raised near;
 - path_alarms / path_changes: traceroute + alarms / changelog over all devices -> one row per
-  device of the traced path, in hop order, with what it had (zero when it was clean).
+  device of the traced path, in hop order, with what it had (zero when it was clean);
+- port_timeline: events + telemetry oper_status + alarms of one port -> one row per thing that
+  happened to it (log lines, traps, state changes, alarms raised and cleared), in device time.
 A recipe's `describe` turns its (small) result table into the one-paragraph summary, in-process.
 """
 
@@ -143,6 +145,45 @@ result = path.merge(per, on="device", how="left")
 result["changes"] = result["changes"].fillna(0).astype(int)
 '''
 
+PORT_TIMELINE = '''
+events = frames("events").reindex(columns=["at", "source", "mnemonic", "kind", "message", "interface"])
+states = frames("telemetry").reindex(columns=["device", "interface", "events"]).dropna()
+ports = set(events["interface"].dropna()) | set(states["interface"].dropna())
+flips = states.assign(event=states["events"].str.split("; ")).explode("event").dropna()
+flips = pd.DataFrame({"at": utc(flips["event"].str.rsplit(" ", n=1).str[0]), "source": "state",
+                      "what": "oper " + flips["event"].str.rsplit(" ", n=1).str[-1]})
+alarms = frames("alarms").reindex(columns=["id", "kind", "interface", "raised_at", "cleared_at"])
+alarms = alarms[alarms["interface"].isin(ports)].drop_duplicates("id")
+raised = pd.DataFrame({"at": utc(alarms["raised_at"]), "source": "alarm",
+                       "what": alarms["kind"] + " raised"})
+cleared = alarms.dropna(subset=["cleared_at"])
+cleared = pd.DataFrame({"at": utc(cleared["cleared_at"]), "source": "alarm",
+                        "what": cleared["kind"] + " cleared"})
+text = events["mnemonic"].fillna("") + " " + events["message"].fillna("")
+said = pd.DataFrame({"at": utc(events["at"]), "source": events["source"].fillna("log"),
+                     "what": text.str.strip()})
+result = pd.concat([said, flips, raised, cleared], ignore_index=True).dropna(subset=["at"])
+result = result.sort_values("at", kind="stable").drop_duplicates()
+result["at"] = result["at"].dt.strftime("%Y-%m-%dT%H:%M:%S.%f").str[:-3] + "Z"
+'''
+
+
+def _timeline(rows: Rows, params: dict[str, Any], inputs: list[Evidence]) -> str:
+    port = next((f"{e.args['devices'][0]} {e.args['interface']}" for e in inputs
+                 if e.args.get("interface") and e.args.get("devices")), "the port")
+    nbr = next((r for e in inputs if e.tool == "metadata" for r in e.rows), None)
+    link = (f"; it connects to {nbr['neighbor']} {nbr['neighbor_interface']} ({nbr['kind']} link, "
+            f"{nbr['status']})" if nbr else "")
+    if not rows:
+        return f"nothing was recorded for {port} in the window{link}"
+    kinds: dict[str, int] = {}
+    for r in rows:
+        word = str(r.get("what", "")).split(" ")[0] or "?"
+        kinds[word] = kinds.get(word, 0) + 1
+    top = ", ".join(f"{k} x{n}" for k, n in sorted(kinds.items(), key=lambda x: -x[1])[:6])
+    return (f"{len(rows)} entries for {port} from {rows[0]['at']} to {rows[-1]['at']} (device "
+            f"time): first \"{rows[0]['what']}\", last \"{rows[-1]['what']}\"; {top}{link}")
+
 
 def _port(r: dict[str, Any]) -> str:
     return f"{r.get('device')} {r.get('interface')}"
@@ -209,6 +250,7 @@ RECIPES: dict[str, Recipe] = {r.name: r for r in (
            lambda rows, p, _: _path(rows, "alarms", "alarms", "kinds")),
     Recipe("path_changes", PATH_CHANGES, ("traceroute", "changelog"),
            lambda rows, p, _: _path(rows, "changes", "changes", "tickets")),
+    Recipe("port_timeline", PORT_TIMELINE, ("events", "telemetry", "alarms"), _timeline),
 )}
 
 TOP_RE = re.compile(r"\btop[\s-]*(\d{1,3})\b", re.I)

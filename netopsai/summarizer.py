@@ -92,8 +92,8 @@ def render(evidence: list[Evidence], diagnosis: Diagnosis | None = None,
     parts: list[str] = []
     if diagnosis:
         parts += diagnosis_sections(diagnosis)
-    else:
-        parts += [_summary(ev) for ev in evidence]
+    else:  # an analysis over the other calls is the turn's conclusion: it leads
+        parts += [_summary(ev) for ev in sorted(evidence, key=lambda e: e.tool != "coder")]
     parts += [table(ev) for ev in evidence if not ev.errors and ev.rows]
     if diagnosis and diagnosis.reference:
         ids = [ev.id for ev in evidence if ev.tool == "alarms"]

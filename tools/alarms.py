@@ -34,8 +34,8 @@ class AlarmsArgs(WindowArgs):
         "'root' column, and per case the suggested root-cause alarm and the blast radius"))
 
 
-SHOWN = ["raised_at", "cleared_at", "state", "severity", "category", "kind", "device",
-                         "interface", "message"]  # what an answer's table shows
+SHOWN = ["raised_at", "cleared_at", "state", "kind", "device", "interface", "peer",
+         "peer_address", "message"]  # what an answer's table shows (the peer's address: BGP)
 
 
 @tool("alarms", AlarmsArgs, SHOWN)
@@ -54,7 +54,14 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
                                          f"{' ' + r['interface'] if r['interface'] else ''}"
                                          for r in open_[:6])
     summary += f". {len(lost)} report traffic fully lost." if rows else "."
-    columns = COLUMNS + (["group", "root"] if args.correlate else [])
+    sessions = [r for r in rows if r.get("category") == "bgp"]
+    if sessions:  # a BGP answer names the neighbour: address, device and the link under it
+        summary += " BGP neighbours: " + "; ".join(dict.fromkeys(
+            f"{r.get('peer_address') or '?'} ({r.get('peer') or 'device unknown'}"
+            f"{' via ' + r['device'] + ' ' + str(r['interface']) if r.get('interface') else ''})"
+            for r in sessions[:8])) + (" ..." if len(sessions) > 8 else "") + "."
+    columns = [*COLUMNS, *(["peer_address"] if any(r.get("peer_address") for r in rows) else []),
+               *(["group", "root"] if args.correlate else [])]
     facts: dict[str, Any] = {"alarms": len(rows), "open": len(open_), "closed": len(rows) - len(open_),
                              "traffic_lost": len(lost), "devices": sorted({r["device"] for r in rows})}
     if args.correlate:

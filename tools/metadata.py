@@ -8,8 +8,9 @@ from typing import Any, Literal
 from pydantic import Field
 
 from netopsai.backends.base import Backends, Row
-from netopsai.errors import NetopsError
+from netopsai.errors import NetopsError, unknown
 from netopsai.evidence import Evidence
+from netopsai.ifnames import match
 from netopsai.tools.args import IPv4
 from netopsai.tools.base import ToolArgs, tool
 
@@ -31,6 +32,9 @@ class MetadataArgs(ToolArgs):
     name: str | None = Field(default=None, description=(
         "Device name, e.g. dc1-leaf-03; for devices/hosts a glob such as dc1-spine-*"))
     ip: IPv4 | None = Field(default=None, description="An IPv4 address, e.g. 10.1.3.20")
+    interface: str | None = Field(default=None, description=(
+        "With neighbors or interfaces: only this port, in any of its names (Hu0/0/0/8, "
+        "HundredGigE0/0/0/8)"))
 
 
 def _need(args: MetadataArgs, field: str) -> Any:
@@ -38,6 +42,17 @@ def _need(args: MetadataArgs, field: str) -> Any:
     if not value:
         raise NetopsError(f"metadata query {args.query!r} needs {field}")
     return value
+
+
+def _one_port(rows: list[Any], key: str, a: MetadataArgs) -> list[Any]:
+    """Only the port asked about, matched in any of its vendor names."""
+    if not a.interface:
+        return rows
+    names = [r[key] for r in rows]
+    hit = match(names, a.interface)
+    if hit is None:
+        raise unknown(f"port on {a.name}", a.interface, sorted(names))
+    return [r for r in rows if r[key] == hit]
 
 
 def _seg_range(cidrs: list[str]) -> str:
@@ -91,7 +106,11 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
         return [r], (f"{r['ip']} belongs to {r['device']} ({r.get('role', '?')}) interface "
                      f"{r['interface']} in {r.get('pod') or r.get('site')}{extra}.")
     if q == "neighbors":
-        rows = inv.neighbors(_need(a, "name"))
+        rows = _one_port(inv.neighbors(_need(a, "name")), "interface", a)
+        if a.interface:  # _one_port found the port, or said which names exist
+            return rows, "; ".join(f"{a.name} {r['interface']} connects to {r['neighbor']} "
+                                   f"{r['neighbor_interface']} ({r['kind']} link, {r['status']})"
+                                   for r in rows) + "."
         down = [f"{r['interface']}->{r['neighbor']}" for r in rows if r["status"] != "up"]
         return rows, (f"{a.name} has {len(rows)} links; {len(down)} down"
                       + (f": {', '.join(down[:10])}" if down else "") + ".")
@@ -107,7 +126,7 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
         return rows, (f"Upstream of {who}: " + ", ".join(
             f"{r['neighbor']} {r['neighbor_interface']} (via {r['interface']}, {r['status']})"
             for r in rows) + "." if rows else f"{who} has no upstream devices.")
-    rows = inv.interfaces(_need(a, "name"))
+    rows = _one_port(inv.interfaces(_need(a, "name")), "name", a)
     down = [r["name"] for r in rows if r["oper_status"] != "up"]
     return rows, (f"{a.name} has {len(rows)} interfaces; {len(down)} oper down"
                   + (f": {', '.join(down[:10])}" if down else "") + ".")

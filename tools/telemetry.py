@@ -11,6 +11,7 @@ from netopsai.backends.base import Backends, IfaceSel
 from netopsai.backends.rows import PortStatus, figure
 from netopsai.errors import NetopsError, unknown
 from netopsai.evidence import Evidence
+from netopsai.ifnames import match
 from netopsai.timewin import Window
 from netopsai.tools.base import WindowArgs, as_table, tool
 
@@ -108,6 +109,9 @@ def telemetry(args: TelemetryArgs, backends: Backends) -> Evidence:
     switch port (state at the start, each transition, time down), flap counts, and
     errors/CRC/discards/utilisation/rx-power with max/avg/total and the worst ports first."""
     backends.inventory.check_names(args.devices, args.site, args.pod, args.role)
+    if args.interface and args.devices:  # "Hu0/0/0/8" asked, "HundredGigE0/0/0/8" stored
+        names = [r["name"] for d in args.devices for r in backends.inventory.interfaces(d)]
+        args = args.model_copy(update={"interface": match(names, args.interface) or args.interface})
     w = args.resolve(backends)
     ev = _status(args, backends, w) if args.metric in ("oper_status", "flaps") else \
         _counters(args, backends, w)

@@ -242,6 +242,7 @@ class AlarmRecord(TypedDict, total=False):
     device: str
     interface: str | None
     peer: str | None  # the device at the other end of the alarm's link
+    peer_address: str | None  # a BGP alarm's neighbour address (the session over its link)
     message: str
     impact: str
     site: str | None

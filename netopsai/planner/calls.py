@@ -87,6 +87,8 @@ def _subjects(ent: Entities, vocab: Vocabulary, query: str) -> list[dict[str, st
     """What a one-subject lookup is about: devices by name; IPs where the tool takes them, else
     the host that has the IP."""
     names = [{"name": d} for d in ent.devices]
+    if query in ("neighbors", "interfaces") and len(ent.devices) == 1 and ent.interfaces:
+        return [{"name": ent.devices[0], "interface": ent.interfaces[0]}]  # "what is on X Y?"
     if query == "ip":
         return [{"ip": ip} for ip in ent.ips]
     if query == "upstream":  # "dc1-host-03-1 (10.1.3.20)" is one subject, not two

@@ -14,6 +14,8 @@ from functools import cached_property
 from ipaddress import IPv4Address, IPv4Network
 from typing import Any
 
+from netutils.constants import BASE_INTERFACES
+
 from netopsai.errors import closest
 from netopsai.planner.endpoints import Mention, endpoints
 from netopsai.planner.keywords import keywords
@@ -94,8 +96,14 @@ class Vocabulary:
 
 _ADDR = re.compile(r"(?<![\w.])(\d+(?:\.\d+){3})(?:/(\d+))?(?![\w/])(?!\.\d)")
 _TICKET = re.compile(r"\b(?:chg[-\s#]?|change\s+(?:ticket\s+)?#)(\d{3,})\b", re.I)
-_IFACE = re.compile(r"\b(?:ethernet|eth|et|xe|ge|gi|te|hundredgige|fortygige|tengige|ae|vlan|"
-                    r"port-channel|po)-?\d+(?:/\d+)*\b", re.I)
+# port names in every vendor's form: netutils' table of interface types (long and short, two
+# letters or more), and the forms it lacks (Junos xe-/et-/ge-, Huawei 100GE, SONiC/Cumulus swp,
+# IOS-XR Bundle-Ether and optics controllers)
+_IFTYPES = sorted({n.lower() for n in BASE_INTERFACES if len(n) >= 2 and n.lower() != "two"}
+                  | {"xe", "et", "ge", "ae", "swp", "bundle-ether", "be", "optics", "10ge", "25ge",
+                     "40ge", "100ge", "400ge", "xge", "mgmt", "irb"}, key=len, reverse=True)
+_IFACE = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(n) for n in _IFTYPES)
+                    + r")-?\d+(?:[/:]\d+)*(?:\.\d+)?\b", re.I)
 _GLOB = re.compile(r"(?<![\w*-])[A-Za-z][\w-]*\*[\w*-]*")
 _NAMEISH = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-[A-Za-z]*\d+[A-Za-z0-9]*\b")
 _TOP = re.compile(r"\btop[\s-]*(\d{1,4})\b|\b(\d{1,4})\s+(?:worst|busiest|noisiest)\b", re.I)

@@ -31,6 +31,7 @@ CATEGORIES = _table([
     ("dci", r"\bdci\b|\binter[\s-]?(?:dc|site|data[\s-]?cent(?:er|re))\b"),
     ("backbone", r"\bb-?bone\b|\bbackbone\b|\bwan\b"),
     ("bgp", r"\bbgp\b"),
+    ("routing", r"\bospf\b|\bis-?is\b|\bbfd\b|\badjacenc(?:y|ies)\b"),
     ("optics", r"\boptic(?:s|al)?\b|\btransceivers?\b|\bq?sfp\w*|\blight levels?\b|\brx[\s_-]?power\b"),
     ("capacity", r"\bcapacity\b|\bcongest\w*|\bsaturat\w*"),
     ("device", r"\bdevice (?:alarms?|alerts?|down|failures?)\b|\breboot\w*|\bpsus?\b|"

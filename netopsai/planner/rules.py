@@ -38,6 +38,7 @@ HEALTH = _rx(r"\bwhat(?:'s| is| was)? (?:wrong|going on|happening|up) (?:with|on
 TRACE = _rx(r"\btrace\w*|\btracert\b|\bpaths?\b|\broutes?\b|\bhops?\b|\bwhich way\b|\bmtr\b")
 BETWEEN = _rx(r"\bbetween\b")
 ALARM = _rx(r"\balarm\w*|\balert\w*|\bfiring\b|\btraps?\b")
+SESSIONS = ("bgp", "routing")  # "which BGP sessions went down", "OSPF adjacency": their alarms
 CHANGE = _rx(r"(?<!state )\bchang(?:e|es|ed|ing)\b(?!\s+state)|\bmaintenance\b|\bdeploy\w*"
              r"|\bwho touched\b|\bmodified\b|\brollouts?\b|\bupgrade[sd]?\b")
 GROUP = _rx(r"\bcorrelat\w*|\bgroup\w*|\bdedup\w*|\brelated\b")
@@ -91,7 +92,10 @@ RECIPES = {  # offline analyses the coder agent runs over the calls' evidence
     "alarms_vs_changes": "line up alarms with change records on the same devices",
     "path_alarms": "which devices on the traced path had alarms in the window",
     "path_changes": "which devices on the traced path had changes in the window",
+    "port_timeline": "what happened to one port: its log lines, traps, state changes and alarms",
 }
+HISTORY = _rx(r"\bhistory\b|\btimeline\b|\bevents?\b|\blogs?\b|\bwhat happened\b|\bwhy did\b"
+              r"|\b(?:went|go|gone|going) down\b|\bbounced?\b")
 
 
 @dataclass
@@ -134,6 +138,10 @@ class _Q:
 def _recipe(q: _Q) -> tuple[str, str] | None:
     """Analysis questions first: they need more than one tool and the coder."""
     metric = q.ent.metric
+    ent = q.ent
+    if ent.interfaces and len(ent.devices) == 1 and not q.two_ends and (
+            HISTORY.search(q.rest) or HEALTH.search(q.rest)):
+        return "interface.history", "port_timeline"
     if PER_POD.search(q.rest):
         return METRIC_INTENTS[metric or "errors"], "top_per_pod"
     if ALARM.search(q.rest) and (q.on_path or CHANGE.search(q.rest)):
@@ -156,7 +164,8 @@ def _classify(q: _Q) -> tuple[str, str | None, bool]:
         return "diagnose.device", None, True
     words: list[tuple[bool, str]] = [
         (bool(DIAG.search(rest)) and _complaint(q), "diagnose.connectivity"),
-        (bool(ALARM.search(rest)), "alarms"),
+        (bool(ALARM.search(rest)) or (bool(set(SESSIONS) & set(ent.categories))
+                                      and not q.two_ends), "alarms"),
         (bool(ent.tickets or CHANGE.search(rest)), "changes"),
         (bool(TRACE.search(rest)) and bool(q.two_ends or ent.ips), "trace"),
         (bool(ent.metric), METRIC_INTENTS.get(ent.metric or "", "")),
@@ -248,6 +257,8 @@ def _calls(intent: str, recipe: str | None, ent: Entities, vocab: Vocabulary,
         return calls, notes
     shared = replace(ent, window=ent.window or "24h")  # one window for both sides of a comparison
     notes = [] if ent.window else ["no time window given: comparing the last 24h"]
+    if recipe == "port_timeline":
+        return _port_calls(shared), ([] if ent.window else ["no time window given: the last 24h"])
     if recipe == "top_per_pod":
         pods = ent.pods or [p for p in vocab.pods if not ent.sites or vocab.pod_sites[p] in ent.sites]
         return build_calls(intent, replace(ent, pods=pods), vocab)[0], []
@@ -264,6 +275,16 @@ def _calls(intent: str, recipe: str | None, ent: Entities, vocab: Vocabulary,
         a, n = build_calls(first, shared, vocab)
     b, m = build_calls(second, shared, vocab)
     return a + b, notes + n + m
+
+
+def _port_calls(ent: Entities) -> list[ToolCall]:
+    """One port's story: what it logged, its state history, its device's alarms, its link."""
+    dev, port, w = ent.devices[0], ent.interfaces[0], ent.window
+    return [ToolCall("events", {"devices": [dev], "interface": port, "window": w}),
+            ToolCall("telemetry", {"metric": "oper_status", "devices": [dev], "interface": port,
+                                   "window": w}),
+            ToolCall("alarms", {"devices": [dev], "state": "any", "window": w}),
+            ToolCall("metadata", {"query": "neighbors", "name": dev, "interface": port})]
 
 
 def _unknown_note(question: str, notes: list[str], vocab: Vocabulary) -> str:

@@ -15,7 +15,7 @@ from sqlalchemy import Connection, Table, bindparam, insert, update
 from sqlalchemy import select as sa_select  # over core tables (sqlmodel's is typed for models)
 from sqlmodel import Session, or_, select
 
-from netopsai.ifnames import canonical, same_port
+from netopsai.ifnames import canonical, match
 from netopsai.store import tables as m
 from netopsai.store.flaps import Flaps
 
@@ -119,9 +119,7 @@ class DeviceCache:
         if hit is None or now - hit[1] >= self.ttl:
             names = list(s.exec(select(m.Interface.name).where(m.Interface.device == device)))
             hit = self._ports[device] = (names, now)
-        if written in hit[0]:
-            return written
-        return next((n for n in hit[0] if same_port(n, written)), None) or canonical(written)
+        return match(hit[0], written) or canonical(written)
 
 
 def _is_ip(text: str) -> bool:

@@ -107,3 +107,16 @@ def _add_peers(s: Session, rows: list[Row]) -> None:
     for r in rows:
         lk = links.get(r.get("link_id"))
         r["peer"] = (lk.b_device if lk.a_device == r["device"] else lk.a_device) if lk else None
+    _add_peer_addresses(s, [r for r in rows if r.get("category") == "bgp" and r.get("link_id")])
+
+
+def _add_peer_addresses(s: Session, rows: list[Row]) -> None:
+    """A BGP alarm names its neighbour's address: the far end of the session over its link."""
+    ids = {r["link_id"] for r in rows}
+    if not ids:
+        return
+    sessions = s.exec(select(m.BgpSession).where(col(m.BgpSession.link_id).in_(ids))).all()
+    far = {(b.link_id, b.a_device): b.b_ip for b in sessions}
+    far.update({(b.link_id, b.b_device): b.a_ip for b in sessions})
+    for r in rows:
+        r["peer_address"] = far.get((r["link_id"], r["device"])) or None
