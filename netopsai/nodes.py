@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict
+from datetime import UTC, datetime
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
@@ -20,6 +21,7 @@ from netopsai.summarizer import render
 from netopsai.toolbox import Toolbox
 
 log = logging.getLogger(__name__)
+SINCE_CHANGE_LOOKBACK = "7d"  # how far back "since the change" looks for its change record
 
 
 def turn_evidence(state: CopilotState) -> list[Evidence]:
@@ -38,11 +40,45 @@ def _entities(state: CopilotState) -> Entities | None:
 
 
 def offline_plan(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
-    """The rules planner's first step for a new question."""
-    p = plan(state["question"], tb.vocab(), tb.clock(), _entities(state), state.get("last_intent"))
+    """The rules planner's first step for a new question; the window it read, as the answer's
+    first line states it (in the zone the question used)."""
+    from netopsai.planner.window_text import window_line
+
+    clock, zone = tb.clock(), tb.backends.zone
+    p = plan(state["question"], tb.vocab(), clock, _entities(state), state.get("last_intent"),
+             zone, lambda ent: latest_change(tb, ent, clock), lambda ent: last_seen(tb, ent, clock))
+    said = p.entities.window is not None and p.intent != "unknown"
     return {"intent": p.intent, "recipe": p.recipe, "entities": asdict(p.entities),
             "pending": [{"tool": c.tool, "args": c.args} for c in p.calls],
-            "notes": [p.note] if p.note else [], "phase": "planned"}
+            "notes": [p.note] if p.note else [], "phase": "planned",
+            "window_text": window_line(p.entities.window, p.entities.zone or zone, clock)
+            if said else ""}
+
+
+def last_seen(tb: Toolbox, ent: Entities, clock: datetime) -> datetime | None:
+    """When the question's devices (its port, if it names one) last logged anything."""
+    from netopsai.timewin import Window, as_utc
+
+    rows, _ = tb.backends.alarms.events(ent.devices, Window(start=datetime(1970, 1, 1, tzinfo=UTC),
+                                                            end=clock),
+                                        interface=ent.interfaces[0] if ent.interfaces else None,
+                                        limit=1)
+    return as_utc(datetime.fromisoformat(rows[-1]["at"].replace("Z", "+00:00"))) if rows else None
+
+
+def latest_change(tb: Toolbox, ent: Entities, clock: datetime) -> tuple[str, str] | None:
+    """The latest change record of the last week in the question's scope (its devices, its
+    one site, its ticket): where "since the maintenance window" starts."""
+    from netopsai.timewin import parse_window
+
+    rows = tb.backends.changes.changes(ent.devices or None, ent.sites[0] if len(ent.sites) == 1
+                                       else None, ent.tickets[0] if ent.tickets else None,
+                                       parse_window(SINCE_CHANGE_LOOKBACK, clock))
+    if not rows:
+        return None
+    last = max(rows, key=lambda r: r["start"])
+    return last["start"], (f"change {last['ticket']} on {last['device']} (\"{last['summary']}\", "
+                           f"started {last['start']})")
 
 
 def diagnosis_checks(state: CopilotState) -> list[dict[str, Any]]:
@@ -184,6 +220,8 @@ def summarizer_node(state: CopilotState, llm: Any = None) -> dict[str, Any]:
     if problems:  # the templates cite by construction: this is our bug, say so, don't hide it
         log.error("answer failed the citation check: %s", problems)
         answer += f"\n\n_Citation check failed: {problems[0]}_"
+    if state.get("window_text"):  # the window the question named, first, in its own zone
+        answer = f"_{state['window_text']}_\n\n{answer}"
     return {**out, "answer": answer, "phase": "done", "last_intent": state.get("intent"),
             "messages": [AIMessage(content=answer)]}
 
@@ -212,4 +250,4 @@ def start_turn(question: str) -> dict[str, Any]:
     return {"question": question, "turn": [], "pending": [], "iterations": 0, "notes": [],
             "diagnosis": None, "answer": "", "phase": "start", "recipe": None,
             "messages": [HumanMessage(content=question)], "tokens": {"prompt": 0, "completion": 0},
-            "llm_calls": 0, "llm": "", "llm_text": ""}
+            "llm_calls": 0, "llm": "", "llm_text": "", "window_text": ""}

@@ -30,6 +30,7 @@ class CopilotState(TypedDict, total=False):
     llm_calls: int
     llm: str  # "" offline | active | done | fallback
     llm_text: str  # the LLM planner's own answer when it finished without more tool calls
+    window_text: str  # the window the question named, as the answer's first line states it
     # carried to the next turn for follow-ups ("and its upstream switch?")
     entities: dict[str, Any]
     last_intent: str | None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 from pydantic import BaseModel
@@ -62,20 +62,28 @@ def _shift(now: datetime, text: str, sign: int) -> datetime:
         raise NetopsError(f"duration {text!r} is too long") from None
 
 
-def parse_time(text: str, now: datetime) -> datetime:
-    """An ISO time, or a time relative to `now` such as "-25m"."""
+def parse_time(text: str, now: datetime, zone: str = "UTC") -> datetime:
+    """An ISO time (without a zone: in `zone`, the network's default), or a time relative to
+    `now` such as "-25m"."""
     s = str(text).strip()
     if s.startswith(("-", "+")):
         return _shift(now, s[1:], 1 if s[0] == "+" else -1)
     try:
-        return as_utc(datetime.fromisoformat(s.replace("Z", "+00:00")))
+        t = datetime.fromisoformat(s.replace("Z", "+00:00"))
+        return as_utc(t if t.tzinfo is not None else t.replace(tzinfo=_tz(zone)))
     except ValueError:
         raise NetopsError(f"bad time {s!r}; use ISO 8601 (2025-11-04T20:02:26Z) or -25m") from None
 
 
-def parse_window(value: Any, now: datetime, default: str = "1h") -> Window:
-    """'1h' (ending now), 'START..END' or {'start', 'end'} (ISO; no end: now), or None (the
-    default)."""
+def _tz(zone: str) -> tzinfo:
+    from netopsai.planner.zones import zone_of  # the one table of zone names (lazy: planner uses us)
+
+    return zone_of(zone) or UTC
+
+
+def parse_window(value: Any, now: datetime, default: str = "1h", zone: str = "UTC") -> Window:
+    """'1h' (ending now), 'START..END' or {'start', 'end'} (ISO; without a zone read in `zone`;
+    no end: now), or None (the default)."""
     now = as_utc(now)
     if value is None or value == "":
         value = default
@@ -88,8 +96,8 @@ def parse_window(value: Any, now: datetime, default: str = "1h") -> Window:
         extra = set(value) - {"start", "end"}
         if extra:
             raise NetopsError(f"bad window key {sorted(extra)[0]!r}; a window has start and end")
-        start = parse_time(value["start"], now) if value.get("start") else None
-        end = parse_time(value["end"], now) if value.get("end") else now
+        start = parse_time(value["start"], now, zone) if value.get("start") else None
+        end = parse_time(value["end"], now, zone) if value.get("end") else now
         if start is None:
             raise NetopsError("window needs a start (ISO time), e.g. {\"start\": \"2025-11-04T08:00:00Z\"}")
         w = Window(start=start, end=end)

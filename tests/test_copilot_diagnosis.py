@@ -138,6 +138,17 @@ def off_path_leaf(backends: Any) -> str:
     return next(r["name"] for r in leaves if r["name"] not in flow)
 
 
+@pytest.mark.parametrize("reason, words", [("admin", "administratively shut"),
+                                            ("optic", "receive loss of signal")])
+def test_a_link_down_says_why_the_port_went_down(make_lab: Any, backends: Any, reason: str,
+                                                 words: str) -> None:
+    leaf, ifname, spine = uplink(backends)
+    r = ask_after(make_lab(), [{"kind": "link_down", "target": {"link": f"{leaf}:{ifname}"},
+                                "params": {"reason": reason}}])
+    assert r["root_cause"]["label"] == "link.down" and r["root_cause"]["device"] in (leaf, spine)
+    assert words in r["answer"].split("\n", 1)[0]
+
+
 def test_two_faults_blame_where_the_trace_stops(make_lab: Any, backends: Any) -> None:
     # a leaf uplink is down (traffic reroutes) and an ACL at the destination's ToR drops the
     # flow: the cause is where the trace stops; the link is reported too, not lost

@@ -109,3 +109,17 @@ def test_a_healthy_device_says_so_and_a_fault_elsewhere_is_not_blamed_on_it(
                            "params": {"dst": "10.1.20.0/24"}}], f"is {SPINE} healthy?")
     assert r["root_cause"]["label"] == "none" and r["root_cause"]["device"] == SPINE
     assert r["answer"].startswith(f"**No fault found on {SPINE}.**")
+
+
+def test_a_new_question_in_a_thread_starts_a_new_topic(backends: Any) -> None:
+    c = Copilot(backends)
+    first = c.answer(f"what is wrong with {SPINE}?", "topic")
+    assert first["root_cause"]["device"] == SPINE
+    flow = c.answer("10.1.3.20 to 10.2.1.40 not communicating", "topic")
+    traces = [e["args"] for e in flow["evidence"] if e["tool"] == "traceroute"]
+    assert traces[0]["src"] == "10.1.3.20" and traces[0]["dst"] == "10.2.1.40"
+    assert not any(e["args"].get("query") == "filters" for e in flow["evidence"])  # no device
+    other = c.answer("is dc1-border-01 healthy?", "topic")  # diagnosis carried over
+    assert other["root_cause"]["device"] == "dc1-border-01"
+    assert {e["args"].get("name") for e in other["evidence"] if e["tool"] == "metadata"
+            and e["args"].get("query") == "device"} == {"dc1-border-01"}

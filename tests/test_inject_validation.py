@@ -32,7 +32,11 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ({"kind": "congestion", "target": LINK, "params": {"util": "lots"}}, "util must be a number"),
     ({"kind": "acl_block", "target": {"device": "dc1-leaf-03"}, "params": {"dst": "10.2.1.300/24"}},
      "bad prefix '10.2.1.300/24' for param dst"),
-], ids=["at-99999d", "at-future", "count-1e9", "count-negative", "mtu-negative", "util-text", "bad-cidr"])
+    ({"kind": "link_down", "target": LINK, "params": {"reason": "gremlins"}},
+     "params.reason must be one of admin, optic"),
+    ({"kind": "dci_link_down", "target": LINK}, "needs a DCI circuit or a backbone link"),
+], ids=["at-99999d", "at-future", "count-1e9", "count-negative", "mtu-negative", "util-text", "bad-cidr",
+        "reason", "dci-on-fabric"])
 @pytest.mark.parametrize("seed", [7, 8], ids=["same-lab", "other-lab"])  # 8: the lab would be re-built
 def test_a_bad_scenario_changes_nothing(home: Path, tmp_path: Path, fault: dict[str, object],
                                         named: str, seed: int) -> None:

@@ -24,6 +24,7 @@ from tests.conftest import CLOCK
 
 LEAF, PORT = "dc1-leaf-01", "Ethernet50"
 SPINE = "dc1-spine-01"
+SHUT = ("dc1-leaf-02", "Ethernet52")  # a port shut by hand (its session's link)
 XCVR = "Xcvr: %TRANSCEIVER-6-{0}: The transceiver for interface {{p}} has been {1}"
 PROTO = "Ebra: %LINEPROTO-5-UPDOWN: Line protocol on Interface {p}, changed state to "
 PULL = [  # an optic pulled and put back (EOS Xcvr / Ebra messages)
@@ -50,6 +51,10 @@ def engine(make_lab: Callable[..., Engine], tmp_path: Path) -> Engine:
                   f"AS {b.a_asn}) old state Established event HoldTimerExpired new state Idle",
                   f"Nov  4 13:02:40.000 {SPINE} Bgp: %BGP-5-ADJCHANGE: peer {b.a_ip} (VRF default "
                   f"AS {b.a_asn}) old state OpenConfirm event Established new state Established"]
+    lines += [f"Nov  4 19:30:00.000 {SHUT[0]} ConfigAgent: %SYS-5-CONFIG_I: Configured from console "
+              "by ops on vty3 (10.0.0.5)",
+              f"Nov  4 19:30:01.000 {SHUT[0]} Ebra: %LINK-5-CHANGED: Interface {SHUT[1]}, changed "
+              "state to administratively down"]
     log = tmp_path / "messages"
     log.write_text("\n".join(lines) + "\n")
     os.utime(log, (CLOCK.timestamp(), CLOCK.timestamp()))  # the year comes from the file's date
@@ -74,7 +79,8 @@ def test_what_happened_to_a_port_is_its_timeline(engine: Engine, tmp_path: Path)
     assert what.index("LINK_DOWN raised") > 0 and any(w.startswith("oper down") for w in what)
     nbr = run_tool("metadata", {"query": "neighbors", "name": LEAF}, lab_backends(engine)).rows
     far = next(x for x in nbr if x["interface"] == PORT)
-    first = r["answer"].split("\n\n", 1)[0]  # the timeline leads the answer
+    window, first = r["answer"].split("\n\n", 2)[:2]  # the window, then the timeline leads
+    assert window == "_Window: 2025-11-04 15:00–16:00 UTC_"
     assert "port_timeline" in first and far["neighbor"] in first
 
 
@@ -127,3 +133,10 @@ def test_port_and_session_questions_plan_their_tools(backends: Any, question: st
     assert (p.intent, p.recipe) == (intent, recipe)
     if intent == "alarms":
         assert p.calls and {c.args.get("category") for c in p.calls} <= {"bgp", "routing"}
+
+
+def test_a_shut_port_is_the_devices_fault_with_the_reason(engine: Engine, tmp_path: Path) -> None:
+    r = _ask(engine, f"what is wrong with {SHUT[0]}?", tmp_path)
+    rc = r["root_cause"]
+    assert (rc["label"], rc["device"], rc["interface"]) == ("link.down", *SHUT)
+    assert "administratively shut" in r["answer"].split("\n", 1)[0]

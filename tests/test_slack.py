@@ -200,7 +200,9 @@ def test_direct_messages_are_chat_and_bot_messages_are_ignored(bot: str, fake: F
                 "ts": "1700000002.000200", "text": "alarms at dc1 in the last 24h"})
     [placeholder] = fake.of("chat.postMessage")
     assert placeholder["channel"] == "D42" and placeholder["thread_ts"] == "1700000002.000200"
-    assert "alarms in the window" in fake.of("chat.update")[-1]["blocks"][0]["text"]["text"]
+    blocks = [b["text"]["text"] for b in fake.of("chat.update")[-1]["blocks"] if "text" in b]
+    assert blocks[0].startswith("_Window: last 24h")  # the window the question named, first
+    assert any("alarms in the window" in b for b in blocks)
 
 
 def test_bad_signature_is_401(bot: str, fake: FakeSlackAPI) -> None:

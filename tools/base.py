@@ -30,7 +30,7 @@ class WindowArgs(ToolArgs):
     window: str | dict[str, str] | None = Field(default=None, description=WINDOW_HELP)
 
     def resolve(self, backends: Backends) -> Window:
-        return parse_window(self.window, backends.inventory.clock())
+        return parse_window(self.window, backends.inventory.clock(), zone=backends.zone)
 
 
 ToolFn = Callable[[Any, Backends], Evidence]

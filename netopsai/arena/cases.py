@@ -138,6 +138,8 @@ def _link_fault(view: LabView, rng: random.Random, kind: str, flow: Flow, lk: Pa
         "congestion": {"util": round(rng.uniform(0.93, 0.99), 2)},
         "mtu_mismatch": {"mtu": rng.choice([1500, 4470, 8000])}}
     params = choices.get(kind, {})
+    if kind == "link_down" and lk.place != "host" and rng.random() < 0.4:
+        params = {"reason": rng.choice(["admin", "optic"])}  # a shut port, a pulled optic
     target = {"interface" if kind in PORT_KINDS else "link": where}
     must = ["traceroute", "alarms"] if kind in ALARMED else ["traceroute"]
     b = Built(flow, [fault(kind, mins, target, **params)], LABEL[kind], lk.ends(), ifname, must)

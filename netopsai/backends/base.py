@@ -95,3 +95,4 @@ class Backends:
     paths: Paths
     changes: Changes
     alarms: Alarms
+    zone: str = "UTC"  # the network's default zone (ingest.timezone): times given without one

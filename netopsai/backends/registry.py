@@ -118,7 +118,8 @@ def configured_backends(engine: Engine, cfg: NetConfig | None = None) -> Backend
         raise NetopsError(problems[0])
     events = _events(engine)
     return Backends(inventory=StoreInventory(engine), telemetry=build_telemetry(telemetry, engine, cfg),
-                    paths=build_paths(paths, engine, cfg), changes=events, alarms=events)
+                    paths=build_paths(paths, engine, cfg), changes=events, alarms=events,
+                    zone=cfg.settings.ingest.timezone)
 
 
 def _events(engine: Engine) -> Any:

@@ -12,7 +12,7 @@ from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.checks_device import down_devices
 from netopsai.diagnosis.context import DIAG_WINDOW, Context
 from netopsai.diagnosis.registry import check
-from netopsai.diagnosis.symptoms import DCI
+from netopsai.diagnosis.symptoms import DCI, DOWN
 
 ERRORS_PER_5MIN = 50  # healthy ports show a handful of errors a day; a bad optic hundreds
 UTIL_PCT = 80.0
@@ -20,8 +20,24 @@ FLAPS = 2
 Alarm = tuple[str, dict[str, Any], int]
 
 
+# why a port is down, from what else its device reported about it (syslog rules' kinds)
+REASONS = {"ADMIN_DOWN": "administratively shut", "ERR_DISABLED": "err-disabled",
+           "TRANSCEIVER_REMOVED": "transceiver removed", "OPTICS_LOS": "optics: receive loss of "
+           "signal", "OPTICS_LOL": "optics: loss of lock", "OPTICS_RX_LOW": "optics: rx power low",
+           "LACP_MEMBER_DOWN": "LACP member down"}
+
+
 def _where(r: dict[str, Any]) -> str:
     return f"{r['device']}{' ' + r['interface'] if r.get('interface') else ''}"
+
+
+def _reason(ctx: Context, r: dict[str, Any]) -> tuple[str, list[str]]:
+    """' (administratively shut; ...)' and the evidence saying so, for an alarmed port."""
+    same = [(eid, x) for eid, x in ctx.alarms.values() if x["kind"] in REASONS
+            and x["device"] == r["device"] and x.get("interface") == r.get("interface")
+            and (x["state"] == "open" or x.get("raised_at") == r.get("raised_at"))]
+    why = list(dict.fromkeys(REASONS[x["kind"]] for _, x in same))
+    return (f" ({'; '.join(why)})" if why else ""), [eid for eid, _ in same]
 
 
 def _port_state(ctx: Context, device: str, ifname: str | None) -> tuple[str | None, str]:
@@ -53,10 +69,11 @@ def _down_port(ctx: Context, alarms: list[Alarm], what: str, confidence: float) 
         if state is None:  # telemetry could not be read: that says nothing about the port
             unread.append(_where(r))
         if state == "down":
-            return confirmed(f"{what} on {_where(r)} (to {r.get('peer')}): open {r['kind']} alarm "
-                             f"since {r['raised_at']}, and telemetry shows the port down at the end "
-                             f"of the window", [eid, tid], r["device"], r.get("interface"),
-                             confidence, r.get("peer"), pos)
+            why, more = _reason(ctx, r)
+            return confirmed(f"{what}{why} on {_where(r)} (to {r.get('peer')}): open {r['kind']} "
+                             f"alarm since {r['raised_at']}, and telemetry shows the port down at "
+                             f"the end of the window", [eid, *more, tid], r["device"],
+                             r.get("interface"), confidence, r.get("peer"), pos)
         tried += [eid, tid]
     if unread:
         return unknown(f"telemetry could not be read for the alarmed ports ({', '.join(unread)})",
@@ -69,7 +86,7 @@ def _down_port(ctx: Context, alarms: list[Alarm], what: str, confidence: float) 
 
 @check("link_down")
 def link_down(ctx: Context) -> Verdict:
-    alarms = [a for a in ctx.alarms_of({"LINK_DOWN"}) if a[1]["category"] not in DCI]
+    alarms = [a for a in ctx.alarms_of(DOWN) if a[1]["category"] not in DCI]
     if alarms:
         return _down_port(ctx, alarms, "link down", 0.9)
     main = ctx.main
@@ -89,10 +106,10 @@ def link_down(ctx: Context) -> Verdict:
 
 @check("dci_link_down")
 def dci_link_down(ctx: Context) -> Verdict:
-    alarms = ctx.alarms_of({"LINK_DOWN"}, "open", DCI)
+    alarms = ctx.alarms_of(DOWN, "open", DCI)
     if alarms:
         return _down_port(ctx, alarms, "DCI/backbone link down", 0.9)
-    closed = ctx.alarms_of({"LINK_DOWN"}, "any", DCI)
+    closed = ctx.alarms_of(DOWN, "any", DCI)
     if closed:
         r = closed[0][1]
         return rejected(f"the DCI/backbone link alarms in the window are closed (e.g. {_where(r)} "
@@ -159,7 +176,7 @@ def bgp_down(ctx: Context) -> Verdict:
     if not alarms:
         return rejected("no open BGP-down alarm on the flow's devices", ctx.alarm_ids)
     dead = {d for d, _, _ in down_devices(ctx)}
-    links = {frozenset((r["device"], r.get("peer"))) for _, r, _ in ctx.alarms_of({"LINK_DOWN"})}
+    links = {frozenset((r["device"], r.get("peer"))) for _, r, _ in ctx.alarms_of(DOWN)}
     bare = [a for a in alarms if frozenset((a[1]["device"], a[1].get("peer"))) not in links
             and not {a[1]["device"], a[1].get("peer")} & dead]
     if not bare:

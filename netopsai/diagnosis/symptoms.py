@@ -8,6 +8,8 @@ from netopsai.diagnosis.registry import symptom
 
 # shared/specs/scenario.md: dci.link_down is a DCI circuit or a backbone (border to DCI) link
 DCI = {"dci", "backbone"}
+# a port out of service, whatever took it out: the oper state, a shut, an err-disable
+DOWN = {"LINK_DOWN", "ADMIN_DOWN", "ERR_DISABLED"}
 ALARMED = 0.9  # an alarm about the flow: strong, but a stop code in the trace is direct
 
 
@@ -82,7 +84,7 @@ def ecmp_degraded(ctx: Context) -> float:
 def _link_alarms(ctx: Context, dci: bool) -> float:
     """Strong for a link alarm of its own; weak when its device or far end is unreachable
     (then it is that device's symptom, worth ruling out but not a lead of its own)."""
-    rows = [r for _, r, _ in ctx.alarms_of({"LINK_DOWN"}) if (r["category"] in DCI) == dci]
+    rows = [r for _, r, _ in ctx.alarms_of(DOWN) if (r["category"] in DCI) == dci]
     if not rows:
         return 0.0
     dead = {r["device"] for _, r, _ in ctx.alarms_of({"DEVICE_UNREACHABLE"})}
@@ -98,7 +100,7 @@ def link_down_alarm(ctx: Context) -> float:
 def dci_alarm(ctx: Context) -> float:
     if _link_alarms(ctx, dci=True):
         return _link_alarms(ctx, dci=True)
-    closed = ctx.alarms_of({"LINK_DOWN"}, "any", DCI)
+    closed = ctx.alarms_of(DOWN, "any", DCI)
     return 0.2 if closed else 0.0  # closed circuit alarms: worth ruling out, visibly
 
 

@@ -26,11 +26,26 @@ def _end(r: Resolved) -> tuple[str, str]:
     return r.device, r.interface
 
 
+# link_down's optional `reason`: what the named end reports besides the link going down
+LINK_DOWN_REASONS = {
+    "admin": ("ADMIN_DOWN", "link", "Interface {ifname}, changed state to administratively down"),
+    "optic": ("OPTICS_LOS", "optics", "Interface {ifname}, receiver loss of signal detected"),
+}
+
+
 def link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.link
     impact = "traffic_lost" if r.link.kind == "host" else "degraded"
     inj.take_link_down(r.link, t0, impact, "link down")
-    inj.fault_row("link_down", t0, r)
+    reason = p.get("reason")
+    if reason:  # checked by inject._check: admin | optic
+        kind, category, text = LINK_DOWN_REASONS[str(reason)]
+        inj.port_alarm(kind, category, r, t0, text.format(ifname=r.interface))
+        if reason == "admin":
+            itf = inj.iface(*_end(r))
+            itf.admin_status = "down"
+            inj.s.add(itf)
+    inj.fault_row("link_down", t0, r, **({"reason": reason} if reason else {}))
 
 
 def dci_link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:

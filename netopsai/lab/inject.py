@@ -15,7 +15,13 @@ from sqlmodel import Session, or_, select
 
 from netopsai.errors import NetopsError, unknown
 from netopsai.lab.fabric import parse_ip
-from netopsai.lab.fault_kinds import APPLY, DCI_LINK_KINDS, DEVICE_KINDS, LINK_KINDS
+from netopsai.lab.fault_kinds import (
+    APPLY,
+    DCI_LINK_KINDS,
+    DEVICE_KINDS,
+    LINK_DOWN_REASONS,
+    LINK_KINDS,
+)
 from netopsai.lab.faults import Injector, Resolved
 from netopsai.lab.forwarding import Router
 from netopsai.lab.manage import init_lab, lab_info, reset_lab, set_clock, touch
@@ -90,6 +96,10 @@ def _check(s: Session, f: FaultSpec, r: Resolved) -> None:
             except (TypeError, ValueError):
                 raise NetopsError(f"{f.kind}: params.{key} must be a number, not "
                                   f"{f.params[key]!r}") from None
+    reason = f.params.get("reason")
+    if f.kind == "link_down" and reason is not None and reason not in LINK_DOWN_REASONS:
+        raise NetopsError(f"link_down: params.reason must be one of "
+                          f"{', '.join(LINK_DOWN_REASONS)}, not {reason!r}")
     if f.kind == "dci_link_down" and r.link is not None and r.link.kind not in DCI_LINK_KINDS:
         raise NetopsError(f"dci_link_down needs a DCI circuit or a backbone link; "
                           f"{r.device}:{r.interface} is a {r.link.kind} link")
