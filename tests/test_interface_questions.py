@@ -140,3 +140,15 @@ def test_a_shut_port_is_the_devices_fault_with_the_reason(engine: Engine, tmp_pa
     rc = r["root_cause"]
     assert (rc["label"], rc["device"], rc["interface"]) == ("link.down", *SHUT)
     assert "administratively shut" in r["answer"].split("\n", 1)[0]
+
+
+def test_a_windowless_question_about_a_quiet_port_ends_at_its_latest_event(
+        engine: Engine, tmp_path: Path) -> None:
+    r = _ask(engine, f"is {LEAF} {PORT} flapping?", tmp_path)  # it last logged at 15:32:02
+    [ev] = [e for e in r["evidence"] if e["tool"] == "telemetry"]
+    assert ev["args"]["window"] == {"start": "2025-11-04T14:32:02Z", "end": "2025-11-04T15:32:03Z"}
+    assert ev["rows"][0]["flaps"] == 1 and "latest event" in r["answer"]
+    assert r["answer"].startswith("_Window: 2025-11-04 14:32:02–15:32:03 UTC_")
+    recent = _ask(engine, f"is {SHUT[0]} {SHUT[1]} flapping?", tmp_path)  # logged at 19:30
+    [ev] = [e for e in recent["evidence"] if e["tool"] == "telemetry"]
+    assert "window" not in ev["args"] and not recent["answer"].startswith("_Window")
