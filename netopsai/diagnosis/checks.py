@@ -100,7 +100,7 @@ def link_down(ctx: Context) -> Verdict:
                                      f"{row['device']} is down; traceroute stops there with !H",
                                      [main.id, eid, tid], row["tor"], row["tor_interface"],
                                      0.85, row["device"], 4)
-    return rejected("no open link-down alarm on the flow's devices or next to them",
+    return rejected(f"no open link-down alarm on {ctx.scope} or next to them",
                     ctx.alarm_ids)
 
 
@@ -115,7 +115,7 @@ def dci_link_down(ctx: Context) -> Verdict:
         return rejected(f"the DCI/backbone link alarms in the window are closed (e.g. {_where(r)} "
                         f"cleared at {r['cleared_at']}); no circuit is down now",
                         list(dict.fromkeys(eid for eid, _, _ in closed)))
-    return rejected("no DCI or backbone link alarm for this flow in the window", ctx.alarm_ids)
+    return rejected(f"no DCI or backbone link alarm on {ctx.scope} in the window", ctx.alarm_ids)
 
 
 def _counter_check(ctx: Context, alarms: list[Alarm], metric: str, key: str, limit: float,
@@ -139,7 +139,7 @@ def _counter_check(ctx: Context, alarms: list[Alarm], metric: str, key: str, lim
                              [c for c in (eid, ev.id) if c], worst["device"], worst["interface"],
                              0.85, peer, pos)
     if not targets:
-        return rejected(f"no {what} alarm and no loss on the traced path", ctx.alarm_ids)
+        return rejected(f"no {what} alarm and no loss on {ctx.probes}", ctx.alarm_ids)
     return rejected(f"telemetry shows no {what} on the suspected ports", cites)
 
 
@@ -174,7 +174,7 @@ def link_flapping(ctx: Context) -> Verdict:
 def bgp_down(ctx: Context) -> Verdict:
     alarms = ctx.alarms_of({"BGP_DOWN"})
     if not alarms:
-        return rejected("no open BGP-down alarm on the flow's devices", ctx.alarm_ids)
+        return rejected(f"no open BGP-down alarm on {ctx.scope}", ctx.alarm_ids)
     dead = {d for d, _, _ in down_devices(ctx)}
     links = {frozenset((r["device"], r.get("peer"))) for _, r, _ in ctx.alarms_of(DOWN)}
     bare = [a for a in alarms if frozenset((a[1]["device"], a[1].get("peer"))) not in links

@@ -135,7 +135,8 @@ def device_reboot(ctx: Context) -> Verdict:
                              f"that cleared", [eid, mid], dev, None, 0.85, None, pos)
     if cites:
         return rejected("the suspected devices have not rebooted in the window (uptime)", cites)
-    return rejected("no reload alarm and no burst of cleared link alarms on the flow", ctx.alarm_ids)
+    return rejected(f"no reload alarm and no burst of cleared link alarms on {ctx.scope}",
+                    ctx.alarm_ids)
 
 
 def _booted(row: dict[str, Any] | None) -> datetime | None:

@@ -157,6 +157,15 @@ class Context:
         self.before = self.call("traceroute", args)
         self._derive()
 
+    @property
+    def scope(self) -> str:
+        """What the diagnosis is about, as its findings name it."""
+        return f"{self.focus} and its links" if self.focus else "the flow's devices"
+
+    @property
+    def probes(self) -> str:
+        return f"the probes through {self.focus}" if self.focus else "the traced path"
+
     def neighbours(self) -> list[str]:
         """The focus device's neighbours (a device diagnosis): their links to it are its links."""
         return [r["neighbor"] for e in self.evidence if self.focus and not e.errors

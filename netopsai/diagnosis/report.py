@@ -98,17 +98,17 @@ def _clean(ctx: Context, d: Diagnosis) -> list[Finding]:
     elsewhere = [(eid, r) for eid, r in ctx.changes if r["device"] != d.device]
     if elsewhere:
         tickets = ", ".join(f"{r['ticket']} on {r['device']}" for _, r in elsewhere[:4])
-        out.append(Finding(f"change records on the flow's devices in the window, none shown to "
+        out.append(Finding(f"change records on {ctx.scope} in the window, none shown to "
                            f"cause a fault: {tickets}", list(dict.fromkeys(e for e, _ in elsewhere))))
     elif ctx.change_ids and not ctx.changes:
-        out.append(Finding("no change record on the flow's devices in the window", ctx.change_ids))
+        out.append(Finding(f"no change record on {ctx.scope} in the window", ctx.change_ids))
     m = ctx.main
     if m is not None and m.facts.get("reached"):
         out.append(Finding(f"traceroute reaches the destination in {m.facts.get('hops')} hops",
                            [m.id]))
     if ctx.alarm_ids and not any(r["state"] == "open" and ctx.alarm_position(r)
                                  for _, r in ctx.alarms.values()):
-        out.append(Finding("no open alarm on the flow's devices or the links between them",
+        out.append(Finding(f"no open alarm on {ctx.scope} or the links between them",
                            ctx.alarm_ids))
     return out
 

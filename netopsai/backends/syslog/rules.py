@@ -38,17 +38,21 @@ PATTERNS = {
 }
 CATEGORY = {  # the alarm category of each kind the rules raise
     "LINK_DOWN": "link", "ADMIN_DOWN": "link", "LINK_FLAP": "link", "ERR_DISABLED": "link",
-    "LACP_MEMBER_DOWN": "link", "STP_BLOCKED": "link",
+    "LACP_MEMBER_DOWN": "link", "STP_BLOCKED": "link", "STORM_CONTROL": "link", "MAC_FLAP": "link",
+    "LOOP_DETECTED": "link", "DUPLICATE_ADDRESS": "link",
     "OPTICS_LOS": "optics", "OPTICS_LOL": "optics", "OPTICS_RX_LOW": "optics",
     "OPTICS_RX_HIGH": "optics", "OPTICS_TX_LOW": "optics", "OPTICS_TX_HIGH": "optics",
     "TRANSCEIVER_REMOVED": "optics",
     "BGP_DOWN": "bgp", "BGP_PREFIX_LIMIT": "bgp", "BGP_AUTH_FAIL": "bgp",
-    "OSPF_DOWN": "routing", "ISIS_DOWN": "routing", "BFD_DOWN": "routing",
+    "OSPF_DOWN": "routing", "ISIS_DOWN": "routing", "BFD_DOWN": "routing", "LDP_DOWN": "routing",
+    "EIGRP_DOWN": "routing",
     "PSU_FAILURE": "device", "FAN_FAILURE": "device", "TEMPERATURE_HIGH": "device",
     "HIGH_CPU": "device", "LOW_MEMORY": "device", "DEVICE_REBOOT": "device",
     "MODULE_DOWN": "device", "CHASSIS_ALARM": "device", "CONFIG_CHANGE": "device",
+    "SUPERVISOR_SWITCHOVER": "device", "PROCESS_CRASH": "device",
 }
 SEVERITY = {"ADMIN_DOWN": "minor", "BGP_PREFIX_LIMIT": "minor", "HIGH_CPU": "minor",
+            "MAC_FLAP": "minor", "DUPLICATE_ADDRESS": "minor",
             "DEVICE_REBOOT": "major", "CONFIG_CHANGE": "info"}
 
 
