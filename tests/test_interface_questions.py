@@ -42,6 +42,14 @@ def _sessions(engine: Engine, device: str) -> list[m.BgpSession]:
         return list(s.exec(select(m.BgpSession).where(m.BgpSession.b_device == device)))
 
 
+def _port_to(engine: Engine, b: m.BgpSession) -> str:
+    """The spine's port of the session's link."""
+    with Session(engine) as s:
+        lk = s.get(m.Link, b.link_id)
+    assert lk is not None
+    return lk.b_interface if lk.b_device == b.b_device else lk.a_interface
+
+
 @pytest.fixture
 def engine(make_lab: Callable[..., Engine], tmp_path: Path) -> Engine:
     eng = make_lab()
@@ -55,6 +63,10 @@ def engine(make_lab: Callable[..., Engine], tmp_path: Path) -> Engine:
               "by ops on vty3 (10.0.0.5)",
               f"Nov  4 19:30:01.000 {SHUT[0]} Ebra: %LINK-5-CHANGED: Interface {SHUT[1]}, changed "
               "state to administratively down"]
+    b = _sessions(eng, SPINE)[0]  # a BFD session down on a link that stays up
+    lines.append(f"Nov  4 19:40:00.000 {SPINE} Bfd: %BFD-5-STATE_CHANGE: peer (vrf:default, "
+                 f"ip:{b.a_ip}, intf:{_port_to(eng, b)}, srcIp:{b.b_ip}, type:normal) changed "
+                 "state from Up to Down diag ControlDetectionTimeExpired")
     log = tmp_path / "messages"
     log.write_text("\n".join(lines) + "\n")
     os.utime(log, (CLOCK.timestamp(), CLOCK.timestamp()))  # the year comes from the file's date
@@ -152,3 +164,12 @@ def test_a_windowless_question_about_a_quiet_port_ends_at_its_latest_event(
     recent = _ask(engine, f"is {SHUT[0]} {SHUT[1]} flapping?", tmp_path)  # logged at 19:30
     [ev] = [e for e in recent["evidence"] if e["tool"] == "telemetry"]
     assert "window" not in ev["args"] and not recent["answer"].startswith("_Window")
+
+
+def test_an_adjacency_down_on_a_live_link_is_a_routing_fault(engine: Engine, tmp_path: Path) -> None:
+    b = _sessions(engine, SPINE)[0]
+    r = _ask(engine, f"what is wrong with {SPINE}?", tmp_path)
+    rc = r["root_cause"]
+    assert (rc["label"], rc["device"], rc["interface"]) == ("routing.adjacency_down", SPINE,
+                                                            _port_to(engine, b))
+    assert b.a_device in r["answer"].split("\n", 1)[0]  # the neighbour the session was to

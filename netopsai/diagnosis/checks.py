@@ -170,26 +170,41 @@ def link_flapping(ctx: Context) -> Verdict:
     return _counter_check(ctx, alarms, "flaps", "flaps", FLAPS, "flapping")
 
 
+ADJACENCY = {"OSPF_DOWN", "ISIS_DOWN", "BFD_DOWN"}
+
+
 @check("bgp_down")
 def bgp_down(ctx: Context) -> Verdict:
-    alarms = ctx.alarms_of({"BGP_DOWN"})
+    return _session_down(ctx, {"BGP_DOWN"}, "BGP")
+
+
+@check("adjacency_down")
+def adjacency_down(ctx: Context) -> Verdict:
+    return _session_down(ctx, ADJACENCY, "OSPF/IS-IS/BFD")
+
+
+def _session_down(ctx: Context, kinds: set[str], what: str) -> Verdict:
+    """A routing session down while the link under it is up (a session over a dead link or to
+    a dead peer is that fault's effect, not a cause)."""
+    alarms = ctx.alarms_of(kinds)
     if not alarms:
-        return rejected(f"no open BGP-down alarm on {ctx.scope}", ctx.alarm_ids)
+        return rejected(f"no open {what} session-down alarm on {ctx.scope}", ctx.alarm_ids)
     dead = {d for d, _, _ in down_devices(ctx)}
     links = {frozenset((r["device"], r.get("peer"))) for _, r, _ in ctx.alarms_of(DOWN)}
     bare = [a for a in alarms if frozenset((a[1]["device"], a[1].get("peer"))) not in links
             and not {a[1]["device"], a[1].get("peer")} & dead]
     if not bare:
-        return rejected("the BGP sessions are down because their links or peers are down (link "
-                        "alarms explain them)", list(dict.fromkeys(e for e, _, _ in alarms)))
+        return rejected(f"the {what} sessions are down because their links or peers are down "
+                        "(link alarms explain them)", list(dict.fromkeys(e for e, _, _ in alarms)))
     eid, r, pos = bare[0]
     ev = ctx.call("metadata", {"query": "neighbors", "name": r["device"]})
-    link = next((n for n in ev.rows if n.get("neighbor") == r.get("peer")), None)
+    link = next((n for n in ev.rows if n.get("neighbor") == r.get("peer")
+                 and (not r.get("interface") or n["interface"] == r["interface"])), None)
     if ev.errors or link is None:
         return unknown(f"could not read the link from {r['device']} to {r.get('peer')}", [eid, ev.id])
     if link.get("status") != "up":
         return rejected(f"the link under the session {r['device']} - {r.get('peer')} is "
                         f"{link.get('status')}", [eid, ev.id])
-    return confirmed(f"BGP session {r['device']} - {r.get('peer')} is down ({r['message']}) while "
-                     f"the link {r['device']} {link['interface']} under it is up", [eid, ev.id],
-                     r["device"], link["interface"], 0.85, r.get("peer"), pos)
+    return confirmed(f"{what} session {r['device']} - {r.get('peer')} is down ({r['message']}) "
+                     f"while the link {r['device']} {link['interface']} under it is up",
+                     [eid, ev.id], r["device"], link["interface"], 0.85, r.get("peer"), pos)

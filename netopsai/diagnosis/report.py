@@ -24,7 +24,7 @@ def explains(a: Verdict, b: Verdict) -> bool:
         return False
     if a.label in DEVICE_LABELS and b.label not in DEVICE_LABELS:
         return a.device in (b.device, b.peer)
-    if a.label in LINK_LABELS and b.label == "routing.bgp_down":
+    if a.label in LINK_LABELS and b.label in ("routing.bgp_down", "routing.adjacency_down"):
         return {a.device, a.peer} == {b.device, b.peer}
     return False
 

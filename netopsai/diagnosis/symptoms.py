@@ -152,12 +152,21 @@ def cleared_link_burst(ctx: Context) -> float:
 
 @symptom("bgp_down_alarm")
 def bgp_down_alarm(ctx: Context) -> float:
+    return _sessions(ctx, {"BGP_DOWN"})
+
+
+@symptom("adjacency_alarm")
+def adjacency_alarm(ctx: Context) -> float:
+    return _sessions(ctx, {"OSPF_DOWN", "ISIS_DOWN", "BFD_DOWN"})
+
+
+def _sessions(ctx: Context, kinds: set[str]) -> float:
     """Strong only for a session whose link has no link-down alarm: a session over a dead link
     is that link's symptom, worth ruling out but not a lead of its own."""
-    sessions = ctx.alarms_of({"BGP_DOWN"})
+    sessions = ctx.alarms_of(kinds)
     if not sessions:
         return 0.0
-    links = {frozenset((r["device"], r.get("peer"))) for _, r, _ in ctx.alarms_of({"LINK_DOWN"})}
+    links = {frozenset((r["device"], r.get("peer"))) for _, r, _ in ctx.alarms_of(DOWN)}
     bare = [r for _, r, _ in sessions if frozenset((r["device"], r.get("peer"))) not in links]
     return ALARMED if bare else 0.3
 

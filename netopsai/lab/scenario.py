@@ -17,7 +17,8 @@ FAULT_KINDS = ("link_down", "link_flap", "crc_errors", "optic_degraded", "conges
                "acl_block", "blackhole", "bgp_down", "change")
 LABELS = ("none", "inconclusive", "link.down", "link.flapping", "link.errors", "link.congestion",
           "device.down", "device.reboot", "config.acl_block", "config.mtu_mismatch",
-          "routing.bgp_down", "routing.blackhole", "dci.link_down", "host.down")
+          "routing.bgp_down", "routing.adjacency_down", "routing.blackhole", "dci.link_down",
+          "host.down")
 
 
 class _Strict(BaseModel):
