@@ -42,7 +42,7 @@ FAULTS = Scenario.model_validate({"id": "batch-faults", "faults": [
     {"kind": "link_down", "target": {"link": f"{DOWN_TOR}:Ethernet1"}},
     {"kind": "device_down", "target": {"device": DEAD_TOR}}]})
 COLUMNS = ["line", "src", "dst", "reachable", "hops", "failing_hop", "failing_device", "cause",
-           "reason", "evidence", "error", "stopped_at", "interface"]
+           "reason", "evidence", "error", "stopped_at", "interface", "status"]
 
 
 def small_lab(path: Path) -> Engine:
@@ -275,11 +275,12 @@ def test_rows_read_back_as_written(as_json: bool, tmp_path: Path) -> None:
                              ["traceroute E1"])]
     path = tmp_path / "out"
     with path.open("w", newline="") as fh:
-        sink = output.Sink(fh, as_json, header=True)
+        sink = output.Sink(fh, as_json, header=True, order=[2, 1])  # written in the order asked
         for x in rows:
             sink.write(x)
-    back = output.read_done(path, as_json)
+    back = output.read_done(path, as_json)[::-1]
     assert [asdict(x) for x in back[1:]] == [asdict(rows[1])]
+    assert [x.status for x in back] == ["unreachable", "reachable"]
     assert back[0].reason == ("stops at\nleaf" if as_json else "stops at leaf")  # CSV: one line a row
     assert back[0].evidence == rows[0].evidence
     assert back[0].failing_hop == 2 and back[0].reachable is False
@@ -310,13 +311,15 @@ def test_interrupt_leaves_a_valid_file_and_resume_completes_it(
     assert stopped.value.code == 130
     assert "run it again with --resume" in capsys.readouterr().err
     partial = [json.loads(x) for x in out.read_text().splitlines()]
-    assert len(partial) == 6 and all(set(x) == set(COLUMNS) for x in partial)
+    # the six in order, then any finished pair held back for order: nothing finished is lost
+    assert len(partial) >= 6 and all(set(x) == set(COLUMNS) for x in partial)
+    assert [x["line"] for x in partial[:6]] == sorted(x["line"] for x in partial[:6])
     monkeypatch.setattr(output.Sink, "write", real)
     results = command.cli_main(engine, src, out=out, as_json=True, resume=True)
     final = [json.loads(x) for x in out.read_text().splitlines()]
     assert len(final) == len({(x["src"], x["dst"]) for x in final}) == 25 == len(results)
-    assert final[:6] == partial
-    assert "resuming: 6 pairs already" in capsys.readouterr().err
+    assert final[:len(partial)] == partial
+    assert f"resuming: {len(partial)} pairs already" in capsys.readouterr().err
 
 
 def test_resume_cuts_a_torn_last_row(faulty: Backends, tmp_path: Path) -> None:
@@ -374,11 +377,20 @@ def test_cli_csv_to_stdout_with_summary_on_stderr(home: Path, hosts: list[dict[s
                                                   tmp_path: Path) -> None:
     text = fault_pairs(hosts).replace("10.1.4.20,10.2.1.20\n", "10.1.4.20,10.2.1.20\nnot-an-ip\n")
     bad_line = text.splitlines().index("not-an-ip") + 1
-    r = netopsai(home, "batch", str(_write(tmp_path / "pairs.csv", text)))
-    assert r.returncode == 0, r.stderr
+    summary = tmp_path / "summary.json"
+    r = netopsai(home, "batch", str(_write(tmp_path / "pairs.csv", text)), "--summary", str(summary))
+    assert r.returncode == 1, r.stderr  # fping's: some pairs unreachable
     assert "Traceback" not in r.stdout + r.stderr
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert len(rows) == 25 and list(rows[0]) == COLUMNS
+    lines = [int(x["line"]) for x in rows]
+    assert lines == sorted(lines)  # input order, though checks finish in any order
+    assert {x["status"] for x in rows} == {"reachable", "unreachable", "error"}
+    assert all((x["status"] == "reachable") == (x["reachable"] == "true" and not x["cause"])
+               for x in rows if x["status"] != "error")
+    s = json.loads(summary.read_text())
+    assert (s["total"], s["reachable"], s["errors"]) == (25, 3, 1)
+    assert s["status"] == {"reachable": 3, "unreachable": 21, "error": 1}
     assert {x["reachable"] for x in rows} == {"true", "false"}
     err = r.stderr.splitlines()
     assert err[0] == f"skipped line {bad_line}: 'not-an-ip' is not an IPv4 address"
@@ -442,7 +454,7 @@ def test_cli_ctrl_c_leaves_a_valid_partial_file_that_resume_completes(home: Path
     total = len(sources) * (len(ips) - 1)
     assert 49 <= len(rows) < total and list(rows[0]) == COLUMNS
     r = netopsai(home, "batch", str(pairs), "-o", str(out), "--resume")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 1, r.stderr  # 30 pairs stay unreachable
     final = list(csv.DictReader(io.StringIO(out.read_text())))
     assert len(final) == len({(x["src"], x["dst"]) for x in final}) == total
     assert f"resuming: {len(rows)} pairs already" in r.stderr
@@ -475,7 +487,7 @@ def test_cli_progress_bar_goes_to_a_terminal_stderr_only(home: Path, tmp_path: P
     reader.join(timeout=10)
     os.close(master)
     tty = b"".join(chunks).decode(errors="replace")
-    assert proc.returncode == 0, tty
+    assert proc.returncode == 1, tty  # one pair unreachable
     assert "checking pairs" in tty and "checked 32 pairs" in tty
     assert "\x1b" not in out and len(list(csv.DictReader(io.StringIO(out)))) == 32
 

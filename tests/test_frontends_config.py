@@ -94,8 +94,10 @@ def _batch(home: Path, tmp_path: Path, text: str) -> subprocess.CompletedProcess
 
 
 def _rows(done: subprocess.CompletedProcess[str]) -> dict[str, dict[str, str]]:
-    assert done.returncode == 0, done.stderr
-    return {r["dst"]: r for r in csv.DictReader(io.StringIO(done.stdout))}
+    rows = {r["dst"]: r for r in csv.DictReader(io.StringIO(done.stdout))}
+    ok = all(r["status"] == "reachable" for r in rows.values())
+    assert rows and done.returncode == (0 if ok else 1), done.stderr  # fping's exit codes
+    return rows
 
 
 # ---------------------------------------------------------------- netopsai batch

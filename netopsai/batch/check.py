@@ -40,6 +40,12 @@ class PairResult:
     error: str | None = None
     stopped_at: str | None = None  # where the trace stops (a dead ToR's pairs stop at its hosts)
     interface: str | None = None  # the interface at fault, when the diagnosis names one
+    status: str = ""  # reachable | degraded | unreachable | error: derived, see __post_init__
+
+    def __post_init__(self) -> None:
+        # degraded: delivered, but a fault was found on its paths (some ECMP paths fail, loss)
+        self.status = ("error" if self.error else "unreachable" if not self.reachable
+                       else "degraded" if self.cause else "reachable")
 
 
 class _LockedMemory:

@@ -1,14 +1,17 @@
-"""`netopsai batch FILE [-o OUT] [--json] [--resume] [--concurrency N] [--source IP]`.
+"""`netopsai batch FILE [-o OUT] [--json] [--resume] [--concurrency N] [--source IP]
+[--summary FILE]`.
 
-Rows go to OUT (stdout without -o) as pairs finish, so not in input order (`line` gives it):
+Rows go to OUT (stdout without -o) in input order, each as soon as the pairs before it are done:
 CSV with a header, or JSON Lines with --json (one object per line, so a partial file is still
-valid; no rewrite at the end). Bad lines, the progress bar (on a terminal only) and the summary
-go to stderr. Exit 0 when the batch ran, whatever the pairs' state; 2 with one line for bad
-input (no file, no valid line, a foreign file to resume); 130 after Ctrl-C, the rows so far
-flushed."""
+valid; no rewrite at the end); `status` is reachable, degraded (delivered, but a fault on its
+paths), unreachable or error. Bad lines, the progress bar (on a terminal only) and the summary
+go to stderr, and the summary as JSON to --summary FILE. Exit codes as fping's: 0 every pair
+reachable, 1 some degraded, unreachable or not checkable, 2 with one line for bad input (no
+file, no valid line, a foreign file to resume); 130 after Ctrl-C, every finished row flushed."""
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import threading
@@ -37,16 +40,30 @@ BackendsFactory = Callable[[], Backends]
 def cli_main(engine: Engine, file: Path, *, out: Path | None = None, as_json: bool = False,
              resume: bool = False, concurrency: int = 8, source: str | None = None,
              processes: bool | None = None, backends: BackendsFactory | None = None,
-             ) -> list[PairResult]:
+             summary: Path | None = None) -> list[PairResult]:
     """Run the batch command; returns every result in OUT (earlier runs' included). `backends`
     builds the sources once the input is read (default: the configured ones over `engine`,
     netopsai.frontend), so a bad file is reported before a bad store or config."""
     try:
-        return _main(engine, file, out, as_json, resume, concurrency, source, processes,
-                     backends or (lambda: _configured(engine)))
+        results = _main(engine, file, out, as_json, resume, concurrency, source, processes,
+                        backends or (lambda: _configured(engine)))
     except KeyboardInterrupt:  # before any pair ran (once they run, _main says how far it got)
         print("interrupted before any pair was checked", file=sys.stderr)
         raise SystemExit(130) from None
+    if summary is not None:
+        write_summary(summary, results)
+    return results
+
+
+def write_summary(path: Path, results: list[PairResult]) -> None:
+    """The summary as JSON (--summary FILE): counts by status and the failure groups."""
+    first_error = next((f"line {r.line}: {r.error}" for r in results if r.error), None)
+    data = {**summarize(results), "first_error": first_error}
+    try:
+        path.write_text(json.dumps(data, indent=2) + "\n")
+    except OSError as exc:
+        raise NetopsError(f"cannot write the summary to {path}: {exc.strerror}") from None
+
 
 
 def _configured(engine: Engine) -> Backends:
@@ -75,7 +92,7 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
     _notes(err, parsed, len(earlier), out)
     checker = BatchChecker(backends, concurrency, processes)
     with _open(out, append=bool(earlier)) as fh, _progress(err, len(todo)) as advance:
-        sink = Sink(fh, as_json, header=not earlier)
+        sink = Sink(fh, as_json, header=not earlier, order=[p.line for p in todo])
 
         def on_result(r: PairResult) -> None:
             sink.write(r)
@@ -86,6 +103,7 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
             if ctrl_c.stop.is_set() and len(results) < len(todo):
                 raise KeyboardInterrupt
         except KeyboardInterrupt:
+            sink.drain()  # finished pairs held back for order: written, not lost
             where = f"to {out}; run it again with --resume to finish" if out else "above"
             err.print(f"interrupted: {sink.rows} of {len(todo)} pairs written {where}")
             # not KeyboardInterrupt: typer turns that into an exit code netopsai.cli.app.main drops

@@ -19,16 +19,34 @@ INTS = ("line", "hops", "failing_hop")
 
 
 class Sink:
-    """Writes results one by one to an open text stream, flushing each (Ctrl-C safe)."""
+    """Writes results to an open text stream in input order (`order`: the lines to expect; None:
+    as given), each flushed as soon as every line before it is written; `drain` writes what is
+    held back (after Ctrl-C), so the file always holds every finished pair."""
 
-    def __init__(self, fh: TextIO, as_json: bool, header: bool) -> None:
+    def __init__(self, fh: TextIO, as_json: bool, header: bool,
+                 order: list[int] | None = None) -> None:
         self.fh, self.as_json, self.rows = fh, as_json, 0
+        self._order = order
+        self._next: list[int] = list(reversed(order or []))  # the next line to write is last
+        self._held: dict[int, PairResult] = {}
         self._csv = None if as_json else csv.writer(fh, lineterminator="\n")
         if self._csv is not None and header:
             self._csv.writerow(COLUMNS)
             fh.flush()
 
     def write(self, r: PairResult) -> None:
+        if self._order is None:  # the caller writes in the order it wants
+            self._emit(r)
+            return
+        self._held[r.line] = r
+        while self._next and self._next[-1] in self._held:
+            self._emit(self._held.pop(self._next.pop()))
+
+    def drain(self) -> None:
+        for line in sorted(self._held):
+            self._emit(self._held.pop(line))
+
+    def _emit(self, r: PairResult) -> None:
         if self._csv is None:  # one write call per row: an interrupt never splits it
             self.fh.write(json.dumps(asdict(r)) + "\n")
         else:
@@ -58,6 +76,7 @@ def from_row(row: dict[str, Any]) -> PairResult:
         d["reachable"] = d["reachable"] == "true"
     if isinstance(d["evidence"], str):
         d["evidence"] = [e for e in d["evidence"].split("; ") if e]
+    d.pop("status", None)  # derived from the rest
     for c in ("failing_device", "cause", "error", "stopped_at", "interface"):
         d[c] = d[c] or None
     d["hops"] = d["hops"] or 0
@@ -106,6 +125,7 @@ def summarize(results: list[PairResult]) -> dict[str, Any]:
     ordered = sorted(groups.items(), key=lambda kv: (-kv[1], kv[0]))
     return {"total": len(results), "reachable": reachable,
             "failing": len(results) - reachable - errors, "degraded": degraded, "errors": errors,
+            "status": dict(Counter(r.status for r in results)),
             "groups": [{"device": d, "cause": c, "pairs": n, "unreachable": unreachable[(d, c)],
                         "text": _group_text(d, c, n, unreachable[(d, c)])}
                        for (d, c), n in ordered]}

@@ -166,13 +166,19 @@ def batch_cmd(file: Annotated[Path, typer.Argument(help="IPs one per line, or CS
               resume: Annotated[bool, typer.Option(help="Skip pairs already in --out")] = False,
               concurrency: Annotated[int, typer.Option(help="Checks at once")] = 8,
               source: Annotated[str | None, typer.Option(help="Probe source for bare IPs")] = None,
+              summary: Annotated[Path | None, typer.Option(
+                  help="Also write the summary here, as JSON")] = None,
               ) -> None:
-    """Batch connectivity checks over a list of IPs or src,dst pairs."""
+    """Batch connectivity checks over a list of IPs or src,dst pairs. Rows in input order; exit
+    0 when every pair is reachable, 1 when some are degraded, unreachable or errors, 2 for bad
+    input."""
     from netopsai.batch import cli_main
 
     # checks trace through the configured paths backend (netopsai.frontend; the lab by default)
-    cli_main(_engine(), file, out=out, as_json=as_json, resume=resume, concurrency=concurrency,
-             source=source)
+    results = cli_main(_engine(), file, out=out, as_json=as_json, resume=resume,
+                       concurrency=concurrency, source=source, summary=summary)
+    if any(r.status != "reachable" for r in results):
+        raise typer.Exit(1)
 
 
 @app.command("serve")
