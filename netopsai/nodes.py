@@ -50,9 +50,19 @@ def offline_plan(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
     said = p.entities.window is not None and p.intent != "unknown"
     return {"intent": p.intent, "recipe": p.recipe, "entities": asdict(p.entities),
             "pending": [{"tool": c.tool, "args": c.args} for c in p.calls],
-            "notes": [p.note] if p.note else [], "phase": "planned",
+            "notes": [note] if (note := _without(p.note, p.entities.problems)) else [],
+            "phase": "planned",
             "window_text": window_line(p.entities.window, p.entities.zone or zone, clock)
-            if said else ""}
+            if said else "", "input_errors": list(p.entities.problems),
+            "read_as": [f"read {typed!r} as {name}" for typed, name in p.entities.corrections.items()
+                        if typed.lower() != name.lower()]}
+
+
+def _without(note: str, problems: list[str]) -> str:
+    """The plan's note less the bad input, which leads the answer instead (_lead)."""
+    for x in problems:
+        note = note.replace(x if x.endswith((".", "?", "!")) else x + ".", "")
+    return " ".join(note.split())
 
 
 def last_seen(tb: Toolbox, ent: Entities, clock: datetime) -> datetime | None:
@@ -220,10 +230,19 @@ def summarizer_node(state: CopilotState, llm: Any = None) -> dict[str, Any]:
     if problems:  # the templates cite by construction: this is our bug, say so, don't hide it
         log.error("answer failed the citation check: %s", problems)
         answer += f"\n\n_Citation check failed: {problems[0]}_"
-    if state.get("window_text"):  # the window the question named, first, in its own zone
-        answer = f"_{state['window_text']}_\n\n{answer}"
+    answer = _lead(state) + answer
     return {**out, "answer": answer, "phase": "done", "last_intent": state.get("intent"),
             "messages": [AIMessage(content=answer)]}
+
+
+def _lead(state: CopilotState) -> str:
+    """What the on-call must see before the answer: bad input in the question (the answer is
+    about what was left), names read as other names, and the window the question named."""
+    lines = [f"**{x}**" for x in state.get("input_errors") or []]
+    lines += [f"_{x[:1].upper()}{x[1:]}._" for x in state.get("read_as") or []]
+    if state.get("window_text"):
+        lines.append(f"_{state['window_text']}_")
+    return "".join(f"{x}\n\n" for x in lines)
 
 
 def _llm_answer(state: CopilotState, llm: Any) -> tuple[str | None, dict[str, Any]]:
@@ -250,4 +269,5 @@ def start_turn(question: str) -> dict[str, Any]:
     return {"question": question, "turn": [], "pending": [], "iterations": 0, "notes": [],
             "diagnosis": None, "answer": "", "phase": "start", "recipe": None,
             "messages": [HumanMessage(content=question)], "tokens": {"prompt": 0, "completion": 0},
-            "llm_calls": 0, "llm": "", "llm_text": "", "window_text": ""}
+            "llm_calls": 0, "llm": "", "llm_text": "", "window_text": "", "input_errors": [],
+            "read_as": []}

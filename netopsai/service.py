@@ -150,7 +150,8 @@ class Copilot:
                 "steps": [s.as_dict() for s in steps[:-1]],
                 "tokens": state.get("tokens", {"prompt": 0, "completion": 0}),
                 "llm_calls": state.get("llm_calls", 0),
-                "intent": state.get("intent"), "elapsed_ms": steps[-1].data["elapsed_ms"]}
+                "intent": state.get("intent"), "input_errors": state.get("input_errors", []),
+                "elapsed_ms": steps[-1].data["elapsed_ms"]}
 
 
 def _describe(node: str, delta: dict[str, Any]) -> dict[str, Any]:

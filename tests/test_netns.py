@@ -121,7 +121,7 @@ def test_cli_up_tool_ask_inject_down(tmp_path: Path) -> None:
         pairs = tmp_path / "pairs.csv"
         pairs.write_text(f"src,dst\n{src},198.18.34.20\n{src},{dst}\n")
         batch = _cli(home, "batch", str(pairs), "--json")
-        assert batch.returncode == 0, batch.stderr
+        assert batch.returncode == 1, batch.stderr  # one pair blocked (fping-style exit)
         rows = {r["dst"]: r for r in map(json.loads, batch.stdout.splitlines())}
         assert rows["198.18.34.20"]["reachable"] and rows["198.18.34.20"]["cause"] is None
         assert rows[dst]["cause"] == "config.acl_block"

@@ -143,12 +143,15 @@ def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain
     result = _copilot().answer(question, thread)
     if as_json:
         _out(json.dumps({**result, "thread": thread}, default=str))
-        return
-    typer.echo(f"thread {thread}: follow up with --continue", err=True)
-    from rich.console import Console
-    from rich.markdown import Markdown
+    else:
+        typer.echo(f"thread {thread}: follow up with --continue", err=True)
+        from rich.console import Console
+        from rich.markdown import Markdown
 
-    Console().print(Markdown(result["answer"]))
+        Console().print(Markdown(result["answer"]))
+    if result["input_errors"]:  # the answer leads with it; scripts see it in the exit code
+        typer.echo(f"error: {result['input_errors'][0]}", err=True)
+        raise typer.Exit(2)
 
 
 @app.command("chat")

@@ -41,6 +41,7 @@ class Entities:
     endpoints: list[str] = field(default_factory=list)  # distinct IPs in path order (hosts resolved)
     repeated: list[str] = field(default_factory=list)  # notes: no pair, one end named twice
     conflicts: list[str] = field(default_factory=list)  # "name (IP)" where the inventory disagrees
+    problems: list[str] = field(default_factory=list)  # what in the question is bad input, said
     interfaces: list[str] = field(default_factory=list)
     tickets: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)  # address-like text that is not an IPv4
@@ -161,8 +162,9 @@ def _unknown(text: _Text, ent: Entities, vocab: Vocabulary, notes: list[str]) ->
     for m in found:
         ent.unknown.append(m.group(0))
         near = closest(m.group(0), vocab.devices + vocab.pods)
-        notes.append(f"{m.group(0)!r} is not in the inventory"
-                     + (f"; did you mean {', '.join(near)}?" if near else "."))
+        ent.problems.append(f"{m.group(0)!r} is not in the inventory"
+                            + (f"; did you mean {', '.join(near)}?" if near else "."))
+        notes.append(ent.problems[-1])
     text.mask([m.span() for m in found])
 
 
@@ -179,9 +181,10 @@ def _addresses(text: _Text, ent: Entities, notes: list[str]) -> list[Mention]:
                 positions.append(Mention(m.start(), m.end(), ip))
         except ValueError:
             ent.invalid.append(m.group(0))
-            notes.append(f"{m.group(0)} is not a valid IPv4 {'network' if plen else 'address'} "
-                         "(four numbers 0-255" + (", prefix length 0-32)" if plen else ")")
-                         + ", so it was not used")
+            ent.problems.append(f"{m.group(0)} is not a valid IPv4 "
+                                f"{'network' if plen else 'address'} (four numbers 0-255"
+                                + (", prefix length 0-32)" if plen else ")") + ", so it was not used")
+            notes.append(ent.problems[-1])
     text.mask([m.span() for m in _ADDR.finditer(text.masked)])
     return positions
 
@@ -202,7 +205,9 @@ def _names(text: _Text, ent: Entities, vocab: Vocabulary, notes: list[str],
     for hit in hits:
         if hit.ambiguous:
             ent.unknown.append(hit.typed)
-            notes.append(f"{hit.typed!r} is ambiguous: {' or '.join(hit.ambiguous)}; name the site")
+            ent.problems.append(f"{hit.typed!r} is ambiguous: {' or '.join(hit.ambiguous)}; "
+                                "name the site")
+            notes.append(ent.problems[-1])
             continue
         _add(ent, hit)
         if hit.kind == "device" and hit.name in vocab.addresses:
