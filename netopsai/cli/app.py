@@ -88,22 +88,27 @@ TOOL_HELP = " | ".join(tool_names())
 def tool_cmd(name: Annotated[str, typer.Argument(help=TOOL_HELP)],
              args: Annotated[str, typer.Argument(help="JSON arguments")] = "{}",
              as_json: Annotated[bool, typer.Option("--json", help="Print the Evidence as JSON")] = False,
+             fmt: Annotated[str, typer.Option("--format", help=(
+                 "table (full width, every row, when not a terminal), csv (every row and "
+                 "column) or json"))] = "table",
              ) -> None:
     """Call one tool and print its Evidence."""
     from netopsai.frontend import frontend_backends
     from netopsai.tools.registry import run_tool
 
+    if fmt not in ("table", "csv", "json"):
+        raise NetopsError(f"--format must be table, csv or json, not {fmt!r}")
     # the configured backends (the lab by default); a clear error when the store is empty
     ev = run_tool(name, args, frontend_backends(_engine()))
-    if as_json:
+    if as_json or fmt == "json":
         _out(ev.to_json())
-    else:
-        from rich.console import Console
+    elif not ev.errors or ev.partial:
+        from netopsai.cli.render import out_console, render_evidence, write_csv
 
-        from netopsai.cli.render import render_evidence
-
-        if not ev.errors or ev.partial:
-            render_evidence(ev, Console())
+        if fmt == "csv":
+            write_csv(ev, sys.stdout)
+        else:
+            render_evidence(ev, out_console())
     if ev.errors and not ev.partial:
         raise NetopsError(ev.errors[0])
     for problem in ev.errors:  # partial: what could not be read (e.g. a device that timed out)
@@ -145,10 +150,11 @@ def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain
         _out(json.dumps({**result, "thread": thread}, default=str))
     else:
         typer.echo(f"thread {thread}: follow up with --continue", err=True)
-        from rich.console import Console
         from rich.markdown import Markdown
 
-        Console().print(Markdown(result["answer"]))
+        from netopsai.cli.render import out_console
+
+        out_console().print(Markdown(result["answer"]))
     if result["input_errors"]:  # the answer leads with it; scripts see it in the exit code
         typer.echo(f"error: {result['input_errors'][0]}", err=True)
         raise typer.Exit(2)

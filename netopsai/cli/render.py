@@ -1,6 +1,13 @@
-"""Evidence rendered for a terminal (rich)."""
+"""Evidence rendered for a terminal (rich), or for a script (CSV, or a table at full width).
+
+On a terminal a table fits the window and shows its first MAX_ROWS rows; into a pipe or a file
+nothing is cut: every row, every cell whole, as wide as the data."""
 
 from __future__ import annotations
+
+import csv
+import sys
+from typing import TextIO
 
 from rich.console import Console
 from rich.table import Table
@@ -8,6 +15,20 @@ from rich.table import Table
 from netopsai.evidence import Evidence, cell_text
 
 MAX_ROWS = 40
+PIPE_WIDTH = 100_000  # not a terminal: no wrapping, no ellipsis
+
+
+def out_console() -> Console:
+    """stdout as rich sees it: the terminal's width, or unlimited when piped."""
+    return Console() if sys.stdout.isatty() else Console(width=PIPE_WIDTH, soft_wrap=True)
+
+
+def write_csv(ev: Evidence, out: TextIO) -> None:
+    """Every row and column of the evidence, as CSV (cells as the tables show them)."""
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(ev.columns)
+    for row in ev.rows:
+        w.writerow([cell_text(row.get(c), 100_000) for c in ev.columns])
 
 
 def render_evidence(ev: Evidence, console: Console) -> None:
@@ -20,13 +41,14 @@ def render_evidence(ev: Evidence, console: Console) -> None:
         tool = REGISTRY.get(ev.tool)
         cols = [c for c in (tool.shown_columns(ev) if tool else ev.columns)
                 if any(c in r for r in ev.rows[:MAX_ROWS])] or ev.columns
+        shown = MAX_ROWS if console.is_terminal else len(ev.rows)
         table = Table(*cols, show_lines=False, header_style="bold cyan")
-        for row in ev.rows[:MAX_ROWS]:
+        for row in ev.rows[:shown]:
             table.add_row(*(cell_text(row.get(c)) for c in cols))
         console.print(table)
         hidden = len(ev.columns) - len(cols)
-        if len(ev.rows) > MAX_ROWS or hidden > 0:
-            more = [f"{len(ev.rows) - MAX_ROWS} more rows"] if len(ev.rows) > MAX_ROWS else []
+        if len(ev.rows) > shown or hidden > 0:
+            more = [f"{len(ev.rows) - shown} more rows"] if len(ev.rows) > shown else []
             more += [f"{hidden} more columns"] if hidden > 0 else []
-            console.print(f"... {' and '.join(more)} (use --json for all)")
+            console.print(f"... {' and '.join(more)} (--format csv or --json for all)")
     console.print(ev.summary)
