@@ -68,10 +68,9 @@ def _one(question: str, llm: Any, backends: Any) -> dict[str, Any]:
 
 
 def run(per_class: int) -> dict[str, Any]:
-    from langchain_openai import ChatOpenAI
-
     from netopsai.backends.lab import lab_backends
     from netopsai.lab.manage import init_lab
+    from netopsai.llm import LLMSettings, make_chat_model
     from netopsai.store.engine import engine_for
     from tests.peers.llama import serve_model
 
@@ -83,8 +82,8 @@ def run(per_class: int) -> dict[str, Any]:
         server = serve_model(Path(tmp) / "server.log")
         url = next(server)
         try:
-            llm = ChatOpenAI(base_url=url, api_key="unused", model="smollm2", max_retries=0,
-                             timeout=180, temperature=0, max_tokens=200)
+            llm = make_chat_model(LLMSettings(base_url=url, model="smollm2", timeout=180,
+                                              max_tokens=200))
             rows = {c: [_one(q, llm, backends) for q in qs[:per_class]] for c, qs in CLASSES.items()}
         finally:
             server.close()

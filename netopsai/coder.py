@@ -40,7 +40,7 @@ def run_recipe(name: str, inputs: list[Evidence], question: str = "",
                                      f"among its inputs; got {_tools(inputs) or 'none'}")
     args["params"] = params = params_for(question)
     res = run_code(recipe.source, tables(inputs), params, settings)
-    what = f"The {name} recipe over {_ids(inputs)}"
+    what = f"{recipe.title} (from {_ids(inputs)})"
     summary = (f"{what}: {recipe.describe(res.rows, params, inputs)}." if res.ok
                else _failure(what, res.error, res.violation))
     summary += "".join(f" {e.id} ({e.tool}) had failed: {e.errors[0]}" for e in inputs if e.errors)

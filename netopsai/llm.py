@@ -21,7 +21,7 @@ NO_KEY = "unused"  # local servers take any key, but the openai client refuses n
 
 
 class LLMSettings(BaseSettings):
-    """NETOPSAI_LLM_MODEL, _BASE_URL, _API_KEY, _TIMEOUT, _TEMPERATURE."""
+    """NETOPSAI_LLM_MODEL, _BASE_URL, _API_KEY, _TIMEOUT, _TEMPERATURE, _MAX_TOKENS."""
 
     model_config = SettingsConfigDict(env_prefix="NETOPSAI_LLM_", extra="ignore")
 
@@ -30,6 +30,10 @@ class LLMSettings(BaseSettings):
     api_key: SecretStr | None = None
     timeout: float = Field(default=30.0, gt=0, description="Seconds per request")
     temperature: float = Field(default=0.0, ge=0, le=2)
+    max_tokens: int = Field(default=1024, gt=0, description=(
+        "Completion tokens per request, sent as max_tokens: local OpenAI-compatible servers "
+        "(llama.cpp, vLLM) ignore the newer max_completion_tokens, and a small model left "
+        "unbounded writes until its context is full"))
 
 
 class Usage(TypedDict):
@@ -56,7 +60,8 @@ def make_chat_model(settings: LLMSettings | None = None) -> ChatOpenAI:
                          "or NETOPSAI_LLM_API_KEY")
     key = s.api_key if s.api_key is not None else SecretStr(NO_KEY)
     return ChatOpenAI(model=s.model or "", base_url=s.base_url, api_key=key, timeout=s.timeout,
-                      temperature=s.temperature, max_retries=0)
+                      temperature=s.temperature, max_retries=0,
+                      extra_body={"max_tokens": s.max_tokens})
 
 
 class ModelError(Exception):

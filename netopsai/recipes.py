@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from netopsai.evidence import Evidence
+from netopsai.words import count
 
 Rows = list[dict[str, Any]]
 
@@ -181,7 +182,7 @@ def _timeline(rows: Rows, params: dict[str, Any], inputs: list[Evidence]) -> str
         word = str(r.get("what", "")).split(" ")[0] or "?"
         kinds[word] = kinds.get(word, 0) + 1
     top = ", ".join(f"{k} x{n}" for k, n in sorted(kinds.items(), key=lambda x: -x[1])[:6])
-    return (f"{len(rows)} entries for {port} from {rows[0]['at']} to {rows[-1]['at']} (device "
+    return (f"{count(len(rows), 'entry')} for {port} from {rows[0]['at']} to {rows[-1]['at']} (device "
             f"time): first \"{rows[0]['what']}\", last \"{rows[-1]['what']}\"; {top}{link}")
 
 
@@ -230,6 +231,7 @@ def _path(rows: Rows, what: str, count: str, detail: str) -> str:
 @dataclass(frozen=True)
 class Recipe:
     name: str
+    title: str  # what it is, in the on-call's words (answers never show the internal name)
     code: str
     needs: tuple[str, ...]  # input tools it reads
     describe: Callable[[Rows, dict[str, Any], list[Evidence]], str]
@@ -241,16 +243,17 @@ class Recipe:
 
 
 RECIPES: dict[str, Recipe] = {r.name: r for r in (
-    Recipe("top_per_pod", TOP_PER_POD, ("telemetry",), _top),
-    Recipe("flaps_vs_changes", FLAPS_VS_CHANGES, ("telemetry", "changelog"),
-           lambda rows, p, _: _lined_up(rows, p, "flapping ports", _port)),
-    Recipe("alarms_vs_changes", ALARMS_VS_CHANGES, ("alarms", "changelog"),
-           lambda rows, p, _: _lined_up(rows, p, "alarms", _alarm)),
-    Recipe("path_alarms", PATH_ALARMS, ("traceroute", "alarms"),
+    Recipe("top_per_pod", "Worst ports per PoD", TOP_PER_POD, ("telemetry",), _top),
+    Recipe("flaps_vs_changes", "Flapping ports lined up with changes", FLAPS_VS_CHANGES,
+           ("telemetry", "changelog"), lambda rows, p, _: _lined_up(rows, p, "flapping ports", _port)),
+    Recipe("alarms_vs_changes", "Alarms lined up with changes", ALARMS_VS_CHANGES,
+           ("alarms", "changelog"), lambda rows, p, _: _lined_up(rows, p, "alarms", _alarm)),
+    Recipe("path_alarms", "Alarms on the traced path", PATH_ALARMS, ("traceroute", "alarms"),
            lambda rows, p, _: _path(rows, "alarms", "alarms", "kinds")),
-    Recipe("path_changes", PATH_CHANGES, ("traceroute", "changelog"),
+    Recipe("path_changes", "Changes on the traced path", PATH_CHANGES, ("traceroute", "changelog"),
            lambda rows, p, _: _path(rows, "changes", "changes", "tickets")),
-    Recipe("port_timeline", PORT_TIMELINE, ("events", "telemetry", "alarms"), _timeline),
+    Recipe("port_timeline", "What happened to the port", PORT_TIMELINE,
+           ("events", "telemetry", "alarms"), _timeline),
 )}
 
 TOP_RE = re.compile(r"\btop[\s-]*(\d{1,3})\b", re.I)

@@ -12,6 +12,7 @@ from typing import Any
 
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.evidence import Evidence, cell_text
+from netopsai.words import plain
 
 TABLE_ROWS = 8
 def _cites(ids: list[str]) -> str:
@@ -65,7 +66,8 @@ def conclusion(d: Diagnosis) -> str:
     elif d.label == "inconclusive":
         head = "**Inconclusive**" + (f" (last seen at {where})" if where else "") + "."
     else:
-        head = f"**Likely root cause: `{d.label}` at {where}** (confidence {d.confidence:.2f})."
+        head = (f"**Likely root cause: {plain(d.label)} at {where}** (`{d.label}`, confidence "
+                f"{d.confidence:.2f}).")
     word = first.text.split(" ", 1)[0]
     text = first.text[:1].upper() + first.text[1:] if word.isalpha() else first.text  # not a name
     return f"{head} {text} {_cites(first.cites)}".rstrip()

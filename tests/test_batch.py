@@ -394,7 +394,7 @@ def test_cli_csv_to_stdout_with_summary_on_stderr(home: Path, hosts: list[dict[s
     assert {x["reachable"] for x in rows} == {"true", "false"}
     err = r.stderr.splitlines()
     assert err[0] == f"skipped line {bad_line}: 'not-an-ip' is not an IPv4 address"
-    assert "checked 25 pairs: 3 reachable, 21 unreachable, 1 errors" in err
+    assert "checked 25 pairs: 3 reachable, 21 unreachable, 1 error" in err
     assert f"16 pairs fail at {ACL_TOR}: config.acl_block" in err
     assert f"3 pairs fail at {DOWN_TOR}: link.down" in err
 

@@ -93,7 +93,7 @@ def test_what_happened_to_a_port_is_its_timeline(engine: Engine, tmp_path: Path)
     far = next(x for x in nbr if x["interface"] == PORT)
     window, first = r["answer"].split("\n\n", 2)[:2]  # the window, then the timeline leads
     assert window == "_Window: 2025-11-04 15:00–16:00 UTC_"
-    assert "port_timeline" in first and far["neighbor"] in first
+    assert first.startswith("What happened to the port (from E") and far["neighbor"] in first
 
 
 def test_what_is_connected_to_a_port_names_that_ports_neighbour(engine: Engine,

@@ -32,10 +32,10 @@ def model_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _model(url: str) -> Any:
-    from langchain_openai import ChatOpenAI
+    from netopsai.llm import LLMSettings, make_chat_model
 
-    return ChatOpenAI(base_url=url, api_key="unused", model="smollm2", max_retries=0, timeout=180,
-                      temperature=0, max_tokens=200)
+    # the copilot's own model factory: what it sends is what a deployment sends
+    return make_chat_model(LLMSettings(base_url=url, model="smollm2", timeout=180, max_tokens=200))
 
 
 @pytest.mark.parametrize(("question", "fact"), QUESTIONS, ids=["owner", "diagnosis", "dci-alarms"])

@@ -12,6 +12,7 @@ from netopsai.evidence import Evidence
 from netopsai.tools.alarm_cases.correlate import compression, correlate
 from netopsai.tools.alarm_cases.topology import Topology
 from netopsai.tools.base import WindowArgs, as_table, tool
+from netopsai.words import count
 
 Category = Literal["link", "device", "bgp", "dci", "backbone", "optics", "capacity", "routing"]
 CORRELATE_MIN = 5
@@ -47,8 +48,8 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
     rows = backends.alarms.alarms(args.category, args.state, args.devices, args.site, w)
     open_ = [r for r in rows if r["state"] == "open"]
     lost = [r for r in rows if r["traffic_lost"]]
-    what = f"{args.category} alarms" if args.category else "alarms"
-    summary = f"{len(rows)} {what} in the window ({len(open_)} open, {len(rows) - len(open_)} closed)"
+    what = f"{args.category} alarm" if args.category else "alarm"
+    summary = f"{count(len(rows), what)} in the window ({len(open_)} open, {len(rows) - len(open_)} closed)"
     if open_:
         summary += ": open " + "; ".join(f"{r['kind']} on {r['device']}"
                                          f"{' ' + r['interface'] if r['interface'] else ''}"

@@ -8,6 +8,7 @@ from netopsai.backends.base import Backends
 from netopsai.backends.rows import ChangeRecord
 from netopsai.evidence import Evidence, cell_text
 from netopsai.tools.base import WindowArgs, tool
+from netopsai.words import count
 
 COLUMNS = list(ChangeRecord.__annotations__)
 
@@ -31,7 +32,7 @@ def changelog(args: ChangelogArgs, backends: Backends) -> Evidence:
     scope = ", ".join(args.devices) if args.devices else args.site or "all devices"
     if args.ticket:
         scope = f"ticket {args.ticket}"
-    summary = (f"{len(rows)} change records for {scope} in the window"
+    summary = (f"{count(len(rows), 'change record')} for {scope} in the window"
                + (": " + "; ".join(f"{r['ticket']} on {r['device']} at {r['start']} "
                                    f"\"{cell_text(r['summary'], 200)}\" ({r['status']})"
                                    for r in rows[:6]) if rows else "") + ".")

@@ -13,6 +13,7 @@ from netopsai.evidence import Evidence
 from netopsai.ifnames import match
 from netopsai.tools.args import IPv4
 from netopsai.tools.base import ToolArgs, tool
+from netopsai.words import count
 
 Query = Literal["sites", "pods", "segments", "devices", "device", "hosts", "ip", "neighbors",
                 "upstream", "interfaces", "filters"]
@@ -63,7 +64,7 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
     q = a.query
     if q == "sites":
         rows = inv.sites()
-        return rows, f"{len(rows)} sites: " + "; ".join(
+        return rows, f"{count(len(rows), 'site')}: " + "; ".join(
             f"{r['site']} ({r['region']}, {r['pods']} PoDs, {r['network_devices']} network "
             f"devices, {r['hosts']} hosts)" for r in rows) + "."
     if q == "pods":
@@ -71,13 +72,13 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
         for r in rows:
             r["segment_range"] = _seg_range(r["segments"])
         where = f" in {a.site}" if a.site else ""
-        return rows, f"{len(rows)} PoDs{where}: " + "; ".join(
+        return rows, f"{count(len(rows), 'PoD')}{where}: " + "; ".join(
             f"{r['pod']} ({r['leafs']} leaf/ToR, {r['spines']} spines, segments "
             f"{r['segment_range']})" for r in rows) + "."
     if q == "segments":
         rows = inv.segments(a.site, a.pod)
         scope = a.pod or a.site or "the inventory"
-        return rows, f"{len(rows)} segments in {scope}: {_seg_range([r['cidr'] for r in rows])}."
+        return rows, f"{count(len(rows), 'segment')} in {scope}: {_seg_range([r['cidr'] for r in rows])}."
     if q == "devices":
         rows = inv.devices(a.site, a.pod, a.role, a.name)
         by_role: dict[str, int] = {}
@@ -85,17 +86,20 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
             by_role[r["role"]] = by_role.get(r["role"], 0) + 1
         down = [r["name"] for r in rows if r["status"] != "up"]
         roles = ", ".join(f"{n} {k}" for k, n in sorted(by_role.items()))
-        return rows, (f"{len(rows)} devices match ({roles})"
+        return rows, (f"{count(len(rows), 'device')} match ({roles})"
                       f"; {len(down)} not up" + (f": {', '.join(down[:10])}" if down else "") + ".")
     if q == "device":
         r = inv.device(_need(a, "name"))
+        known = [f"{k} {r[k2]}" for k, k2 in (("mgmt", "mgmt_ip"), ("loopback", "loopback"))
+                 if r.get(k2)]  # a field the inventory lacks is left out, never "None"
         return [r], (f"{r['name']} is a {r['role']} in {r['site']}{' ' + r['pod'] if r['pod'] else ''}: "
-                     f"{r['vendor']} {r['model']} running {r['os_version']}, mgmt {r['mgmt_ip']}, "
-                     f"loopback {r['loopback']}, status {r['status']}, up {r.get('uptime', '?')}, "
-                     f"{r['interfaces']} interfaces, {r['links_down']} links down.")
+                     f"{r['vendor']} {r['model']} running {r['os_version']}, "
+                     + "".join(f"{x}, " for x in known)
+                     + f"status {r['status']}, up {r.get('uptime') or '?'}, "
+                     f"{count(r['interfaces'], 'interface')}, {count(r['links_down'], 'link')} down.")
     if q == "hosts":
         rows = inv.hosts(a.site, a.pod, a.name)
-        return rows, f"{len(rows)} hosts" + (f" in {a.pod or a.site}" if a.pod or a.site else "") + "."
+        return rows, count(len(rows), "host") + (f" in {a.pod or a.site}" if a.pod or a.site else "") + "."
     if q == "ip":
         r = inv.ip_owner(_need(a, "ip"))
         if r.get("device") is None:
@@ -112,11 +116,11 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
                                    f"{r['neighbor_interface']} ({r['kind']} link, {r['status']})"
                                    for r in rows) + "."
         down = [f"{r['interface']}->{r['neighbor']}" for r in rows if r["status"] != "up"]
-        return rows, (f"{a.name} has {len(rows)} links; {len(down)} down"
+        return rows, (f"{a.name} has {count(len(rows), 'link')}; {len(down)} down"
                       + (f": {', '.join(down[:10])}" if down else "") + ".")
     if q == "filters":
         rows = inv.filters(_need(a, "name"))
-        return rows, (f"{a.name} has {len(rows)} traffic-dropping rules in force"
+        return rows, (f"{a.name} has {count(len(rows), 'traffic-dropping rule')} in force"
                       + (": " + "; ".join(f"{r['kind']} {r['name']} {r['action']} to {r['dst']}"
                                           f"{' since ' + r['since'] if r['since'] else ''}"
                                           for r in rows[:6]) if rows else "") + ".")
@@ -128,7 +132,7 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
             for r in rows) + "." if rows else f"{who} has no upstream devices.")
     rows = _one_port(inv.interfaces(_need(a, "name")), "name", a)
     down = [r["name"] for r in rows if r["oper_status"] != "up"]
-    return rows, (f"{a.name} has {len(rows)} interfaces; {len(down)} oper down"
+    return rows, (f"{a.name} has {count(len(rows), 'interface')}; {len(down)} oper down"
                   + (f": {', '.join(down[:10])}" if down else "") + ".")
 
 

@@ -14,6 +14,7 @@ from netopsai.evidence import Evidence
 from netopsai.ifnames import match
 from netopsai.timewin import Window
 from netopsai.tools.base import WindowArgs, as_table, tool
+from netopsai.words import count
 
 Metric = Literal["oper_status", "flaps", "errors", "discards", "utilization", "rx_power"]
 
@@ -56,11 +57,11 @@ def _status(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
     down_now = [f"{r['device']} {r['interface']}" for r in rows if r["state_at_end"] == "down"]
     changed = [r for r in rows if r["transitions"]]
     if a.metric == "flaps":
-        summary = (f"{len(rows)} of {total} ports on {_scope(a)} flapped in the window"
+        summary = (f"{len(rows)} of {count(total, 'port')} on {_scope(a)} flapped in the window"
                    + (": " + ", ".join(f"{r['device']} {r['interface']} ({r['flaps']}x)"
                                        for r in rows[:8]) if rows else "") + ".")
     else:
-        summary = (f"{total} ports on {_scope(a)}: {total - len(rows)} up throughout the window, "
+        summary = (f"{count(total, 'port')} on {_scope(a)}: {total - len(rows)} up throughout the window, "
                    f"{len(changed)} changed state, {len(down_now)} down at its end"
                    + (": " + ", ".join(down_now[:8]) if down_now else "") + ".")
     return _unread(Evidence(tool="telemetry", summary=summary, rows=as_table(rows[:a.top]),
@@ -77,7 +78,7 @@ def _counters(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
     label = {"errors": "had input errors", "discards": "had discards",
              "utilization": "peaked at or above 80% utilisation",
              "rx_power": "had rx power at or below -10 dBm"}[a.metric]
-    summary = f"{flagged} of {total} ports on {_scope(a)} {label} in the window."
+    summary = f"{flagged} of {count(total, 'port')} on {_scope(a)} {label} in the window."
     if worst:
         key = next(k for k in worst if k not in ("device", "interface"))
         summary += f" Worst: {worst['device']} {worst['interface']} ({key} {figure(worst, key)})."

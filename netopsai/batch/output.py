@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from netopsai.batch.check import PairResult
 from netopsai.errors import NetopsError
+from netopsai.words import count
 
 COLUMNS = [f.name for f in fields(PairResult)]
 INTS = ("line", "hops", "failing_hop")
@@ -140,10 +141,10 @@ def _group_text(device: str, cause: str, n: int, unreachable: int) -> str:
 
 
 def summary_lines(s: dict[str, Any], first_error: str | None = None) -> list[str]:
-    head = (f"checked {s['total']} pairs: {s['reachable']} reachable, {s['failing']} unreachable, "
-            f"{s['errors']} errors")
+    head = (f"checked {count(s['total'], 'pair')}: {s['reachable']} reachable, {s['failing']} "
+            f"unreachable, {count(s['errors'], 'error')}")
     head += f" ({s['degraded']} reachable but degraded)" if s["degraded"] else ""
     lines = [head, *(g["text"] for g in s["groups"])]
     if first_error:
-        lines.append(f"{s['errors']} pairs could not be traced, e.g. {first_error}")
+        lines.append(f"{count(s['errors'], 'pair')} could not be traced, e.g. {first_error}")
     return lines

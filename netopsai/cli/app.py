@@ -150,11 +150,13 @@ def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain
         _out(json.dumps({**result, "thread": thread}, default=str))
     else:
         typer.echo(f"thread {thread}: follow up with --continue", err=True)
-        from rich.markdown import Markdown
+        if sys.stdout.isatty():
+            from rich.console import Console
+            from rich.markdown import Markdown
 
-        from netopsai.cli.render import out_console
-
-        out_console().print(Markdown(result["answer"]))
+            Console().print(Markdown(result["answer"]))
+        else:  # a script gets the markdown itself: nothing wrapped, padded or cut
+            typer.echo(result["answer"])
     if result["input_errors"]:  # the answer leads with it; scripts see it in the exit code
         typer.echo(f"error: {result['input_errors'][0]}", err=True)
         raise typer.Exit(2)

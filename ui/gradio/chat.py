@@ -25,6 +25,7 @@ from netopsai.ui.gradio.views import (
     telemetry_plot,
     trace_of,
 )
+from netopsai.words import count
 
 log = logging.getLogger(__name__)
 NEXT = {"planner": "running tools", "tools": "planning the next step", "coder": "analysing",
@@ -70,7 +71,7 @@ def _step_body(step: Step) -> str:
     moves = "\n".join(f"- {x['tier']} · {x['action']} `{x['node']}`: {x['text'][:300]}"
                       + "".join(f" [{c}]" for c in x.get("cites", []))
                       for x in d.get("steps") or [])
-    return head + (f"\n\n**How it was found** ({d.get('checks_run', 0)} checks)\n\n{moves}"
+    return head + (f"\n\n**How it was found** ({count(d.get('checks_run', 0), 'check')})\n\n{moves}"
                    if moves else "")
 
 
