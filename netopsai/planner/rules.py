@@ -10,14 +10,13 @@ about dc2?") reuse the previous turn's intent and entities.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
+from netopsai.planner.anchors import ChangeStart, LastSeen, resolve_window
 from netopsai.planner.calls import METRIC_INTENTS, ToolCall, build_calls
 from netopsai.planner.entities import Entities, Vocabulary, extract
 from netopsai.planner.followup import is_follow_up, merge
-from netopsai.timewin import iso, parse_duration
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -215,21 +214,13 @@ def _inventory_intent(q: _Q) -> tuple[str, None, bool]:
     return next(((i, None, strong) for hit, i, strong in rules if hit), ("unknown", None, False))
 
 
-ChangeStart = Callable[[Entities], "tuple[str, str] | None"]
-LastSeen = Callable[[Entities], "datetime | None"]
-# questions about what a device or port did, asked without a window: when the device logged
-# nothing that recent (logs loaded after the fact), the window ends at its latest event instead
-ANCHORED = {"telemetry.flaps": "1h", "telemetry.status": "1h", "interface.history": "24h",
-            "diagnose.device": "6h"}
-
-
 def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities | None = None,
          previous_intent: str | None = None, zone: str = "UTC",
          change_start: ChangeStart | None = None, last_seen: LastSeen | None = None) -> Plan:
     """Map one question (and the previous turn, for follow-ups) to an intent and first calls.
     Clock times without a zone are in `zone` (the network's, or the thread's); `change_start`
     finds the change record "since the maintenance window" means: (ISO start, what it was);
-    `last_seen` the latest event of the question's devices (see ANCHORED)."""
+    `last_seen` the latest event of the question's devices (planner/anchors.py)."""
     hints = (previous.sites + [vocab.meta[d]["site"] for d in previous.devices if d in vocab.meta]
              if previous else [])
     ent, rest, notes = extract(question, vocab, clock, hints,
@@ -248,10 +239,7 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
         intent, recipe = found if found else (intent, None)
     if ACTION.search(question) or HELP_ASK.search(question) or intent == "unknown":
         return Plan("unknown", [], ent, _unknown_note(question, notes, vocab), None)
-    if ent.since_change and ent.window is None:
-        notes.append(_since_change(ent, clock, change_start))
-    if ent.window is None and intent in ANCHORED and ent.devices and last_seen is not None:
-        notes += _anchor(ent, clock, ANCHORED[intent], last_seen)
+    notes += resolve_window(ent, intent, clock, change_start, last_seen)
     calls, more = _calls(intent, recipe, ent, vocab, rest)
     notes += more
     if ent.unknown and calls:
@@ -261,26 +249,6 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
         notes.append("nothing was run: a name and the address given with it disagree")
         calls = []
     return Plan(intent, calls, ent, _sentences(notes), recipe)
-
-
-def _since_change(ent: Entities, clock: datetime, change_start: ChangeStart | None) -> str:
-    """'since the maintenance window': from the start of the latest change record in scope."""
-    found = change_start(ent) if change_start else None
-    if found is None:
-        return "no change record found to start \"since the change\" at; each tool's default window"
-    ent.window = {"start": found[0], "end": iso(clock)}
-    return f"the window starts at {found[1]}"
-
-
-def _anchor(ent: Entities, clock: datetime, span: str, last_seen: LastSeen) -> list[str]:
-    """The `span` up to the devices' latest event, when that is older than `span` itself."""
-    latest = last_seen(ent)
-    if latest is None or latest >= clock - parse_duration(span):
-        return []
-    ent.window = {"start": iso(latest - parse_duration(span)),
-                  "end": iso(latest + timedelta(seconds=1))}
-    return [f"no window given, and {', '.join(ent.devices)} logged nothing in the last {span}: "
-            f"the window is the {span} up to its latest event ({iso(latest)})"]
 
 
 def _sentences(notes: list[str]) -> str:

@@ -1,0 +1,52 @@
+"""Windows the question implies but the text alone cannot give, resolved from the network
+through callbacks the graph passes in (nodes.py): "since the maintenance window" starts at the
+latest change record in scope; a question about what a device or port did, asked without a
+window, about a device that logged nothing that recent (logs loaded after the fact), ends at its
+latest event instead of the clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from netopsai.planner.entities import Entities
+from netopsai.timewin import iso, parse_duration
+
+ChangeStart = Callable[[Entities], "tuple[str, str] | None"]
+LastSeen = Callable[[Entities], "datetime | None"]
+# questions about what a device or port did, asked without a window: when the device logged
+# nothing that recent (logs loaded after the fact), the window ends at its latest event instead
+ANCHORED = {"telemetry.flaps": "1h", "telemetry.status": "1h", "interface.history": "24h",
+            "diagnose.device": "6h"}
+
+
+def resolve_window(ent: Entities, intent: str, clock: datetime, change_start: ChangeStart | None,
+                   last_seen: LastSeen | None) -> list[str]:
+    """Set ent.window where the question implies one; the notes that say so."""
+    if ent.window is not None:
+        return []
+    if ent.since_change:
+        return [_since_change(ent, clock, change_start)]
+    if intent in ANCHORED and ent.devices and last_seen is not None:
+        return _anchor(ent, clock, ANCHORED[intent], last_seen)
+    return []
+
+
+def _since_change(ent: Entities, clock: datetime, change_start: ChangeStart | None) -> str:
+    """'since the maintenance window': from the start of the latest change record in scope."""
+    found = change_start(ent) if change_start else None
+    if found is None:
+        return "no change record found to start \"since the change\" at; each tool's default window"
+    ent.window = {"start": found[0], "end": iso(clock)}
+    return f"the window starts at {found[1]}"
+
+
+def _anchor(ent: Entities, clock: datetime, span: str, last_seen: LastSeen) -> list[str]:
+    """The `span` up to the devices' latest event, when that is older than `span` itself."""
+    latest = last_seen(ent)
+    if latest is None or latest >= clock - parse_duration(span):
+        return []
+    ent.window = {"start": iso(latest - parse_duration(span)),
+                  "end": iso(latest + timedelta(seconds=1))}
+    return [f"no window given, and {', '.join(ent.devices)} logged nothing in the last {span}: "
+            f"the window is the {span} up to its latest event ({iso(latest)})"]
