@@ -213,8 +213,9 @@ async def read_device(engine: Any, target: SnmpTarget, timeout: float, retries: 
                                                       timeout=timeout, retries=retries)
         sess = _Session(engine, target, transport)
         descr, uptime, name = await sess.get(list(SYS.values()))
+        # a scalar the agent lacks (noSuchObject/-Instance: a partial view) is unknown, not a failure
         reading.sys_descr, reading.sys_name = _text(descr), _text(name)
-        reading.uptime_cs = int(uptime)
+        reading.uptime_cs = None if type(uptime).__name__ in _END else int(uptime)
         reading.interfaces, reading.partial = await sess.walk(IF_COLUMNS)
         reading.ok = True
     except SnmpFailure as exc:
