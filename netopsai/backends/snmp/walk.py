@@ -164,7 +164,7 @@ class _Session:
                 done = len(columns) - len(last)
                 return rows, (f"interface walk stopped after {deadline_s:g} s (a slow agent): "
                               f"{done} of {len(columns)} columns read for {len(rows)} "
-                              "interfaces; the rest on the next poll")
+                              "interfaces; the others are unknown for this poll")
             keys = list(last)[:cols]
             t0 = loop.time()
             try:
