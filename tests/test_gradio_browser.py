@@ -155,7 +155,8 @@ def test_chat_shows_the_cited_conclusion_and_expandable_steps(page: tuple[Page, 
     box.press("Enter")
     chat = pg.locator("#chat")
     expect(chat).to_contain_text("Likely root cause", timeout=30_000)
-    expect(chat).to_contain_text("config.acl_block at dc1-leaf-03")
+    expect(chat).to_contain_text("an ACL blocks the traffic at dc1-leaf-03")  # in words
+    expect(chat).to_contain_text("config.acl_block")  # and the label as a tag
     expect(pg.locator("#chat-status")).to_contain_text("answered in")
     step = pg.locator("#chat .thought-group").filter(has_text="planner: diagnose.connectivity").first
     expect(step).to_contain_text(re.compile(r"\(\d+(\.\d+)?m?s\)"))  # the step's duration
@@ -173,7 +174,8 @@ def test_chat_shows_the_cited_conclusion_and_expandable_steps(page: tuple[Page, 
     thread = re.search(r"thread (\w+)", pg.locator("#chat-status").inner_text())
     assert thread, "the status names the thread"
     pg.goto(f"{server}?thread={thread.group(1)}")  # a reload resumes the conversation
-    expect(pg.locator("#chat")).to_contain_text("config.acl_block at dc1-leaf-03", timeout=30_000)
+    expect(pg.locator("#chat")).to_contain_text("an ACL blocks the traffic at dc1-leaf-03",
+                                                timeout=30_000)
     expect(pg.locator("#chat-status")).to_contain_text("resumed thread")
     assert outside == []
 
