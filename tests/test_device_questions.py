@@ -9,14 +9,10 @@ from typing import Any
 
 import pytest
 
-from netopsai.backends.lab import lab_backends
-from netopsai.evidence import validate_citations
-from netopsai.lab.inject import inject
-from netopsai.lab.manage import lab_info
-from netopsai.lab.scenario import Scenario
 from netopsai.planner import plan
 from netopsai.service import Copilot
 from netopsai.toolbox import Toolbox
+from tests.test_copilot_diagnosis import ask_after
 
 SPINE = "dc1-spine-04"
 
@@ -27,14 +23,7 @@ def _own_home(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _ask(engine: Any, faults: list[dict[str, Any]], question: str) -> dict[str, Any]:
-    sc = Scenario.model_validate({"id": "device-q", "now": lab_info(engine).clock,
-                                  "question": question, "faults": faults,
-                                  "noise": {"alarms": 20, "changes": 6, "flaps": 2}})
-    inject(engine, sc)
-    result = Copilot(lab_backends(engine)).answer(question, "t")
-    ids = {e["id"] for e in result["evidence"]}
-    assert validate_citations(result["answer"], ids) == []
-    return result
+    return ask_after(engine, faults, question)  # inject with noise, ask, check the citations
 
 
 @pytest.mark.parametrize("question, intent", [
