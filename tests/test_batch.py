@@ -303,7 +303,7 @@ def test_interrupt_leaves_a_valid_file_and_resume_completes_it(
 
     def write_then_interrupt(self: output.Sink, r: batch.PairResult) -> None:
         real(self, r)
-        if self.rows == 6:
+        if self.rows >= 6:  # rows come out in input order, several at once when one was late
             raise KeyboardInterrupt
     monkeypatch.setattr(output.Sink, "write", write_then_interrupt)
     with pytest.raises(SystemExit) as stopped:

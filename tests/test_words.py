@@ -19,7 +19,8 @@ def test_counts_and_labels() -> None:
     assert [count(n, "change record") for n in (0, 1, 2)] == [
         "0 change records", "1 change record", "2 change records"]
     assert count(1, "entry") == "1 entry" and count(3, "entry") == "3 entries"
-    assert count(2, "PoD") == "2 PoDs"
+    assert count(2, "PoD") == "2 PoDs" and count(2, "bgp alarm") == "2 bgp alarms"
+    assert count(2, "match") == "2 matches" and count(2, "day") == "2 days"
     assert plain("config.acl_block") == "an ACL blocks the traffic"
     assert plain("site.custom") == "site.custom"  # a label of a site's own taxonomy, as it is
     from netopsai.lab.scenario import LABELS
