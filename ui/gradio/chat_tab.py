@@ -1,0 +1,101 @@
+"""The Chat tab's layout and events: the chatbot and question box, the side panels (status,
+path, plots, evidence) and the thread box. The handler (chat.py) does the work."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import gradio as gr
+
+from netopsai.service import Copilot
+from netopsai.ui.gradio.chat import ChatHandler, ChatView, new_thread
+from netopsai.ui.gradio.shell import query_param
+
+SEED_QUESTIONS = ["10.1.3.20 to 10.2.1.40 not communicating", "list the PoDs of dc1 and their segments",
+                  "any DCI link alarms in the last 2 hours?",
+                  "port link status across all switches since 08:00", "who owns 10.1.3.20?"]
+
+
+def _chat_outputs(view: ChatView) -> tuple[Any, ...]:
+    """While steps stream, the side panels keep the last answer's views; the final views replace them."""
+    if not view.evidence:
+        keep = gr.update()
+        return "", view.history, keep, keep, keep, keep, view.status
+    kind, frame = view.plot or ("", None)
+    line = gr.update(value=frame, visible=True) if kind == "timeline" else gr.update(visible=False)
+    bars = gr.update(visible=False)
+    if kind == "bars" and frame is not None and len(frame):
+        bars = gr.update(value=frame, visible=True, y_title=str(frame["measure"].iloc[0]))
+    path = gr.update(value=view.path, visible=bool(view.path))
+    return "", view.history, view.evidence, line, bars, path, view.status
+
+
+def _side_panels() -> tuple[Any, ...]:
+    """(status, path, line plot, bar plot, evidence) beside the chat."""
+    status = gr.Markdown(elem_id="chat-status")
+    path = gr.HTML(visible=False, elem_id="path-panel")
+    line = gr.LinePlot(x="time", y="up", color="port", visible=False, label="port status (1 = up)",
+                       height=260, elem_id="status-plot")
+    bars = gr.BarPlot(x="port", y="value", sort="-y", y_lim=[0, None], visible=False,
+                      label="telemetry (worst first)", height=300, x_label_angle=-45, elem_id="counter-plot")
+    gr.Markdown("#### Evidence")
+    evidence = gr.HTML(elem_id="evidence-panel", max_height=640)
+    return status, path, line, bars, evidence
+
+
+class _ChatEvents:
+    """The Chat tab's event functions, bound to one handler."""
+
+    def __init__(self, chat: ChatHandler) -> None:
+        self.chat = chat
+
+    def respond(self, question: str, history: list[Any], tid: str,
+                request: gr.Request) -> Iterator[tuple[Any, ...]]:
+        user = getattr(request, "username", None)  # set when login is on
+        for view in self.chat.turn(question, history, tid or new_thread(), user):
+            yield _chat_outputs(view)
+
+    def like(self, tid: str, data: gr.LikeData, request: gr.Request) -> str:
+        return self.chat.feedback(tid, data.liked is True, getattr(request, "username", None))
+
+    def open_thread(self, tid: str, request: gr.Request) -> tuple[Any, ...]:
+        asked = (tid or "").strip()
+        tid = asked or new_thread()
+        view = self.chat.resume(tid, getattr(request, "username", None), asked=bool(asked))
+        return (tid, tid, *_chat_outputs(view)[1:])
+
+    def new_thread(self, request: gr.Request) -> tuple[Any, ...]:
+        return self.open_thread("", request)
+
+    def on_load(self, request: gr.Request) -> tuple[Any, ...]:
+        # ?thread=ID resumes a saved conversation (a reload, or a link shared in the incident)
+        return self.open_thread(query_param(request, "thread"), request)
+
+
+def chat_tab(app: gr.Blocks, copilot: Copilot) -> gr.Textbox:
+    """The tab's components and events; returns the question box (other tabs fill it in)."""
+    chat = ChatHandler(copilot)
+    thread = gr.State("")
+    with gr.Row():
+        with gr.Column(scale=3):
+            bot = gr.Chatbot(label="netopsai", height=620, elem_id="chat", buttons=["copy"])
+            box = gr.Textbox(placeholder="Ask about the network, e.g. " + SEED_QUESTIONS[0],
+                             show_label=False, submit_btn=True, elem_id="question")
+            examples = gr.Examples(SEED_QUESTIONS, inputs=[box], label="Try")
+        with gr.Column(scale=2):
+            status, path, line, bars, evidence = _side_panels()
+            with gr.Accordion("Thread", open=False):
+                thread_box = gr.Textbox(label="thread id (paste one to resume it)", elem_id="thread-id")
+                with gr.Row():
+                    resume_btn = gr.Button("Resume", size="sm")
+                    new_btn = gr.Button("New thread", size="sm")
+    ev = _ChatEvents(chat)
+    panels = [bot, evidence, line, bars, path, status]
+    box.submit(ev.respond, [box, bot, thread], [box, *panels])
+    examples.load_input_event.then(ev.respond, [box, bot, thread], [box, *panels])
+    resume_btn.click(ev.open_thread, [thread_box], [thread, thread_box, *panels])
+    new_btn.click(ev.new_thread, None, [thread, thread_box, *panels])
+    bot.like(ev.like, [thread], [status])  # thumbs-up: the diagnosis joins incident memory
+    app.load(ev.on_load, None, [thread, thread_box, *panels])
+    return box
