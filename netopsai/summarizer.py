@@ -70,7 +70,9 @@ def conclusion(d: Diagnosis) -> str:
                 f"{d.confidence:.2f}).")
     word = first.text.split(" ", 1)[0]
     text = first.text[:1].upper() + first.text[1:] if word.isalpha() else first.text  # not a name
-    return f"{head} {text} {_cites(first.cites)}".rstrip()
+    facts = "".join(f"\n- **{name}:** {f.text} {_cites(f.cites)}"
+                    for name, f in (("Impact", d.impact), ("Since", d.since)) if f)
+    return f"{head} {text} {_cites(first.cites)}".rstrip() + (f"\n{facts}" if facts else "")
 
 
 def diagnosis_sections(d: Diagnosis) -> list[str]:

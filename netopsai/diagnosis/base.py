@@ -86,6 +86,8 @@ class Diagnosis:
     llm_calls: int = 0
     tokens: dict[str, int] = field(default_factory=lambda: {"prompt": 0, "completion": 0})
     scope: str | None = None  # the device a device diagnosis is about (None: a flow's)
+    impact: Finding | None = None  # how much traffic it hurts (headline.impact)
+    since: Finding | None = None  # when it started, as far as the evidence shows
 
     def root_cause(self) -> dict[str, Any]:
         return {"label": self.label, "device": self.device, "interface": self.interface,
@@ -93,7 +95,8 @@ class Diagnosis:
 
     @property
     def citations(self) -> list[str]:
-        ids = [c for f in (*self.because, *self.secondary, *self.clean) for c in f.cites]
+        heads = [f for f in (self.impact, self.since) if f]
+        ids = [c for f in (*heads, *self.because, *self.secondary, *self.clean) for c in f.cites]
         ids += [c for r in self.ruled_out for c in r.get("cites", [])]
         return list(dict.fromkeys(ids))
 
@@ -102,4 +105,6 @@ class Diagnosis:
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
         for key in ("because", "clean", "secondary"):
             known[key] = [Finding(**x) for x in d.get(key) or []]
+        for key in ("impact", "since"):
+            known[key] = Finding(**d[key]) if d.get(key) else None
         return cls(**known)

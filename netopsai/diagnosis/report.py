@@ -9,6 +9,7 @@ from dataclasses import asdict
 
 from netopsai.diagnosis.base import Diagnosis, Finding, Verdict
 from netopsai.diagnosis.context import Context
+from netopsai.diagnosis.headline import impact, since
 from netopsai.diagnosis.search import Search
 from netopsai.diagnosis.taxonomy import Taxonomy
 from netopsai.diagnosis.ticket import ticket
@@ -66,6 +67,7 @@ def build(ctx: Context, s: Search, tax: Taxonomy, tier: str) -> Diagnosis:
         leaf = tax.leaf_for(top.label)
         d.next_steps = list(leaf.next_steps) if leaf else []
         _changes(ctx, d)
+        d.since = since(ctx, d)
     elif healthy(ctx):
         m = ctx.main
         assert m is not None
@@ -75,6 +77,8 @@ def build(ctx: Context, s: Search, tax: Taxonomy, tier: str) -> Diagnosis:
             f"and no hypothesis the evidence suggested was confirmed", [m.id, *ctx.alarm_ids])])
     else:
         d = _inconclusive(ctx, s, tax)
+    if d.label != "none":
+        d.impact = impact(ctx)
     d.ruled_out = [{"label": v.label, "text": v.text, "cites": v.cites, "check": v.check}
                    for v in s.ruled_out]
     d.clean = _clean(ctx, d)
