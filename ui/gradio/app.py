@@ -17,14 +17,21 @@ from netopsai.ui.gradio.alarms_tab import alarms_tab
 from netopsai.ui.gradio.auth import authenticator
 from netopsai.ui.gradio.batch_tab import batch_tab
 from netopsai.ui.gradio.chat_tab import chat_tab
-from netopsai.ui.gradio.shell import ALARMS, BATCH, CHAT, Shell
+from netopsai.ui.gradio.device_tab import device_tab
+from netopsai.ui.gradio.shell import ALARMS, BATCH, CHAT, DEVICE, Shell
 
 log = logging.getLogger(__name__)
 CSS = """
+.np-scroll { overflow-x: auto; max-width: 100%; }
 .np-rows { border-collapse: collapse; font-size: 12px; margin: 4px 0 10px; }
-.np-rows td, .np-rows th { border: 1px solid #d1d5db; padding: 2px 6px; text-align: left; }
-.np-ev { margin-bottom: 6px; } .np-ev summary { cursor: pointer; }
+.np-rows td, .np-rows th { border: 1px solid #d1d5db; padding: 2px 6px; text-align: left;
+  white-space: nowrap; word-break: normal; overflow-wrap: normal; }
+.np-rows td.np-text { white-space: normal; min-width: 16em; }
+.np-ev { margin-bottom: 6px; } .np-ev summary, .np-page summary { cursor: pointer; }
 .np-ev:target { outline: 2px solid #f59e0b; }
+#chat table { display: block; overflow-x: auto; max-width: 100%; }
+#chat td, #chat th { white-space: nowrap; word-break: normal; overflow-wrap: normal; }
+#chat-clock { font-variant-numeric: tabular-nums; }
 """
 
 
@@ -46,6 +53,8 @@ def build_app(copilot: Copilot, backends: Backends | None = None) -> gr.Blocks:
                 batch_tab(backends)
             with gr.Tab("Alarms", id=ALARMS):
                 alarms_tab(shell)
+            with gr.Tab("Device", id=DEVICE):
+                device_tab(shell)
     return app
 
 

@@ -1,0 +1,293 @@
+"""The Device tab's content (issue 13, §Device page): one device's facts, interfaces with their
+live state and changes in the window, neighbours, open alarms and cases, recent changes, log
+lines and a port-state timeline. Everything comes from the copilot's own tools through
+run_tool, so the page shows exactly what an answer would cite. Pure functions, no gradio."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
+from typing import Any
+from urllib.parse import quote
+
+import pandas as pd
+
+from netopsai.backends.base import Backends
+from netopsai.evidence import Evidence, cell_text
+from netopsai.planner.zones import zone_of
+from netopsai.timewin import parse_duration
+from netopsai.tools.registry import run_tool
+from netopsai.ui.gradio.alarms import cases_frame
+from netopsai.ui.gradio.views import MAX_PORTS, status_timeline
+from netopsai.words import count
+
+DASH = "—"  # an empty value: never "None" or "nan"
+WINDOWS = ["1h", "6h", "24h", "7d"]
+CHANGES_AT_LEAST = "7d"  # a change three days before the alarm is still the first suspect
+EVENTS_SHOWN = 20
+_UP, _DOWN = "#16a34a", "#dc2626"
+IFACE_COLUMNS = ["interface", "state", "admin", "last change", "in the window", "description",
+                 "speed", "mtu", "ip"]
+NEIGHBOUR_COLUMNS = ["interface", "neighbour", "neighbour port", "kind", "status", "circuit"]
+ALARM_COLUMNS = ["raised", "severity", "kind", "interface", "peer", "message", "impact"]
+CHANGE_COLUMNS = ["ticket", "start", "end", "kind", "summary", "author", "status"]
+EVENT_COLUMNS = ["at", "interface", "source", "mnemonic", "message"]
+TIMELINE_COLUMNS = ["time", "up", "port"]
+FACTS = [("role", "role"), ("site", "site"), ("PoD", "pod"), ("rack", "rack"),
+         ("vendor", "vendor"), ("model", "model"), ("OS", "os_version"), ("mgmt IP", "mgmt_ip"),
+         ("loopback", "loopback"), ("ASN", "asn"), ("uptime", "uptime"), ("booted", "booted_at")]
+
+
+def _empty(columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(columns=columns)
+
+
+@dataclass
+class DevicePage:
+    """What the Device tab shows; `status` is one line: what is shown, or why nothing is."""
+
+    name: str = ""
+    status: str = ""
+    facts: str = ""  # HTML, every value escaped
+    interfaces: pd.DataFrame = field(default_factory=lambda: _empty(IFACE_COLUMNS))
+    neighbours: pd.DataFrame = field(default_factory=lambda: _empty(NEIGHBOUR_COLUMNS))
+    alarms: pd.DataFrame = field(default_factory=lambda: _empty(ALARM_COLUMNS))
+    cases: pd.DataFrame = field(default_factory=lambda: cases_frame([]))
+    changes: pd.DataFrame = field(default_factory=lambda: _empty(CHANGE_COLUMNS))
+    events: pd.DataFrame = field(default_factory=lambda: _empty(EVENT_COLUMNS))
+    timeline: pd.DataFrame = field(default_factory=lambda: _empty(TIMELINE_COLUMNS))
+    errors: list[str] = field(default_factory=list)
+
+
+def device_link(name: str) -> str:
+    """The link target of a device's page, for markdown: `[dc1-leaf-03](?device=dc1-leaf-03)`."""
+    return "?device=" + quote(name.strip(), safe="")
+
+
+def device_names(backends: Backends) -> list[str]:
+    """Every network device's name, for the picker (hosts are reachable by typing them)."""
+    ev = run_tool("metadata", {"query": "devices"}, backends)
+    return [str(r["name"]) for r in ev.rows]
+
+
+def zone_info(zone: str | tzinfo | None) -> tzinfo:
+    if zone is None or isinstance(zone, tzinfo):
+        return zone or UTC
+    return zone_of(zone) or UTC
+
+
+def text(v: Any) -> str:
+    return DASH if v is None or v == "" else cell_text(v)
+
+
+def when(value: Any, zone: tzinfo) -> str:
+    """An ISO time (or telemetry's "YYYY-MM-DD HH:MM:SS", UTC) as wall time in the network's zone."""
+    if value is None or value == "":
+        return DASH
+    try:
+        t = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return cell_text(value)
+    t = (t.replace(tzinfo=UTC) if t.tzinfo is None else t).astimezone(zone)
+    return t.strftime("%Y-%m-%d %H:%M:%S" if t.second else "%Y-%m-%d %H:%M")
+
+
+def _zone_name(zone: tzinfo) -> str:
+    return str(getattr(zone, "key", None) or datetime.now(zone).tzname() or "UTC")
+
+
+def _table(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame([{c: text(r.get(c)) for c in columns} for r in rows], columns=columns)
+
+
+def _speed(mbps: Any) -> str:
+    if not mbps:
+        return DASH
+    return f"{mbps / 1000:g}G" if mbps >= 1000 else f"{mbps}M"
+
+
+def _duration(seconds: Any) -> str:
+    s = int(seconds or 0)
+    if s >= 3600:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{s // 60}m" + (f"{s % 60:02d}s" if s % 60 else "")
+
+
+def _transitions(port: dict[str, Any]) -> list[tuple[str, str]]:
+    """telemetry's "2025-11-04 19:20:00 down; …" as (time, new state) pairs."""
+    items = (x.strip() for x in str(port.get("events") or "").split(";"))
+    return [(stamp, state) for stamp, _, state in (x.rpartition(" ") for x in items if x)]
+
+
+def _in_window(port: dict[str, Any] | None) -> str:
+    if port is None:  # the tool lists only ports that were not up throughout
+        return "no change"
+    n = int(port.get("transitions") or 0)
+    changes = f"{n} change{'s' * (n != 1)}" if n else "no change"
+    down = port.get("down_s") or 0
+    return f"{changes}, down {_duration(down)}" if down else changes
+
+
+def _last_change(port: dict[str, Any] | None, zone: tzinfo) -> str:
+    moves = _transitions(port) if port else []
+    if not moves:
+        return DASH
+    stamp, state = moves[-1]
+    return f"{state} at {when(stamp, zone)}"
+
+
+def interfaces_frame(ifaces: list[dict[str, Any]], ports: dict[str, dict[str, Any]],
+                     zone: tzinfo) -> pd.DataFrame:
+    """One row per interface, those down now first: the state now (the inventory's oper
+    status), the last transition and what the window saw (telemetry)."""
+    rows = [{"interface": i["name"], "state": text(i.get("oper_status")),
+             "admin": text(i.get("admin_status")),
+             "last change": _last_change(ports.get(i["name"]), zone),
+             "in the window": _in_window(ports.get(i["name"])),
+             "description": text(i.get("description")), "speed": _speed(i.get("speed_mbps")),
+             "mtu": text(i.get("mtu")), "ip": text(i.get("ip"))} for i in ifaces]
+    rows.sort(key=lambda r: r["state"] == "up")  # stable: inventory order within each group
+    return pd.DataFrame(rows, columns=IFACE_COLUMNS)
+
+
+def timeline_frame(tele: Evidence, ifaces: list[dict[str, Any]], name: str,
+                   zone: tzinfo) -> pd.DataFrame:
+    """status_timeline over the device's ports: down at the end first, then the most changed;
+    quiet ports fill up to MAX_PORTS lines so a healthy device still shows its ports up. Times
+    are the network zone's wall time (the plot has no zone of its own)."""
+    if tele.errors or not tele.window:
+        return _empty(TIMELINE_COLUMNS)
+    moved = sorted(tele.rows, key=lambda r: (r.get("state_at_end") == "up", -(r.get("transitions") or 0)))
+    seen = {r["interface"] for r in moved}
+    quiet = [{"device": name, "interface": i["name"], "state_at_start": "up", "state_at_end": "up"}
+             for i in ifaces if i["name"] not in seen and i.get("oper_status") == "up"
+             and i.get("speed_mbps")]  # physical ports: an SVI has no telemetry of its own
+    frame = status_timeline({"window": tele.window, "rows": (moved + quiet)[:MAX_PORTS]})
+    frame["port"] = frame["port"].str.removeprefix(f"{name} ")
+    frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.tz_convert(zone).dt.tz_localize(None)
+    return frame
+
+
+def _filters_html(ev: Evidence, zone: tzinfo) -> str:
+    if ev.errors:
+        return ""
+    rules = [f"{r.get('kind')} {r.get('name')} {r.get('action')} {r.get('src') or 'any'} → "
+             f"{r.get('dst')}" + (f" since {when(r['since'], zone)}" if r.get("since") else "")
+             for r in ev.rows]
+    body = "; ".join(html.escape(x) for x in rules) if rules else "none"
+    colour = f' style="color:{_DOWN}"' if rules else ""
+    return f"<p><small>traffic-dropping rules in force</small><br><b{colour}>{body}</b></p>"
+
+
+def facts_html(dev: dict[str, Any], filters: Evidence, zone: tzinfo) -> str:
+    """The device card: status first, then the inventory's facts and the rules that drop
+    traffic. Every value is escaped: descriptions and names come from the network."""
+    status = text(dev.get("status"))
+    colour = _UP if status == "up" else _DOWN
+    cells = [f'<div><small>{label}</small><br><b>'
+             f'{html.escape(when(dev.get(k), zone) if k == "booted_at" else text(dev.get(k)))}'
+             f"</b></div>" for label, k in FACTS]
+    links = (f"{count(dev.get('interfaces') or 0, 'interface')}, "
+             f"{count(dev.get('links_down') or 0, 'link')} down")
+    return (f'<div class="np-device"><h3 style="margin:0 0 6px">{html.escape(text(dev.get("name")))} '
+            f'<span style="color:{colour}">● {html.escape(status)}</span> '
+            f"<small>{html.escape(links)}</small></h3>"
+            '<div style="display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));'
+            f'gap:4px 16px">{"".join(cells)}</div>{_filters_html(filters, zone)}</div>')
+
+
+def neighbours_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    out = [{"interface": r.get("interface"), "neighbour": r.get("neighbor"),
+            "neighbour port": r.get("neighbor_interface"), "kind": r.get("kind"),
+            "status": r.get("status"),
+            "circuit": " ".join(str(x) for x in (r.get("circuit_id"), r.get("provider")) if x)}
+           for r in rows]
+    out.sort(key=lambda r: r["status"] == "up")
+    return _table(out, NEIGHBOUR_COLUMNS)
+
+
+def _alarms_frame(rows: list[dict[str, Any]], zone: tzinfo) -> pd.DataFrame:
+    newest = sorted(rows, key=lambda r: r.get("raised_at") or "", reverse=True)
+    return _table([{**r, "raised": when(r.get("raised_at"), zone)} for r in newest], ALARM_COLUMNS)
+
+
+def _cases_frame(ev: Evidence, name: str, zone: tzinfo) -> pd.DataFrame:
+    """The window's cases that involve the device (as root or member), their times zoned."""
+    mine = [c for c in ev.facts.get("cases", []) if name in c.get("devices", [])]
+    frame = cases_frame(mine)
+    frame["first raised"] = [when(t, zone) for t in frame["first raised"]]
+    return frame.astype(object).where(frame.notna(), DASH)
+
+
+def _changes_frame(rows: list[dict[str, Any]], zone: tzinfo) -> pd.DataFrame:
+    newest = sorted(rows, key=lambda r: r.get("start") or "", reverse=True)
+    return _table([{**r, "start": when(r.get("start"), zone), "end": when(r.get("end"), zone)}
+                   for r in newest], CHANGE_COLUMNS)
+
+
+def _events_frame(rows: list[dict[str, Any]], zone: tzinfo) -> pd.DataFrame:
+    newest = list(reversed(rows))  # the tool returns the latest, oldest first
+    return _table([{**r, "at": when(r.get("at"), zone)} for r in newest], EVENT_COLUMNS)
+
+
+def _changes_window(window: str) -> str:
+    try:
+        longer = parse_duration(window) >= parse_duration(CHANGES_AT_LEAST)
+    except Exception:  # a START..END window: the tool says what is wrong with it, if anything
+        return window
+    return window if longer else CHANGES_AT_LEAST
+
+
+def _status(page: DevicePage, tele: Evidence, zone: tzinfo) -> str:
+    down = int((page.interfaces["state"] != "up").sum())
+    w = tele.window or {}
+    span = (f" · window {when(w.get('start'), zone)} .. {when(w.get('end'), zone)} {_zone_name(zone)}"
+            if w else "")
+    counts = (f"{down} of {count(len(page.interfaces), 'interface')} down · "
+              f"{count(len(page.alarms), 'open alarm')} · {count(len(page.cases), 'case')} · "
+              f"{count(len(page.changes), 'change record')}")
+    return f"{page.name}: {counts}{span}"
+
+
+def device_page(backends: Backends, name: str, window: str = "24h") -> DevicePage:
+    """The page of one device. An unknown name (or a bad window) comes back as the tools'
+    one-line error, with their suggestions; a tool that fails leaves its panel empty and
+    says so in `errors`."""
+    name, window = (name or "").strip(), (window or "24h").strip()
+    if not name:
+        return DevicePage(status="Pick a device, or open the app at ?device=NAME.")
+    zone = zone_info(backends.zone)
+    dev = run_tool("metadata", {"query": "device", "name": name}, backends)
+    if dev.errors:
+        return DevicePage(name=name, status=dev.errors[0])
+    name = str(dev.rows[0]["name"])
+
+    def call(tool: str, **args: Any) -> Evidence:
+        return run_tool(tool, args, backends)
+    ifaces = call("metadata", query="interfaces", name=name)
+    tele = call("telemetry", metric="oper_status", devices=[name], window=window, top=1000)
+    if tele.errors:  # a bad window: the one line that says so, before nine panels of nothing
+        return DevicePage(name=name, status=tele.errors[0], errors=tele.errors)
+    evs = [ifaces, tele, call("metadata", query="neighbors", name=name),
+           call("metadata", query="filters", name=name),
+           call("alarms", devices=[name], state="open", window=window),
+           call("alarms", state="any", correlate=True, window=window),
+           call("changelog", devices=[name], window=_changes_window(window)),
+           call("events", devices=[name], window=window, limit=EVENTS_SHOWN)]
+    return _assemble(name, dev.rows[0], evs, zone)
+
+
+def _assemble(name: str, dev: dict[str, Any], evs: list[Evidence], zone: tzinfo) -> DevicePage:
+    ifaces, tele, nbrs, filters, open_alarms, cases, changes, events = evs
+    ports = {str(r["interface"]): r for r in tele.rows}
+    page = DevicePage(
+        name=name, facts=facts_html(dev, filters, zone),
+        interfaces=interfaces_frame(ifaces.rows, ports, zone), neighbours=neighbours_frame(nbrs.rows),
+        alarms=_alarms_frame(open_alarms.rows, zone), cases=_cases_frame(cases, name, zone),
+        changes=_changes_frame(changes.rows, zone), events=_events_frame(events.rows, zone),
+        timeline=timeline_frame(tele, ifaces.rows, name, zone),
+        errors=[f"{e.tool}: {err}" for e in evs for err in e.errors])
+    page.status = _status(page, tele, zone)
+    return page
+

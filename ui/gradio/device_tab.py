@@ -1,0 +1,107 @@
+"""The Device tab's layout and events; the content (device.py) reads through the copilot's tools.
+Reached from a device picker, or as `?device=NAME` (a link in an answer: a full page load)."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING, Any
+
+import gradio as gr
+import pandas as pd
+
+from netopsai.ui.gradio.device import WINDOWS, DevicePage, device_names, device_page, zone_info
+from netopsai.ui.gradio.shell import DEVICE, Shell, query_param
+
+if TYPE_CHECKING:
+    from pandas.io.formats.style import Styler
+
+_UP, _DOWN, _GREY = "#16a34a", "#dc2626", "#6b7280"
+DEFAULT_WINDOW = "24h"
+
+
+def state_colours(frame: pd.DataFrame, column: str) -> Styler:
+    """`column` green when up, red otherwise: the Dataframe shows a Styler's colours and keeps
+    its cells plain text (network text never becomes markup)."""
+    def colour(v: Any) -> str:
+        return f"color: {_UP if v == 'up' else _DOWN}; font-weight: 600"
+    return frame.style.map(colour, subset=[column])
+
+
+def _status_html(page: DevicePage) -> str:
+    """One line: what the page shows, or (red) why it shows nothing; a tool that failed
+    for one panel is named under it."""
+    failed = not page.facts and bool(page.name)
+    line = (f'<p id="device-line" style="margin:4px 0;color:{_DOWN if failed else _GREY}">'
+            f"{html.escape(page.status)}</p>")
+    more = "".join(f'<p style="margin:2px 0;color:{_DOWN}"><small>{html.escape(e)}</small></p>'
+                   for e in page.errors if page.facts)
+    return line + more
+
+
+def _labelled(frame: pd.DataFrame | Styler, label: str, n: int) -> Any:
+    return gr.update(value=frame, label=f"{label} ({n})")
+
+
+def _outputs(page: DevicePage) -> tuple[Any, ...]:
+    """(status, body, facts, interfaces, neighbours, timeline, alarms, cases, changes, events)."""
+    shown = bool(page.facts)  # an unknown device or a bad window shows its one line only
+    return (_status_html(page), gr.Column(visible=shown), page.facts,
+            _labelled(state_colours(page.interfaces, "state"), "interfaces: state now, changes "
+                      "in the window", len(page.interfaces)),
+            _labelled(state_colours(page.neighbours, "status"), "links and neighbours",
+                      len(page.neighbours)),
+            page.timeline,
+            _labelled(page.alarms, "open alarms on the device", len(page.alarms)),
+            _labelled(page.cases, "cases in the window that involve the device", len(page.cases)),
+            _labelled(page.changes, "change records (at least the last 7 days)", len(page.changes)),
+            _labelled(page.events, "latest log lines in the window", len(page.events)))
+
+
+def _table(elem_id: str, height: int = 320) -> gr.Dataframe:
+    return gr.Dataframe(interactive=False, wrap=True, max_height=height, elem_id=elem_id,
+                        show_row_numbers=False)
+
+
+def _body(zone: str) -> list[Any]:
+    """The panels under the picker, in _outputs' order after the status line."""
+    with gr.Column(visible=False, elem_id="device-body") as body:
+        facts = gr.HTML(elem_id="device-facts")
+        interfaces = _table("device-interfaces", 420)
+        with gr.Row(equal_height=False):
+            neighbours = _table("device-neighbours")
+            timeline = gr.LinePlot(x="time", y="up", color="port", y_lim=[-0.1, 1.1], height=300,
+                                   label=f"port state (1 up, 0 down); times in {zone}",
+                                   x_title=f"time ({zone})", y_title="up", elem_id="device-timeline")
+        with gr.Row(equal_height=False):
+            alarms = _table("device-alarms")
+            cases = _table("device-cases")
+        changes = _table("device-changes")
+        events = _table("device-events")
+    return [body, facts, interfaces, neighbours, timeline, alarms, cases, changes, events]
+
+
+def device_tab(shell: Shell) -> None:
+    backends = shell.backends
+    zone = str(getattr(zone_info(backends.zone), "key", None) or backends.zone or "UTC")
+    with gr.Row():
+        picker = gr.Dropdown(device_names(backends), value=None, label="device", allow_custom_value=True,
+                             filterable=True, scale=3, elem_id="device-picker")
+        window = gr.Dropdown(WINDOWS, value=DEFAULT_WINDOW, label="window", allow_custom_value=True,
+                             scale=1, elem_id="device-window")
+        refresh = gr.Button("Refresh", scale=0, elem_id="device-refresh")
+    status = gr.HTML(elem_id="device-status")
+    outputs = [status, *_body(zone)]
+
+    def fill(name: str | None, win: str | None) -> tuple[Any, ...]:
+        return _outputs(device_page(backends, name or "", win or DEFAULT_WINDOW))
+
+    def on_load(request: gr.Request) -> tuple[Any, ...]:
+        """`?device=NAME`: open the tab on that device; otherwise leave every tab as it is."""
+        name = query_param(request, "device")
+        if not name:
+            return (gr.skip(),) * (len(outputs) + 2)
+        return (gr.Tabs(selected=DEVICE), gr.update(value=name), *fill(name, DEFAULT_WINDOW))
+
+    shell.app.load(on_load, None, [shell.tabs, picker, *outputs])
+    # user actions only (.input, not .change): the load above sets the picker itself
+    gr.on([picker.input, window.input, refresh.click], fill, [picker, window], outputs)
