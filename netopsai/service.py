@@ -105,6 +105,22 @@ class Copilot:
         saved = self.graph.get_state({"configurable": {"thread_id": thread_id}})
         return Thread(thread_id, dict(saved.values))
 
+    def trail(self, thread_id: str) -> list[list[Step]]:
+        """The steps of every turn of a saved thread, oldest first, as `ask` yielded them
+        (durations from the checkpoints' times), so a resumed conversation shows how each
+        answer was found. The checkpointer's history holds each node's writes."""
+        config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
+        snaps = list(reversed(list(self.graph.get_state_history(config))))
+        turns: list[list[Step]] = []
+        for snap, after in zip(snaps, snaps[1:], strict=False):
+            for task in snap.tasks:
+                if task.name == "__start__":
+                    turns.append([])
+                elif turns and isinstance(task.result, dict):
+                    ms = (_when(after.created_at) - _when(snap.created_at)) * 1000
+                    turns[-1].append(Step(task.name, _describe(task.name, task.result), ms))
+        return turns
+
     def confirm(self, thread_id: str, who: str, source: str) -> Incident:
         """The on-call agrees with the thread's last diagnosis: it joins incident memory.
         A thread with no diagnosis, or none with a root cause, is a NetopsError."""
@@ -152,6 +168,12 @@ class Copilot:
                 "llm_calls": state.get("llm_calls", 0),
                 "intent": state.get("intent"), "input_errors": state.get("input_errors", []),
                 "elapsed_ms": steps[-1].data["elapsed_ms"]}
+
+
+def _when(stamp: str | None) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(stamp).timestamp() if stamp else 0.0
 
 
 def _describe(node: str, delta: dict[str, Any]) -> dict[str, Any]:

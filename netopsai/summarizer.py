@@ -23,17 +23,28 @@ def _cell(v: Any) -> str:
     return cell_text(v).replace("|", "\\|").replace("\n", " ")
 
 
+def _shown(ev: Evidence) -> tuple[list[dict[str, Any]], str]:
+    """The rows a table in the answer shows and how it says what it left out. A path keeps its
+    last hop (where it ends is the point), so a long one shows its first hops and the last."""
+    rows = ev.rows
+    if len(rows) <= TABLE_ROWS:
+        return rows, ""
+    if ev.tool == "traceroute":
+        return [*rows[:TABLE_ROWS - 1], rows[-1]], (f" (hops 1–{TABLE_ROWS - 1} and the last, "
+                                                    f"of {len(rows)} rows)")
+    return rows[:TABLE_ROWS], f" ({TABLE_ROWS} of {len(rows)})"
+
+
 def table(ev: Evidence) -> str:
     """A caption citing the evidence, a blank line and a markdown table of its first rows."""
     from netopsai.tools.registry import REGISTRY
 
     t = REGISTRY.get(ev.tool)
+    shown, more = _shown(ev)
     cols = t.shown_columns(ev) if t else ev.columns
-    cols = [c for c in cols if any(c in r for r in ev.rows[:TABLE_ROWS])][:9]
+    cols = [c for c in cols if any(c in r for r in shown)][:9]
     if not ev.rows or not cols:
         return ""
-    shown = ev.rows[:TABLE_ROWS]
-    more = f" ({len(shown)} of {len(ev.rows)})" if len(ev.rows) > len(shown) else ""
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(_cell(r.get(c)) for c in cols) + " |" for r in shown]
     return f"Rows of [{ev.id}] ({ev.tool}){more}:\n\n" + "\n".join(lines)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -21,7 +22,9 @@ from netopsai.ui.gradio.views import (
     evidence_html,
     inert,
     link_citations,
+    link_devices,
     path_html,
+    split_details,
     telemetry_plot,
     trace_of,
 )
@@ -100,9 +103,39 @@ def _paragraphs(text: str) -> list[str]:
     return [p for p in text.split("\n\n") if p.strip()] or [text]
 
 
+NAMES_TTL_S = 60.0  # device names for links: re-read a minute later (imports, discovery)
+
+
+def answer_parts(answer: str, known: set[str], names: set[str]) -> tuple[str, ChatMessage | None]:
+    """The answer's prose (citations and device names linked) and, folded away, its row tables
+    and evidence list: the conclusion is what fills the screen, the rows are a click away."""
+    prose, details = split_details(answer)
+    text = link_devices(link_citations(inert(prose or answer), known), names)
+    if not details or not prose:
+        return text, None
+    tables = details.count("Rows of [")
+    title = ("rows behind the answer" + (f" ({count(tables, 'table')})" if tables else "")
+             + " and the evidence list")
+    body = link_devices(link_citations(inert(details), known), names)
+    return text, ChatMessage(body, metadata={"title": title, "status": "done"})
+
+
 class ChatHandler:
     def __init__(self, copilot: Copilot) -> None:
         self.copilot = copilot
+        self._names: tuple[float, set[str]] = (-NAMES_TTL_S, set())
+
+    def device_names(self) -> set[str]:
+        """The inventory's device names, to link in answers (cached for NAMES_TTL_S)."""
+        at, names = self._names
+        if time.monotonic() - at >= NAMES_TTL_S:
+            try:
+                names = {d["name"] for d in self.copilot.backends.inventory.devices(
+                    None, None, None, None)}
+            except NetopsError:  # no network yet: nothing to link
+                names = set()
+            self._names = (time.monotonic(), names)
+        return names
 
     def conversation(self, thread: str, user: str | None = None) -> dict[str, Any]:
         """The thread's saved state (the checkpointer keeps it across restarts)."""
@@ -146,14 +179,36 @@ class ChatHandler:
         """Stream the answer paragraph by paragraph, with the evidence panel already filled so
         its citation links resolve as soon as they appear."""
         panel, turn_ev, known = self._views(self.conversation(thread, user))
-        linked = _paragraphs(link_citations(inert(answer), known))
+        prose, folded = answer_parts(answer, known, self.device_names())
+        linked = _paragraphs(prose)
         trace = trace_of(turn_ev)
         base = ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
                         "writing…", turn_ev)
         for i in range(1, len(linked) + 1):
-            status = (f"answered in {elapsed / 1000:.1f} s · thread `{thread}`"
-                      if i == len(linked) else "writing…")
-            yield replace(base, history=history + [ChatMessage("\n\n".join(linked[:i]))], status=status)
+            shown = [ChatMessage("\n\n".join(linked[:i]))]
+            if i == len(linked):
+                status = f"answered in {elapsed / 1000:.1f} s · thread `{thread}`"
+                shown += [folded] if folded else []
+            else:
+                status = "writing…"
+            yield replace(base, history=history + shown, status=status)
+
+    def _replay(self, state: dict[str, Any], trail: list[list[Step]],
+                known: set[str]) -> list[Any]:
+        """A saved conversation as it was shown: each question, the steps that answered it
+        (when the checkpoints still hold them) and the answer with its folded rows."""
+        history: list[Any] = []
+        names = self.device_names()
+        questions = [m for m in state.get("messages", []) if m.type == "human"]
+        turns = iter(trail if len(trail) == len(questions) else [])
+        for m in state.get("messages", []):
+            if m.type == "human":
+                history.append({"role": "user", "content": inert(str(m.content))})
+                history += [msg for step in next(turns, []) for msg in step_messages(step)]
+            elif m.type == "ai" and m.content and not getattr(m, "tool_calls", None):
+                prose, folded = answer_parts(str(m.content), known, names)
+                history += [ChatMessage(prose), *([folded] if folded else [])]
+        return history
 
     def feedback(self, thread: str, liked: bool, user: str | None = None) -> str:
         """A thumbs-up on an answer confirms the thread's diagnosis into incident memory; a
@@ -172,13 +227,7 @@ class ChatHandler:
         the id came from the on-call (a link, the box), so an empty thread is one not found."""
         state = self.conversation(thread, user)
         panel, turn_ev, known = self._views(state)
-        history: list[Any] = []
-        for m in state.get("messages", []):
-            if m.type == "human":
-                history.append({"role": "user", "content": inert(str(m.content))})
-            elif m.type == "ai" and m.content and not getattr(m, "tool_calls", None):
-                history.append({"role": "assistant",
-                                "content": link_citations(inert(str(m.content)), known)})
+        history = self._replay(state, self.copilot.trail(thread_key(thread, user)), known)
         status = (f"resumed thread `{thread}`" if history else
                   f"thread `{thread}` not found; a new conversation starts under it" if asked else
                   f"new thread `{thread}`")

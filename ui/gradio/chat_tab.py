@@ -4,14 +4,36 @@ path, plots, evidence) and the thread box. The handler (chat.py) does the work."
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import gradio as gr
 
+from netopsai.backends.base import Backends
+from netopsai.errors import NetopsError
 from netopsai.service import Copilot
 from netopsai.ui.gradio.chat import ChatHandler, ChatView, new_thread
 from netopsai.ui.gradio.shell import query_param
 
+# after an answer: show it from its first line (the conclusion), not the bottom of its rows
+SHOW_ANSWER = """() => { setTimeout(() => {
+  const rows = document.querySelectorAll('#chat .message-row.bot-row');
+  const row = rows[rows.length - 1];
+  if (!row) return;
+  const answer = [...row.querySelectorAll('.message')].find(
+    m => m.querySelector(':scope > div > .message-content'));
+  if (answer) answer.scrollIntoView({block: 'start'});
+}, 150); }"""
+# the address bar holds the thread, so a reload or a pasted link reopens it
+THREAD_URL = """(tid) => { if (!tid) return;
+  const u = new URL(window.location.href); u.hash = '';
+  u.searchParams.delete('device'); u.searchParams.set('thread', tid);
+  window.history.replaceState(null, '', u.toString()); }"""
+COPY_LINK = """(tid) => { const u = new URL(window.location.href); u.hash = ''; u.search = '';
+  u.searchParams.set('thread', tid);
+  if (navigator.clipboard) { navigator.clipboard.writeText(u.toString()); }
+  return 'Link to this thread (copied): ' + u.toString(); }"""
 SEED_QUESTIONS = ["10.1.3.20 to 10.2.1.40 not communicating", "list the PoDs of dc1 and their segments",
                   "any DCI link alarms in the last 2 hours?",
                   "port link status across all switches since 08:00", "who owns 10.1.3.20?"]
@@ -29,6 +51,19 @@ def _chat_outputs(view: ChatView) -> tuple[Any, ...]:
         bars = gr.update(value=frame, visible=True, y_title=str(frame["measure"].iloc[0]))
     path = gr.update(value=view.path, visible=bool(view.path))
     return "", view.history, view.evidence, line, bars, path, view.status
+
+
+def network_clock(backends: Backends) -> str:
+    """The network's clock (the lab's is simulated: "the last 2 hours" are counted from it), in
+    the network's zone with UTC beside it."""
+    try:
+        now = backends.inventory.clock()
+    except NetopsError as exc:
+        return f"<small>{exc}</small>"
+    utc = now.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    zone = backends.zone if backends.zone not in ("", "UTC") else None
+    local = now.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M %Z") if zone else ""
+    return f"<small>network clock: {local + ' (' + utc + ')' if local else utc}</small>"
 
 
 def _side_panels() -> tuple[Any, ...]:
@@ -70,7 +105,8 @@ class _ChatEvents:
 
     def on_load(self, request: gr.Request) -> tuple[Any, ...]:
         # ?thread=ID resumes a saved conversation (a reload, or a link shared in the incident)
-        return self.open_thread(query_param(request, "thread"), request)
+        return (*self.open_thread(query_param(request, "thread"), request),
+                network_clock(self.chat.copilot.backends))
 
 
 def chat_tab(app: gr.Blocks, copilot: Copilot) -> gr.Textbox:
@@ -84,18 +120,25 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> gr.Textbox:
                              show_label=False, submit_btn=True, elem_id="question")
             examples = gr.Examples(SEED_QUESTIONS, inputs=[box], label="Try")
         with gr.Column(scale=2):
+            with gr.Row():
+                clock = gr.Markdown(elem_id="chat-clock")
+                copy_btn = gr.Button("Copy link", size="sm", elem_id="copy-link", scale=0)
+                new_btn = gr.Button("New thread", size="sm", elem_id="new-thread", scale=0)
+            link = gr.Markdown(elem_id="thread-link")
             status, path, line, bars, evidence = _side_panels()
-            with gr.Accordion("Thread", open=False):
+            with gr.Accordion("Resume a thread", open=False):
                 thread_box = gr.Textbox(label="thread id (paste one to resume it)", elem_id="thread-id")
-                with gr.Row():
-                    resume_btn = gr.Button("Resume", size="sm")
-                    new_btn = gr.Button("New thread", size="sm")
+                resume_btn = gr.Button("Resume", size="sm")
     ev = _ChatEvents(chat)
     panels = [bot, evidence, line, bars, path, status]
-    box.submit(ev.respond, [box, bot, thread], [box, *panels])
-    examples.load_input_event.then(ev.respond, [box, bot, thread], [box, *panels])
-    resume_btn.click(ev.open_thread, [thread_box], [thread, thread_box, *panels])
-    new_btn.click(ev.new_thread, None, [thread, thread_box, *panels])
+    for asked in (box.submit(ev.respond, [box, bot, thread], [box, *panels]),
+                  examples.load_input_event.then(ev.respond, [box, bot, thread], [box, *panels])):
+        asked.then(None, [thread_box], None, js=THREAD_URL).then(None, None, None, js=SHOW_ANSWER)
+    for opened in (resume_btn.click(ev.open_thread, [thread_box], [thread, thread_box, *panels]),
+                   new_btn.click(ev.new_thread, None, [thread, thread_box, *panels])):
+        opened.then(None, [thread_box], None, js=THREAD_URL)
+    # js reads the box, not the State: a State's value lives on the server only
+    copy_btn.click(None, [thread_box], [link], js=COPY_LINK)
     bot.like(ev.like, [thread], [status])  # thumbs-up: the diagnosis joins incident memory
-    app.load(ev.on_load, None, [thread, thread_box, *panels])
+    app.load(ev.on_load, None, [thread, thread_box, *panels, clock])
     return box

@@ -8,12 +8,14 @@ import html
 import re
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 import pandas as pd
 
 from netopsai.evidence import CITATION, cell_text
 
-MAX_ROWS = 50
+MAX_ROWS = 50  # rows a page of an evidence table shows; later pages open on demand
+MAX_PAGES = 20  # beyond this many pages, the panel says how to get the whole table
 MAX_PORTS = 8  # a timeline with more lines than this is unreadable
 _OK, _WARN, _BAD, _GREY = "#16a34a", "#d97706", "#dc2626", "#6b7280"
 GOOD = ("ok", "reached")
@@ -35,28 +37,87 @@ def inert(markdown: str) -> str:
     return _REF_DEF.sub(lambda m: f"{m.group(1)}\\[{m.group(2)}]:", text)
 
 
+_LINKABLE = re.compile(r"\\?" + CITATION.pattern)  # inert() escapes the second of "[E3][E4]"
+
+
 def link_citations(answer: str, known: set[str]) -> str:
     """[E1] -> a link to the evidence panel's entry, so a citation shows the rows behind it."""
     def link(m: re.Match[str]) -> str:
         eid = m.group(1)
         return f"[\\[{eid}\\]](#{anchor(eid)})" if eid in known else m.group(0)
-    return CITATION.sub(link, answer)
+    return _LINKABLE.sub(link, answer)
+
+
+def device_href(name: str) -> str:
+    """The device page's address, relative to the app (`?device=NAME`)."""
+    return f"?device={quote(name, safe='')}"
+
+
+_NAME = re.compile(r"(?<![\w.\-/=\[])[A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9](?![\w\-]|\]\()")
+
+
+def link_devices(markdown: str, names: set[str]) -> str:
+    """Each known device name outside code spans becomes a link to its page. Run after `inert`
+    (the names come from our inventory, the text around them may not)."""
+    def link(m: re.Match[str]) -> str:
+        name = m.group(0)
+        return f"[{name}]({device_href(name)})" if name in names else name
+    parts = markdown.split("`")
+    return "`".join(_NAME.sub(link, p) if i % 2 == 0 else p for i, p in enumerate(parts))
+
+
+_BELOW = ("Rows of [", "### Evidence")
+
+
+def split_details(answer: str) -> tuple[str, str]:
+    """(the answer's prose, its row tables and evidence list): a diagnosis shows the first and
+    folds the second away, so the conclusion is what fills the screen."""
+    paras = answer.split("\n\n")
+    at = next((i for i, p in enumerate(paras) if p.lstrip().startswith(_BELOW)), len(paras))
+    return "\n\n".join(paras[:at]).strip(), "\n\n".join(paras[at:]).strip()
 
 
 def _cell(v: Any) -> str:
     return html.escape(cell_text(v))
 
 
+def _first(cols: list[str]) -> list[str]:
+    """The column an on-call reads first (a hop's status: !X, *) right after the device, so a
+    narrow panel shows it without scrolling."""
+    if "status" in cols and "device" in cols:
+        cols = [c for c in cols if c != "status"]
+        cols.insert(cols.index("device") + 1, "status")
+    return cols
+
+
+# prose columns wrap between words; every other cell (names, addresses, ports) stays whole
+PROSE = {"summary", "message", "description", "why", "reason", "events", "text", "detail"}
+
+
+def _table(cols: list[str], rows: list[dict[str, Any]]) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    kind = [' class="np-text"' if c in PROSE else "" for c in cols]
+    body = "".join("<tr>" + "".join(f"<td{k}>{_cell(r.get(c))}</td>" for c, k in zip(cols, kind, strict=True))
+                   + "</tr>" for r in rows)
+    return f'<div class="np-scroll"><table class="np-rows"><tr>{head}</tr>{body}</table></div>'
+
+
 def rows_table(columns: list[str], rows: list[dict[str, Any]], limit: int = MAX_ROWS) -> str:
+    """Every row, a page at a time: the first page open, each further page a fold of its own
+    (up to MAX_PAGES; the rest are counted, never dropped without a word)."""
     if not rows:
         return "<p><i>no rows</i></p>"
-    cols = columns or list(rows[0])
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
-    body = "".join("<tr>" + "".join(f"<td>{_cell(r.get(c))}</td>" for c in cols) + "</tr>"
-                   for r in rows[:limit])
-    more = f"<p><i>{len(rows) - limit} more rows</i></p>" if len(rows) > limit else ""
-    return (f'<div style="overflow-x:auto"><table class="np-rows"><tr>{head}</tr>{body}</table></div>'
-            f"{more}")
+    cols = _first(columns or list(rows[0]))
+    out = [_table(cols, rows[:limit])]
+    shown = min(len(rows), limit * MAX_PAGES)
+    for start in range(limit, shown, limit):
+        end = min(start + limit, len(rows))
+        out.append(f'<details class="np-page"><summary>rows {start + 1}–{end} of {len(rows)}'
+                   f"</summary>{_table(cols, rows[start:end])}</details>")
+    if shown < len(rows):
+        out.append(f"<p><i>{len(rows) - shown} more rows: <code>netopsai tool … --format csv"
+                   f"</code> prints them all</i></p>")
+    return "".join(out)
 
 
 def _args_text(args: dict[str, Any]) -> str:
