@@ -61,9 +61,12 @@ def test_chat_streams_steps_then_a_cited_answer(acl_backends: Backends) -> None:
     assert steps[0].startswith("planner: diagnose.connectivity -> traceroute")
     assert any(t.startswith("[E1] traceroute") for t in steps)
     assert "diagnosis: config.acl_block dc1-leaf-03" in steps
-    assert all(m.metadata["duration"] >= 0 for m in final.history[1:-1])
-    answer = text(final.history[-1])
-    assert "config.acl_block" in answer and "dc1-leaf-03" in answer
+    assert all(m.metadata["duration"] >= 0 for m in final.history[1:-2])
+    answer = text(final.history[-2])
+    assert "config.acl_block" in answer and "[dc1-leaf-03](?device=dc1-leaf-03)" in answer
+    folded = final.history[-1]  # the rows and the evidence list, folded below the prose
+    assert folded.metadata["title"].startswith("rows behind the answer")
+    assert "Rows of [" not in answer and "| [dc1-leaf-03](?device=dc1-leaf-03) |" in text(folded)
     assert "[\\[E1\\]](#ev-E1)" in answer  # citations link to the evidence panel
     for eid in ("E1", "E2", "E3"):
         assert f'id="ev-{eid}"' in final.evidence
@@ -71,6 +74,7 @@ def test_chat_streams_steps_then_a_cited_answer(acl_backends: Backends) -> None:
     assert final.plot is None and final.status.startswith("answered in")
     # the answer streams in: earlier views hold a prefix of it
     assert len(text(views[-2].history[-1])) < len(answer)
+    assert not views[-2].history[-1].metadata  # prose, not a step
 
 
 def test_resume_rebuilds_the_conversation(acl_backends: Backends) -> None:
@@ -78,8 +82,10 @@ def test_resume_rebuilds_the_conversation(acl_backends: Backends) -> None:
     list(chat.turn(QUESTION, [], "t2"))
     list(chat.turn("who owns 10.1.3.20?", [], "t2"))
     view = chat.resume("t2")
-    assert [m["role"] for m in view.history] == ["user", "assistant"] * 2
-    assert "dc1-host-03-1" in view.history[-1]["content"]
+    asked = [m["content"] for m in view.history if isinstance(m, dict)]
+    assert asked == [QUESTION, "who owns 10.1.3.20?"]
+    answers = [text(m) for m in view.history if isinstance(m, ChatMessage) and not m.metadata]
+    assert len(answers) == 2 and "dc1-host-03-1" in answers[-1]
     assert 'id="ev-E1"' in view.evidence and view.status.startswith("resumed")
     assert chat.resume("never-used").history == []
 
@@ -168,18 +174,20 @@ def test_batch_handler_streams_progress_then_summary_and_csv(acl_backends: Backe
     text_in = "# header comment\n" + pairs_text(acl_backends) + "\nnot-an-ip,10.2.1.40\n10.1.3.20,10.2.1.20\n"
     views = list(handler.run(text_in, None, "", lambda *a, **k: calls.append(a)))
     assert "0/50" in views[0].progress and "running" in views[0].progress
-    sizes = [len(v.table) for v in views]
+    sizes = [len(v.table.data) for v in views]
     assert sizes == [0, *range(1, 51), 50]  # the table fills as pairs finish
     assert [c[0] for c in calls] == [(i, 50) for i in range(1, 51)]  # gr.Progress per pair
     final = views[-1]
     assert "50/50" in final.progress and "done" in final.progress
-    assert len(final.table) == 50
-    failing = final.table[final.table["reachable"] == "false"]
+    frame = final.table.data
+    assert len(frame) == 50
+    failing = frame[frame["reachable"] == "false"]
+    assert set(failing["status"]) == {"unreachable"}
     assert len(failing) == 10 and set(failing["failing_device"]) == {"dc1-leaf-03"}
     assert set(failing["cause"]) == {"config.acl_block"}
     assert "10 pairs fail at dc1-leaf-03: config.acl_block" in final.summary
     assert "line 52: 'not-an-ip' is not an IPv4 address" in final.summary
-    assert "1 duplicate pairs checked once" in final.summary
+    assert "1 duplicate pair checked once" in final.summary
     with open(final.csv_path or "") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 50 and rows[0]["line"] == "2"
@@ -193,7 +201,7 @@ def test_batch_handler_reports_empty_and_bad_input(backends: Backends, tmp_path:
     upload = tmp_path / "ips.txt"
     upload.write_text("10.2.1.40\n")
     done = list(handler.run("ignored when a file is uploaded", str(upload), ""))[-1]
-    assert len(done.table) == 1 and done.table.iloc[0]["dst"] == "10.2.1.40"
+    assert len(done.table.data) == 1 and done.table.data.iloc[0]["dst"] == "10.2.1.40"
 
 
 def test_login_users_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -220,7 +228,7 @@ def test_build_app_and_first_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     app = gradio_app.build_app(Copilot(backends), backends)
     assert isinstance(app, gr.Blocks)
     labels = {b.label for b in app.blocks.values() if isinstance(b, gr.Tab)}
-    assert labels == {"Chat", "Batch", "Alarms"}
+    assert labels == {"Chat", "Batch", "Alarms", "Device"}
     import os
     assert os.environ["GRADIO_ANALYTICS_ENABLED"] == "False"
     monkeypatch.setenv("NETOPSAI_HOME", str(tmp_path / "home"))

@@ -30,6 +30,7 @@ from netopsai.batch.output import Sink, read_done, summarize, summary_lines
 from netopsai.batch.parse import Parsed, check_source, default_source, parse_input, read_text
 from netopsai.batch.runner import BatchChecker
 from netopsai.errors import NetopsError
+from netopsai.words import count
 
 MAX_BAD_SHOWN = 20
 
@@ -149,7 +150,7 @@ def _notes(err: Console, parsed: Parsed, resumed: int, out: Path | None) -> None
     if len(parsed.errors) > MAX_BAD_SHOWN:
         err.print(f"skipped {len(parsed.errors) - MAX_BAD_SHOWN} more bad lines")
     if parsed.duplicates:
-        err.print(f"skipped {parsed.duplicates} duplicate pair{'s' if parsed.duplicates != 1 else ''}")
+        err.print(f"skipped {count(parsed.duplicates, 'duplicate pair')}")
     if resumed:
         err.print(f"resuming: {resumed} pairs already in {out}")
 

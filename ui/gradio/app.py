@@ -28,7 +28,7 @@ CSS = """
   white-space: nowrap; word-break: normal; overflow-wrap: normal; }
 .np-rows td.np-text { white-space: normal; min-width: 16em; }
 .np-ev { margin-bottom: 6px; } .np-ev summary, .np-page summary { cursor: pointer; }
-.np-ev:target { outline: 2px solid #f59e0b; }
+.np-ev:target, .np-ev.np-hit { outline: 2px solid #f59e0b; }
 #chat table { display: block; overflow-x: auto; max-width: 100%; }
 #chat td, #chat th { white-space: nowrap; word-break: normal; overflow-wrap: normal; }
 #chat-clock { font-variant-numeric: tabular-nums; }
@@ -78,6 +78,20 @@ def _loopback(host: str) -> bool:
 # through as markup still cannot make the browser fetch anything elsewhere (zero-click exfiltration)
 CSP = ('<meta http-equiv="Content-Security-Policy" content="img-src \'self\' data: blob:; '
        "media-src 'self' data: blob:; frame-src 'none'; object-src 'none'\">")
+# a citation link (#ev-E1) scrolls to its evidence in place: the page's <base> would otherwise
+# resolve it against the app's root and reload the page without its ?thread=
+CITE_CLICKS = """<script>
+document.addEventListener('click', (e) => {
+  const a = e.target.closest && e.target.closest('a[href^="#ev-"]');
+  if (!a) return;
+  const el = document.getElementById(a.getAttribute('href').slice(1));
+  if (!el) return;
+  e.preventDefault(); e.stopPropagation();
+  el.open = true; el.scrollIntoView({block: 'start'});
+  document.querySelectorAll('.np-ev.np-hit').forEach(x => x.classList.remove('np-hit'));
+  el.classList.add('np-hit');
+}, true);
+</script>"""
 
 
 def serve(host: str = "127.0.0.1", port: int = 7860) -> None:
@@ -93,4 +107,4 @@ def serve(host: str = "127.0.0.1", port: int = 7860) -> None:
     app.queue(default_concurrency_limit=8).launch(
         server_name=host, server_port=port, share=False, inbrowser=False, auth=auth,
         show_error=False, ssr_mode=False, mcp_server=False, quiet=True, css=CSS,
-        footer_links=["settings"], head=CSP)
+        footer_links=["settings"], head=CSP + CITE_CLICKS)

@@ -9,12 +9,14 @@ import queue
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pandas.io.formats.style import Styler
 
 from netopsai import batch
 from netopsai.backends.base import Backends
@@ -22,6 +24,7 @@ from netopsai.batch import Pair, PairResult
 from netopsai.batch.output import COLUMNS, Sink, summary_lines, to_row
 from netopsai.batch.parse import parse_input, read_text
 from netopsai.errors import NetopsError
+from netopsai.words import count
 
 EVERY_S = 0.25  # at most four table refreshes a second: the browser, not the checks, is the limit
 LIVE_ROWS = 1000  # rows sent per refresh while running; the final table has them all
@@ -31,24 +34,39 @@ MAX_INPUT = 5_000_000  # bytes of pasted or uploaded text
 @dataclass
 class BatchView:
     progress: str
-    table: pd.DataFrame
+    table: Styler  # the frame is .data
     summary: str = ""
     csv_path: str | None = None
     results: list[PairResult] = field(default_factory=list)
 
 
-def table(results: list[PairResult], limit: int | None = None) -> pd.DataFrame:
-    """The results as the CSV has them (same columns, same cell text), in input order."""
+# the status cell's colours (text, background): red and amber read at a glance, and the word
+# itself is there for anyone who does not see the colour
+STATUS_STYLE = {"reachable": ("#166534", "#dcfce7"), "degraded": ("#92400e", "#fef3c7"),
+                "unreachable": ("#991b1b", "#fee2e2"), "error": ("#374151", "#e5e7eb")}
+
+
+def _status_css(value: Any) -> str:
+    fg, bg = STATUS_STYLE.get(str(value), ("", ""))
+    return f"color: {fg}; background-color: {bg}; font-weight: 600" if fg else ""
+
+
+def table(results: list[PairResult], limit: int | None = None) -> Styler:
+    """The results as the CSV has them (same columns, same cell text), in input order, the
+    status cell coloured."""
     rows = sorted(results, key=lambda r: r.line)[:limit]
-    return pd.DataFrame([to_row(r) for r in rows], columns=COLUMNS)
+    frame = pd.DataFrame([to_row(r) for r in rows], columns=COLUMNS)
+    return frame.style.map(_status_css, subset=["status"])
 
 
-def progress_html(done: int, total: int, failed: int, finished: bool = False) -> str:
+def progress_html(done: int, total: int, results: list[PairResult], finished: bool = False) -> str:
     pct = 100 * done / total if total else 100
     what = "done" if finished else "running"
+    seen = Counter(r.status for r in results)
+    tally = ", ".join(f"{seen[k]} {k}" for k in ("unreachable", "degraded", "error") if seen[k])
     return (f'<div id="batch-progress-box"><progress id="batch-progress" value="{done}" max="{total or 1}" '
             f'style="width:100%;height:18px"></progress><div><b>{done}/{total}</b> pairs checked '
-            f"({pct:.0f}%), {failed} unreachable — {what}</div></div>")
+            f"({pct:.0f}%){': ' + tally if tally else ''} — {what}</div></div>")
 
 
 def summary_md(results: list[PairResult], errors: list[str]) -> str:
@@ -58,7 +76,7 @@ def summary_md(results: list[PairResult], errors: list[str]) -> str:
     head, *groups = summary_lines(batch.summarize(results), first_error) if results else [""]
     lines = [f"**{head}**" if head else "", *(f"- {html.escape(g, quote=False)}" for g in groups)]
     if errors:
-        lines.append("\n**input lines not checked:**")
+        lines.append("\n**about the input:**")
         lines += [f"- {html.escape(e, quote=False)}" for e in errors[:20]]
     return "\n".join(x for x in lines if x)
 
@@ -101,13 +119,13 @@ class BatchHandler:
         try:
             parsed = parse_input(read_input(text, upload), (source or "").strip() or self.default_source())
         except (ValueError, OSError, NetopsError) as exc:
-            yield BatchView(progress_html(0, 0, 0, True), table([]), f"**error:** {exc}")
+            yield BatchView(progress_html(0, 0, [], True), table([]), f"**error:** {exc}")
             return
         pairs, errors = parsed.pairs, parsed.errors
         if parsed.duplicates:
-            errors = [*errors, f"{parsed.duplicates} duplicate pairs checked once"]
+            errors = [*errors, f"{count(parsed.duplicates, 'duplicate pair')} checked once"]
         if not pairs:
-            yield BatchView(progress_html(0, 0, 0, True), table([]),
+            yield BatchView(progress_html(0, 0, [], True), table([]),
                             summary_md([], errors) or "Paste IP pairs (src,dst) or IPs, one a line.")
             return
         yield from self._check(pairs, errors, progress)
@@ -125,7 +143,7 @@ class BatchHandler:
                 got.put(("error", exc))
 
         results: list[PairResult] = []
-        yield BatchView(progress_html(0, len(pairs), 0), table([]))  # the bar shows at once
+        yield BatchView(progress_html(0, len(pairs), []), table([]))  # the bar shows at once
         threading.Thread(target=work, daemon=True, name="netopsai-batch").start()
         try:
             item: Any = None
@@ -142,21 +160,18 @@ class BatchHandler:
                     last, fresh = time.monotonic(), False
                     if progress:
                         progress((len(results), len(pairs)), desc="checking pairs", unit="pairs")
-                    yield BatchView(progress_html(len(results), len(pairs), _failed(results)),
+                    yield BatchView(progress_html(len(results), len(pairs), results),
                                     table(results, LIVE_ROWS), results=results)
         finally:
             stop.set()  # the browser went away or the run ended: no more work
         if kind == "error":
-            yield BatchView(progress_html(len(results), len(pairs), _failed(results), True),
+            yield BatchView(progress_html(len(results), len(pairs), results, True),
                             table(results), f"**error:** {type(item).__name__}: {item}", None, results)
             return
         yield self._final(list(item), len(pairs), errors)
 
     def _final(self, results: list[PairResult], total: int, errors: list[str]) -> BatchView:
         path = write_csv(results, self.out_dir)
-        return BatchView(progress_html(len(results), total, _failed(results), True), table(results),
+        return BatchView(progress_html(len(results), total, results, True), table(results),
                          summary_md(results, errors), str(path), results)
 
-
-def _failed(results: list[PairResult]) -> int:
-    return sum(1 for r in results if not r.reachable)
