@@ -6,6 +6,7 @@ run_tool, so the page shows exactly what an answer would cite. Pure functions, n
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
@@ -137,6 +138,11 @@ def _last_change(port: dict[str, Any] | None, zone: tzinfo) -> str:
     return f"{state} at {when(stamp, zone)}"
 
 
+def _natural(name: str) -> list[Any]:
+    """Ethernet2 before Ethernet10: digit runs compare as numbers."""
+    return [(0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"(\d+)", name) if x]
+
+
 def interfaces_frame(ifaces: list[dict[str, Any]], ports: dict[str, dict[str, Any]],
                      zone: tzinfo) -> pd.DataFrame:
     """One row per interface, those down now first: the state now (the inventory's oper
@@ -147,7 +153,7 @@ def interfaces_frame(ifaces: list[dict[str, Any]], ports: dict[str, dict[str, An
              "in the window": _in_window(ports.get(i["name"])),
              "description": text(i.get("description")), "speed": _speed(i.get("speed_mbps")),
              "mtu": text(i.get("mtu")), "ip": text(i.get("ip"))} for i in ifaces]
-    rows.sort(key=lambda r: r["state"] == "up")  # stable: inventory order within each group
+    rows.sort(key=lambda r: (r["state"] == "up", _natural(r["interface"])))
     return pd.DataFrame(rows, columns=IFACE_COLUMNS)
 
 
@@ -161,8 +167,8 @@ def timeline_frame(tele: Evidence, ifaces: list[dict[str, Any]], name: str,
     moved = sorted(tele.rows, key=lambda r: (r.get("state_at_end") == "up", -(r.get("transitions") or 0)))
     seen = {r["interface"] for r in moved}
     quiet = [{"device": name, "interface": i["name"], "state_at_start": "up", "state_at_end": "up"}
-             for i in ifaces if i["name"] not in seen and i.get("oper_status") == "up"
-             and i.get("speed_mbps")]  # physical ports: an SVI has no telemetry of its own
+             for i in sorted(ifaces, key=lambda i: _natural(i["name"])) if i["name"] not in seen
+             and i.get("oper_status") == "up" and i.get("speed_mbps")]  # an SVI has no telemetry
     frame = status_timeline({"window": tele.window, "rows": (moved + quiet)[:MAX_PORTS]})
     frame["port"] = frame["port"].str.removeprefix(f"{name} ")
     frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.tz_convert(zone).dt.tz_localize(None)
@@ -246,7 +252,7 @@ def _status(page: DevicePage, tele: Evidence, zone: tzinfo) -> str:
             if w else "")
     counts = (f"{down} of {count(len(page.interfaces), 'interface')} down · "
               f"{count(len(page.alarms), 'open alarm')} · {count(len(page.cases), 'case')} · "
-              f"{count(len(page.changes), 'change record')}")
+              f"{count(len(page.changes), 'change record')} · {count(len(page.events), 'log line')}")
     return f"{page.name}: {counts}{span}"
 
 

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 _UP, _DOWN, _GREY = "#16a34a", "#dc2626", "#6b7280"
 DEFAULT_WINDOW = "24h"
+_WARM = ["#dc2626", "#ea580c", "#b91c1c", "#d97706", "#be185d", "#9a3412", "#f43f5e", "#a16207"]
+_COOL = ["#2563eb", "#16a34a", "#0891b2", "#7c3aed", "#0d9488", "#4f46e5", "#65a30d", "#475569"]
 
 
 def state_colours(frame: pd.DataFrame, column: str) -> Styler:
@@ -25,6 +27,17 @@ def state_colours(frame: pd.DataFrame, column: str) -> Styler:
     def colour(v: Any) -> str:
         return f"color: {_UP if v == 'up' else _DOWN}; font-weight: 600"
     return frame.style.map(colour, subset=[column])
+
+
+def port_colours(timeline: pd.DataFrame) -> dict[str, str]:
+    """Warm colours for ports down at the end, cool ones for the rest. Also what makes the plot
+    redraw its legend: gradio 6.31 re-renders a LinePlot on a new color_map but only swaps the
+    data on a new value (the legend keeps the last device's ports), so the map is set by a
+    second event once the new value is in place."""
+    last = timeline.groupby("port", sort=False)["up"].last()
+    down = iter(_WARM)
+    up = iter(_COOL)
+    return {str(p): next(down) if v == 0 else next(up) for p, v in last.items()}
 
 
 def _status_html(page: DevicePage) -> str:
@@ -38,8 +51,21 @@ def _status_html(page: DevicePage) -> str:
     return line + more
 
 
+# column widths (%) so headers never break mid-word and long text wraps in its own column
+WIDTHS = {
+    "device-interfaces": [10, 6, 6, 15, 14, 25, 6, 6, 12],
+    "device-neighbours": [15, 22, 15, 12, 12, 24],
+    "device-alarms": [12, 7, 12, 10, 11, 38, 10],
+    "device-cases": [5, 22, 7, 6, 11, 20, 29],
+    "device-changes": [9, 13, 13, 7, 34, 14, 10],
+    "device-events": [14, 12, 9, 16, 49],
+}
+
+
 def _labelled(frame: pd.DataFrame | Styler, label: str, n: int) -> Any:
-    return gr.update(value=frame, label=f"{label} ({n})")
+    """A table with its row count in the label; an empty one is hidden (the status line
+    already says "0 open alarms"), so the page has no empty panels."""
+    return gr.update(value=frame, label=f"{label} ({n})", visible=n > 0)
 
 
 def _outputs(page: DevicePage) -> tuple[Any, ...]:
@@ -50,7 +76,7 @@ def _outputs(page: DevicePage) -> tuple[Any, ...]:
                       "in the window", len(page.interfaces)),
             _labelled(state_colours(page.neighbours, "status"), "links and neighbours",
                       len(page.neighbours)),
-            page.timeline,
+            gr.update(value=page.timeline, visible=len(page.timeline) > 0),
             _labelled(page.alarms, "open alarms on the device", len(page.alarms)),
             _labelled(page.cases, "cases in the window that involve the device", len(page.cases)),
             _labelled(page.changes, "change records (at least the last 7 days)", len(page.changes)),
@@ -59,7 +85,7 @@ def _outputs(page: DevicePage) -> tuple[Any, ...]:
 
 def _table(elem_id: str, height: int = 320) -> gr.Dataframe:
     return gr.Dataframe(interactive=False, wrap=True, max_height=height, elem_id=elem_id,
-                        show_row_numbers=False)
+                        show_row_numbers=False, column_widths=[f"{w}%" for w in WIDTHS[elem_id]])
 
 
 def _body(zone: str) -> list[Any]:
@@ -67,14 +93,14 @@ def _body(zone: str) -> list[Any]:
     with gr.Column(visible=False, elem_id="device-body") as body:
         facts = gr.HTML(elem_id="device-facts")
         interfaces = _table("device-interfaces", 420)
-        with gr.Row(equal_height=False):
-            neighbours = _table("device-neighbours")
-            timeline = gr.LinePlot(x="time", y="up", color="port", y_lim=[-0.1, 1.1], height=300,
-                                   label=f"port state (1 up, 0 down); times in {zone}",
-                                   x_title=f"time ({zone})", y_title="up", elem_id="device-timeline")
-        with gr.Row(equal_height=False):
-            alarms = _table("device-alarms")
-            cases = _table("device-cases")
+        # full width: at half width the legend wraps and the plot clips its second row
+        timeline = gr.LinePlot(x="time", y="up", color="port", y_lim=[-0.1, 1.1],
+                               label=f"port state (1 up, 0 down; down ports first, at most 8); "
+                               f"times in {zone}", x_title=f"time ({zone})", y_title="up",
+                               elem_id="device-timeline")
+        neighbours = _table("device-neighbours", 400)
+        alarms = _table("device-alarms")
+        cases = _table("device-cases")
         changes = _table("device-changes")
         events = _table("device-events")
     return [body, facts, interfaces, neighbours, timeline, alarms, cases, changes, events]
@@ -89,19 +115,27 @@ def device_tab(shell: Shell) -> None:
         window = gr.Dropdown(WINDOWS, value=DEFAULT_WINDOW, label="window", allow_custom_value=True,
                              scale=1, elem_id="device-window")
         refresh = gr.Button("Refresh", scale=0, elem_id="device-refresh")
-    status = gr.HTML(elem_id="device-status")
+    status = gr.HTML(_status_html(device_page(backends, "")), elem_id="device-status")
     outputs = [status, *_body(zone)]
+    colours = gr.State({})  # the timeline's color_map, set after its value (port_colours)
 
     def fill(name: str | None, win: str | None) -> tuple[Any, ...]:
-        return _outputs(device_page(backends, name or "", win or DEFAULT_WINDOW))
+        page = device_page(backends, name or "", win or DEFAULT_WINDOW)
+        return (*_outputs(page), port_colours(page.timeline))
 
     def on_load(request: gr.Request) -> tuple[Any, ...]:
         """`?device=NAME`: open the tab on that device; otherwise leave every tab as it is."""
         name = query_param(request, "device")
         if not name:
-            return (gr.skip(),) * (len(outputs) + 2)
+            return (gr.skip(),) * (len(outputs) + 3)
         return (gr.Tabs(selected=DEVICE), gr.update(value=name), *fill(name, DEFAULT_WINDOW))
 
-    shell.app.load(on_load, None, [shell.tabs, picker, *outputs])
+    def recolour(cmap: dict[str, str]) -> Any:
+        return gr.update(color_map=cmap) if cmap else gr.skip()
+
+    timeline = next(c for c in outputs if isinstance(c, gr.LinePlot))
+    shell.app.load(on_load, None, [shell.tabs, picker, *outputs, colours]).then(
+        recolour, colours, timeline)
     # user actions only (.input, not .change): the load above sets the picker itself
-    gr.on([picker.input, window.input, refresh.click], fill, [picker, window], outputs)
+    gr.on([picker.input, window.input, refresh.click], fill, [picker, window],
+          [*outputs, colours]).then(recolour, colours, timeline)

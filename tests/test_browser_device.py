@@ -1,0 +1,99 @@
+"""The Device tab in a real browser (fixtures in browser_kit, over a lab of this module's own):
+opened by a link (`?device=NAME`, a full page load), switched with the picker, and an
+unknown name. Every request the page makes must stay on loopback."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from netopsai.lab.inject import inject
+from netopsai.lab.manage import init_lab, lab_info
+from netopsai.lab.scenario import Scenario
+from netopsai.store.engine import engine_for
+from tests.browser_kit import QUESTION, browser, page, server, shot
+
+pytestmark = pytest.mark.browser
+__all__ = ["browser", "page", "server"]  # fixtures pytest finds by name (home is this module's)
+
+TICKET = "CHG-1042"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """browser_kit's ACL fault on dc1-leaf-03, with the change that brought it in and a fabric
+    link of the same leaf down (an open alarm, a red port, a step in the timeline)."""
+    home = tmp_path_factory.mktemp("netopsai-home-device")
+    engine = engine_for(f"sqlite:///{home / 'netopsai.db'}")
+    init_lab(engine, "default", "small", 7)
+    inject(engine, Scenario.model_validate({
+        "id": "browser-device", "now": lab_info(engine).clock, "question": QUESTION,
+        "faults": [{"kind": "acl_block", "at": "-25m", "target": {"device": "dc1-leaf-03"},
+                    "params": {"dst": "10.2.1.0/24"}},
+                   {"kind": "change", "at": "-27m", "target": {"device": "dc1-leaf-03"},
+                    "params": {"summary": "Apply new ACL set", "ticket": TICKET}},
+                   {"kind": "link_down", "at": "-2h", "target": {"interface": "dc1-leaf-03:Ethernet52"}}]}))
+    return home
+
+
+def device_tab_selected(pg: Page) -> None:
+    expect(pg.get_by_role("tab", name="Device")).to_have_attribute("aria-selected", "true",
+                                                                    timeout=30_000)
+
+
+def test_a_device_link_opens_its_page(page: tuple[Page, list[str]], server: str) -> None:
+    pg, outside = page
+    pg.goto(f"{server}?device=dc1-leaf-03")  # what a device name in an answer links to
+    device_tab_selected(pg)
+    expect(pg.locator("#device-status")).to_contain_text("dc1-leaf-03: 1 of 9 interfaces down",
+                                                         timeout=30_000)
+    expect(pg.locator("#device-facts")).to_contain_text("NETOPS-FILTER deny")
+    changes = pg.locator("#device-changes")
+    expect(changes).to_contain_text(TICKET)
+    expect(changes).to_contain_text("Apply new ACL set")
+    interfaces = pg.locator("#device-interfaces")
+    expect(interfaces).to_contain_text("Ethernet52")
+    expect(interfaces).to_contain_text("Vlan103")
+    expect(pg.locator("#device-alarms")).to_contain_text("LINK_DOWN")
+    plot = pg.locator("#device-timeline")
+    expect(plot.locator("canvas, svg").first).to_be_visible(timeout=15_000)
+    expect(plot).to_contain_text("Ethernet52")  # the legend names the down port
+    shot(pg, "device-page.png")
+    assert "None" not in pg.locator("#device-body").inner_text()
+    assert outside == []
+
+
+def test_the_picker_switches_the_device(page: tuple[Page, list[str]], server: str) -> None:
+    pg, outside = page
+    pg.goto(f"{server}?device=dc1-leaf-03")
+    expect(pg.locator("#device-changes")).to_contain_text(TICKET, timeout=30_000)
+    box = pg.locator("#device-picker input")
+    box.click()
+    box.fill("dc1-spine-02")
+    pg.get_by_role("option", name="dc1-spine-02", exact=True).click()
+    status = pg.locator("#device-status")
+    expect(status).to_contain_text(re.compile(r"dc1-spine-02: 0 of \d+ interfaces down"),
+                                   timeout=30_000)
+    expect(pg.locator("#device-facts")).to_contain_text("spine")
+    expect(status).to_contain_text("0 change records")
+    expect(pg.locator("#device-changes")).to_be_hidden()  # no empty panel; leaf-03's rows gone
+    expect(pg.locator("#device-neighbours")).to_contain_text("dc1-leaf-03")
+    plot = pg.locator("#device-timeline")
+    expect(plot).to_contain_text("Ethernet8")  # the spine's first ports, in natural order ...
+    expect(plot).not_to_contain_text("Ethernet52")  # ... and none of the leaf's legend left
+    shot(pg, "device-picker.png")
+    assert outside == []
+
+
+def test_an_unknown_device_is_one_line(page: tuple[Page, list[str]], server: str) -> None:
+    pg, outside = page
+    pg.goto(f"{server}?device=nope")
+    device_tab_selected(pg)
+    line = pg.locator("#device-status")
+    expect(line).to_contain_text("unknown device 'nope'; did you mean", timeout=30_000)
+    expect(pg.locator("#device-body")).to_be_hidden()  # no empty panels under the error
+    shot(pg, "device-unknown.png")
+    assert outside == []
