@@ -102,10 +102,12 @@ def server(home: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def page(browser: Browser, server: str) -> Iterator[tuple[Page, list[str]]]:
-    """A fresh page on the app, and the list of non-loopback requests it tried (aborted)."""
-    ctx = browser.new_context(viewport={"width": 1500, "height": 1100}, accept_downloads=True)
+@contextmanager
+def open_page(browser: Browser, url: str, width: int = 1500,
+              height: int = 1100) -> Iterator[tuple[Page, list[str]]]:
+    """A fresh page (its own context) on `url`, and the list of non-loopback requests it tried
+    (aborted)."""
+    ctx = browser.new_context(viewport={"width": width, "height": height}, accept_downloads=True)
     outside: list[str] = []
 
     def guard(route: Route) -> None:
@@ -117,10 +119,20 @@ def page(browser: Browser, server: str) -> Iterator[tuple[Page, list[str]]]:
             route.continue_()
     ctx.route("**/*", guard)
     pg = ctx.new_page()
-    pg.goto(server)
-    expect(pg.locator("#question textarea")).to_be_visible(timeout=30_000)
-    yield pg, outside
-    ctx.close()
+    pg.goto(url)
+    expect(pg.locator("#question textarea")).to_be_attached(timeout=30_000)
+    try:
+        yield pg, outside
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def page(browser: Browser, server: str) -> Iterator[tuple[Page, list[str]]]:
+    """A fresh page on the app, and the list of non-loopback requests it tried (aborted)."""
+    with open_page(browser, server) as (pg, outside):
+        expect(pg.locator("#question textarea")).to_be_visible(timeout=30_000)
+        yield pg, outside
 
 
 def shot(pg: Page, name: str) -> None:

@@ -1,0 +1,108 @@
+"""The chat as an on-call sees it (issue 13), in Chromium at laptop and desktop sizes: the
+conclusion in view after a fault question, table cells that keep their words whole, every column
+reachable, the last hop shown, the thread in the address bar with a working copy-link, a shared
+link that reopens the conversation with its steps, and device names that open the device page (in a new tab)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from tests.browser_kit import QUESTION, browser, expand, home, open_page, server, shot
+
+pytestmark = pytest.mark.browser
+__all__ = ["browser", "home", "server"]  # fixtures pytest finds by name
+
+# the text of every table cell that is one word (no spaces) yet renders on more than one line
+BROKEN_CELLS = """(sel) => { const bad = [];
+  document.querySelectorAll(sel).forEach(td => {
+    const t = td.innerText.trim();
+    if (!t || /\\s/.test(t)) return;
+    const r = document.createRange(); r.selectNodeContents(td);
+    const tops = new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top)));
+    if (tops.size > 1) bad.push(t);
+  });
+  return bad; }"""
+
+
+def ask(pg: Page, question: str = QUESTION) -> None:
+    box = pg.locator("#question textarea")
+    box.fill(question)
+    box.press("Enter")
+    expect(pg.locator("#chat-status")).to_contain_text("answered in", timeout=30_000)
+
+
+def folded_rows(pg: Page) -> Locator:
+    rows = pg.locator("#chat .thought-group").filter(has_text="rows behind the answer").last
+    expand(rows, "Rows of")
+    return rows
+
+
+@pytest.mark.parametrize("width, height", [(1440, 900), (1280, 800)])
+def test_the_conclusion_is_in_view_and_tables_read(browser: Browser, server: str, width: int,
+                                                   height: int) -> None:
+    with open_page(browser, server, width, height) as (pg, outside):
+        ask(pg)
+        conclusion = pg.locator("#chat strong").filter(has_text="Likely root cause").last
+        expect(conclusion).to_be_in_viewport()  # the answer shows from its first line
+        expect(pg.locator("#chat")).to_contain_text("Impact:")
+        shot(pg, f"chat-conclusion-{width}.png")
+        # the hop table beside the chat ends with the hop where the trace stops
+        last_hop = pg.locator("#path-panel tr").last
+        last_hop.scroll_into_view_if_needed()
+        expect(last_hop).to_be_in_viewport()
+        expect(last_hop).to_contain_text("!X")
+        # every column of an evidence table can be brought into view (the panel scrolls sideways)
+        head = pg.locator("#evidence-panel #ev-E1 th").last
+        head.scroll_into_view_if_needed()
+        expect(head).to_be_in_viewport()
+        rows = folded_rows(pg)
+        answer_hops = rows.locator("table").first.locator("tr").last
+        expect(answer_hops).to_contain_text("!X")  # the answer's path table keeps its last hop
+        for where in ("#evidence-panel td", "#path-panel td", "#chat td"):
+            assert pg.evaluate(BROKEN_CELLS, where) == [], where
+        rows.scroll_into_view_if_needed()
+        shot(pg, f"chat-tables-{width}.png")
+        assert outside == []
+
+
+def test_the_address_bar_holds_the_thread_and_a_shared_link_restores_it(browser: Browser,
+                                                                       server: str) -> None:
+    with open_page(browser, server, 1440, 900) as (pg, outside):
+        pg.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        ask(pg)
+        expect(pg).to_have_url(re.compile(r"\?thread=\w+$"))
+        link = pg.url
+        pg.locator("#copy-link").click()
+        expect(pg.locator("#thread-link")).to_contain_text(link)
+        assert pg.evaluate("navigator.clipboard.readText()") == link
+        pg.locator('#chat a[href="#ev-E1"]').first.click()  # a citation scrolls, keeps the thread
+        expect(pg.locator("#evidence-panel #ev-E1")).to_be_in_viewport()
+        assert pg.url.startswith(link)
+        assert outside == []
+    with open_page(browser, link, 1440, 900) as (other, outside):  # someone opens the link
+        expect(other.locator("#chat-status")).to_contain_text("resumed thread", timeout=30_000)
+        steps = other.locator("#chat .thought-group")
+        expect(steps.filter(has_text="planner: diagnose.connectivity")).to_have_count(1)
+        expect(steps.filter(has_text="[E1] traceroute")).to_have_count(1)
+        expect(steps.filter(has_text="diagnosis: config.acl_block")).to_have_count(1)
+        expect(other.locator("#chat")).to_contain_text("an ACL blocks the traffic at dc1-leaf-03")
+        expect(other.locator("#evidence-panel #ev-E1")).to_contain_text("administratively prohibited")
+        expect(other.locator("#path-panel")).to_contain_text("dc1-leaf-03 !X")
+        shot(other, "chat-resumed.png")
+        assert outside == []
+
+
+def test_a_device_name_in_an_answer_opens_its_page(browser: Browser, server: str) -> None:
+    with open_page(browser, server, 1440, 900) as (pg, outside):
+        ask(pg)
+        with pg.context.expect_page() as opened:  # a new tab: the chat stays where it was
+            pg.locator('#chat a[href="?device=dc1-leaf-03"]').first.click()
+        device = opened.value
+        expect(device).to_have_url(re.compile(r"\?device=dc1-leaf-03$"), timeout=30_000)
+        expect(device.get_by_role("tab", name="Device")).to_have_attribute("aria-selected", "true",
+                                                                           timeout=30_000)
+        shot(device, "chat-device-link.png")
+        assert outside == []
