@@ -83,7 +83,7 @@ def conclusion(d: Diagnosis) -> str:
     text = first.text[:1].upper() + first.text[1:] if word.isalpha() else first.text  # not a name
     facts = "".join(f"\n- **{name}:** {f.text} {_cites(f.cites)}"
                     for name, f in (("Impact", d.impact), ("Since", d.since)) if f)
-    return f"{head} {text} {_cites(first.cites)}".rstrip() + (f"\n{facts}" if facts else "")
+    return f"{head} {text} {_cites(first.cites)}".rstrip() + facts  # one block: what, impact, since
 
 
 def diagnosis_sections(d: Diagnosis) -> list[str]:

@@ -129,7 +129,9 @@ def test_trace_names_the_acl_with_fields_citations_and_button(traced: dict[str, 
     assert "config.acl_block" in conclusion and "dc1-leaf-03" in conclusion
     fields = {f["text"].split("\n")[0]: f["text"].split("\n")[1]
               for f in block(final, "section", "fields")["fields"]}
-    assert fields["*Root cause*"] == "config.acl_block" and fields["*Device*"] == "dc1-leaf-03"
+    assert fields["*Root cause*"] == "an ACL blocks the traffic (`config.acl_block`)"
+    assert fields["*Device*"] == "dc1-leaf-03"
+    assert "*Impact:*" in conclusion and "*Since:*" in conclusion  # the whole conclusion block
     cites = texts(block(final, "context")["elements"])
     assert "traceroute" in cites and "window 2025-11-04T" in cites
     button = block(final, "actions")["elements"][0]

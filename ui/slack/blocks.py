@@ -8,6 +8,8 @@ import json
 import re
 from typing import Any
 
+from netopsai.words import plain
+
 EVIDENCE_ACTION = "netops_evidence"
 CONFIRM_ACTION = "netops_confirm"  # a thumbs-up: the diagnosis joins incident memory
 SECTION_MAX = 2900  # Slack caps a section's text at 3000 characters
@@ -59,6 +61,8 @@ def key_facts(result: dict[str, Any]) -> list[tuple[str, str]]:
         names = {"label": "Root cause", "device": "Device", "interface": "Interface",
                  "confidence": "Confidence"}
         facts += [(name, _value(rc[k])) for k, name in names.items() if rc.get(k) is not None]
+        if facts and facts[0][0] == "Root cause":  # in words, the label as its tag
+            facts[0] = ("Root cause", f"{plain(rc['label'])} (`{rc['label']}`)")
     for ev in result.get("evidence", [])[:1]:
         for k, v in ev.get("facts", {}).items():
             if isinstance(v, bool | int | float | str) and len(str(v)) <= 80:
