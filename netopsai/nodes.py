@@ -14,7 +14,7 @@ from netopsai.diagnosis.base import Diagnosis
 from netopsai.diagnosis.context import baseline_calls
 from netopsai.diagnosis.knowledge import Knowledge
 from netopsai.evidence import Evidence, Ledger, validate_citations
-from netopsai.planner import Entities, plan
+from netopsai.planner import Entities, Plan, plan
 from netopsai.routing import DEVICE, DIAGNOSE, MAX_ITERATIONS, after_tool_round
 from netopsai.state import CopilotState
 from netopsai.summarizer import render
@@ -45,8 +45,14 @@ def offline_plan(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
     from netopsai.planner.window_text import window_line
 
     clock, zone = tb.clock(), tb.backends.zone
-    p = plan(state["question"], tb.vocab(), clock, _entities(state), state.get("last_intent"),
-             zone, lambda ent: latest_change(tb, ent, clock), lambda ent: last_seen(tb, ent, clock))
+
+    def read(question: str) -> Plan:
+        return plan(question, tb.vocab(), clock, _entities(state), state.get("last_intent"), zone,
+                    lambda ent: latest_change(tb, ent, clock), lambda ent: last_seen(tb, ent, clock))
+    p = read(state["question"])
+    hint = state.get("window_hint")
+    if hint and p.entities.window is None:  # the picker's window, read as if the question said it
+        p = read(f"{state['question']} {hint}")
     said = p.entities.window is not None and p.intent != "unknown"
     return {"intent": p.intent, "recipe": p.recipe, "entities": asdict(p.entities),
             "pending": [{"tool": c.tool, "args": c.args} for c in p.calls],
@@ -171,7 +177,10 @@ def llm_plan(state: CopilotState, tb: Toolbox, planner: Any, first: bool) -> dic
     not leave the on-call with less than the offline planner would have found."""
     base = offline_plan(state, tb) if first else {}
     history = state.get("messages", [])[:-1]
-    d = planner.plan(state["question"], tb.clock(), history, turn_evidence(state))
+    question, hint = state["question"], state.get("window_hint")
+    if hint:
+        question += f"\n(The on-call's time picker says {hint!r}: use it if the question names no window.)"
+    d = planner.plan(question, tb.clock(), history, turn_evidence(state))
     tokens = state.get("tokens") or {"prompt": 0, "completion": 0}
     out: dict[str, Any] = {**base, "llm_calls": state.get("llm_calls", 0) + d.llm_calls,
                            "tokens": {k: tokens.get(k, 0) + d.tokens.get(k, 0) for k in tokens}}
@@ -264,10 +273,11 @@ def _llm_answer(state: CopilotState, llm: Any) -> tuple[str | None, dict[str, An
     return w.answer + notes, out
 
 
-def start_turn(question: str) -> dict[str, Any]:
-    """The input that starts a new turn: overwrite last turn's working values."""
+def start_turn(question: str, window_hint: str = "") -> dict[str, Any]:
+    """The input that starts a new turn: overwrite last turn's working values. `window_hint`:
+    a front end's time picker as words ("in the last 6h"), for a question that names no window."""
     return {"question": question, "turn": [], "pending": [], "iterations": 0, "notes": [],
             "diagnosis": None, "answer": "", "phase": "start", "recipe": None,
             "messages": [HumanMessage(content=question)], "tokens": {"prompt": 0, "completion": 0},
             "llm_calls": 0, "llm": "", "llm_text": "", "window_text": "", "input_errors": [],
-            "read_as": []}
+            "read_as": [], "window_hint": window_hint}

@@ -141,12 +141,15 @@ class Copilot:
 
         prestart()
 
-    def ask(self, question: str, thread_id: str = "default", user: str | None = None) -> Iterator[Step]:
-        """Answer one question in a thread, yielding each step as it completes."""
+    def ask(self, question: str, thread_id: str = "default", user: str | None = None,
+            window_hint: str = "") -> Iterator[Step]:
+        """Answer one question in a thread, yielding each step as it completes. `window_hint`:
+        a time picker's window in words ("in the last 6h", "between … and …"), used when the
+        question names none."""
         config: RunnableConfig = {"configurable": {"thread_id": thread_id},
                                   "metadata": {"user": user or ""}}
         t0 = last = time.perf_counter()
-        for update in self.graph.stream(start_turn(question), config, stream_mode="updates"):
+        for update in self.graph.stream(start_turn(question, window_hint), config, stream_mode="updates"):
             now = time.perf_counter()
             for node, delta in update.items():
                 yield Step(node, _describe(node, delta or {}), (now - last) * 1000)

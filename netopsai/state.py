@@ -31,6 +31,7 @@ class CopilotState(TypedDict, total=False):
     llm: str  # "" offline | active | done | fallback
     llm_text: str  # the LLM planner's own answer when it finished without more tool calls
     window_text: str  # the window the question named, as the answer's first line states it
+    window_hint: str  # a front end's time picker ("in the last 6h"): for a question naming none
     input_errors: list[str]  # bad input in the question (an invalid address, an unknown name)
     read_as: list[str]  # names read as other names ("read 'dc1-spine-4' as dc1-spine-04")
     # carried to the next turn for follow-ups ("and its upstream switch?")

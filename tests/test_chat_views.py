@@ -102,3 +102,19 @@ def test_a_resumed_thread_shows_every_turns_steps(backends: Any) -> None:
     trail = copilot.trail("t-resume")
     assert [s.node for s in trail[1]] == ["planner", "tools", "summarizer"]
     assert all(s.ms >= 0 for turn in trail for s in turn)
+
+
+def test_the_time_picker_applies_to_a_question_that_names_no_window(backends: Any) -> None:
+    chat = ChatHandler(Copilot(backends))
+    picked = {"start": "2025-11-04T17:00:00Z", "end": "2025-11-04T18:30:00Z"}
+    for question, window, wanted in (
+            ("any alarms on dc1-spine-01?", "6h", "6h"),
+            ("any alarms on dc1-spine-01 in the last 2 hours?", "6h", "2h"),  # the question wins
+            ("any alarms on dc1-spine-01?", picked, picked),
+            ("any alarms on dc1-spine-01?", None, None)):
+        thread = f"w-{question[-6:]}-{window}"
+        *_, final = chat.turn(question, [], thread, window=window)
+        [first] = [e for e in final.turn_evidence if e["tool"] == "alarms"]
+        assert first["args"].get("window") == wanted, (question, window, first["args"])
+        lead = chat.conversation(thread)["answer"].splitlines()[0]
+        assert lead.startswith("_Window:") == (wanted is not None)

@@ -103,6 +103,16 @@ def _paragraphs(text: str) -> list[str]:
     return [p for p in text.split("\n\n") if p.strip()] or [text]
 
 
+def window_words(window: str | dict[str, str] | None) -> str:
+    """A picker's window as the words a question would use, so the planner reads it the same
+    way ("in the last 6h", "between 2025-11-04T08:00:00Z and …")."""
+    if not window:
+        return ""
+    if isinstance(window, dict):
+        return f"between {window['start']} and {window['end']}"
+    return f"in the last {window}"
+
+
 NAMES_TTL_S = 60.0  # device names for links: re-read a minute later (imports, discovery)
 
 
@@ -148,8 +158,9 @@ class ChatHandler:
             {e["id"] for e in evidence}
 
     def turn(self, question: str, history: list[Any] | None, thread: str,
-             user: str | None = None) -> Iterator[ChatView]:
-        """One question: yields the growing chat as each step completes, then the answer."""
+             user: str | None = None, window: str | dict[str, str] | None = None) -> Iterator[ChatView]:
+        """One question: yields the growing chat as each step completes, then the answer.
+        `window`: the time picker's (a tool `window` value), for a question that names none."""
         history = list(history or [])
         question = (question or "").strip()
         if not question:
@@ -159,7 +170,8 @@ class ChatHandler:
         yield ChatView(history + [_pending("planning")], status="working…")
         answer, elapsed = "", 0.0
         try:
-            for step in self.copilot.ask(question, thread_key(thread, user), user):
+            for step in self.copilot.ask(question, thread_key(thread, user), user,
+                                         window_words(window)):
                 history += step_messages(step)
                 answer = step.data.get("answer", answer) if step.node == "summarizer" else answer
                 elapsed = step.data.get("elapsed_ms", elapsed)
