@@ -5,14 +5,18 @@ unknown name. Every request the page makes must stay on loopback."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+from sqlalchemy import Engine
+from sqlmodel import Session, select
 
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab, lab_info
 from netopsai.lab.scenario import Scenario
+from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
 from tests.browser_kit import QUESTION, browser, page, server, shot
 
@@ -20,6 +24,7 @@ pytestmark = pytest.mark.browser
 __all__ = ["browser", "page", "server"]  # fixtures pytest finds by name (home is this module's)
 
 TICKET = "CHG-1042"
+OUTSIDE = "http://198.51.100.7"  # not loopback: the page fixture aborts and records any request
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +41,24 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    {"kind": "change", "at": "-27m", "target": {"device": "dc1-leaf-03"},
                     "params": {"summary": "Apply new ACL set", "ticket": TICKET}},
                    {"kind": "link_down", "at": "-2h", "target": {"interface": "dc1-leaf-03:Ethernet52"}}]}))
+    hostile(engine)
     return home
+
+
+HOSTILE = f'<img src="{OUTSIDE}/img"> ![x]({OUTSIDE}/md) [y]({OUTSIDE}/link)'
+
+
+def hostile(engine: Engine) -> None:
+    """Network text that tries to load something: a port description and an alarm message."""
+    with Session(engine) as s:
+        port = s.exec(select(m.Interface).where(m.Interface.device == "dc1-leaf-03",
+                                                m.Interface.name == "Ethernet1")).one()
+        port.description = f"to host {HOSTILE}"
+        s.add(port)
+        s.add(m.Alarm(kind="LINK_DEGRADED", category="link", device="dc1-leaf-03", site="dc1",
+                      interface="Ethernet1", raised_at=lab_info(engine).clock - timedelta(minutes=5),
+                      source="syslog", message=f"errors {HOSTILE}"))
+        s.commit()
 
 
 def device_tab_selected(pg: Page) -> None:
@@ -61,8 +83,14 @@ def test_a_device_link_opens_its_page(page: tuple[Page, list[str]], server: str)
     plot = pg.locator("#device-timeline")
     expect(plot.locator("canvas, svg").first).to_be_visible(timeout=15_000)
     expect(plot).to_contain_text("Ethernet52")  # the legend names the down port
+    expect(interfaces).to_contain_text(f"to host {HOSTILE}")  # shown as text, not markup
+    expect(pg.locator("#device-alarms")).to_contain_text(f"errors {HOSTILE}")
+    pg.wait_for_timeout(1000)  # time for any image the page would load
     shot(pg, "device-page.png")
     assert "None" not in pg.locator("#device-body").inner_text()
+    pg.locator("#device-window input").click()
+    pg.get_by_role("option", name="1h", exact=True).click()  # the link went down 2h ago:
+    expect(interfaces).to_contain_text("no change, down 1h00m")  # down throughout this window
     assert outside == []
 
 
