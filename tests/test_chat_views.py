@@ -118,3 +118,13 @@ def test_the_time_picker_applies_to_a_question_that_names_no_window(backends: An
         assert first["args"].get("window") == wanted, (question, window, first["args"])
         lead = chat.conversation(thread)["answer"].splitlines()[0]
         assert lead.startswith("_Window:") == (wanted is not None)
+
+
+def test_a_diagnosis_step_shows_no_none() -> None:
+    from netopsai.service import Step
+    from netopsai.ui.gradio.chat import step_messages
+
+    [msg] = step_messages(Step("diagnose", {"label": "config.acl_block", "device": "dc1-spine-04",
+                                            "interface": None, "confidence": 0.9, "checks_run": 1}))
+    assert "None" not in msg.content and "interface" not in msg.content
+    assert "- device: `dc1-spine-04`" in msg.content

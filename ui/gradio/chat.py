@@ -69,7 +69,8 @@ def _step_body(step: Step) -> str:
                           for c in d.get("calls", [])) or "- no more tool calls"
         notes = "".join(f"\n\n_{n}_" for n in d.get("notes", []))
         return f"intent: **{d.get('intent') or 'next step'}**\n\n{calls}{notes}"
-    head = "\n".join(f"- {k}: `{d.get(k)}`" for k in ("label", "device", "interface", "confidence"))
+    head = "\n".join(f"- {k}: `{d[k]}`" for k in ("label", "device", "interface", "confidence")
+                     if d.get(k) is not None)
     # the engine's moves: recall, rankings, each check's verdict with the evidence it cites
     moves = "\n".join(f"- {x['tier']} · {x['action']} `{x['node']}`: {x['text'][:300]}"
                       + "".join(f" [{c}]" for c in x.get("cites", []))
