@@ -5,11 +5,11 @@ unknown name. Every request the page makes must stay on loopback."""
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
@@ -125,3 +125,34 @@ def test_an_unknown_device_is_one_line(page: tuple[Page, list[str]], server: str
     expect(pg.locator("#device-body")).to_be_hidden()  # no empty panels under the error
     shot(pg, "device-unknown.png")
     assert outside == []
+
+
+def tick(t: datetime) -> str:
+    """How the plot's time axis labels a tick (d3's multi-scale format)."""
+    if t.hour == 0 and t.minute == 0:
+        return f"{t:%a %d}"
+    return f"{t:%I %p}" if t.minute == 0 else f"{t:%I:%M}"
+
+
+def test_the_timeline_reads_in_the_network_zone_in_any_browser(browser: Browser, server: str) -> None:
+    """The tables give times in the network's zone (UTC here); the plot draws in the browser's
+    zone, so a browser in Tokyo must still see the network's hours on the axis."""
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100}, timezone_id="Asia/Tokyo")
+    try:
+        pg = ctx.new_page()
+        pg.goto(f"{server}?device=dc1-leaf-03")
+        status = pg.locator("#device-status")
+        expect(status).to_contain_text("dc1-leaf-03: ", timeout=30_000)
+        pg.locator("#device-window input").click()
+        pg.get_by_role("option", name="1h", exact=True).click()
+        expect(pg.locator("#device-interfaces")).to_contain_text("no change, down 1h00m")
+        end = re.search(r"\.\. (\d{4}-\d\d-\d\d \d\d:\d\d)", status.inner_text())
+        assert end, status.inner_text()
+        at = datetime.fromisoformat(end.group(1))
+        half = at.replace(minute=at.minute // 30 * 30)  # a tick at every spacing the plot picks
+        plot = pg.locator("#device-timeline")
+        expect(plot).to_contain_text(tick(half))
+        expect(plot).not_to_contain_text(tick(half + timedelta(hours=9)))  # Tokyo's wall time
+        shot(pg, "device-timeline-tokyo.png")
+    finally:
+        ctx.close()

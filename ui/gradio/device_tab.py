@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 import pandas as pd
 
+from netopsai.planner.zones import zone_of
 from netopsai.ui.gradio.device import WINDOWS, DevicePage, device_names, device_page, zone_info
 from netopsai.ui.gradio.shell import DEVICE, Shell, query_param
 
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 
 _UP, _DOWN, _GREY = "#16a34a", "#dc2626", "#6b7280"
 DEFAULT_WINDOW = "24h"
+BROWSER_ZONE = "(zone) => [Intl.DateTimeFormat().resolvedOptions().timeZone || '']"  # runs before on_load
 _WARM = ["#dc2626", "#ea580c", "#b91c1c", "#d97706", "#be185d", "#9a3412", "#f43f5e", "#a16207"]
 _COOL = ["#2563eb", "#16a34a", "#0891b2", "#7c3aed", "#0d9488", "#4f46e5", "#65a30d", "#475569"]
 
@@ -38,6 +40,19 @@ def port_colours(timeline: pd.DataFrame) -> dict[str, str]:
     down = iter(_WARM)
     up = iter(_COOL)
     return {str(p): next(down) if v == 0 else next(up) for p, v in last.items()}
+
+
+def for_browser(timeline: pd.DataFrame, browser_zone: str) -> pd.DataFrame:
+    """The plot draws each time as wall time in the browser's zone (and a naive time as UTC):
+    give it the instant whose wall time there is the network zone's wall time, so its axis reads
+    like the tables. An unknown browser zone leaves the frame as it is (right in a UTC browser)."""
+    tz = zone_of(browser_zone) if browser_zone else None
+    if tz is None or timeline.empty:
+        return timeline
+    out = timeline.copy()
+    out["time"] = pd.to_datetime([t.to_pydatetime().replace(tzinfo=tz) for t in timeline["time"]],
+                                 utc=True)
+    return out
 
 
 def _status_html(page: DevicePage) -> str:
@@ -106,6 +121,31 @@ def _body(zone: str) -> list[Any]:
     return [body, facts, interfaces, neighbours, timeline, alarms, cases, changes, events]
 
 
+class _Events:
+    """The tab's event functions over one set of backends."""
+
+    def __init__(self, shell: Shell, picker: gr.Dropdown, outputs: list[Any]) -> None:
+        self.backends, self.picker, self.outputs = shell.backends, picker, outputs
+
+    def fill(self, name: str | None, win: str | None, browser_zone: str | None) -> tuple[Any, ...]:
+        """The page's panels, the browser's zone (kept for later events) and the plot's colours."""
+        page = device_page(self.backends, name or "", win or DEFAULT_WINDOW)
+        page.timeline = for_browser(page.timeline, browser_zone or "")
+        return (*_outputs(page), browser_zone or "", port_colours(page.timeline))
+
+    def on_load(self, browser_zone: str, request: gr.Request) -> tuple[Any, ...]:
+        """`?device=NAME`: open the tab on that device; otherwise leave every tab as it is."""
+        name = query_param(request, "device")
+        if not name:
+            return (gr.skip(), gr.skip(), *(gr.skip() for _ in self.outputs), browser_zone, gr.skip())
+        return (gr.Tabs(selected=DEVICE), gr.update(value=name),
+                *self.fill(name, DEFAULT_WINDOW, browser_zone))
+
+    @staticmethod
+    def recolour(cmap: dict[str, str]) -> Any:
+        return gr.update(color_map=cmap) if cmap else gr.skip()
+
+
 def device_tab(shell: Shell) -> None:
     backends = shell.backends
     zone = str(getattr(zone_info(backends.zone), "key", None) or backends.zone or "UTC")
@@ -117,25 +157,12 @@ def device_tab(shell: Shell) -> None:
         refresh = gr.Button("Refresh", scale=0, elem_id="device-refresh")
     status = gr.HTML(_status_html(device_page(backends, "")), elem_id="device-status")
     outputs = [status, *_body(zone)]
+    browser_zone = gr.Textbox(visible=False, elem_id="device-browser-zone")
     colours = gr.State({})  # the timeline's color_map, set after its value (port_colours)
-
-    def fill(name: str | None, win: str | None) -> tuple[Any, ...]:
-        page = device_page(backends, name or "", win or DEFAULT_WINDOW)
-        return (*_outputs(page), port_colours(page.timeline))
-
-    def on_load(request: gr.Request) -> tuple[Any, ...]:
-        """`?device=NAME`: open the tab on that device; otherwise leave every tab as it is."""
-        name = query_param(request, "device")
-        if not name:
-            return (gr.skip(),) * (len(outputs) + 3)
-        return (gr.Tabs(selected=DEVICE), gr.update(value=name), *fill(name, DEFAULT_WINDOW))
-
-    def recolour(cmap: dict[str, str]) -> Any:
-        return gr.update(color_map=cmap) if cmap else gr.skip()
-
+    ev = _Events(shell, picker, outputs)
     timeline = next(c for c in outputs if isinstance(c, gr.LinePlot))
-    shell.app.load(on_load, None, [shell.tabs, picker, *outputs, colours]).then(
-        recolour, colours, timeline)
+    shell.app.load(ev.on_load, browser_zone, [shell.tabs, picker, *outputs, browser_zone, colours],
+                   js=BROWSER_ZONE).then(ev.recolour, colours, timeline)
     # user actions only (.input, not .change): the load above sets the picker itself
-    gr.on([picker.input, window.input, refresh.click], fill, [picker, window],
-          [*outputs, colours]).then(recolour, colours, timeline)
+    gr.on([picker.input, window.input, refresh.click], ev.fill, [picker, window, browser_zone],
+          [*outputs, browser_zone, colours]).then(ev.recolour, colours, timeline)
