@@ -160,3 +160,13 @@ def test_network_text_in_the_card_is_escaped() -> None:
     assert "<img" not in card and "<script>" not in card
     assert "&lt;img src=x onerror=y&gt;" in card and "&lt;script&gt;" in card
     assert "None" not in card and f"<b>{DASH}</b>" in card  # the rack it lacks
+
+
+def test_the_plot_gets_instants_whose_browser_wall_time_is_the_networks() -> None:
+    from netopsai.ui.gradio.device_tab import for_browser  # imports gradio: only this test
+
+    frame = pd.DataFrame({"time": [pd.Timestamp("2025-11-04 19:20")], "up": [0], "port": ["Ethernet49"]})
+    tokyo = for_browser(frame, "Asia/Tokyo")  # UTC+9: 19:20 there is 10:20 UTC
+    assert tokyo["time"].iloc[0] == pd.Timestamp("2025-11-04 10:20", tz="UTC")
+    assert for_browser(frame, "Nowhere/Else") is frame  # unknown: left as is (right in UTC)
+    assert frame["time"].iloc[0] == pd.Timestamp("2025-11-04 19:20")  # the page's own frame intact
