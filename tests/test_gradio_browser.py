@@ -83,6 +83,13 @@ def test_batch_of_50_pairs_shows_progress_table_and_csv(page: tuple[Page, list[s
     expect(pg.locator("#batch-progress-panel")).to_contain_text("50/50 pairs checked")
     expect(pg.locator("#batch-summary")).to_contain_text("10 pairs fail at dc1-leaf-03: config.acl_block")
     expect(pg.locator("#batch-table")).to_contain_text("dc1-leaf-03")
+    # the status cell is coloured by status: red for unreachable, green for reachable
+    colours = pg.evaluate("""() => { const out = {};
+      document.querySelectorAll('#batch-table [role=gridcell]').forEach(c => {
+        out[c.innerText.trim()] = getComputedStyle(c).backgroundColor; });
+      return out; }""")
+    assert colours.get("unreachable") == "rgb(254, 226, 226)", colours
+    assert colours.get("reachable") == "rgb(220, 252, 231)", colours
     shot(pg, "batch-done.png")
     with pg.expect_download() as got:
         download.click()

@@ -46,6 +46,10 @@ STATUS_STYLE = {"reachable": ("#166534", "#dcfce7"), "degraded": ("#92400e", "#f
                 "unreachable": ("#991b1b", "#fee2e2"), "error": ("#374151", "#e5e7eb")}
 
 
+# the web table leads with the verdict: status right after the pair (the CSV keeps COLUMNS)
+SHOWN = ["line", "src", "dst", "status", *(c for c in COLUMNS if c not in ("line", "src", "dst", "status"))]
+
+
 def _status_css(value: Any) -> str:
     fg, bg = STATUS_STYLE.get(str(value), ("", ""))
     return f"color: {fg}; background-color: {bg}; font-weight: 600" if fg else ""
@@ -55,7 +59,7 @@ def table(results: list[PairResult], limit: int | None = None) -> Styler:
     """The results as the CSV has them (same columns, same cell text), in input order, the
     status cell coloured."""
     rows = sorted(results, key=lambda r: r.line)[:limit]
-    frame = pd.DataFrame([to_row(r) for r in rows], columns=COLUMNS)
+    frame = pd.DataFrame([to_row(r) for r in rows], columns=COLUMNS)[SHOWN]
     return frame.style.map(_status_css, subset=["status"])
 
 

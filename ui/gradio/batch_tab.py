@@ -8,7 +8,7 @@ from typing import Any
 import gradio as gr
 
 from netopsai.backends.base import Backends
-from netopsai.ui.gradio.batch import COLUMNS, BatchHandler, BatchView
+from netopsai.ui.gradio.batch import SHOWN, BatchHandler, BatchView
 
 
 def _batch_outputs(view: BatchView) -> tuple[Any, ...]:
@@ -34,7 +34,7 @@ def batch_tab(backends: Backends) -> None:
             progress = gr.HTML(elem_id="batch-progress-panel")
             summary = gr.Markdown(elem_id="batch-summary")
             download = gr.DownloadButton("Download CSV", visible=False, elem_id="batch-download")
-    results = gr.Dataframe(headers=COLUMNS, interactive=False, max_height=480, elem_id="batch-table",
+    results = gr.Dataframe(headers=SHOWN, interactive=False, max_height=480, elem_id="batch-table",
                            label="results")
 
     def run_batch(text: str, upload: str | None, src: str,
