@@ -128,3 +128,11 @@ def test_a_diagnosis_step_shows_no_none() -> None:
                                             "interface": None, "confidence": 0.9, "checks_run": 1}))
     assert "None" not in msg.content and "interface" not in msg.content
     assert "- device: `dc1-spine-04`" in msg.content
+
+
+def test_a_resumed_thread_restores_its_plot(backends: Any) -> None:
+    chat = ChatHandler(Copilot(backends))
+    *_, live = chat.turn("port link status across all switches since 08:00", [], "t-plot")
+    resumed = chat.resume("t-plot")
+    assert live.plot is not None and resumed.plot is not None
+    assert resumed.plot[0] == live.plot[0] and resumed.plot[1].equals(live.plot[1])
