@@ -10,7 +10,14 @@ import gradio as gr
 import pandas as pd
 
 from netopsai.planner.zones import zone_of
-from netopsai.ui.gradio.device import WINDOWS, DevicePage, device_names, device_page, zone_info
+from netopsai.ui.gradio.device import (
+    NEIGHBOUR_COLUMNS,
+    WINDOWS,
+    DevicePage,
+    device_names,
+    device_page,
+    zone_info,
+)
 from netopsai.ui.gradio.shell import DEVICE, Shell, query_param
 
 if TYPE_CHECKING:
@@ -18,6 +25,7 @@ if TYPE_CHECKING:
 
 _UP, _DOWN, _GREY = "#16a34a", "#dc2626", "#6b7280"
 DEFAULT_WINDOW = "24h"
+NEIGHBOUR_COLUMN = NEIGHBOUR_COLUMNS.index("neighbour")
 BROWSER_ZONE = "(zone) => [Intl.DateTimeFormat().resolvedOptions().timeZone || '']"  # runs before on_load
 _WARM = ["#dc2626", "#ea580c", "#b91c1c", "#d97706", "#be185d", "#9a3412", "#f43f5e", "#a16207"]
 _COOL = ["#2563eb", "#16a34a", "#0891b2", "#7c3aed", "#0d9488", "#4f46e5", "#65a30d", "#475569"]
@@ -89,8 +97,8 @@ def _outputs(page: DevicePage) -> tuple[Any, ...]:
     return (_status_html(page), gr.Column(visible=shown), page.facts,
             _labelled(state_colours(page.interfaces, "state"), "interfaces: state now, changes "
                       "in the window", len(page.interfaces)),
-            _labelled(state_colours(page.neighbours, "status"), "links and neighbours",
-                      len(page.neighbours)),
+            _labelled(state_colours(page.neighbours, "status"), "links and neighbours "
+                      "(click a neighbour to open its page)", len(page.neighbours)),
             gr.update(value=page.timeline, visible=len(page.timeline) > 0),
             _labelled(page.alarms, "open alarms on the device", len(page.alarms)),
             _labelled(page.cases, "cases in the window that involve the device", len(page.cases)),
@@ -141,6 +149,12 @@ class _Events:
         return (gr.Tabs(selected=DEVICE), gr.update(value=name),
                 *self.fill(name, DEFAULT_WINDOW, browser_zone))
 
+    def follow(self, win: str, browser_zone: str, evt: gr.SelectData) -> tuple[Any, ...]:
+        """A click on a neighbour's name opens that device's page (other cells do nothing)."""
+        if not isinstance(evt.index, list) or evt.index[1] != NEIGHBOUR_COLUMN or not evt.value:
+            return tuple(gr.skip() for _ in range(len(self.outputs) + 3))
+        return (gr.update(value=evt.value), *self.fill(str(evt.value), win, browser_zone))
+
     @staticmethod
     def recolour(cmap: dict[str, str]) -> Any:
         return gr.update(color_map=cmap) if cmap else gr.skip()
@@ -160,9 +174,12 @@ def device_tab(shell: Shell) -> None:
     browser_zone = gr.Textbox(visible=False, elem_id="device-browser-zone")
     colours = gr.State({})  # the timeline's color_map, set after its value (port_colours)
     ev = _Events(shell, picker, outputs)
-    timeline = next(c for c in outputs if isinstance(c, gr.LinePlot))
+    timeline, neighbours = (next(c for c in outputs if c.elem_id == eid)
+                            for eid in ("device-timeline", "device-neighbours"))
     shell.app.load(ev.on_load, browser_zone, [shell.tabs, picker, *outputs, browser_zone, colours],
                    js=BROWSER_ZONE).then(ev.recolour, colours, timeline)
     # user actions only (.input, not .change): the load above sets the picker itself
     gr.on([picker.input, window.input, refresh.click], ev.fill, [picker, window, browser_zone],
           [*outputs, browser_zone, colours]).then(ev.recolour, colours, timeline)
+    neighbours.select(ev.follow, [window, browser_zone], [picker, *outputs, browser_zone, colours]
+                      ).then(ev.recolour, colours, timeline)
