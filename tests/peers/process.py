@@ -16,3 +16,31 @@ def stop(proc: subprocess.Popen[Any], grace_s: float = 10) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+def free_port() -> int:
+    """A TCP port on loopback nobody listens on (now)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_listening(port: int, proc: subprocess.Popen[Any], log: Any, timeout: float = 90) -> None:
+    """Until something accepts on 127.0.0.1:port; fails the test with the log's tail when the
+    process exits first or the time runs out."""
+    import socket
+    import time
+
+    import pytest
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"server exited {proc.returncode}:\n{log.read_text()[-3000:]}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    pytest.fail(f"nothing listens on port {port} after {timeout:.0f} s:\n{log.read_text()[-3000:]}")
