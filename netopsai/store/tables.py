@@ -298,3 +298,29 @@ class Incident(SQLModel, table=True):
     confirmed_by: str = ""  # who confirmed: cli user, gradio user, slack user, import
     source: str = ""  # confirm | import | gradio | slack
     at: datetime
+
+
+class AlarmAck(SQLModel, table=True):
+    """What an on-call did about an alarm: acknowledged, silenced (until a time) or took the
+    acknowledgement back. Kept in our store only, never sent to a device; the latest action of
+    an alarm decides its state (netopsai.store.acks)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    alarm_id: int = Field(index=True)
+    action: str  # ack | silence | unack
+    by: str
+    why: str = ""
+    at: datetime  # the network's clock (the lab's in the lab), as the alarms' own times
+    until: datetime | None = None  # silence only
+
+
+class ApiToken(SQLModel, table=True):
+    """A bearer token for the HTTP API (netopsai.api.tokens). Only the token's SHA-256 is kept:
+    the token itself is shown once, when it is made."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True)
+    token_hash: str = Field(index=True, unique=True)
+    scopes: str = "read"  # comma-separated: read (every read-only call), confirm (incident memory)
+    created_at: datetime
+    revoked_at: datetime | None = None

@@ -1,61 +1,172 @@
-"""The Alarms tab: open alarms, recent ones and their cases (alarms grouped by topology, each with
-a suggested root cause and blast radius) through the alarms tool (so the web app shows what the
-copilot would cite), filtered by site, category and window."""
+"""The Alarms tab's views: open alarms, recent ones and their cases (alarms grouped by topology,
+each with a suggested root cause and blast radius), read through the alarms tool so the web app
+shows what the copilot would cite. Filtered by site, category, severity, state, device text and
+a window; times in the network's zone with UTC beside them; each alarm's acknowledgement or
+silence from our store (netopsai.store.acks). Pure: no gradio here, so tests call them directly."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any, get_args
 
 import pandas as pd
+from pandas.io.formats.style import Styler
+from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
-from netopsai.tools.alarms import COLUMNS, Category
+from netopsai.store import acks
+from netopsai.timewin import as_utc
+from netopsai.tools.alarms import Category
 from netopsai.tools.registry import run_tool
+from netopsai.ui.gradio.timepick import describe, local_time
+from netopsai.ui.gradio.views import inert
 
 ALL = "all"
-WINDOWS = ["1h", "2h", "6h", "24h", "7d"]
 CATEGORIES = [ALL, *get_args(Category)]
-SHOWN = [c for c in COLUMNS if c != "id"]
+SEVERITIES = [ALL, "critical", "major", "minor", "warning", "info"]
+STATES = ["any", "open", "closed"]
+SHOWN = ["id", "raised_at", "cleared_at", "state", "severity", "category", "kind", "device",
+         "interface", "peer", "message", "ack", "impact"]
+WIDTHS = ["3%", "8%", "8%", "4%", "6%", "5%", "8%", "8%", "7%", "7%", "17%", "9%", "5%"]  # < 100%: padding
+CASE_WIDTHS = ["5%", "18%", "5%", "5%", "12%", "25%", "25%"]
 CASE_COLUMNS = ["case", "suggested root cause", "alarms", "state", "first raised", "blast radius",
                 "why"]
+# (severity cell background, its text, the row's tint): white on red-700 / orange-700 is 6.5:1 /
+# 5.2:1, dark text on amber and grey is above 10:1 (WCAG AA is 4.5:1); the text colour is set
+# everywhere so a dark theme's light text never lands on a light tint
+COLOURS = {"critical": ("#b91c1c", "#ffffff", "#fee2e2"), "major": ("#c2410c", "#ffffff", "#ffedd5"),
+           "minor": ("#fcd34d", "#111827", "#fef9c3"), "warning": ("#d1d5db", "#111827", "#f3f4f6"),
+           "info": ("#e5e7eb", "#111827", "#f9fafb")}
+
+
+@dataclass
+class Filters:
+    site: str = ALL
+    category: str = ALL
+    severity: str = ALL
+    state: str = "any"  # of the window's table; the open table is open alarms by definition
+    device: str = ""  # a part of the device's (or its peer's) name
+    show_silenced: bool = False
+
+    def words(self) -> str:
+        """'critical link alarms on devices matching "leaf-03" in dc2' for an empty table's note."""
+        parts = [p for p in (self.severity, self.category) if p and p != ALL]
+        text = " ".join([*parts, "alarms"])
+        if self.device.strip():
+            text += f' on devices matching "{self.device.strip()}"'
+        return text + (f" in {self.site}" if self.site and self.site != ALL else "")
+
+
+@dataclass
+class AlarmsData:
+    open_rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)  # the window's, newest first
+    cases: list[dict[str, Any]] = field(default_factory=list)
+    summary: str = ""
+    when: str = ""  # the window in words, zone and UTC
+    clock: datetime | None = None  # the network's clock the window ends at
+    hidden: int = 0  # silenced open alarms left out of the open table
+    error: str | None = None
 
 
 def sites(backends: Backends) -> list[str]:
     return [ALL, *(s["site"] for s in backends.inventory.sites())]
 
 
-def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    newest = sorted(rows, key=lambda r: r.get("raised_at") or "", reverse=True)
-    return pd.DataFrame([{c: r.get(c) for c in SHOWN} for r in newest], columns=SHOWN)
+def store_of(backends: Backends) -> Engine:
+    """The store the inventory reads (acks live beside the alarms), else NETOPSAI_HOME's."""
+    engine = getattr(backends.inventory, "engine", None)
+    if isinstance(engine, Engine):
+        return engine
+    from netopsai.frontend import store_engine
+
+    return store_engine()
 
 
-def alarms_view(backends: Backends, site: str = ALL, category: str = ALL,
-                window: str = "24h") -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """(open alarms, alarms active in the window, a one-paragraph summary). A bad filter comes
-    back as the tool's error message, never an exception."""
-    open_now, recent, _, summary = alarms_and_cases(backends, site, category, window)
-    return open_now, recent, summary
+def _keep(row: dict[str, Any], f: Filters) -> bool:
+    text = f.device.strip().lower()
+    if text and text not in f"{row.get('device') or ''} {row.get('peer') or ''}".lower():
+        return False
+    return f.severity in ("", ALL) or row.get("severity") == f.severity
 
 
-def alarms_and_cases(backends: Backends, site: str = ALL, category: str = ALL, window: str = "24h",
-                     ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:
-    """alarms_view plus the window's alarms grouped into cases (netopsai.tools.alarm_cases.correlate):
-    the suggested root cause of each, its size and its blast radius."""
+def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
+                engine: Engine | None = None) -> AlarmsData:
+    """Both tables' rows and the cases, each row with its `ack` text. A bad filter or window
+    comes back as `error` (the tool's message), never an exception."""
     args: dict[str, Any] = {"window": window or "24h"}
-    if site and site != ALL:
-        args["site"] = site
-    if category and category != ALL:
-        args["category"] = category
+    if f.site and f.site != ALL:
+        args["site"] = f.site
+    if f.category and f.category != ALL:
+        args["category"] = f.category
     open_ev = run_tool("alarms", {**args, "state": "open"}, backends)
-    recent = run_tool("alarms", {**args, "state": "any", "correlate": True}, backends)
+    recent = run_tool("alarms", {**args, "state": f.state or "any", "correlate": True}, backends)
     errors = open_ev.errors or recent.errors
     if errors:
-        empty = _frame([])
-        return empty, empty, cases_frame([]), f"**error:** {errors[0]}"
-    w = recent.window or {}
-    summary = (f"**{open_ev.facts['alarms']} open** · {recent.summary}  \n"
-               f"<small>window {w.get('start')} .. {w.get('end')} (lab clock)</small>")
-    return _frame(open_ev.rows), _frame(recent.rows), cases_frame(recent.facts["cases"]), summary
+        return AlarmsData(summary=f"**error:** {errors[0]}", error=errors[0])
+    clock = backends.inventory.clock()
+    open_rows = [r for r in open_ev.rows if _keep(r, f)]
+    rows = [r for r in recent.rows if _keep(r, f)]
+    state = acks.states(engine or store_of(backends), [r["id"] for r in open_rows + rows], clock)
+    for r in open_rows + rows:
+        st = state.get(int(r["id"]))
+        r["ack"], r["ack_state"] = (st.text(), st.state) if st else ("", "")
+    shown = [r for r in open_rows if f.show_silenced or r["ack_state"] != "silenced"]
+    ids = {r["id"] for r in rows}
+    cases = [c for c in recent.facts["cases"] if ids & set(c.get("member_ids", []))]
+    summary = f"**{len(open_rows)} open** · {recent.summary}"
+    return AlarmsData(_worst(shown), _newest(rows), cases, summary,
+                      describe(recent.window, window, backends.zone), clock,
+                      len(open_rows) - len(shown))
+
+
+def _newest(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(rows, key=lambda r: (r.get("raised_at") or "", r.get("id") or 0), reverse=True)
+
+
+def _worst(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Open alarms as an on-call reads them: the most severe first, newest first within."""
+    rank = {s: i for i, s in enumerate(SEVERITIES[1:])}
+    return sorted(_newest(rows), key=lambda r: rank.get(str(r.get("severity")), len(rank)))
+
+
+def alarm_frame(rows: list[dict[str, Any]], zone: str | None = None) -> pd.DataFrame:
+    """The table as shown: times in the network's zone (UTC beside), every column as text."""
+    out = []
+    for r in rows:
+        row = {c: r.get(c) for c in SHOWN}
+        row["raised_at"] = local_time(r.get("raised_at"), zone)
+        row["cleared_at"] = local_time(r.get("cleared_at"), zone)
+        out.append({c: "" if v is None else v for c, v in row.items()})
+    return pd.DataFrame(out, columns=SHOWN)
+
+
+def styled(frame: pd.DataFrame) -> Styler:
+    """Severity colours: the severity cell filled, the rest of the row tinted."""
+    def paint(row: pd.Series) -> list[str]:
+        cell, text, tint = COLOURS.get(str(row.get("severity")), ("", "", ""))
+        if not cell:
+            return [""] * len(row)
+        base = f"background-color: {tint}; color: #111827"
+        return [f"background-color: {cell}; color: {text}; font-weight: 600" if c == "severity"
+                else base for c in row.index]
+    return frame.style.apply(paint, axis=1)
+
+
+def empty_note(data: AlarmsData, f: Filters, which: str) -> str:
+    """What an empty table means, in words ("no open alarms in dc2 for the last 24h"); a count
+    and the silenced ones left out otherwise."""
+    if data.error:
+        return ""
+    rows = data.open_rows if which == "open" else data.rows
+    state = "open " if which == "open" else ("" if f.state in ("", "any") else f"{f.state} ")
+    what = f"{state}{f.words()}"
+    hidden = (f" ({data.hidden} silenced, hidden: tick 'show silenced')"
+              if which == "open" and data.hidden else "")
+    if not rows:
+        return f"**no {what}** {data.when}{hidden}"
+    return f"**{len(rows)}** {what} {data.when}{hidden}"
 
 
 def cases_frame(cases: list[dict[str, Any]]) -> pd.DataFrame:
@@ -65,3 +176,56 @@ def cases_frame(cases: list[dict[str, Any]]) -> pd.DataFrame:
              "alarms": c["alarms"], "state": c["state"], "first raised": c["first_raised"],
              "blast radius": c["impact"]["summary"], "why": c["reason"]} for c in cases]
     return pd.DataFrame(rows, columns=CASE_COLUMNS)
+
+
+def alarms_and_cases(backends: Backends, site: str = ALL, category: str = ALL, window: str = "24h",
+                     ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:
+    """(open alarms, the window's alarms, their cases, a summary) with the default filters."""
+    data = read_alarms(backends, Filters(site=site, category=category, show_silenced=True), window)
+    summary = data.summary + (f"  \n<small>window {data.when}</small>" if data.when else "")
+    return (alarm_frame(data.open_rows, backends.zone), alarm_frame(data.rows, backends.zone),
+            cases_frame(data.cases), summary)
+
+
+def alarms_view(backends: Backends, site: str = ALL, category: str = ALL,
+                window: str = "24h") -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """(open alarms, alarms active in the window, a one-paragraph summary)."""
+    open_now, recent, _, summary = alarms_and_cases(backends, site, category, window)
+    return open_now, recent, summary
+
+
+def _since(raised: str | None, clock: datetime | None) -> str:
+    """The planner reads the last 24h by default: an older alarm's question names its window."""
+    if not raised or clock is None:
+        return ""
+    age = as_utc(clock) - as_utc(datetime.fromisoformat(raised.replace("Z", "+00:00")))
+    return "" if age <= timedelta(hours=23) else f" in the last {age.days + 1}d"
+
+
+def question_for(row: dict[str, Any], clock: datetime | None = None) -> str:
+    """The question the offline planner answers best for an alarm: a port's history for an
+    alarm on an interface, the device's diagnosis otherwise."""
+    device, iface = row.get("device") or "", row.get("interface") or ""
+    since = _since(row.get("raised_at"), clock)
+    if iface:
+        return f"what happened to {device} {iface}{since}"
+    return f"what is wrong with {device}{since}?"
+
+
+def case_question(case: dict[str, Any], clock: datetime | None = None) -> str:
+    """A case's question is its suggested root alarm's."""
+    return question_for({"device": case.get("root_device"), "interface": case.get("root_interface"),
+                         "raised_at": case.get("first_raised")}, clock)
+
+
+def detail(row: dict[str, Any] | None, zone: str | None = None) -> str:
+    """The selected alarm in full (markdown, network text made inert): nothing cut short."""
+    if not row:
+        return "_select an alarm in a table (click its row) to acknowledge, silence or diagnose it_"
+    where = " ".join(str(row.get(k)) for k in ("device", "interface") if row.get(k))
+    peer = f" → {row['peer']}" if row.get("peer") else ""
+    ack = f"  \n**{row['ack']}**" if row.get("ack") else "  \nnot acknowledged"
+    return inert(f"**#{row['id']} {row.get('kind')}** · {row.get('severity')} · "
+                 f"{row.get('state')} · {where}{peer}  \nraised {local_time(row.get('raised_at'), zone)}"
+                 f"{' · cleared ' + local_time(row.get('cleared_at'), zone) if row.get('cleared_at') else ''}"
+                 f"  \n> {row.get('message') or ''}{ack}")

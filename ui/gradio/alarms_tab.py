@@ -1,27 +1,210 @@
-"""The Alarms tab's layout and events; the views (alarms.py) read through the alarms tool."""
+"""The Alarms tab's layout and events: filters and a time picker, tables coloured by severity,
+auto-refresh, acknowledge / silence (kept in our store, never on a device) and "diagnose this",
+which fills the Chat tab's question box. The views (alarms.py) read through the alarms tool."""
 
 from __future__ import annotations
 
+import os
+from datetime import UTC, datetime
+from typing import Any
+
 import gradio as gr
 
-from netopsai.ui.gradio.alarms import CATEGORIES, WINDOWS, alarms_and_cases, sites
-from netopsai.ui.gradio.shell import Shell
+from netopsai.errors import NetopsError
+from netopsai.store import acks
+from netopsai.timewin import parse_duration
+from netopsai.ui.gradio import alarms as av
+from netopsai.ui.gradio.shell import CHAT, Shell
+from netopsai.ui.gradio.timepick import local_time, time_picker, window_arg
+
+# seconds between automatic re-reads; an environment knob so a test can watch one happen
+REFRESH_S = float(os.environ.get("NETOPSAI_UI_ALARMS_REFRESH_S", "30"))
+SILENCES = ["30m", "1h", "2h", "4h", "8h", "24h"]
+NO_CASE = "_select a case to diagnose its suggested root cause_"
 
 
 def alarms_tab(shell: Shell) -> None:
-    app, backends = shell.app, shell.backends
+    ui: dict[str, Any] = {**_filters(shell.backends), **_tables()}
+    ui["rows"], ui["case_rows"] = gr.State({}), gr.State({})  # id -> row, for the selections
+    ui["selected"], ui["selected_case"] = gr.State(None), gr.State(None)
+    inputs = [ui[k] for k in ("site", "category", "severity", "state", "device", "show_silenced")]
+    inputs += [*ui["picker"].inputs, ui["selected"]]
+    outputs = [ui[k] for k in ("summary", "clock", "open_note", "open_now", "recent_note", "recent",
+                               "cases", "rows", "case_rows", "detail")]
+    _wire_reads(shell, ui, inputs, outputs)
+    _wire_actions(shell, ui, inputs, outputs)
+
+
+def _filters(backends: Any) -> dict[str, Any]:
+    ui: dict[str, Any] = {}
     with gr.Row():
-        site = gr.Dropdown(sites(backends), value="all", label="site", elem_id="alarms-site")
-        category = gr.Dropdown(CATEGORIES, value="all", label="category", elem_id="alarms-category")
-        window = gr.Dropdown(WINDOWS, value="24h", label="window", allow_custom_value=True,
-                             elem_id="alarms-window")
-        refresh = gr.Button("Refresh", elem_id="alarms-refresh")
-    summary = gr.Markdown(elem_id="alarms-summary")
-    open_now = gr.Dataframe(label="open alarms", interactive=False, max_height=300, elem_id="alarms-open")
-    recent = gr.Dataframe(label="alarms in the window (newest first)", interactive=False, max_height=480,
-                          elem_id="alarms-recent")
-    cases = gr.Dataframe(label="cases: the window's alarms grouped by topology", interactive=False,
-                         max_height=360, elem_id="alarms-cases")
-    gr.on([app.load, refresh.click, site.change, category.change, window.change],
-          lambda s, c, w: alarms_and_cases(backends, s, c, w), [site, category, window],
-          [open_now, recent, cases, summary])
+        ui["site"] = gr.Dropdown(av.sites(backends), value="all", label="site", elem_id="alarms-site")
+        ui["category"] = gr.Dropdown(av.CATEGORIES, value="all", label="category",
+                                     elem_id="alarms-category")
+        ui["severity"] = gr.Dropdown(av.SEVERITIES, value="all", label="severity",
+                                     elem_id="alarms-severity")
+        ui["state"] = gr.Dropdown(av.STATES, value="any", label="state (window's table)",
+                                  elem_id="alarms-state")
+        ui["device"] = gr.Textbox(label="device contains", placeholder="e.g. leaf-03, then Enter",
+                                  elem_id="alarms-device")
+    ui["picker"] = time_picker("alarms")
+    with gr.Row(equal_height=True):
+        ui["refresh"] = gr.Button("Refresh", elem_id="alarms-refresh", scale=0, min_width=110)
+        ui["auto"] = gr.Checkbox(True, label=f"auto-refresh every {REFRESH_S:g} s",
+                                 elem_id="alarms-auto")
+        ui["show_silenced"] = gr.Checkbox(False, label="show silenced",
+                                          elem_id="alarms-show-silenced")
+        ui["clock"] = gr.Markdown(elem_id="alarms-clock")
+    ui["timer"] = gr.Timer(REFRESH_S, active=True)
+    return ui
+
+
+def _tables() -> dict[str, Any]:
+    ui: dict[str, Any] = {"summary": gr.Markdown(elem_id="alarms-summary"),
+                          "open_note": gr.Markdown(elem_id="alarms-open-note")}
+    ui["open_now"] = gr.Dataframe(label="open alarms, most severe first (click a row to act on it)",
+                                  interactive=False, wrap=True, column_widths=av.WIDTHS,
+                                  max_height=420, elem_id="alarms-open")
+    ui.update(_action_panel())
+    ui["recent_note"] = gr.Markdown(elem_id="alarms-recent-note")
+    ui["recent"] = gr.Dataframe(label="alarms in the window (newest first)", interactive=False,
+                                wrap=True, column_widths=av.WIDTHS, max_height=480,
+                                elem_id="alarms-recent")
+    ui["cases"] = gr.Dataframe(label="cases: the window's alarms grouped by topology (click one)",
+                               interactive=False, wrap=True, max_height=360,
+                               column_widths=av.CASE_WIDTHS, elem_id="alarms-cases")
+    with gr.Row(equal_height=True):
+        ui["case_md"] = gr.Markdown(NO_CASE, elem_id="alarms-case-selected")
+        ui["diagnose_case"] = gr.Button("Diagnose this case", elem_id="alarms-diagnose-case",
+                                        scale=0, min_width=180)
+    return ui
+
+
+def _wire_reads(shell: Shell, ui: dict[str, Any], inputs: list[Any], outputs: list[Any]) -> None:
+    """Every filter, the picker, Refresh, page load and the timer re-read the alarms."""
+    backends, zone = shell.backends, shell.backends.zone
+
+    def reload(*values: Any) -> tuple[Any, ...]:
+        return _reload(backends, zone, *values)
+
+    triggers = [ui[k].change for k in ("site", "category", "severity", "state", "show_silenced")]
+    gr.on([shell.app.load, ui["refresh"].click, ui["device"].submit, ui["device"].blur, *triggers,
+           *ui["picker"].changes], reload, inputs, outputs)
+    ui["timer"].tick(reload, inputs, outputs, show_progress="hidden")  # no flashing every tick
+    ui["auto"].change(lambda on: gr.Timer(active=on), ui["auto"], ui["timer"])
+    shell.app.load(_who_from_login, None, ui["who"])
+
+
+def _wire_actions(shell: Shell, ui: dict[str, Any], inputs: list[Any], outputs: list[Any]) -> None:
+    """Selecting a row, acknowledging / silencing it, and "diagnose this"."""
+    backends, zone = shell.backends, shell.backends.zone
+    engine, clock = av.store_of(backends), backends.inventory.clock
+
+    def select(rows_now: dict[str, Any], evt: gr.SelectData) -> tuple[Any, str, str]:
+        alarm_id = (evt.row_value or [None])[0]
+        row = rows_now.get(str(alarm_id))
+        return (alarm_id if row else None), av.detail(row, zone), ""
+
+    for table in (ui["open_now"], ui["recent"]):
+        table.select(select, [ui["rows"]], [ui["selected"], ui["detail"], ui["status"]])
+    ui["cases"].select(_select_case, [ui["case_rows"]], [ui["selected_case"], ui["case_md"]])
+    for name in ("ack", "silence", "unack"):
+        ui[name].click(lambda sel, who, why, span, *values, _do=name: _act(
+                           engine, backends, zone, _do, sel, who, why, span, *values),
+                       [ui["selected"], ui["who"], ui["why"], ui["silence_for"], *inputs],
+                       [ui["status"], *outputs])
+    ui["diagnose"].click(lambda sel, rows: _diagnose(rows.get(str(sel)), clock()),
+                         [ui["selected"], ui["rows"]], [shell.tabs, shell.question, ui["status"]])
+    ui["diagnose_case"].click(lambda sel, cases: _diagnose_case(cases.get(str(sel)), clock()),
+                              [ui["selected_case"], ui["case_rows"]],
+                              [shell.tabs, shell.question, ui["case_md"]])
+
+
+def _action_panel() -> dict[str, Any]:
+    """The selected alarm in full, who/why and the buttons (acks never reach a device)."""
+    with gr.Group(elem_id="alarms-actions"):
+        out: dict[str, Any] = {"detail": gr.Markdown(av.detail(None), elem_id="alarms-selected",
+                                                     padding=True)}
+        with gr.Row(equal_height=True):
+            out["who"] = gr.Textbox(label="who", placeholder="your name", elem_id="alarms-who",
+                                    scale=1)
+            out["why"] = gr.Textbox(label="why", placeholder="e.g. fibre team on it, CHG-1042",
+                                    elem_id="alarms-why", scale=3)
+            out["silence_for"] = gr.Dropdown(SILENCES, value="2h", label="silence for",
+                                             allow_custom_value=True, elem_id="alarms-silence-for",
+                                             scale=1)
+        with gr.Row():
+            out["ack"] = gr.Button("Acknowledge", variant="primary", elem_id="alarms-ack")
+            out["silence"] = gr.Button("Silence", elem_id="alarms-silence")
+            out["unack"] = gr.Button("Take back", elem_id="alarms-unack")
+            out["diagnose"] = gr.Button("Diagnose this", variant="secondary", elem_id="alarms-diagnose")
+        out["status"] = gr.Markdown(elem_id="alarms-action-status", padding=True)
+    return out
+
+
+def _reload(backends: Any, zone: str, site: str, category: str, severity: str, state: str,
+            device: str, show_silenced: bool, mode: str, window: str, start: Any, end: Any,
+            selected: int | None) -> tuple[Any, ...]:
+    f = av.Filters(site or "all", category or "all", severity or "all", state or "any",
+                   device or "", bool(show_silenced))
+    net_clock = backends.inventory.clock()
+    try:
+        data = av.read_alarms(backends, f, window_arg(mode, window, start, end, net_clock, zone))
+    except NetopsError as exc:
+        data = av.AlarmsData(summary=f"**error:** {exc}", error=str(exc))
+    clock = (f"read {local_time(datetime.now(UTC), zone)} · network clock "
+             f"{local_time(data.clock or net_clock, zone)}")
+    by_id = {str(r["id"]): r for r in data.rows + data.open_rows}
+    return (data.summary, clock, av.empty_note(data, f, "open"), _table(data.open_rows, zone),
+            av.empty_note(data, f, "recent"), _table(data.rows, zone), av.cases_frame(data.cases), by_id,
+            {c["case"]: c for c in data.cases},
+            av.detail(by_id.get(str(selected)) if selected is not None else None, zone))
+
+
+def _table(rows: list[dict[str, Any]], zone: str) -> gr.Dataframe:
+    """Hidden when empty: the note above it says so in words instead of bare headers."""
+    return gr.Dataframe(value=av.styled(av.alarm_frame(rows, zone)), visible=bool(rows))
+
+
+def _select_case(cases: dict[str, Any], evt: gr.SelectData) -> tuple[Any, str]:
+    case_id = (evt.row_value or [None])[0]
+    c = cases.get(str(case_id))
+    if not c:
+        return None, NO_CASE
+    where = " ".join(x for x in (c["root_device"], c.get("root_interface")) if x)
+    return case_id, f"case **{c['case']}** selected: root {c['root_kind']} on {where}"
+
+
+def _act(engine: Any, backends: Any, zone: str, action: str, selected: int | None, who: str,
+         why: str, span: str, *values: Any) -> tuple[Any, ...]:
+    """Record the action, then re-read so every table shows it."""
+    try:
+        if selected is None:
+            raise NetopsError("select an alarm first (click its row)")
+        now = backends.inventory.clock()
+        until = now + parse_duration(span or "2h") if action == "silence" else None
+        acks.record(engine, int(selected), action, who, why, now, until)
+        done = {"ack": "acknowledged", "silence": f"silenced for {span}", "unack": "taken back"}
+        status = f"alarm #{selected} {done[action]} (stored here, not on the device)"
+    except NetopsError as exc:
+        status = f"**error:** {exc}"
+    return (status, *_reload(backends, zone, *values))
+
+
+def _diagnose(row: dict[str, Any] | None, clock: datetime) -> tuple[Any, Any, str]:
+    """Switch to Chat with the question filled in; the on-call presses Enter."""
+    if row is None:
+        return gr.skip(), gr.skip(), "**error:** select an alarm first (click its row)"
+    return gr.Tabs(selected=CHAT), gr.Textbox(value=av.question_for(row, clock)), ""
+
+
+def _diagnose_case(case: dict[str, Any] | None, clock: datetime) -> tuple[Any, Any, str]:
+    if case is None:
+        return gr.skip(), gr.skip(), "**error:** select a case first (click its row)"
+    return gr.Tabs(selected=CHAT), gr.Textbox(value=av.case_question(case, clock)), gr.skip()
+
+
+def _who_from_login(request: gr.Request) -> Any:
+    """With login on, the acting user is the logged-in one (not editable)."""
+    name = getattr(request, "username", None)
+    return gr.Textbox(value=name, interactive=False) if name else gr.skip()
