@@ -1,7 +1,8 @@
 """The chat as an on-call sees it (issue 13), in Chromium at laptop and desktop sizes: the
 conclusion in view after a fault question, table cells that keep their words whole, every column
 reachable, the last hop shown, the thread in the address bar with a working copy-link, a shared
-link that reopens the conversation with its steps, and device names that open the device page (in a new tab)."""
+link that reopens the conversation with its steps, and device names that open the device page
+(in a new tab)."""
 
 from __future__ import annotations
 

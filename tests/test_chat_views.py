@@ -47,6 +47,10 @@ def test_a_diagnosis_folds_its_rows_and_evidence_below_the_prose() -> None:
     assert isinstance(folded, ChatMessage)
     assert folded.metadata["title"] == "rows behind the answer (2 tables) and the evidence list"
     assert "CHG-1" in folded.content and "(#ev-E2)" in folded.content
+    lookup, listed = answer_parts(ANSWER, {"E1", "E2"}, NAMES, diagnosed=False)
+    assert "Rows of" in lookup and "CHG-1" in lookup  # a lookup's rows are its answer
+    assert "### Evidence" not in lookup and listed is not None
+    assert listed.metadata["title"] == "the evidence list"
     only_rows, none = answer_parts("Rows of [E1] (x):\n\n| a |\n|---|\n| 1 |", {"E1"}, NAMES)
     assert none is None and "| 1 |" in only_rows  # an answer that is only rows keeps them
 

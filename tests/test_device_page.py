@@ -19,13 +19,13 @@ from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
 from netopsai.ui.gradio.device import (
     DASH,
-    device_link,
     device_names,
     device_page,
     facts_html,
     when,
     zone_info,
 )
+from netopsai.ui.gradio.views import device_href
 
 ACL = [{"kind": "acl_block", "at": "-25m", "target": {"device": "dc1-leaf-03"},
         "params": {"dst": "10.2.1.0/24"}},
@@ -146,8 +146,8 @@ def test_times_read_in_the_network_zone(link_down: Backends) -> None:
 
 
 def test_device_links_and_names(acl: Backends) -> None:
-    assert device_link("dc1-leaf-03") == "?device=dc1-leaf-03"
-    assert device_link("edge 1/a&b") == "?device=edge%201%2Fa%26b"
+    assert device_href("dc1-leaf-03") == "?device=dc1-leaf-03"
+    assert device_href("edge 1/a&b") == "?device=edge%201%2Fa%26b"
     names = device_names(acl)
     assert "dc1-leaf-03" in names and len(names) == len(set(names)) > 50
 

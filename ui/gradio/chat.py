@@ -117,16 +117,18 @@ def window_words(window: str | dict[str, str] | None) -> str:
 NAMES_TTL_S = 60.0  # device names for links: re-read a minute later (imports, discovery)
 
 
-def answer_parts(answer: str, known: set[str], names: set[str]) -> tuple[str, ChatMessage | None]:
-    """The answer's prose (citations and device names linked) and, folded away, its row tables
-    and evidence list: the conclusion is what fills the screen, the rows are a click away."""
-    prose, details = split_details(answer)
+def answer_parts(answer: str, known: set[str], names: set[str],
+                 diagnosed: bool = True) -> tuple[str, ChatMessage | None]:
+    """The answer's prose (citations and device names linked) and, folded away, its evidence
+    list and, after a diagnosis, its row tables: the conclusion is what fills the screen, the
+    rows are a click away."""
+    prose, details = split_details(answer, rows_too=diagnosed)
     text = link_devices(link_citations(inert(prose or answer), known), names)
     if not details or not prose:
         return text, None
     tables = details.count("Rows of [")
-    title = ("rows behind the answer" + (f" ({count(tables, 'table')})" if tables else "")
-             + " and the evidence list")
+    title = (f"rows behind the answer ({count(tables, 'table')}) and the evidence list" if tables
+             else "the evidence list")
     body = link_devices(link_citations(inert(details), known), names)
     return text, ChatMessage(body, metadata={"title": title, "status": "done"})
 
@@ -169,11 +171,12 @@ class ChatHandler:
             return
         history.append({"role": "user", "content": inert(question)})
         yield ChatView(history + [_pending("planning")], status="working…")
-        answer, elapsed = "", 0.0
+        answer, elapsed, diagnosed = "", 0.0, False
         try:
             for step in self.copilot.ask(question, thread_key(thread, user), user,
                                          window_words(window)):
                 history += step_messages(step)
+                diagnosed = diagnosed or step.node == "diagnose"
                 answer = step.data.get("answer", answer) if step.node == "summarizer" else answer
                 elapsed = step.data.get("elapsed_ms", elapsed)
                 yield ChatView(history + [_pending(NEXT.get(step.node, "working"))], status="working…")
@@ -185,14 +188,14 @@ class ChatHandler:
             yield ChatView(history + [ChatMessage(f"**internal error:** {type(exc).__name__}: {exc}")],
                            status="error")
             return
-        yield from self._answer(history, answer, thread, user, elapsed)
+        yield from self._answer(history, answer, thread, user, elapsed, diagnosed)
 
     def _answer(self, history: list[Any], answer: str, thread: str, user: str | None,
-                elapsed: float) -> Iterator[ChatView]:
+                elapsed: float, diagnosed: bool) -> Iterator[ChatView]:
         """Stream the answer paragraph by paragraph, with the evidence panel already filled so
         its citation links resolve as soon as they appear."""
         panel, turn_ev, known = self._views(self.conversation(thread, user))
-        prose, folded = answer_parts(answer, known, self.device_names())
+        prose, folded = answer_parts(answer, known, self.device_names(), diagnosed)
         linked = _paragraphs(prose)
         trace = trace_of(turn_ev)
         base = ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
@@ -214,12 +217,15 @@ class ChatHandler:
         names = self.device_names()
         questions = [m for m in state.get("messages", []) if m.type == "human"]
         turns = iter(trail if len(trail) == len(questions) else [])
+        diagnosed = False
         for m in state.get("messages", []):
             if m.type == "human":
                 history.append({"role": "user", "content": inert(str(m.content))})
-                history += [msg for step in next(turns, []) for msg in step_messages(step)]
+                steps = next(turns, [])
+                history += [msg for step in steps for msg in step_messages(step)]
+                diagnosed = any(step.node == "diagnose" for step in steps)
             elif m.type == "ai" and m.content and not getattr(m, "tool_calls", None):
-                prose, folded = answer_parts(str(m.content), known, names)
+                prose, folded = answer_parts(str(m.content), known, names, diagnosed)
                 history += [ChatMessage(prose), *([folded] if folded else [])]
         return history
 

@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
-from urllib.parse import quote
 
 import pandas as pd
 
@@ -59,11 +58,6 @@ class DevicePage:
     events: pd.DataFrame = field(default_factory=lambda: _empty(EVENT_COLUMNS))
     timeline: pd.DataFrame = field(default_factory=lambda: _empty(TIMELINE_COLUMNS))
     errors: list[str] = field(default_factory=list)
-
-
-def device_link(name: str) -> str:
-    """The link target of a device's page, for markdown: `[dc1-leaf-03](?device=dc1-leaf-03)`."""
-    return "?device=" + quote(name.strip(), safe="")
 
 
 def device_names(backends: Backends) -> list[str]:

@@ -66,14 +66,13 @@ def link_devices(markdown: str, names: set[str]) -> str:
     return "`".join(_NAME.sub(link, p) if i % 2 == 0 else p for i, p in enumerate(parts))
 
 
-_BELOW = ("Rows of [", "### Evidence")
-
-
-def split_details(answer: str) -> tuple[str, str]:
-    """(the answer's prose, its row tables and evidence list): a diagnosis shows the first and
-    folds the second away, so the conclusion is what fills the screen."""
+def split_details(answer: str, rows_too: bool = True) -> tuple[str, str]:
+    """(what the chat shows, what it folds away): the evidence list always goes below; a
+    diagnosis's row tables too, so its conclusion is what fills the screen (`rows_too`). A
+    lookup's rows are its answer and stay."""
+    below = ("Rows of [", "### Evidence") if rows_too else ("### Evidence",)
     paras = answer.split("\n\n")
-    at = next((i for i, p in enumerate(paras) if p.lstrip().startswith(_BELOW)), len(paras))
+    at = next((i for i, p in enumerate(paras) if p.lstrip().startswith(below)), len(paras))
     return "\n\n".join(paras[:at]).strip(), "\n\n".join(paras[at:]).strip()
 
 
