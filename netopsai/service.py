@@ -156,9 +156,16 @@ class Copilot:
             last = now
         yield Step("done", {"elapsed_ms": round((time.perf_counter() - t0) * 1000, 1)})
 
-    def answer(self, question: str, thread_id: str = "default", user: str | None = None) -> dict[str, Any]:
+    def answer(self, question: str, thread_id: str = "default", user: str | None = None,
+               window_hint: str = "") -> dict[str, Any]:
         """The whole answer as `ask --json` prints it (shared/specs/cli-and-evidence.md)."""
-        steps = list(self.ask(question, thread_id, user))
+        steps = list(self.ask(question, thread_id, user, window_hint))
+        return {**self.result(thread_id), "steps": [s.as_dict() for s in steps[:-1]],
+                "elapsed_ms": steps[-1].data["elapsed_ms"]}
+
+    def result(self, thread_id: str) -> dict[str, Any]:
+        """The thread's last answer as `ask --json` has it, less the steps and the time (a
+        streaming front end has sent those already)."""
         thread = self.thread(thread_id)
         state, diag, answer = thread.state, thread.diagnosis, thread.answer
         return {"answer": answer,
@@ -166,11 +173,9 @@ class Copilot:
                 if diag else None,
                 "ruled_out": diag.get("ruled_out", []) if diag else None,
                 "citations": citations(answer), "evidence": thread.turn_evidence,
-                "steps": [s.as_dict() for s in steps[:-1]],
                 "tokens": state.get("tokens", {"prompt": 0, "completion": 0}),
                 "llm_calls": state.get("llm_calls", 0),
-                "intent": state.get("intent"), "input_errors": state.get("input_errors", []),
-                "elapsed_ms": steps[-1].data["elapsed_ms"]}
+                "intent": state.get("intent"), "input_errors": state.get("input_errors", [])}
 
 
 def _when(stamp: str | None) -> float:

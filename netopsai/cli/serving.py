@@ -1,5 +1,6 @@
-"""netopsai commands that serve other programs: `mcp` (an MCP server over stdio or Streamable
-HTTP). Heavy imports stay inside the commands."""
+"""netopsai commands that serve other programs: `api` (HTTP, FastAPI), `tokens` (its bearer
+tokens) and `mcp` (an MCP server over stdio or Streamable HTTP). Heavy imports stay inside the
+commands."""
 
 from __future__ import annotations
 
@@ -10,6 +11,68 @@ import typer
 
 def register(app: typer.Typer, lab_app: typer.Typer) -> None:
     app.command("mcp")(mcp_cmd)
+    app.command("api")(api_cmd)
+    tok = typer.Typer(no_args_is_help=True, help="Bearer tokens for `netopsai api`.")
+    app.add_typer(tok, name="tokens")
+    tok.command("create")(token_create)
+    tok.command("list")(token_list)
+    tok.command("revoke")(token_revoke)
+
+
+def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.0.1",
+            port: Annotated[int, typer.Option(help="Port")] = 8080) -> None:
+    """The HTTP API (OpenAPI docs at /docs): ask (JSON or server-sent events), tools, alarms and
+    cases, batch jobs, incident confirm. Callers need a token from `netopsai tokens create`."""
+    import os
+
+    import uvicorn
+
+    from netopsai.api import tokens
+    from netopsai.api.http import build_api
+    from netopsai.frontend import frontend_copilot, store_engine
+
+    os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
+    copilot = frontend_copilot(first_run_lab=True)
+    engine = store_engine()
+    if not any(t.revoked_at is None for t in tokens.listing(engine)):
+        typer.echo("no API token yet: every call will be refused until `netopsai tokens create "
+                   "NAME` makes one", err=True)
+    copilot.warm_up()
+    typer.echo(f"netopsai API on http://{host}:{port} (docs at /docs)")
+    uvicorn.run(build_api(copilot, engine), host=host, port=port, log_level="warning")
+
+
+def token_create(name: Annotated[str, typer.Argument(help="Who or what uses it, e.g. alertmanager")],
+                 scope: Annotated[list[str] | None, typer.Option(
+                     help="read (every read-only call; the default), confirm (incident memory)")] = None,
+                 ) -> None:
+    """Make a token; it is printed once (only its hash is kept)."""
+    from netopsai.api import tokens
+    from netopsai.frontend import store_engine
+
+    typer.echo(tokens.create(store_engine(), name, scope or ["read"]))
+
+
+def token_list() -> None:
+    """The tokens' names, scopes and state (never the tokens)."""
+    from netopsai.api import tokens
+    from netopsai.frontend import store_engine
+
+    rows = tokens.listing(store_engine())
+    if not rows:
+        typer.echo("no tokens")
+    for t in rows:
+        state = f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "active"
+        typer.echo(f"{t.name}\t{t.scopes}\t{state}\tcreated {t.created_at:%Y-%m-%d %H:%M}")
+
+
+def token_revoke(name: Annotated[str, typer.Argument(help="The token's name")]) -> None:
+    """Revoke a token: calls with it are refused from now on."""
+    from netopsai.api import tokens
+    from netopsai.frontend import store_engine
+
+    tokens.revoke(store_engine(), name)
+    typer.echo(f"revoked {name}")
 
 
 def mcp_cmd(http: Annotated[bool, typer.Option(

@@ -1,0 +1,135 @@
+"""`netopsai api`: the copilot over HTTP (FastAPI; OpenAPI docs at /docs). Every call but
+/api/health needs a bearer token (`netopsai tokens create`); every call is read-only on the
+network. A caller's threads are its own: ids are kept under the token's name."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, Field
+from sse_starlette.sse import EventSourceResponse
+from starlette.concurrency import iterate_in_threadpool
+
+from netopsai.api import tokens
+from netopsai.api.jobs import Jobs
+from netopsai.errors import NetopsError
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from netopsai.service import Copilot
+
+
+class AskBody(BaseModel):
+    question: str = Field(description="The question, in plain words")
+    thread: str | None = Field(default=None, description="Conversation id; a follow-up passes the "
+                               "`thread` of the earlier answer. None: a new conversation")
+    window: str | None = Field(default=None, description="A window for a question that names "
+                               "none, in words: 'in the last 6h', 'between … and …'")
+
+
+class BatchBody(BaseModel):
+    pairs: str = Field(description="src,dst pairs (or single IPs), one a line; CSV with a "
+                       "header is fine", max_length=50_000_000)
+    source: str | None = Field(default=None, description="Probe source for single IPs")
+
+
+class ConfirmBody(BaseModel):
+    thread: str = Field(description="The thread whose last diagnosis the caller confirms")
+
+
+def build_api(copilot: Copilot, engine: Engine) -> FastAPI:
+    """The API over one copilot; tokens are checked against `engine`'s store."""
+    api = FastAPI(title="netopsai", version="1", description=__doc__)
+    bearer = HTTPBearer(auto_error=False)
+    jobs = Jobs(copilot.backends)
+
+    def caller(scope: str) -> Any:
+        def check(cred: HTTPAuthorizationCredentials | None = Depends(bearer)) -> tokens.Caller:
+            who = tokens.verify(engine, cred.credentials) if cred else None
+            if who is None:
+                raise HTTPException(401, "a valid bearer token is needed (netopsai tokens create)",
+                                    headers={"WWW-Authenticate": "Bearer"})
+            if scope not in who.scopes:
+                raise HTTPException(403, f"token {who.name!r} lacks the {scope!r} scope")
+            return who
+        return Depends(check)
+
+    @api.exception_handler(NetopsError)
+    def bad_input(_req: Request, exc: NetopsError) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=400)
+
+    @api.get("/api/health")
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "clock": copilot.backends.inventory.clock().isoformat()}
+
+    @api.post("/api/ask")
+    def ask(body: AskBody, request: Request, who: tokens.Caller = caller("read")) -> Any:
+        """The cited answer as `ask --json` prints it; with `Accept: text/event-stream`, each
+        step as an event (`step`) as it completes, then the answer (`answer`)."""
+        if not body.question.strip():
+            raise NetopsError("the question is empty")
+        thread = body.thread or _new_thread()
+        key = f"api:{who.name}:{thread}"
+        if "text/event-stream" in request.headers.get("accept", ""):
+            return EventSourceResponse(iterate_in_threadpool(
+                _stream(copilot, body, key, thread)))
+        return {**copilot.answer(body.question, key, who.name, window_hint=body.window or ""),
+                "thread": thread}
+
+    @api.post("/api/tools/{name}")
+    def tool(name: str, args: dict[str, Any], _who: tokens.Caller = caller("read")) -> Any:
+        """One tool call; its Evidence as `netopsai tool NAME --json` prints it (422 when the
+        tool reports an error, the evidence saying which)."""
+        from netopsai.tools.registry import REGISTRY, run_tool
+
+        if name not in REGISTRY:
+            raise HTTPException(404, f"unknown tool {name!r}; tools: {', '.join(REGISTRY)}")
+        ev = run_tool(name, args, copilot.backends)
+        return JSONResponse(ev.model_dump(mode="json"), status_code=422 if ev.errors else 200)
+
+    @api.get("/api/alarms")
+    def alarms(window: str = "24h", state: str = "any", site: str | None = None,
+               category: str | None = None, _who: tokens.Caller = caller("read")) -> Any:
+        """The alarms tool over a window, grouped into cases (`facts.cases`)."""
+        args = {"window": window, "state": state, "site": site, "category": category,
+                "correlate": True}
+        return tool("alarms", {k: v for k, v in args.items() if v is not None}, _who)
+
+    @api.post("/api/batch", status_code=202)
+    def batch(body: BatchBody, _who: tokens.Caller = caller("read")) -> dict[str, Any]:
+        return jobs.submit(body.pairs, body.source).status()
+
+    @api.get("/api/batch/{job_id}")
+    def batch_status(job_id: str, _who: tokens.Caller = caller("read")) -> dict[str, Any]:
+        return jobs.get(job_id).status()
+
+    @api.get("/api/batch/{job_id}/csv", response_class=PlainTextResponse)
+    def batch_csv(job_id: str, _who: tokens.Caller = caller("read")) -> PlainTextResponse:
+        return PlainTextResponse(jobs.get(job_id).csv(), media_type="text/csv")
+
+    @api.post("/api/incidents/confirm")
+    def confirm(body: ConfirmBody, who: tokens.Caller = caller("confirm")) -> dict[str, Any]:
+        row = copilot.confirm(f"api:{who.name}:{body.thread}", f"api:{who.name}", "api")
+        return {"incident": row.id, "label": row.label, "device": row.device}
+
+    return api
+
+
+def _new_thread() -> str:
+    import uuid
+
+    return uuid.uuid4().hex[:16]
+
+
+def _stream(copilot: Copilot, body: AskBody, key: str, thread: str) -> Iterator[dict[str, str]]:
+    for step in copilot.ask(body.question, key, key.split(":")[1], body.window or ""):
+        if step.node != "done":
+            yield {"event": "step", "data": json.dumps(step.as_dict(), default=str)}
+    out = copilot.result(key)
+    yield {"event": "answer", "data": json.dumps({**out, "thread": thread}, default=str)}
