@@ -1,4 +1,5 @@
-"""netopsai command group: alarms — alarm cases (correlation by topology)."""
+"""netopsai command group: alarms — alarm cases (correlation by topology); acknowledging and
+silencing alarms (kept in our store, never on a device: netopsai.store.acks)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,8 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
             return
         _print_cases(ev.window or {}, f)
 
+    _register_acks(alarms)
+
 
 def _print_cases(window: dict[str, Any], f: dict[str, Any]) -> None:
     from rich.console import Console
@@ -59,3 +62,71 @@ def _print_cases(window: dict[str, Any], f: dict[str, Any]) -> None:
     console.print(table)
     if f["groups"] > len(f["cases"]):
         console.print(f"(the first {len(f['cases'])} cases of {f['groups']}: narrow the window)")
+
+
+By = Annotated[str | None, typer.Option("--by", help="Who (default: your login name)")]
+Why = Annotated[str, typer.Option("--why", help="Why, e.g. a ticket or who is on it")]
+AlarmId = Annotated[int, typer.Argument(help="The alarm's id (the first column of the tables)")]
+
+
+def _register_acks(alarms: typer.Typer) -> None:
+    @alarms.command("ack")
+    def ack_cmd(alarm_id: AlarmId, by: By = None, why: Why = "") -> None:
+        """Acknowledge an alarm: the web app shows who and why beside it."""
+        _act(alarm_id, "ack", by, why)
+
+    @alarms.command("silence")
+    def silence_cmd(alarm_id: AlarmId, for_: Annotated[str, typer.Option(
+                        "--for", help="How long, e.g. 30m, 2h, 1d")] = "2h",
+                    by: By = None, why: Why = "") -> None:
+        """Silence an alarm for a while: hidden from the open alarms until then."""
+        _act(alarm_id, "silence", by, why, for_)
+
+    @alarms.command("unack")
+    def unack_cmd(alarm_id: AlarmId, by: By = None, why: Why = "") -> None:
+        """Take an acknowledgement or silence back."""
+        _act(alarm_id, "unack", by, why)
+
+    @alarms.command("acks")
+    def acks_cmd(alarm_id: Annotated[int | None, typer.Option("--id", help="Only this alarm")] = None,
+                 as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False) -> None:
+        """Acknowledgements and silences, newest first."""
+        import json
+
+        from netopsai.frontend import store_engine
+        from netopsai.store.acks import check_alarm, history
+        from netopsai.timewin import iso
+
+        engine = store_engine()
+        if alarm_id is not None:
+            check_alarm(engine, alarm_id)
+        rows: list[dict[str, Any]] = [{"alarm_id": a.alarm_id, "action": a.action, "by": a.by, "why": a.why,
+                 "at": iso(a.at), "until": iso(a.until) if a.until else None}
+                for a in history(engine, alarm_id)]
+        if as_json:
+            typer.echo(json.dumps(rows))
+            return
+        for r in rows:
+            until = f" until {r['until']}" if r["until"] else ""
+            typer.echo(f"{r['at']}  #{r['alarm_id']}  {r['action']}{until}  by {r['by']}"
+                       f"{': ' + str(r['why']) if r['why'] else ''}")
+        if not rows:
+            typer.echo("no acknowledgements or silences")
+
+
+def _act(alarm_id: int, action: str, by: str | None, why: str, span: str | None = None) -> None:
+    """Record one action at the network's clock (the lab's in the lab): one line out."""
+    import getpass
+
+    from netopsai.frontend import store_engine
+    from netopsai.store.acks import record
+    from netopsai.store.network import network_clock
+    from netopsai.timewin import iso, parse_duration
+
+    engine = store_engine()
+    now = network_clock(engine)
+    until = now + parse_duration(span) if span else None
+    row = record(engine, alarm_id, action, by or getpass.getuser(), why, now, until)
+    done = {"ack": "acknowledged", "silence": f"silenced until {iso(row.until) if row.until else ''}",
+            "unack": "acknowledgement taken back"}[action]
+    typer.echo(f"alarm {alarm_id} {done} by {row.by} (kept in netopsai's store, not on the device)")

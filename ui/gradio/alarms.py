@@ -28,7 +28,7 @@ SEVERITIES = [ALL, "critical", "major", "minor", "warning", "info"]
 STATES = ["any", "open", "closed"]
 SHOWN = ["id", "raised_at", "cleared_at", "state", "severity", "category", "kind", "device",
          "interface", "peer", "message", "ack", "impact"]
-WIDTHS = ["3%", "8%", "8%", "4%", "6%", "5%", "8%", "8%", "7%", "7%", "17%", "9%", "5%"]  # < 100%: padding
+WIDTHS = ["3%", "8%", "8%", "4%", "6%", "5%", "10%", "8%", "8%", "7%", "19%", "9%", "5%"]
 CASE_WIDTHS = ["5%", "18%", "5%", "5%", "12%", "25%", "25%"]
 CASE_COLUMNS = ["case", "suggested root cause", "alarms", "state", "first raised", "blast radius",
                 "why"]
@@ -104,7 +104,7 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
     recent = run_tool("alarms", {**args, "state": f.state or "any", "correlate": True}, backends)
     errors = open_ev.errors or recent.errors
     if errors:
-        return AlarmsData(summary=f"**error:** {errors[0]}", error=errors[0])
+        return AlarmsData(summary=f"**error:** {inert(errors[0])}", error=errors[0])
     clock = backends.inventory.clock()
     open_rows = [r for r in open_ev.rows if _keep(r, f)]
     rows = [r for r in recent.rows if _keep(r, f)]
@@ -115,7 +115,7 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
     shown = [r for r in open_rows if f.show_silenced or r["ack_state"] != "silenced"]
     ids = {r["id"] for r in rows}
     cases = [c for c in recent.facts["cases"] if ids & set(c.get("member_ids", []))]
-    summary = f"**{len(open_rows)} open** · {recent.summary}"
+    summary = f"**{len(open_rows)} open** · <small>{inert(recent.summary)}</small>"  # names: network text
     return AlarmsData(_worst(shown), _newest(rows), cases, summary,
                       describe(recent.window, window, backends.zone), clock,
                       len(open_rows) - len(shown))
@@ -169,11 +169,12 @@ def empty_note(data: AlarmsData, f: Filters, which: str) -> str:
     return f"**{len(rows)}** {what} {data.when}{hidden}"
 
 
-def cases_frame(cases: list[dict[str, Any]]) -> pd.DataFrame:
+def cases_frame(cases: list[dict[str, Any]], zone: str | None = None) -> pd.DataFrame:
     """One row a case, open ones and the largest first (the tool's order)."""
     rows = [{"case": c["case"], "suggested root cause": f"{c['root_kind']} on {c['root_device']}"
              + (f" {c['root_interface']}" if c["root_interface"] else ""),
-             "alarms": c["alarms"], "state": c["state"], "first raised": c["first_raised"],
+             "alarms": c["alarms"], "state": c["state"],
+             "first raised": local_time(c["first_raised"], zone),
              "blast radius": c["impact"]["summary"], "why": c["reason"]} for c in cases]
     return pd.DataFrame(rows, columns=CASE_COLUMNS)
 
@@ -184,7 +185,7 @@ def alarms_and_cases(backends: Backends, site: str = ALL, category: str = ALL, w
     data = read_alarms(backends, Filters(site=site, category=category, show_silenced=True), window)
     summary = data.summary + (f"  \n<small>window {data.when}</small>" if data.when else "")
     return (alarm_frame(data.open_rows, backends.zone), alarm_frame(data.rows, backends.zone),
-            cases_frame(data.cases), summary)
+            cases_frame(data.cases, backends.zone), summary)
 
 
 def alarms_view(backends: Backends, site: str = ALL, category: str = ALL,

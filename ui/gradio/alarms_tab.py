@@ -16,6 +16,7 @@ from netopsai.timewin import parse_duration
 from netopsai.ui.gradio import alarms as av
 from netopsai.ui.gradio.shell import CHAT, Shell
 from netopsai.ui.gradio.timepick import local_time, time_picker, window_arg
+from netopsai.ui.gradio.views import inert
 
 # seconds between automatic re-reads; an environment knob so a test can watch one happen
 REFRESH_S = float(os.environ.get("NETOPSAI_UI_ALARMS_REFRESH_S", "30"))
@@ -30,7 +31,7 @@ def alarms_tab(shell: Shell) -> None:
     inputs = [ui[k] for k in ("site", "category", "severity", "state", "device", "show_silenced")]
     inputs += [*ui["picker"].inputs, ui["selected"]]
     outputs = [ui[k] for k in ("summary", "clock", "open_note", "open_now", "recent_note", "recent",
-                               "cases", "rows", "case_rows", "detail")]
+                               "cases", "rows", "case_rows", "detail", "selected")]
     _wire_reads(shell, ui, inputs, outputs)
     _wire_actions(shell, ui, inputs, outputs)
 
@@ -151,14 +152,17 @@ def _reload(backends: Any, zone: str, site: str, category: str, severity: str, s
     try:
         data = av.read_alarms(backends, f, window_arg(mode, window, start, end, net_clock, zone))
     except NetopsError as exc:
-        data = av.AlarmsData(summary=f"**error:** {exc}", error=str(exc))
-    clock = (f"read {local_time(datetime.now(UTC), zone)} · network clock "
+        data = av.AlarmsData(summary=f"**error:** {inert(str(exc))}", error=str(exc))
+    clock = (f"data read at {local_time(datetime.now(UTC), zone)} · network clock "
              f"{local_time(data.clock or net_clock, zone)}")
     by_id = {str(r["id"]): r for r in data.rows + data.open_rows}
+    if str(selected) not in by_id:  # filtered away: nothing is acted on unseen
+        selected = None
     return (data.summary, clock, av.empty_note(data, f, "open"), _table(data.open_rows, zone),
-            av.empty_note(data, f, "recent"), _table(data.rows, zone), av.cases_frame(data.cases), by_id,
+            av.empty_note(data, f, "recent"), _table(data.rows, zone),
+            gr.Dataframe(value=av.cases_frame(data.cases, zone), visible=bool(data.cases)), by_id,
             {c["case"]: c for c in data.cases},
-            av.detail(by_id.get(str(selected)) if selected is not None else None, zone))
+            av.detail(by_id.get(str(selected)), zone), selected)
 
 
 def _table(rows: list[dict[str, Any]], zone: str) -> gr.Dataframe:
