@@ -7,7 +7,7 @@ import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.exceptions import TyperException
@@ -18,6 +18,7 @@ from netopsai.tools import tool_names
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from netopsai.evidence import Evidence
     from netopsai.service import Copilot
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -93,13 +94,9 @@ def tool_cmd(name: Annotated[str, typer.Argument(help=TOOL_HELP)],
                  "column) or json"))] = "table",
              ) -> None:
     """Call one tool and print its Evidence."""
-    from netopsai.frontend import frontend_backends
-    from netopsai.tools.registry import run_tool
-
     if fmt not in ("table", "csv", "json"):
         raise NetopsError(f"--format must be table, csv or json, not {fmt!r}")
-    # the configured backends (the lab by default); a clear error when the store is empty
-    ev = run_tool(name, args, frontend_backends(_engine()))
+    ev = _run_tool(name, args)
     if as_json or fmt == "json":
         _out(ev.to_json())
     elif not ev.errors or ev.partial:
@@ -123,6 +120,46 @@ def _copilot() -> Copilot:
     return frontend_copilot()  # a clear error when the store holds no network
 
 
+def _run_tool(name: str, args: str) -> Evidence:
+    """On the server NETOPSAI_URL names, else here on the configured backends (the lab by
+    default; a clear error when the store is empty)."""
+    import json
+
+    from netopsai.cli import remote
+    from netopsai.evidence import Evidence
+
+    if remote.server() is not None:
+        try:
+            parsed = json.loads(args or "{}")
+        except json.JSONDecodeError:
+            parsed = None  # the local path words the error
+        if isinstance(parsed, dict):
+            got = remote.call(f"/api/tools/{name}", parsed)
+            if got is not None:
+                return Evidence.model_validate(got)
+    from netopsai.frontend import frontend_backends
+    from netopsai.tools.registry import run_tool
+
+    return run_tool(name, args, frontend_backends(_engine()))
+
+
+def _answer(question: str, thread: str) -> dict[str, Any]:
+    """The whole answer, from the server NETOPSAI_URL names or from a copilot in this process."""
+    import os
+
+    from netopsai.cli import remote
+
+    got = remote.call("/api/ask", {"question": question, "thread": thread})
+    if got is not None:
+        got.pop("thread", None)
+        return got
+    # one question, one process: a warm sandbox worker would start and never be reused, and the
+    # dense incident-memory model costs ~10 s of torch import (long-lived front ends load both once)
+    os.environ.setdefault("NETOPSAI_SANDBOX_WARM", "false")
+    os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
+    return _copilot().answer(question, thread)
+
+
 @app.command("ask")
 def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain words")],
             as_json: Annotated[bool, typer.Option("--json", help="Print the answer as JSON")] = False,
@@ -134,18 +171,13 @@ def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain
     """Ask one question through the whole copilot. Each run is a new conversation unless
     --thread names one or --continue follows up the last."""
     import json
-    import os
 
     from netopsai.cli.threads import pick_thread
 
     if not question.strip():
         raise NetopsError("the question is empty")
     thread = pick_thread(thread, resume)
-    # one question, one process: a warm sandbox worker would start and never be reused, and the
-    # dense incident-memory model costs ~10 s of torch import (long-lived front ends load both once)
-    os.environ.setdefault("NETOPSAI_SANDBOX_WARM", "false")
-    os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
-    result = _copilot().answer(question, thread)
+    result = _answer(question, thread)
     if as_json:
         _out(json.dumps({**result, "thread": thread}, default=str))
     else:
