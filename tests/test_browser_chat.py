@@ -107,3 +107,26 @@ def test_a_device_name_in_an_answer_opens_its_page(browser: Browser, server: str
                                                                            timeout=30_000)
         shot(device, "chat-device-link.png")
         assert outside == []
+
+
+def test_the_time_picker_sets_the_window_of_a_question_that_names_none(browser: Browser,
+                                                                      server: str) -> None:
+    with open_page(browser, server, 1440, 900) as (pg, outside):
+        pg.locator("#chat-window-box").get_by_text("Time window").click()
+        pg.locator("#chat-window-on input").check()
+        window = pg.locator("#chat-window input")
+        window.fill("6 parsecs")
+        window.press("Enter")
+        box = pg.locator("#question textarea")
+        box.fill("any alarms on dc1-leaf-03?")
+        box.press("Enter")
+        expect(pg.locator("#chat-status")).to_contain_text("time window:", timeout=30_000)
+        expect(box).to_have_value("any alarms on dc1-leaf-03?")  # nothing lost
+        window.fill("6h")
+        window.press("Enter")
+        ask(pg, "any alarms on dc1-leaf-03?")
+        expect(pg.locator("#chat")).to_contain_text("Window: last 6h")
+        ask(pg, "any alarms on dc1-leaf-03 in the last 2 hours?")  # the question's own wins
+        expect(pg.locator("#chat .message-content").last).to_contain_text("Window: last 2h")
+        shot(pg, "chat-time-picker.png")
+        assert outside == []

@@ -15,6 +15,7 @@ from netopsai.errors import NetopsError
 from netopsai.service import Copilot
 from netopsai.ui.gradio.chat import ChatHandler, ChatView, new_thread
 from netopsai.ui.gradio.shell import query_param
+from netopsai.ui.gradio.timepick import time_picker, window_arg
 
 # after an answer: show it from its first line (the conclusion), not the bottom of its rows
 SHOW_ANSWER = """() => { setTimeout(() => {
@@ -85,11 +86,25 @@ class _ChatEvents:
     def __init__(self, chat: ChatHandler) -> None:
         self.chat = chat
 
-    def respond(self, question: str, history: list[Any], tid: str,
+    def respond(self, question: str, history: list[Any], tid: str, use: bool, mode: str,
+                window: str | None, start: str | None, end: str | None,
                 request: gr.Request) -> Iterator[tuple[Any, ...]]:
         user = getattr(request, "username", None)  # set when login is on
-        for view in self.chat.turn(question, history, tid or new_thread(), user):
+        try:  # the picker's window, for a question that names none
+            picked = self._picked(use, mode, window, start, end)
+        except NetopsError as exc:
+            view = ChatView(list(history or []), status=f"time window: {exc}")
+            yield (question, *_chat_outputs(view)[1:])  # the question stays in the box
+            return
+        for view in self.chat.turn(question, history, tid or new_thread(), user, picked):
             yield _chat_outputs(view)
+
+    def _picked(self, use: bool, mode: str, window: str | None, start: str | None,
+                end: str | None) -> str | dict[str, str] | None:
+        if not use:
+            return None
+        b = self.chat.copilot.backends
+        return window_arg(mode, window, start, end, b.inventory.clock(), b.zone)
 
     def like(self, tid: str, data: gr.LikeData, request: gr.Request) -> str:
         return self.chat.feedback(tid, data.liked is True, getattr(request, "username", None))
@@ -119,6 +134,10 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> gr.Textbox:
             box = gr.Textbox(placeholder="Ask about the network, e.g. " + SEED_QUESTIONS[0],
                              show_label=False, submit_btn=True, elem_id="question")
             examples = gr.Examples(SEED_QUESTIONS, inputs=[box], label="Try")
+            with gr.Accordion("Time window, for questions that name none", open=False,
+                              elem_id="chat-window-box"):
+                use = gr.Checkbox(False, label="use this window", elem_id="chat-window-on")
+                picker = time_picker("chat", default="2h")
         with gr.Column(scale=2):
             with gr.Row():
                 clock = gr.Markdown(elem_id="chat-clock")
@@ -131,8 +150,9 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> gr.Textbox:
                 resume_btn = gr.Button("Resume", size="sm")
     ev = _ChatEvents(chat)
     panels = [bot, evidence, line, bars, path, status]
-    for asked in (box.submit(ev.respond, [box, bot, thread], [box, *panels]),
-                  examples.load_input_event.then(ev.respond, [box, bot, thread], [box, *panels])):
+    asking = [box, bot, thread, use, *picker.inputs]
+    for asked in (box.submit(ev.respond, asking, [box, *panels]),
+                  examples.load_input_event.then(ev.respond, asking, [box, *panels])):
         asked.then(None, [thread_box], None, js=THREAD_URL).then(None, None, None, js=SHOW_ANSWER)
     for opened in (resume_btn.click(ev.open_thread, [thread_box], [thread, thread_box, *panels]),
                    new_btn.click(ev.new_thread, None, [thread, thread_box, *panels])):
