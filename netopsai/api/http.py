@@ -17,6 +17,7 @@ from starlette.concurrency import iterate_in_threadpool
 
 from netopsai.api import tokens
 from netopsai.api.jobs import Jobs
+from netopsai.api.triage import PayloadError, Triage
 from netopsai.errors import NetopsError
 
 if TYPE_CHECKING:
@@ -43,8 +44,9 @@ class ConfirmBody(BaseModel):
     thread: str = Field(description="The thread whose last diagnosis the caller confirms")
 
 
-def build_api(copilot: Copilot, engine: Engine) -> FastAPI:
-    """The API over one copilot; tokens are checked against `engine`'s store."""
+def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None) -> FastAPI:
+    """The API over one copilot; tokens are checked against `engine`'s store; `triage` takes
+    Alertmanager's webhook when auto-triage rules are configured."""
     api = FastAPI(title="netopsai", version="1", description=__doc__)
     bearer = HTTPBearer(auto_error=False)
     jobs = Jobs(copilot.backends)
@@ -112,6 +114,20 @@ def build_api(copilot: Copilot, engine: Engine) -> FastAPI:
     @api.get("/api/batch/{job_id}/csv", response_class=PlainTextResponse)
     def batch_csv(job_id: str, _who: tokens.Caller = caller("read")) -> PlainTextResponse:
         return PlainTextResponse(jobs.get(job_id).csv(), media_type="text/csv")
+
+    @api.post("/api/triage/alertmanager", status_code=202)
+    async def alertmanager(request: Request, _who: tokens.Caller = caller("read")) -> dict[str, Any]:
+        """Alertmanager's webhook (version 4): firing alerts matching a triage rule are
+        diagnosed in the background and the cited answer posted to the rule's Slack channel."""
+        if triage is None:
+            raise HTTPException(404, "auto-triage has no rules (config.yaml: triage.rules)")
+        try:
+            chosen, skipped = triage.select(await request.body())
+        except PayloadError as exc:
+            raise NetopsError(f"not an Alertmanager webhook payload: {exc}") from None
+        triage.start(chosen)
+        return {"diagnosing": [{"question": c.question, "channel": c.channel} for c in chosen],
+                "skipped": skipped}
 
     @api.post("/api/incidents/confirm")
     def confirm(body: ConfirmBody, who: tokens.Caller = caller("confirm")) -> dict[str, Any]:

@@ -4,7 +4,7 @@ commands."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -39,7 +39,17 @@ def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.
                    "NAME` makes one", err=True)
     copilot.warm_up()
     typer.echo(f"netopsai API on http://{host}:{port} (docs at /docs)")
-    uvicorn.run(build_api(copilot, engine), host=host, port=port, log_level="warning")
+    uvicorn.run(build_api(copilot, engine, _triage(copilot)), host=host, port=port,
+                log_level="warning")
+
+
+def _triage(copilot: Any) -> Any:
+    """Auto-triage when config.yaml has triage rules (they post through the Slack bot's token)."""
+    from netopsai.api.triage import Triage, slack_poster
+    from netopsai.config.load import load_netconfig
+
+    settings = load_netconfig().settings.triage
+    return Triage(copilot, settings, slack_poster()) if settings.rules else None
 
 
 def token_create(name: Annotated[str, typer.Argument(help="Who or what uses it, e.g. alertmanager")],

@@ -165,6 +165,32 @@ def _check_zone(name: str) -> None:
         raise PydanticCustomError("timezone", str(exc)) from None
 
 
+class TriageRule(Section):
+    """Alerts to diagnose on arrival and where to post the answer: every matcher must hold
+    (Alertmanager's syntax: label=value, label!=value, label=~regex, label!~regex)."""
+
+    match: list[str] = Field(min_length=1)
+    channel: str = Field(min_length=1, description="Slack channel id (or #name) for the answer")
+
+    @field_validator("match")
+    @classmethod
+    def _matchers(cls, value: list[str]) -> list[str]:
+        from netopsai.api.matchers import parse_matcher
+
+        for m in value:
+            parse_matcher(m)  # a bad matcher fails when config.yaml is read, naming it
+        return value
+
+
+class TriageSettings(Section):
+    """Auto-triage (netopsai api, POST /api/triage/alertmanager): firing alerts matching a rule
+    are diagnosed and the cited answer posted to the rule's channel."""
+
+    rules: list[TriageRule] = Field(default_factory=list)
+    repeat_minutes: int = Field(default=30, ge=0, description=(
+        "Alertmanager re-sends a firing alert; the same alert is diagnosed again only after this"))
+
+
 class NetSettings(BaseSettings):
     """config.yaml, with NETOPSAI_<SECTION>_<FIELD> environment variables winning over it."""
 
@@ -177,6 +203,7 @@ class NetSettings(BaseSettings):
     prometheus: PrometheusSettings = Field(default_factory=PrometheusSettings)
     traceroute: TracerouteSettings = Field(default_factory=TracerouteSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
+    triage: TriageSettings = Field(default_factory=TriageSettings)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings],
