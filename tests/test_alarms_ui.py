@@ -40,8 +40,8 @@ def find(rows: list[dict[str, object]], kind: str, device: str) -> dict[str, obj
 
 
 def test_severity_colours_fill_the_cell_and_tint_the_row() -> None:
-    rows = [{"id": i, "severity": s, "message": "m"} for i, s in
-            enumerate(["critical", "major", "minor", "warning", "unknown"])]
+    rows = [{"id": i, "severity": s, "message": "m", "ack": "acked by a" if i == 1 else ""}
+            for i, s in enumerate(["critical", "major", "minor", "warning", "unknown"])]
     frame = av.alarm_frame(rows)
     ctx = av.styled(frame)._compute().ctx
     sev, msg = list(frame.columns).index("severity"), list(frame.columns).index("message")
@@ -51,6 +51,9 @@ def test_severity_colours_fill_the_cell_and_tint_the_row() -> None:
     assert ("background-color", "#fcd34d") in ctx[(2, sev)] and ("color", "#111827") in ctx[(2, sev)]
     assert ("background-color", "#d1d5db") in ctx[(3, sev)]
     assert (4, sev) not in ctx or ctx[(4, sev)] == []  # an unknown severity is left plain
+    ack = list(frame.columns).index("ack")
+    assert ("background-color", "#dbeafe") in ctx[(1, ack)]  # handled: the ack cell in blue
+    assert ("background-color", "#dbeafe") not in ctx[(0, ack)]  # not handled: the row's tint
 
 
 def test_filters_narrow_the_rows(make_lab: Callable[..., Engine]) -> None:
@@ -97,6 +100,7 @@ def test_acks_show_in_the_tables_and_silenced_alarms_hide(make_lab: Callable[...
     assert find(data.open_rows, "DEVICE_UNREACHABLE", "dc2-leaf-05")["ack"] == "acked by alice: vendor RMA"
     assert all(r["id"] != crc["id"] for r in data.open_rows) and data.hidden == 1
     assert "(1 silenced, hidden: tick 'show silenced')" in av.empty_note(data, av.Filters(), "open")
+    assert f"**{len(data.open_rows) + 1} open** (1 acknowledged, 1 silenced)" in data.summary
     assert str(find(data.rows, "INTERFACE_ERRORS", "dc1-leaf-02")["ack"]).startswith("silenced by bob until")
     shown = av.read_alarms(b, av.Filters(show_silenced=True), "24h")
     assert any(r["id"] == crc["id"] for r in shown.open_rows) and shown.hidden == 0

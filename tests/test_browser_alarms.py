@@ -19,6 +19,7 @@ from netopsai.lab.manage import init_lab, lab_info
 from netopsai.lab.scenario import Scenario
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
+from netopsai.ui.gradio.auth import add_user
 from tests.browser_kit import browser, server, serving, shot
 
 pytestmark = pytest.mark.browser
@@ -28,6 +29,7 @@ HOSTILE = 'port down <img src="http://127.0.0.1:9/x"> ![x](http://127.0.0.1:9/md
 DCI_MESSAGE = ("Interface HundredGigE0/0/0/20 changed state to down (peer dc2-dci-01 "
                "HundredGigE0/0/0/20) circuit LMN-400101 (Lumen)")
 CRITICAL, MAJOR = "rgb(185, 28, 28)", "rgb(194, 65, 12)"  # #b91c1c, #c2410c
+ACKED_BLUE = "rgb(219, 234, 254)"  # #dbeafe
 
 
 def faulted_home(home: Path) -> Path:
@@ -96,9 +98,16 @@ def text_box(pg: Page, elem: str) -> Locator:
 
 
 def filter_device(pg: Page, text: str) -> None:
+    """Type a device filter and wait for the tables to show it, as a person would before
+    clicking a row (a click on the previous render would pick whatever row takes its place)."""
     box = text_box(pg, "alarms-device")
     box.fill(text)
     box.press("Enter")
+    note = pg.locator("#alarms-open-note")
+    if text:
+        expect(note).to_contain_text(f'matching "{text}"', timeout=30_000)
+    else:
+        expect(note).not_to_contain_text("matching", timeout=30_000)
 
 
 def pick(pg: Page, elem: str, option: str) -> None:
@@ -202,6 +211,7 @@ def test_an_ack_in_one_browser_shows_in_another(browser: Browser, server: str) -
         acked = row(b, "#alarms-open", "dc2-leaf-05 unreachable")
         expect(acked).to_contain_text("acked by alice", timeout=30_000)
         expect(acked).to_contain_text("vendor RMA opened, CHG-77")
+        assert style(cell(b, "#alarms-open", "acked by alice"), "backgroundColor") == ACKED_BLUE
         filter_device(b, "dc1-leaf-02")
         expect(b.locator("#alarms-open-note")).to_contain_text("1 silenced, hidden", timeout=30_000)
         expect(cell(b, "#alarms-open", "Input CRC errors")).to_have_count(0)  # silenced: hidden
@@ -262,4 +272,28 @@ def test_auto_refresh_reads_new_alarms_until_switched_off(browser: Browser, home
         expect(cell(pg, "#alarms-open", "(manual)")).to_have_count(0)
         pg.locator("#alarms-refresh").click()
         expect(cell(pg, "#alarms-open", "(manual)")).to_be_visible(timeout=30_000)
+        ctx.close()
+
+
+def test_with_login_the_acting_user_is_the_logged_in_one(browser: Browser, home: Path) -> None:
+    users = home / "users"
+    add_user(users, "dana", "correct horse")
+    with serving(home, NETOPSAI_UI_USERS=str(users)) as url:
+        ctx = context(browser)
+        pg = ctx.new_page()
+        pg.goto(url)
+        pg.get_by_label("username").fill("dana")
+        pg.get_by_label("password").fill("correct horse")
+        pg.get_by_role("button", name="Login").click()
+        pg.get_by_role("tab", name="Alarms").click()
+        who = text_box(pg, "alarms-who")
+        expect(who).to_have_value("dana", timeout=30_000)
+        expect(who).to_be_disabled()  # not someone else's name
+        filter_device(pg, "dc1-dci-01")
+        select_row(pg, "#alarms-open", "(peer dc2-dci-01")
+        text_box(pg, "alarms-why").fill("carrier ticket LMN-1")
+        pg.locator("#alarms-ack").click()
+        expect(row(pg, "#alarms-open", "(peer dc2-dci-01")).to_contain_text(
+            "acked by dana: carrier ticket LMN-1", timeout=30_000)
+        shot(pg, "alarms-login-ack.png")
         ctx.close()

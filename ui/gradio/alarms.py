@@ -39,6 +39,8 @@ COLOURS = {"critical": ("#b91c1c", "#ffffff", "#fee2e2"), "major": ("#c2410c", "
            "minor": ("#fcd34d", "#111827", "#fef9c3"), "warning": ("#d1d5db", "#111827", "#f3f4f6"),
            "info": ("#e5e7eb", "#111827", "#f9fafb")}
 
+ACKED = "background-color: #dbeafe; color: #1e3a8a; font-weight: 600"  # blue-100 / blue-900: 9:1
+
 
 @dataclass
 class Filters:
@@ -115,7 +117,10 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
     shown = [r for r in open_rows if f.show_silenced or r["ack_state"] != "silenced"]
     ids = {r["id"] for r in rows}
     cases = [c for c in recent.facts["cases"] if ids & set(c.get("member_ids", []))]
-    summary = f"**{len(open_rows)} open** · <small>{inert(recent.summary)}</small>"  # names: network text
+    acked = sum(1 for r in open_rows if r["ack_state"] == "acked")
+    summary = (f"**{len(open_rows)} open** ({acked} acknowledged, {len(open_rows) - len(shown)} "
+               f"silenced) · {len(rows)} alarms in the window  \n<small>before the severity and "
+               f"device filters: {inert(recent.summary)}</small>")  # inert: names are network text
     return AlarmsData(_worst(shown), _newest(rows), cases, summary,
                       describe(recent.window, window, backends.zone), clock,
                       len(open_rows) - len(shown))
@@ -143,14 +148,16 @@ def alarm_frame(rows: list[dict[str, Any]], zone: str | None = None) -> pd.DataF
 
 
 def styled(frame: pd.DataFrame) -> Styler:
-    """Severity colours: the severity cell filled, the rest of the row tinted."""
+    """Severity colours: the severity cell filled, the rest of the row tinted; an acknowledged
+    or silenced alarm's ack cell in blue, so the handled ones stand apart."""
     def paint(row: pd.Series) -> list[str]:
         cell, text, tint = COLOURS.get(str(row.get("severity")), ("", "", ""))
-        if not cell:
-            return [""] * len(row)
-        base = f"background-color: {tint}; color: #111827"
-        return [f"background-color: {cell}; color: {text}; font-weight: 600" if c == "severity"
-                else base for c in row.index]
+        base = f"background-color: {tint}; color: #111827" if cell else ""
+        out = [f"background-color: {cell}; color: {text}; font-weight: 600" if c == "severity" and cell
+               else base for c in row.index]
+        if row.get("ack"):
+            out[list(row.index).index("ack")] = ACKED
+        return out
     return frame.style.apply(paint, axis=1)
 
 
