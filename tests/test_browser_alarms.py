@@ -6,6 +6,7 @@ errors on a port and a DCI circuit down, plus noise and one alarm with hostile t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -256,23 +257,33 @@ def test_diagnose_this_fills_the_chat_question(alarms: Page) -> None:
 
 
 def test_auto_refresh_reads_new_alarms_until_switched_off(browser: Browser, home: Path) -> None:
-    with serving(home, NETOPSAI_UI_ALARMS_REFRESH_S="2") as url:
-        ctx = context(browser)
-        pg = alarms_page(ctx, url)
-        clock = pg.locator("#alarms-clock")
-        expect(clock).to_contain_text("network clock", timeout=30_000)
-        first = clock.inner_text()
-        add_alarm(home, "PSU_FAILURE", "dc1-spine-02", "Power supply 2 failed (auto-refresh)", 5)
-        expect(cell(pg, "#alarms-open", "auto-refresh")).to_be_visible(timeout=30_000)  # no click
-        assert clock.inner_text() != first  # "read …" moved on
-        pg.locator("#alarms-auto").get_by_role("checkbox").uncheck()
-        pg.wait_for_timeout(1000)  # let a tick already on its way land
-        add_alarm(home, "FAN_FAILURE", "dc1-spine-03", "Fan tray 1 failed (manual)", 4)
-        pg.wait_for_timeout(6000)  # three intervals with the timer off
-        expect(cell(pg, "#alarms-open", "(manual)")).to_have_count(0)
-        pg.locator("#alarms-refresh").click()
-        expect(cell(pg, "#alarms-open", "(manual)")).to_be_visible(timeout=30_000)
-        ctx.close()
+    """Also in the network's zone (config.yaml ingest.timezone) with UTC beside it."""
+    config = home / "config.yaml"
+    config.write_text("ingest:\n  timezone: America/Los_Angeles\n")
+    try:
+        with serving(home, NETOPSAI_UI_ALARMS_REFRESH_S="2") as url:
+            ctx = context(browser)
+            pg = alarms_page(ctx, url)
+            clock = pg.locator("#alarms-clock")
+            expect(clock).to_contain_text(re.compile(r"network clock \S+ \S+ PST \(\d\d:\d\dZ\)"),
+                                          timeout=30_000)
+            raised = pg.locator("#alarms-open [role=gridcell][data-col='1']").first
+            expect(raised).to_have_text(re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d PST \(\d\d:\d\dZ\)"))
+            first = clock.inner_text()
+            add_alarm(home, "PSU_FAILURE", "dc1-spine-02", "Power supply 2 failed (auto-refresh)", 5)
+            expect(cell(pg, "#alarms-open", "auto-refresh")).to_be_visible(timeout=30_000)  # no click
+            assert clock.inner_text() != first  # "data read at …" moved on
+            shot(pg, "alarms-auto-refresh-zone.png")
+            pg.locator("#alarms-auto").get_by_role("checkbox").uncheck()
+            pg.wait_for_timeout(1000)  # let a tick already on its way land
+            add_alarm(home, "FAN_FAILURE", "dc1-spine-03", "Fan tray 1 failed (manual)", 4)
+            pg.wait_for_timeout(6000)  # three intervals with the timer off
+            expect(cell(pg, "#alarms-open", "(manual)")).to_have_count(0)
+            pg.locator("#alarms-refresh").click()
+            expect(cell(pg, "#alarms-open", "(manual)")).to_be_visible(timeout=30_000)
+            ctx.close()
+    finally:
+        config.unlink()
 
 
 def test_with_login_the_acting_user_is_the_logged_in_one(browser: Browser, home: Path) -> None:
