@@ -13,11 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, inspect
 from sqlmodel import Session, col, select
 
 from netopsai.errors import NetopsError
 from netopsai.store import tables as m
+from netopsai.store.engine import create_all
 from netopsai.timewin import as_utc, iso
 
 ACTIONS = ("ack", "silence", "unack")
@@ -43,10 +44,11 @@ class AckState:
 
 
 def ensure_table(engine: Engine) -> None:
-    """A store made before acks existed gains the table (create_all only runs at lab init and
-    ingest; add_new_columns leaves missing tables alone)."""
+    """A store made before acks existed gains the table, through the store's own schema upgrade
+    (create_all) so the store's record of its schema stays true; once per engine."""
     if engine not in _READY:
-        m.AlarmAck.__table__.create(engine, checkfirst=True)  # type: ignore[attr-defined]
+        if not inspect(engine).has_table(m.AlarmAck.__tablename__):  # type: ignore[arg-type]
+            create_all(engine)
         _READY.add(engine)
 
 
