@@ -93,7 +93,7 @@ def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.Monk
 @pytest.mark.parametrize(("config", "needles"), [
     ("typos.yaml", ["backend.telemetry (line 2): unknown telemetry 'snpm'; did you mean snmp?",
                     "backend.patths (line 3): unknown field 'patths'; did you mean paths?",
-                    "tracerout (line 4): unknown section 'tracerout'; did you mean traceroute?"]),
+                    "tracerout (line 4): unknown section 'tracerout'; did you mean traceroute"]),
     ("bad_values.yaml", ["snmp.version (line 2): unknown version '4'; valid: 2c, 3",
                          "snmp.targets[0].port (line 5): Input should be less than or equal to 65535",
                          "napalm[0].driver (line 9): unknown NAPALM driver 'isos'; did you mean ios",

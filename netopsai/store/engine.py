@@ -31,8 +31,10 @@ def engine_for(url: str) -> Engine:
     else:
         eng = create_engine(url, pool_pre_ping=True)
     file = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else None
-    if file is None or os.path.exists(file):
-        add_new_columns(eng)
+    if file is not None and os.path.exists(file):
+        from netopsai.store.migrate import upgrade
+
+        upgrade(eng, only_filled=True)  # an SQLite store gets this release's schema when opened
     return eng
 
 
@@ -55,25 +57,29 @@ def make_store_dir(settings: StoreSettings) -> None:
 
 
 def create_all(engine: Engine) -> None:
-    SQLModel.metadata.create_all(engine)
-    add_new_columns(engine)
+    """Bring the store's schema to this release's (netopsai.store.migrate: Alembic), keeping its
+    rows. Cheap after the first call for a store in a process."""
+    from netopsai.store.migrate import upgrade
+
+    upgrade(engine)
 
 
-def add_new_columns(engine: Engine) -> None:
-    """A store made by an earlier release gains the columns and indexes added since (every new
-    column is nullable or has a plain default), keeping its rows. Tables it lacks are left to
-    create_all. Versioned migrations replace this when the schema changes in other ways."""
+def add_new_columns(engine: Engine, only: dict[str, set[str]] | None = None) -> None:
+    """A store made before versioned migrations gains the columns added since it was made
+    (every new column is nullable or has a plain default), keeping its rows. `only`: per table,
+    the columns that may be added (the base revision's: later ones come from migrations)."""
     with engine.begin() as conn:  # one connection: the ingest writer's takes the write lock
         insp = inspect(conn)
         tables = set(insp.get_table_names())
         for table in SQLModel.metadata.sorted_tables:
-            if table.name not in tables:
+            if table.name not in tables or (only is not None and table.name not in only):
                 continue
             have = {c["name"] for c in insp.get_columns(table.name)}
-            for col in table.columns:
-                if col.name not in have:
-                    conn.exec_driver_sql(_add_column(engine, table.name, col))
-            if any(col.name not in have for col in table.columns):
+            new = [c for c in table.columns if c.name not in have
+                   and (only is None or c.name in only[table.name])]
+            for col in new:
+                conn.exec_driver_sql(_add_column(engine, table.name, col))
+            if new:
                 for index in table.indexes:
                     index.create(conn, checkfirst=True)
 
@@ -91,7 +97,13 @@ def _add_column(engine: Engine, table: str, col: Any) -> str:
 
 
 def drop_all(engine: Engine) -> None:
+    """Every table and the schema's version: the next create_all starts from nothing."""
+    from netopsai.store.migrate import forget
+
     SQLModel.metadata.drop_all(engine)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
+    forget(engine)
 
 
 def bulk_insert(session: Session, table: type[SQLModel], rows: Iterable[Mapping[str, Any]]) -> int:

@@ -1,0 +1,45 @@
+"""netopsai command group: db — the store's schema version (Alembic)."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer, lab_app: typer.Typer) -> None:
+    db = typer.Typer(no_args_is_help=True, help="The store's schema: upgrade, current, history.")
+    app.add_typer(db, name="db")
+    db.command("upgrade")(upgrade_cmd)
+    db.command("current")(current_cmd)
+    db.command("history")(history_cmd)
+
+
+def upgrade_cmd() -> None:
+    """Bring the store (NETOPSAI_HOME or DATABASE_URL) to this release's schema, keeping every
+    row. SQLite stores do this by themselves when opened; a PostgreSQL store needs it once per
+    release."""
+    from netopsai.frontend import store_engine
+    from netopsai.store import migrate
+
+    engine = store_engine()
+    before = migrate.current(engine)
+    after = migrate.upgrade(engine, explicit=True)
+    typer.echo(f"schema at {after}" + ("" if before == after else f" (was {before or 'none'})"))
+
+
+def current_cmd() -> None:
+    """The store's schema revision and this release's."""
+    from netopsai.frontend import store_engine
+    from netopsai.store import migrate
+
+    rev = migrate.current(store_engine())
+    head = migrate.head()
+    state = "up to date" if rev == head else "behind: run `netopsai db upgrade`"
+    typer.echo(f"{rev or 'none'} (this release: {head}; {state})")
+
+
+def history_cmd() -> None:
+    """Every schema revision, oldest first."""
+    from netopsai.store import migrate
+
+    for rev, what in migrate.history():
+        typer.echo(f"{rev}  {what}")
