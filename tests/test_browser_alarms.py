@@ -29,16 +29,14 @@ __all__ = ["browser", "server"]  # fixtures pytest finds by name (`home` is this
 HOSTILE = 'port down <img src="http://127.0.0.1:9/x"> ![x](http://127.0.0.1:9/md)'
 DCI_MESSAGE = ("Interface HundredGigE0/0/0/20 changed state to down (peer dc2-dci-01 "
                "HundredGigE0/0/0/20) circuit LMN-400101 (Lumen)")
-CRITICAL, MAJOR = "rgb(185, 28, 28)", "rgb(194, 65, 12)"  # #b91c1c, #c2410c
-ACKED_BLUE = "rgb(219, 234, 254)"  # #dbeafe
+CRITICAL, MAJOR, ACKED_BLUE = "rgb(185, 28, 28)", "rgb(194, 65, 12)", "rgb(219, 234, 254)"
 
 
 def faulted_home(home: Path) -> Path:
     engine = engine_for(f"sqlite:///{home / 'netopsai.db'}")
     init_lab(engine, "default", "small", 7)
-    clock = lab_info(engine).clock
     inject(engine, Scenario.model_validate({
-        "id": "browser-alarms", "now": clock, "question": "q", "noise": {"alarms": 10},
+        "id": "browser-alarms", "now": lab_info(engine).clock, "question": "q", "noise": {"alarms": 10},
         "faults": [{"kind": "device_down", "at": "-20m", "target": {"device": "dc2-leaf-05"}},
                    {"kind": "link_down", "at": "-40m", "target": {"link": "dc1-leaf-03:Ethernet49"}},
                    {"kind": "crc_errors", "at": "-90m", "target": {"interface": "dc1-leaf-02:Ethernet50"}},
@@ -76,7 +74,8 @@ def alarms_page(ctx: BrowserContext, url: str) -> Page:
 
 
 @pytest.fixture
-def alarms(browser: Browser, server: str) -> Iterator[Page]:
+def pg(browser: Browser, server: str) -> Iterator[Page]:
+    """The Alarms tab in a browser context of its own."""
     ctx = context(browser)
     yield alarms_page(ctx, server)
     ctx.close()
@@ -116,8 +115,7 @@ def pick(pg: Page, elem: str, option: str) -> None:
     pg.locator(f"#{elem}").get_by_role("option", name=option, exact=True).click()
 
 
-def test_severity_colours_and_full_messages(alarms: Page) -> None:
-    pg = alarms
+def test_severity_colours_and_full_messages(pg: Page) -> None:
     critical = cell(pg, "#alarms-open", "critical")
     expect(critical).to_be_visible(timeout=30_000)
     assert style(critical, "backgroundColor") == CRITICAL
@@ -141,14 +139,12 @@ def test_severity_colours_and_full_messages(alarms: Page) -> None:
     shot(pg, "alarms-full-message.png")
 
 
-def devices_in(pg: Page, table: str) -> set[str]:
-    """The device column's values of the rows on screen (the table renders rows lazily)."""
+def devices_in(pg: Page, table: str) -> set[str]:  # of the rows on screen (rendered lazily)
     cells = pg.locator(f"{table} [role=gridcell][data-col='7']")
     return {t.strip() for t in cells.all_inner_texts()}
 
 
-def test_filters_and_the_time_picker_change_the_rows(alarms: Page) -> None:
-    pg = alarms
+def test_filters_and_the_time_picker_change_the_rows(pg: Page) -> None:
     device_cells = pg.locator("#alarms-open [role=gridcell][data-col='7']")
     expect(device_cells.filter(has_text="dc1-dci-01")).to_have_count(1, timeout=30_000)
     pick(pg, "alarms-site", "dc2")
@@ -230,8 +226,7 @@ def test_an_ack_in_one_browser_shows_in_another(browser: Browser, server: str) -
         ctx_b.close()
 
 
-def test_diagnose_this_fills_the_chat_question(alarms: Page) -> None:
-    pg = alarms
+def test_diagnose_this_fills_the_chat_question(pg: Page) -> None:
     filter_device(pg, "dc1-leaf-03")
     select_row(pg, "#alarms-open", "Ethernet49 changed state")
     pg.locator("#alarms-diagnose").click()

@@ -87,31 +87,33 @@ def _register_acks(alarms: typer.Typer) -> None:
         """Take an acknowledgement or silence back."""
         _act(alarm_id, "unack", by, why)
 
-    @alarms.command("acks")
-    def acks_cmd(alarm_id: Annotated[int | None, typer.Option("--id", help="Only this alarm")] = None,
-                 as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False) -> None:
-        """Acknowledgements and silences, newest first."""
-        import json
+    alarms.command("acks")(acks_cmd)
 
-        from netopsai.frontend import store_engine
-        from netopsai.store.acks import check_alarm, history
-        from netopsai.timewin import iso
 
-        engine = store_engine()
-        if alarm_id is not None:
-            check_alarm(engine, alarm_id)
-        rows: list[dict[str, Any]] = [{"alarm_id": a.alarm_id, "action": a.action, "by": a.by, "why": a.why,
-                 "at": iso(a.at), "until": iso(a.until) if a.until else None}
-                for a in history(engine, alarm_id)]
-        if as_json:
-            typer.echo(json.dumps(rows))
-            return
-        for r in rows:
-            until = f" until {r['until']}" if r["until"] else ""
-            typer.echo(f"{r['at']}  #{r['alarm_id']}  {r['action']}{until}  by {r['by']}"
-                       f"{': ' + str(r['why']) if r['why'] else ''}")
-        if not rows:
-            typer.echo("no acknowledgements or silences")
+def acks_cmd(alarm_id: Annotated[int | None, typer.Option("--id", help="Only this alarm")] = None,
+             as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False) -> None:
+    """Acknowledgements and silences, newest first."""
+    import json
+
+    from netopsai.frontend import store_engine
+    from netopsai.store.acks import check_alarm, history
+    from netopsai.timewin import iso
+
+    engine = store_engine()
+    if alarm_id is not None:
+        check_alarm(engine, alarm_id)
+    rows: list[dict[str, Any]] = [
+        {"alarm_id": a.alarm_id, "action": a.action, "by": a.by, "why": a.why, "at": iso(a.at),
+         "until": iso(a.until) if a.until else None} for a in history(engine, alarm_id)]
+    if as_json:
+        typer.echo(json.dumps(rows))
+        return
+    for r in rows:
+        until = f" until {r['until']}" if r["until"] else ""
+        typer.echo(f"{r['at']}  #{r['alarm_id']}  {r['action']}{until}  by {r['by']}"
+                   f"{': ' + str(r['why']) if r['why'] else ''}")
+    if not rows:
+        typer.echo("no acknowledgements or silences")
 
 
 def _act(alarm_id: int, action: str, by: str | None, why: str, span: str | None = None) -> None:
