@@ -66,10 +66,10 @@ def frontend_copilot(*, first_run_lab: bool = False, use_llm: bool = True) -> Co
     otherwise), its threads kept in NETOPSAI_HOME (resumable across restarts)."""
     from netopsai.config.settings import StoreSettings
     from netopsai.llm import configured, make_chat_model
-    from netopsai.service import Copilot, sqlite_saver
+    from netopsai.service import Copilot, saver_for
     from netopsai.store.engine import get_engine
 
     settings = StoreSettings()
     backends = frontend_backends(get_engine(settings), first_run_lab=first_run_lab)
     llm = make_chat_model() if use_llm and configured() else None
-    return Copilot(backends, llm=llm, checkpointer=sqlite_saver(settings.home))
+    return Copilot(backends, llm=llm, checkpointer=saver_for(settings.url, settings.home))

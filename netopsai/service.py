@@ -49,6 +49,27 @@ def sqlite_saver(home: Path) -> BaseCheckpointSaver[Any]:
     return SqliteSaver(conn)
 
 
+def postgres_saver(url: str) -> BaseCheckpointSaver[Any]:
+    """Threads in the team's PostgreSQL store (langgraph-checkpoint-postgres), through a small
+    connection pool: serve, slack and api processes on several machines share conversations."""
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
+    conninfo = url.replace("postgresql+psycopg://", "postgresql://", 1)
+    pool: ConnectionPool[Any] = ConnectionPool(
+        conninfo, min_size=1, max_size=8, open=True,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row})
+    saver = PostgresSaver(pool)
+    saver.setup()  # its own tables, versioned by the library
+    return saver
+
+
+def saver_for(url: str, home: Path) -> BaseCheckpointSaver[Any]:
+    """Where threads live: beside the store (PostgreSQL), or in NETOPSAI_HOME (SQLite)."""
+    return postgres_saver(url) if url.startswith("postgresql") else sqlite_saver(home)
+
+
 @dataclass(frozen=True)
 class Thread:
     """A conversation as its checkpoint keeps it (empty for a thread never asked in)."""

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the integration tests run for real: Chromium (browser tests), Prometheus and
 # snmp_exporter, traceroute/mtr/iptables/nftables for the namespace lab, bubblewrap for the
-# analysis sandbox's prison. Installs only what is missing.
+# analysis sandbox's prison, PostgreSQL (the team store's tests start their own cluster). Installs only what is missing.
 set -euo pipefail
 need=()
 have() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ] || [ -x "/usr/bin/$1" ]; }
@@ -15,6 +15,7 @@ have mtr || need+=(mtr-tiny)
 have iptables || need+=(iptables)
 have nft || need+=(nftables)
 have bwrap || need+=(bubblewrap)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
     echo "missing ${need[*]} and not root: the tests that need them will skip (apt-get install ${need[*]})" >&2

@@ -136,9 +136,13 @@ def load_state(engine: Engine, version: str, at: datetime) -> NetState:
                   for e_dev in topo.nodes for e in topo.edges(e_dev)}
     with Session(engine) as s:
         ev = m.InterfaceEvent
-        last = (select(ev.device, ev.interface, ev.state, func.max(ev.at))
-                .where(col(ev.at) <= at).group_by(col(ev.device), col(ev.interface)))
-        for dev, ifname, state, _t in s.exec(last):
+        # each port's latest event at `at` (ties: the later row), in SQL both databases speak
+        rank = func.row_number().over(partition_by=(col(ev.device), col(ev.interface)),
+                                      order_by=(col(ev.at).desc(), col(ev.id).desc()))
+        ranked = select(ev.device, ev.interface, ev.state, rank.label("rank")).where(
+            col(ev.at) <= at).subquery()
+        last = select(ranked.c.device, ranked.c.interface, ranked.c.state).where(ranked.c.rank == 1)
+        for dev, ifname, state in s.execute(last):
             if state == "down" and (dev, ifname) in iface_link:
                 st.down_links.add(iface_link[(dev, ifname)])
         for lid in s.exec(select(m.BgpSession.link_id).where(

@@ -2,8 +2,8 @@
 to this release's schema keeping its rows: a new store gets every revision; a store made before
 versioning is stamped at the newest revision whose tables it has (release 1's: 0001), given the
 columns that revision has, then upgraded. SQLite stores are upgraded when opened; a PostgreSQL
-store only by `netopsai db upgrade` (a team upgrades its shared database on purpose, not
-whichever process starts first).
+store with tables only by `netopsai db upgrade` (a team upgrades its shared database on
+purpose, not whichever process starts first; an empty one is simply created).
 
 Alembic costs half a second to import: a store already at HEAD is recognised with one query and
 no Alembic at all (every CLI call opens the store)."""
@@ -20,7 +20,7 @@ from sqlalchemy.exc import DatabaseError
 
 from netopsai.errors import NetopsError
 
-HEAD = "0002"  # the newest revision in migrations/versions (a test keeps the two equal)
+HEAD = "0003"  # the newest revision in migrations/versions (a test keeps the two equal)
 _done: set[str] = set()  # stores found or brought up to date by this process (by url)
 _lock = threading.Lock()
 
@@ -66,10 +66,11 @@ def upgrade(engine: Engine, *, explicit: bool = False, only_filled: bool = False
         if url in _done:
             return HEAD
         rev = current(engine)
-        if rev is None and only_filled and not inspect(engine).get_table_names():
+        empty = rev is None and not inspect(engine).get_table_names()
+        if empty and only_filled:
             return None
         if rev != HEAD:
-            if engine.dialect.name != "sqlite" and not explicit:
+            if engine.dialect.name != "sqlite" and not (explicit or empty):
                 raise NetopsError(f"the store's schema is at {rev or 'nothing'}, this release needs "
                                   f"{HEAD}: run `netopsai db upgrade` once")
             _migrate(engine, rev)

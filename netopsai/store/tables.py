@@ -11,8 +11,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index
+from sqlalchemy import JSON, BigInteger, Column, Index
 from sqlmodel import Field, SQLModel
+
+
+def big(default: int | None = 0) -> Any:
+    """A 64-bit integer column: ASNs (4-byte), counters (Counter64, octets per interval),
+    sysUpTime ticks and file offsets pass 2**31, which PostgreSQL's INTEGER cannot hold."""
+    return Field(default=default, sa_type=BigInteger)
 
 
 class Meta(SQLModel, table=True):
@@ -55,7 +61,7 @@ class Device(SQLModel, table=True):
     os_version: str = ""
     mgmt_ip: str | None = Field(default=None, index=True)
     loopback: str | None = Field(default=None, index=True)
-    asn: int | None = None
+    asn: int | None = big(None)
     site: str = Field(index=True)
     pod: str | None = Field(default=None, index=True)
     rack: str | None = None
@@ -107,8 +113,8 @@ class BgpSession(SQLModel, table=True):
     b_device: str = Field(index=True)
     a_ip: str = ""
     b_ip: str = ""
-    a_asn: int = 0
-    b_asn: int = 0
+    a_asn: int = big()
+    b_asn: int = big()
     state: str = "established"  # established | idle
     since: datetime | None = None
 
@@ -192,12 +198,12 @@ class CounterSample(SQLModel, table=True):
     device: str
     interface: str
     at: datetime
-    in_octets: int = 0
-    out_octets: int = 0
-    in_errors: int = 0
-    crc_errors: int = 0
-    in_discards: int = 0
-    out_discards: int = 0
+    in_octets: int = big()
+    out_octets: int = big()
+    in_errors: int = big()
+    crc_errors: int = big()
+    in_discards: int = big()
+    out_discards: int = big()
     rx_power_dbm: float | None = None
     source: str = "lab"
 
@@ -262,7 +268,7 @@ class SpoolMark(SQLModel, table=True):
 
     name: str = Field(primary_key=True)  # host name and spool directory
     segment: int = 0
-    offset: int = 0
+    offset: int = big()
 
 
 class SnmpCounterState(SQLModel, table=True):
@@ -275,13 +281,13 @@ class SnmpCounterState(SQLModel, table=True):
     interface: str = ""
     at: datetime  # when the counters below were read
     seen_at: datetime | None = None  # the last poll
-    uptime_cs: int | None = None  # sysUpTime at the last poll: going backwards means a restart
+    uptime_cs: int | None = big(None)  # sysUpTime at the last poll: going backwards means a restart
     oper_status: str = "unknown"  # at the last poll
-    in_octets: int | None = None
-    out_octets: int | None = None
-    in_errors: int | None = None
-    in_discards: int | None = None
-    out_discards: int | None = None
+    in_octets: int | None = big(None)
+    out_octets: int | None = big(None)
+    in_errors: int | None = big(None)
+    in_discards: int | None = big(None)
+    out_discards: int | None = big(None)
 
 
 class Incident(SQLModel, table=True):

@@ -49,21 +49,22 @@ def dead_udp_port() -> int:
         return int(s.getsockname()[1])
 
 
-def lab_case(engine: Engine) -> Case:
+def lab_case(engine: Engine, name: str = "lab") -> Case:
     from tests.conftest import CLOCK
 
-    return Case("lab", lab_backends(engine), ["dc1-leaf-01", "dc1-spine-01"],
+    return Case(name, lab_backends(engine), ["dc1-leaf-01", "dc1-spine-01"],
                 Window(start=CLOCK - timedelta(days=1), end=CLOCK),
                 path=("10.1.3.20", "10.2.1.40"), broken_path=("10.1.3.20", "10.2.1.254"))
 
 
-def store_case(tmp: Path) -> Case:
-    """A real network's store read as polled history (telemetry: store)."""
-    engine = real_store(tmp / "netopsai.db")
+def store_case(tmp: Path, url: str | None = None) -> Case:
+    """A real network's store read as polled history (telemetry: store); in SQLite, or in the
+    database `url` names (PostgreSQL)."""
+    engine = real_store(url or tmp / "netopsai.db")
     home = write_home(tmp / "home", "backend: {telemetry: store}\n")
     now = datetime.now(UTC)
-    return Case("store", configured_backends(engine, load_netconfig(home)), list(DEVICES),
-                Window(start=now - timedelta(hours=1), end=now))
+    return Case("pgstore" if url else "store", configured_backends(engine, load_netconfig(home)),
+                list(DEVICES), Window(start=now - timedelta(hours=1), end=now))
 
 
 SNMP_DEVICE = "ct-cisco-sw"

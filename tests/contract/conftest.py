@@ -13,15 +13,19 @@ from sqlalchemy import Engine
 
 from tests.contract import cases
 from tests.contract.cases import Case
+from tests.peers.postgres import fresh_database, pg_url  # noqa: F401  (session fixture)
 from tests.peers.snmpsim import CISCO, SnmpSim, snmpsim  # noqa: F401  (session fixture)
 
 integration = pytest.mark.integration
+PG = [pytest.param("pglab", marks=integration), pytest.param("pgstore", marks=integration)]
 TELEMETRY = ["lab", "store", pytest.param("snmp", marks=integration),
-             pytest.param("netns", marks=integration), pytest.param("prometheus", marks=integration)]
-PATHS = ["lab", pytest.param("system", marks=integration), pytest.param("napalm", marks=integration)]
+             pytest.param("netns", marks=integration), pytest.param("prometheus", marks=integration),
+             *PG]
+PATHS = ["lab", pytest.param("system", marks=integration), pytest.param("napalm", marks=integration),
+         PG[0]]
 INVENTORY = ["lab", "store", pytest.param("napalm", marks=integration),
-             pytest.param("netns", marks=integration)]
-ALARMS = ["lab", "store", pytest.param("netns", marks=integration)]
+             pytest.param("netns", marks=integration), *PG]
+ALARMS = ["lab", "store", pytest.param("netns", marks=integration), *PG]
 # backends that read the targets themselves, so one target can fail to answer (the others read
 # stored history, or a scraper that hides the agents)
 POLLING = [pytest.param("snmp", marks=integration)]
@@ -93,6 +97,25 @@ def prometheus_case(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fi
 @pytest.fixture(scope="session")
 def store_case(tmp_path_factory: pytest.TempPathFactory) -> Case:
     return cases.store_case(tmp_path_factory.mktemp("store"))
+
+
+@pytest.fixture(scope="session")
+def pgstore_case(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Case:
+    """The real network's store, in PostgreSQL."""
+    url = fresh_database(request.getfixturevalue("pg_url"), "pgstore")
+    return cases.store_case(tmp_path_factory.mktemp("pgstore"), url)
+
+
+@pytest.fixture(scope="session")
+def pglab_case(request: pytest.FixtureRequest) -> Case:
+    """The lab, built into PostgreSQL at the same clock and seed as the SQLite one."""
+    from netopsai.lab.manage import init_lab
+    from netopsai.store.engine import engine_for
+    from tests.conftest import CLOCK
+
+    engine = engine_for(fresh_database(request.getfixturevalue("pg_url"), "pglab"))
+    init_lab(engine, "default", "small", 7, CLOCK)
+    return cases.lab_case(engine, "pglab")
 
 
 def _case(request: pytest.FixtureRequest, lab_engine: Engine) -> Case:

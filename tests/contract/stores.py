@@ -16,12 +16,13 @@ DEVICES = ("edge-sw-01", "core-rtr-01")
 PORTS = ("Gi0/1", "Gi0/2", "Gi0/3")
 
 
-def real_store(path: Path, now: datetime | None = None) -> Engine:
+def real_store(path: Path | str, now: datetime | None = None) -> Engine:
     """Two devices, three 1G ports each, an hour of 5-minute samples ending `now`; Gi0/2 of
-    edge-sw-01 went down 20 minutes ago and has input errors; one open link alarm."""
+    edge-sw-01 went down 20 minutes ago and has input errors; one open link alarm. `path`: an
+    SQLite file, or any store URL (PostgreSQL)."""
     now = (now or datetime.now(UTC)).replace(second=0, microsecond=0)
     now -= timedelta(minutes=now.minute % 5)
-    engine = engine_for(f"sqlite:///{path}")
+    engine = engine_for(path if isinstance(path, str) else f"sqlite:///{path}")
     create_all(engine)
     with Session(engine) as s:
         s.add(m.Site(name="hq", region="eu-west"))
