@@ -174,3 +174,25 @@ def test_the_offline_copilot_answers_the_diagnose_questions(make_lab: Callable[.
     down = copilot.answer(av.case_question(root, clock), "b")
     assert down["root_cause"]["label"] == "device.down"
     assert down["root_cause"]["device"] == "dc2-leaf-05"
+
+
+def test_the_tab_acts_only_on_an_alarm_still_shown(make_lab: Callable[..., Engine]) -> None:
+    from netopsai.ui.gradio import alarms_tab as tab
+
+    engine, b = faulted(make_lab)
+    filters = ["all", "all", "all", "any", "", False, "relative", "24h", None, None]
+    shown = tab._reload(b, b.zone, *filters)
+    rows = shown[7]
+    down = find(list(rows.values()), "DEVICE_UNREACHABLE", "dc2-leaf-05")
+    assert tab._shown(down["id"], rows) == str(down["id"])
+    assert tab._shown(999999, rows) is None and tab._shown(None, rows) is None
+    stale = tab._act(engine, b, b.zone, "ack", None, "alice", "x", "2h", *filters)
+    assert stale[0] == "**error:** select an alarm first (click its row in a table)"
+    done = tab._act(engine, b, b.zone, "silence", str(down["id"]), "alice", "RMA", "1h", *filters)
+    assert done[0] == f"alarm #{down['id']} silenced for 1h (stored here, not on the device)"
+    assert "silenced by alice until" in done[1] and "RMA" in done[1]  # the detail shows it
+    open_table = done[2 + 3]  # status, detail, then the re-read: the silenced alarm is hidden
+    assert open_table.value["data"] and down["id"] not in [r[0] for r in open_table.value["data"]]
+    assert "critical" in [r[open_table.value["headers"].index("severity")] for r in shown[3].value["data"]]
+    bad = tab._reload(b, b.zone, *filters[:6], "absolute", "24h", "soon", None)
+    assert bad[0] == "**error:** bad time 'soon'; use ISO 8601 (2025-11-04T20:02:26Z) or -25m"

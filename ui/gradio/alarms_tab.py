@@ -29,9 +29,11 @@ def alarms_tab(shell: Shell) -> None:
     ui["rows"], ui["case_rows"] = gr.State({}), gr.State({})  # id -> row, for the selections
     ui["selected"], ui["selected_case"] = gr.State(None), gr.State(None)
     inputs = [ui[k] for k in ("site", "category", "severity", "state", "device", "show_silenced")]
-    inputs += [*ui["picker"].inputs, ui["selected"]]
+    inputs += ui["picker"].inputs
+    # a re-read leaves the selection alone (a timer tick racing a click must not undo it); an
+    # action checks the selected alarm is still among the rows shown
     outputs = [ui[k] for k in ("summary", "clock", "open_note", "open_now", "recent_note", "recent",
-                               "cases", "rows", "case_rows", "detail", "selected")]
+                               "cases", "rows", "case_rows")]
     _wire_reads(shell, ui, inputs, outputs)
     _wire_actions(shell, ui, inputs, outputs)
 
@@ -110,15 +112,20 @@ def _wire_actions(shell: Shell, ui: dict[str, Any], inputs: list[Any], outputs: 
         table.select(select, [ui["rows"]], [ui["selected"], ui["detail"], ui["status"]])
     ui["cases"].select(_select_case, [ui["case_rows"]], [ui["selected_case"], ui["case_md"]])
     for name in ("ack", "silence", "unack"):
-        ui[name].click(lambda sel, who, why, span, *values, _do=name: _act(
-                           engine, backends, zone, _do, sel, who, why, span, *values),
-                       [ui["selected"], ui["who"], ui["why"], ui["silence_for"], *inputs],
-                       [ui["status"], *outputs])
+        ui[name].click(lambda sel, rows, who, why, span, *values, _do=name: _act(
+                           engine, backends, zone, _do, _shown(sel, rows), who, why, span, *values),
+                       [ui["selected"], ui["rows"], ui["who"], ui["why"], ui["silence_for"], *inputs],
+                       [ui["status"], ui["detail"], *outputs])
     ui["diagnose"].click(lambda sel, rows: _diagnose(rows.get(str(sel)), clock()),
                          [ui["selected"], ui["rows"]], [shell.tabs, shell.question, ui["status"]])
     ui["diagnose_case"].click(lambda sel, cases: _diagnose_case(cases.get(str(sel)), clock()),
                               [ui["selected_case"], ui["case_rows"]],
                               [shell.tabs, shell.question, ui["case_md"]])
+
+
+def _shown(selected: Any, rows: dict[str, Any]) -> str | None:
+    """The selected alarm's id while it is among the rows shown, else None."""
+    return str(selected) if selected is not None and str(selected) in rows else None
 
 
 def _action_panel() -> dict[str, Any]:
@@ -144,8 +151,8 @@ def _action_panel() -> dict[str, Any]:
 
 
 def _reload(backends: Any, zone: str, site: str, category: str, severity: str, state: str,
-            device: str, show_silenced: bool, mode: str, window: str, start: Any, end: Any,
-            selected: int | None) -> tuple[Any, ...]:
+            device: str, show_silenced: bool, mode: str, window: str, start: Any,
+            end: Any) -> tuple[Any, ...]:
     f = av.Filters(site or "all", category or "all", severity or "all", state or "any",
                    device or "", bool(show_silenced))
     net_clock = backends.inventory.clock()
@@ -156,13 +163,10 @@ def _reload(backends: Any, zone: str, site: str, category: str, severity: str, s
     clock = (f"data read at {local_time(datetime.now(UTC), zone)} · network clock "
              f"{local_time(data.clock or net_clock, zone)}")
     by_id = {str(r["id"]): r for r in data.rows + data.open_rows}
-    if str(selected) not in by_id:  # filtered away: nothing is acted on unseen
-        selected = None
     return (data.summary, clock, av.empty_note(data, f, "open"), _table(data.open_rows, zone),
             av.empty_note(data, f, "recent"), _table(data.rows, zone),
             gr.Dataframe(value=av.cases_frame(data.cases, zone), visible=bool(data.cases)), by_id,
-            {c["case"]: c for c in data.cases},
-            av.detail(by_id.get(str(selected)), zone), selected)
+            {c["case"]: c for c in data.cases})
 
 
 def _table(rows: list[dict[str, Any]], zone: str) -> gr.Dataframe:
@@ -179,20 +183,22 @@ def _select_case(cases: dict[str, Any], evt: gr.SelectData) -> tuple[Any, str]:
     return case_id, f"case **{c['case']}** selected: root {c['root_kind']} on {where}"
 
 
-def _act(engine: Any, backends: Any, zone: str, action: str, selected: int | None, who: str,
+def _act(engine: Any, backends: Any, zone: str, action: str, selected: str | None, who: str,
          why: str, span: str, *values: Any) -> tuple[Any, ...]:
-    """Record the action, then re-read so every table shows it."""
+    """Record the action on the selected alarm (None: none selected, or no longer among the rows
+    shown), then re-read so every table and the detail show it."""
     try:
-        if selected is None:
-            raise NetopsError("select an alarm first (click its row)")
+        if not selected:
+            raise NetopsError("select an alarm first (click its row in a table)")
         now = backends.inventory.clock()
         until = now + parse_duration(span or "2h") if action == "silence" else None
         acks.record(engine, int(selected), action, who, why, now, until)
         done = {"ack": "acknowledged", "silence": f"silenced for {span}", "unack": "taken back"}
         status = f"alarm #{selected} {done[action]} (stored here, not on the device)"
     except NetopsError as exc:
-        status = f"**error:** {exc}"
-    return (status, *_reload(backends, zone, *values))
+        status = f"**error:** {inert(str(exc))}"
+    shown = _reload(backends, zone, *values)
+    return (status, av.detail(shown[7].get(str(selected)), zone) if selected else gr.skip(), *shown)
 
 
 def _diagnose(row: dict[str, Any] | None, clock: datetime) -> tuple[Any, Any, str]:
