@@ -26,8 +26,9 @@ def store_engine() -> Engine:
 
 
 def ensure_network(engine: Engine) -> bool:
-    """Build the embedded lab when the store holds no network at all (the servers' first run);
-    a store holding the lab or a real network is left alone. True when the lab was built."""
+    """Build the embedded lab when the SQLite store holds no network at all (the servers' first
+    run); a store holding the lab or a real network, or a PostgreSQL one, is left alone. True
+    when the lab was built."""
     from netopsai.errors import NetopsError
     from netopsai.lab.manage import init_lab
     from netopsai.store.network import network_kind
@@ -36,6 +37,10 @@ def ensure_network(engine: Engine) -> bool:
         network_kind(engine)
         return False
     except NetopsError:
+        if engine.dialect.name != "sqlite":  # a team's database: never filled with a demo lab
+            print("the store holds no network yet: run `netopsai lab init`, or poll, discover "
+                  "or import the real one", file=sys.stderr, flush=True)
+            return False
         # stderr: a server's stdout carries its "listening on" line, which scripts wait for
         print(f"first run: building the embedded lab ({FIRST_RUN_SCALE})…", file=sys.stderr,
               flush=True)
