@@ -113,10 +113,12 @@ def test_the_picker_switches_the_device(page: tuple[Page, list[str]], server: st
     expect(plot).to_contain_text("Ethernet8")  # the spine's first ports, in natural order ...
     expect(plot).not_to_contain_text("Ethernet52")  # ... and none of the leaf's legend left
     shot(pg, "device-picker.png")
+    expect(pg).to_have_url(re.compile(r"\?device=dc1-spine-02$"))  # the address bar follows
     pg.locator("#device-neighbours").get_by_text("dc1-leaf-03", exact=True).click()  # back along the link
     expect(status).to_contain_text("dc1-leaf-03: 1 of 9 interfaces down")
     expect(pg.locator("#device-picker input")).to_have_value("dc1-leaf-03")
     expect(pg.locator("#device-changes")).to_contain_text(TICKET)
+    expect(pg).to_have_url(re.compile(r"\?device=dc1-leaf-03$"))
     assert outside == []
 
 

@@ -160,6 +160,13 @@ class _Events:
         return gr.update(color_map=cmap) if cmap else gr.skip()
 
 
+# the address bar names the device shown, so a reload or a pasted link opens the same page
+DEVICE_URL = """(name) => { if (!name) return;
+  const u = new URL(window.location.href); u.hash = '';
+  u.searchParams.delete('thread'); u.searchParams.set('device', name);
+  window.history.replaceState(null, '', u.toString()); }"""
+
+
 def device_tab(shell: Shell) -> None:
     backends = shell.backends
     zone = str(getattr(zone_info(backends.zone), "key", None) or backends.zone or "UTC")
@@ -180,6 +187,7 @@ def device_tab(shell: Shell) -> None:
                    js=BROWSER_ZONE).then(ev.recolour, colours, timeline)
     # user actions only (.input, not .change): the load above sets the picker itself
     gr.on([picker.input, window.input, refresh.click], ev.fill, [picker, window, browser_zone],
-          [*outputs, browser_zone, colours]).then(ev.recolour, colours, timeline)
+          [*outputs, browser_zone, colours]).then(ev.recolour, colours, timeline).then(
+        None, [picker], None, js=DEVICE_URL)
     neighbours.select(ev.follow, [window, browser_zone], [picker, *outputs, browser_zone, colours]
-                      ).then(ev.recolour, colours, timeline)
+                      ).then(ev.recolour, colours, timeline).then(None, [picker], None, js=DEVICE_URL)
