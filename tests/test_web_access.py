@@ -18,7 +18,7 @@ def test_a_thread_id_opens_only_its_owners_conversation(backends: Any) -> None:
     chat = ChatHandler(Copilot(backends))
     list(chat.turn("who owns 10.1.3.20?", [], "shared-id", "alice"))
     mine = chat.resume("shared-id", "alice", asked=True)
-    assert mine.history and "dc1-host-03-1" in mine.history[-1]["content"]
+    assert mine.history and "dc1-host-03-1" in str(mine.history[-2].content)  # then its evidence list
     theirs = chat.resume("shared-id", "mallory", asked=True)
     assert theirs.history == [] and 'id="ev-' not in theirs.evidence
     assert "not found" in theirs.status

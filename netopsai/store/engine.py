@@ -32,9 +32,12 @@ def engine_for(url: str) -> Engine:
         eng = create_engine(url, pool_pre_ping=True)
     file = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else None
     if file is not None and os.path.exists(file):
-        from netopsai.store.migrate import upgrade
+        from netopsai.store.migrate import is_store, upgrade
 
-        upgrade(eng, only_filled=True)  # an SQLite store gets this release's schema when opened
+        if is_store(eng):
+            upgrade(eng)  # an SQLite store gets this release's schema when opened
+        else:  # another database of ours (incident memory): its tables gain new columns
+            add_new_columns(eng)
     return eng
 
 
@@ -64,19 +67,17 @@ def create_all(engine: Engine) -> None:
     upgrade(engine)
 
 
-def add_new_columns(engine: Engine, only: dict[str, set[str]] | None = None) -> None:
+def add_new_columns(engine: Engine) -> None:
     """A store made before versioned migrations gains the columns added since it was made
-    (every new column is nullable or has a plain default), keeping its rows. `only`: per table,
-    the columns that may be added (the base revision's: later ones come from migrations)."""
+    (every new column is nullable or has a plain default), keeping its rows."""
     with engine.begin() as conn:  # one connection: the ingest writer's takes the write lock
         insp = inspect(conn)
         tables = set(insp.get_table_names())
         for table in SQLModel.metadata.sorted_tables:
-            if table.name not in tables or (only is not None and table.name not in only):
+            if table.name not in tables:
                 continue
             have = {c["name"] for c in insp.get_columns(table.name)}
-            new = [c for c in table.columns if c.name not in have
-                   and (only is None or c.name in only[table.name])]
+            new = [c for c in table.columns if c.name not in have]
             for col in new:
                 conn.exec_driver_sql(_add_column(engine, table.name, col))
             if new:

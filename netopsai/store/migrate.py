@@ -1,7 +1,7 @@
 """The store's schema, versioned with Alembic (migrations/). `upgrade(engine)` brings any store
 to this release's schema keeping its rows: a new store gets every revision; a store made before
-versioning is stamped at the newest revision whose tables it has (release 1's: 0001), given the
-columns that revision has, then upgraded. SQLite stores are upgraded when opened; a PostgreSQL
+versioning gets the declared tables and columns the way release 1 added them (rows kept) and is
+stamped at HEAD. SQLite stores are upgraded when opened; a PostgreSQL
 store with tables only by `netopsai db upgrade` (a team upgrades its shared database on
 purpose, not whichever process starts first; an empty one is simply created).
 
@@ -10,7 +10,6 @@ no Alembic at all (every CLI call opens the store)."""
 
 from __future__ import annotations
 
-import functools
 import threading
 from importlib import resources
 from typing import Any
@@ -57,19 +56,16 @@ def history() -> list[tuple[str, str]]:
     return [(r.revision, (r.doc or "").splitlines()[0]) for r in revs]
 
 
-def upgrade(engine: Engine, *, explicit: bool = False, only_filled: bool = False) -> str | None:
+def upgrade(engine: Engine, *, explicit: bool = False) -> str:
     """Bring the store to HEAD; returns the revision it is at. A PostgreSQL store behind HEAD
-    is upgraded only when `explicit` (netopsai db upgrade); otherwise a NetopsError says so.
-    `only_filled`: leave a store with no tables at all as it is (opening is not creating)."""
+    is upgraded only when `explicit` (netopsai db upgrade); otherwise a NetopsError says so."""
     url = str(engine.url)
     with _lock:
         if url in _done:
             return HEAD
         rev = current(engine)
-        empty = rev is None and not inspect(engine).get_table_names()
-        if empty and only_filled:
-            return None
         if rev != HEAD:
+            empty = rev is None and not inspect(engine).get_table_names()
             if engine.dialect.name != "sqlite" and not (explicit or empty):
                 raise NetopsError(f"the store's schema is at {rev or 'nothing'}, this release needs "
                                   f"{HEAD}: run `netopsai db upgrade` once")
@@ -87,30 +83,24 @@ def forget(engine: Engine) -> None:
 def _migrate(engine: Engine, rev: str | None) -> None:
     from alembic import command
 
-    from netopsai.store.engine import add_new_columns
+    if rev is None and inspect(engine).get_table_names():
+        # made before versioning (or by create_all): make its tables the declared ones the way
+        # release 1 did (new tables, new nullable/defaulted columns; rows kept), then record it
+        from sqlmodel import SQLModel
 
-    stamp = None
-    if rev is None:
-        have = set(inspect(engine).get_table_names())
-        found = [r for r, _ in history() if set(tables_at(r)) <= have]
-        if have and found:  # made before versioning: stamp where its tables say it is
-            stamp = found[-1]
-            add_new_columns(engine, tables_at(stamp))
-    with engine.begin() as conn:  # stamp and upgrade together: a failure leaves neither
-        if stamp:
-            command.stamp(_config(conn), stamp)
+        from netopsai.store.engine import add_new_columns
+
+        add_new_columns(engine)
+        SQLModel.metadata.create_all(engine)
+        with engine.begin() as conn:
+            command.stamp(_config(conn), "head")
+        return
+    with engine.begin() as conn:
         command.upgrade(_config(conn), "head")
 
 
-@functools.cache
-def tables_at(rev: str) -> dict[str, set[str]]:
-    """The tables and columns a store has at `rev`: the revisions up to it applied to an empty
-    in-memory database and read back."""
-    from alembic import command
-    from sqlalchemy import create_engine
-
-    with create_engine("sqlite://").begin() as conn:
-        command.upgrade(_config(conn), rev)
-        insp = inspect(conn)
-        return {t: {c["name"] for c in insp.get_columns(t)}
-                for t in insp.get_table_names() if t != "alembic_version"}
+def is_store(engine: Engine) -> bool:
+    """A netopsai store (versioned, or release 1's): not some other SQLite file of ours, such
+    as incident memory's."""
+    have = set(inspect(engine).get_table_names())
+    return "alembic_version" in have or "alarm" in have
