@@ -7,11 +7,16 @@ link that reopens the conversation with its steps, and device names that open th
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.browser_kit import QUESTION, browser, expand, home, open_page, server, shot
+from netopsai.lab.inject import inject
+from netopsai.lab.manage import init_lab, lab_info
+from netopsai.lab.scenario import Scenario
+from netopsai.store.engine import engine_for
+from tests.browser_kit import QUESTION, browser, expand, home, open_page, server, serving, shot
 
 pytestmark = pytest.mark.browser
 __all__ = ["browser", "home", "server"]  # fixtures pytest finds by name
@@ -130,3 +135,38 @@ def test_the_time_picker_sets_the_window_of_a_question_that_names_none(browser: 
         expect(pg.locator("#chat .message-content").last).to_contain_text("Window: last 2h")
         shot(pg, "chat-time-picker.png")
         assert outside == []
+
+
+def test_the_status_timeline_reads_in_the_network_zone_from_tokyo(browser: Browser, tmp_path: Path) -> None:
+    """The answer states its window in the network's zone (UTC here); the plot beside it must
+    read the same hours in a browser elsewhere. A lab with a port of dc1-leaf-03 down 25 min."""
+    from datetime import datetime, timedelta
+
+    from tests.test_browser_device import tick
+
+    engine = engine_for(f"sqlite:///{tmp_path / 'netopsai.db'}")
+    init_lab(engine, "default", "small", 7)
+    inject(engine, Scenario.model_validate({
+        "id": "tokyo", "now": lab_info(engine).clock,
+        "faults": [{"kind": "link_down", "at": "-25m", "target": {"link": "dc1-leaf-03:Ethernet52"}}]}))
+    with serving(tmp_path) as url:
+        ctx = browser.new_context(viewport={"width": 1440, "height": 900}, timezone_id="Asia/Tokyo")
+        try:
+            pg = ctx.new_page()
+            pg.goto(url)
+            expect(pg.locator("#chat-clock")).to_contain_text("network clock", timeout=30_000)
+            ask(pg, "port link status on dc1-leaf-03 in the last 1h")
+            lead = pg.locator("#chat .message-content").last.inner_text()
+            found = re.search(r"(\d{4}-\d\d-\d\d) \d\d:\d\d–(\d\d:\d\d) UTC", lead)
+            assert found, lead
+            end = datetime.fromisoformat(f"{found.group(1)} {found.group(2)}")
+            # an hour (or half hour) inside the window: a tick at every spacing the plot picks
+            inside = end.replace(minute=0) - timedelta(minutes=0 if end.minute >= 10 else 30)
+            plot = pg.locator("#status-plot")
+            expect(plot).to_contain_text("times in UTC")
+            expect(plot).to_contain_text("Ethernet52")
+            expect(plot).to_contain_text(tick(inside))
+            expect(plot).not_to_contain_text(tick(inside + timedelta(hours=9)))  # Tokyo's wall time
+            shot(pg, "chat-timeline-tokyo.png")
+        finally:
+            ctx.close()

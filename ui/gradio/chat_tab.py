@@ -14,8 +14,9 @@ from netopsai.backends.base import Backends
 from netopsai.errors import NetopsError
 from netopsai.service import Copilot
 from netopsai.ui.gradio.chat import ChatHandler, ChatView, new_thread
-from netopsai.ui.gradio.shell import query_param
+from netopsai.ui.gradio.shell import BROWSER_ZONE, query_param, recolour
 from netopsai.ui.gradio.timepick import time_picker, window_arg
+from netopsai.ui.gradio.views import for_browser, network_wall_time, port_colours
 
 # after an answer: show it from its first line (the conclusion), not the bottom of its rows
 SHOW_ANSWER = """() => { setTimeout(() => {
@@ -40,18 +41,26 @@ SEED_QUESTIONS = ["10.1.3.20 to 10.2.1.40 not communicating", "list the PoDs of 
                   "port link status across all switches since 08:00", "who owns 10.1.3.20?"]
 
 
-def _chat_outputs(view: ChatView) -> tuple[Any, ...]:
-    """While steps stream, the side panels keep the last answer's views; the final views replace them."""
+def _chat_outputs(view: ChatView, zones: tuple[str, str] = ("UTC", "")) -> tuple[Any, ...]:
+    """While steps stream, the side panels keep the last answer's views; the final views replace
+    them. `zones`: (the network's, the browser's): the timeline reads in the network's hours in
+    any browser (views.for_browser), and its legend colours go out last (port_colours)."""
     if not view.evidence:
         keep = gr.update()
-        return "", view.history, keep, keep, keep, keep, view.status
+        return "", view.history, keep, keep, keep, keep, view.status, keep
     kind, frame = view.plot or ("", None)
-    line = gr.update(value=frame, visible=True) if kind == "timeline" else gr.update(visible=False)
+    line, colours = gr.update(visible=False), {}
+    if kind == "timeline" and frame is not None:
+        shown = for_browser(network_wall_time(frame, zones[0]), zones[1])
+        line = gr.update(value=shown, visible=True,
+                         label=f"port status (1 = up), times in {zones[0] or 'UTC'}")
+        colours = port_colours(frame)
     bars = gr.update(visible=False)
     if kind == "bars" and frame is not None and len(frame):
         bars = gr.update(value=frame, visible=True, y_title=str(frame["measure"].iloc[0]))
     path = gr.update(value=view.path, visible=bool(view.path))
-    return "", view.history, view.evidence, line, bars, path, view.status
+    return "", view.history, view.evidence, line, bars, path, view.status, colours
+
 
 
 def network_clock(backends: Backends) -> str:
@@ -86,8 +95,11 @@ class _ChatEvents:
     def __init__(self, chat: ChatHandler) -> None:
         self.chat = chat
 
+    def zones(self, browser: str) -> tuple[str, str]:
+        return self.chat.copilot.backends.zone, browser or ""
+
     def respond(self, question: str, history: list[Any], tid: str, use: bool, mode: str,
-                window: str | None, start: str | None, end: str | None,
+                window: str | None, start: str | None, end: str | None, browser: str,
                 request: gr.Request) -> Iterator[tuple[Any, ...]]:
         user = getattr(request, "username", None)  # set when login is on
         try:  # the picker's window, for a question that names none
@@ -97,7 +109,7 @@ class _ChatEvents:
             yield (question, *_chat_outputs(view)[1:])  # the question stays in the box
             return
         for view in self.chat.turn(question, history, tid or new_thread(), user, picked):
-            yield _chat_outputs(view)
+            yield _chat_outputs(view, self.zones(browser))
 
     def _picked(self, use: bool, mode: str, window: str | None, start: str | None,
                 end: str | None) -> str | dict[str, str] | None:
@@ -109,19 +121,19 @@ class _ChatEvents:
     def like(self, tid: str, data: gr.LikeData, request: gr.Request) -> str:
         return self.chat.feedback(tid, data.liked is True, getattr(request, "username", None))
 
-    def open_thread(self, tid: str, request: gr.Request) -> tuple[Any, ...]:
+    def open_thread(self, tid: str, browser: str, request: gr.Request) -> tuple[Any, ...]:
         asked = (tid or "").strip()
         tid = asked or new_thread()
         view = self.chat.resume(tid, getattr(request, "username", None), asked=bool(asked))
-        return (tid, tid, *_chat_outputs(view)[1:])
+        return (tid, tid, *_chat_outputs(view, self.zones(browser))[1:])
 
-    def new_thread(self, request: gr.Request) -> tuple[Any, ...]:
-        return self.open_thread("", request)
+    def new_thread(self, browser: str, request: gr.Request) -> tuple[Any, ...]:
+        return self.open_thread("", browser, request)
 
-    def on_load(self, request: gr.Request) -> tuple[Any, ...]:
+    def on_load(self, browser: str, request: gr.Request) -> tuple[Any, ...]:
         # ?thread=ID resumes a saved conversation (a reload, or a link shared in the incident)
-        return (*self.open_thread(query_param(request, "thread"), request),
-                network_clock(self.chat.copilot.backends))
+        return (*self.open_thread(query_param(request, "thread"), browser, request),
+                network_clock(self.chat.copilot.backends), browser)
 
 
 def chat_tab(app: gr.Blocks, copilot: Copilot) -> gr.Textbox:
@@ -148,17 +160,21 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> gr.Textbox:
             with gr.Accordion("Resume a thread", open=False):
                 thread_box = gr.Textbox(label="thread id (paste one to resume it)", elem_id="thread-id")
                 resume_btn = gr.Button("Resume", size="sm")
+    browser = gr.Textbox(visible=False, elem_id="chat-browser-zone")  # set by the load's js
+    colours = gr.State({})
     ev = _ChatEvents(chat)
-    panels = [bot, evidence, line, bars, path, status]
-    asking = [box, bot, thread, use, *picker.inputs]
+    panels = [bot, evidence, line, bars, path, status, colours]
+    asking = [box, bot, thread, use, *picker.inputs, browser]
     for asked in (box.submit(ev.respond, asking, [box, *panels]),
                   examples.load_input_event.then(ev.respond, asking, [box, *panels])):
-        asked.then(None, [thread_box], None, js=THREAD_URL).then(None, None, None, js=SHOW_ANSWER)
-    for opened in (resume_btn.click(ev.open_thread, [thread_box], [thread, thread_box, *panels]),
-                   new_btn.click(ev.new_thread, None, [thread, thread_box, *panels])):
-        opened.then(None, [thread_box], None, js=THREAD_URL)
+        asked.then(recolour, colours, line).then(None, [thread_box], None, js=THREAD_URL).then(
+            None, None, None, js=SHOW_ANSWER)
+    for opened in (resume_btn.click(ev.open_thread, [thread_box, browser], [thread, thread_box, *panels]),
+                   new_btn.click(ev.new_thread, [browser], [thread, thread_box, *panels])):
+        opened.then(recolour, colours, line).then(None, [thread_box], None, js=THREAD_URL)
     # js reads the box, not the State: a State's value lives on the server only
     copy_btn.click(None, [thread_box], [link], js=COPY_LINK)
     bot.like(ev.like, [thread], [status])  # thumbs-up: the diagnosis joins incident memory
-    app.load(ev.on_load, None, [thread, thread_box, *panels, clock])
+    app.load(ev.on_load, browser, [thread, thread_box, *panels, clock, browser],
+             js=BROWSER_ZONE).then(recolour, colours, line)
     return box

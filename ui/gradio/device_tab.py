@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 import pandas as pd
 
-from netopsai.planner.zones import zone_of
 from netopsai.ui.gradio.device import (
     NEIGHBOUR_COLUMNS,
     WINDOWS,
@@ -18,7 +17,8 @@ from netopsai.ui.gradio.device import (
     device_page,
     zone_info,
 )
-from netopsai.ui.gradio.shell import DEVICE, Shell, query_param
+from netopsai.ui.gradio.shell import BROWSER_ZONE, DEVICE, Shell, query_param, recolour
+from netopsai.ui.gradio.views import for_browser, port_colours
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
@@ -26,9 +26,6 @@ if TYPE_CHECKING:
 _UP, _DOWN, _GREY = "#16a34a", "#dc2626", "#6b7280"
 DEFAULT_WINDOW = "24h"
 NEIGHBOUR_COLUMN = NEIGHBOUR_COLUMNS.index("neighbour")
-BROWSER_ZONE = "(zone) => [Intl.DateTimeFormat().resolvedOptions().timeZone || '']"  # runs before on_load
-_WARM = ["#dc2626", "#ea580c", "#b91c1c", "#d97706", "#be185d", "#9a3412", "#f43f5e", "#a16207"]
-_COOL = ["#2563eb", "#16a34a", "#0891b2", "#7c3aed", "#0d9488", "#4f46e5", "#65a30d", "#475569"]
 
 
 def state_colours(frame: pd.DataFrame, column: str) -> Styler:
@@ -37,30 +34,6 @@ def state_colours(frame: pd.DataFrame, column: str) -> Styler:
     def colour(v: Any) -> str:
         return f"color: {_UP if v == 'up' else _DOWN}; font-weight: 600"
     return frame.style.map(colour, subset=[column])
-
-
-def port_colours(timeline: pd.DataFrame) -> dict[str, str]:
-    """Warm colours for ports down at the end, cool ones for the rest. Also what makes the plot
-    redraw its legend: gradio 6.31 re-renders a LinePlot on a new color_map but only swaps the
-    data on a new value (the legend keeps the last device's ports), so the map is set by a
-    second event once the new value is in place."""
-    last = timeline.groupby("port", sort=False)["up"].last()
-    down = iter(_WARM)
-    up = iter(_COOL)
-    return {str(p): next(down) if v == 0 else next(up) for p, v in last.items()}
-
-
-def for_browser(timeline: pd.DataFrame, browser_zone: str) -> pd.DataFrame:
-    """The plot draws each time as wall time in the browser's zone (and a naive time as UTC):
-    give it the instant whose wall time there is the network zone's wall time, so its axis reads
-    like the tables. An unknown browser zone leaves the frame as it is (right in a UTC browser)."""
-    tz = zone_of(browser_zone) if browser_zone else None
-    if tz is None or timeline.empty:
-        return timeline
-    out = timeline.copy()
-    out["time"] = pd.to_datetime([t.to_pydatetime().replace(tzinfo=tz) for t in timeline["time"]],
-                                 utc=True)
-    return out
 
 
 def _status_html(page: DevicePage) -> str:
@@ -155,10 +128,6 @@ class _Events:
             return tuple(gr.skip() for _ in range(len(self.outputs) + 3))
         return (gr.update(value=evt.value), *self.fill(str(evt.value), win, browser_zone))
 
-    @staticmethod
-    def recolour(cmap: dict[str, str]) -> Any:
-        return gr.update(color_map=cmap) if cmap else gr.skip()
-
 
 # the address bar names the device shown, so a reload or a pasted link opens the same page
 DEVICE_URL = """(name) => { if (!name) return;
@@ -184,10 +153,10 @@ def device_tab(shell: Shell) -> None:
     timeline, neighbours = (next(c for c in outputs if c.elem_id == eid)
                             for eid in ("device-timeline", "device-neighbours"))
     shell.app.load(ev.on_load, browser_zone, [shell.tabs, picker, *outputs, browser_zone, colours],
-                   js=BROWSER_ZONE).then(ev.recolour, colours, timeline)
+                   js=BROWSER_ZONE).then(recolour, colours, timeline)
     # user actions only (.input, not .change): the load above sets the picker itself
     gr.on([picker.input, window.input, refresh.click], ev.fill, [picker, window, browser_zone],
-          [*outputs, browser_zone, colours]).then(ev.recolour, colours, timeline).then(
+          [*outputs, browser_zone, colours]).then(recolour, colours, timeline).then(
         None, [picker], None, js=DEVICE_URL)
     neighbours.select(ev.follow, [window, browser_zone], [picker, *outputs, browser_zone, colours]
-                      ).then(ev.recolour, colours, timeline).then(None, [picker], None, js=DEVICE_URL)
+                      ).then(recolour, colours, timeline).then(None, [picker], None, js=DEVICE_URL)

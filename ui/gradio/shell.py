@@ -5,12 +5,15 @@ question in, e.g. "diagnose this" from an alarm) and the backends."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import gradio as gr
 
 from netopsai.backends.base import Backends
 
 CHAT, BATCH, ALARMS, DEVICE = "chat", "batch", "alarms", "device"  # tab ids
+# a load event's js: the browser's zone, so plots can read in the network's hours (views.for_browser)
+BROWSER_ZONE = "(zone) => [Intl.DateTimeFormat().resolvedOptions().timeZone || '']"
 
 
 @dataclass
@@ -19,6 +22,12 @@ class Shell:
     tabs: gr.Tabs
     question: gr.Textbox
     backends: Backends
+
+
+def recolour(cmap: dict[str, str]) -> Any:
+    """A line plot's legend redrawn for its new lines: gradio 6.31 swaps only the data on a new
+    value and redraws the legend on a new color_map, so the map follows the value."""
+    return gr.update(color_map=cmap) if cmap else gr.skip()
 
 
 def query_param(request: gr.Request | None, name: str) -> str:

@@ -13,10 +13,13 @@ from urllib.parse import quote
 import pandas as pd
 
 from netopsai.evidence import CITATION, cell_text
+from netopsai.planner.zones import zone_of
 
 MAX_ROWS = 50  # rows a page of an evidence table shows; later pages open on demand
 MAX_PAGES = 20  # beyond this many pages, the panel says how to get the whole table
 MAX_PORTS = 8  # a timeline with more lines than this is unreadable
+_WARM = ["#dc2626", "#ea580c", "#b91c1c", "#d97706", "#be185d", "#9a3412", "#f43f5e", "#a16207"]
+_COOL = ["#2563eb", "#16a34a", "#0891b2", "#7c3aed", "#0d9488", "#4f46e5", "#65a30d", "#475569"]
 _OK, _WARN, _BAD, _GREY = "#16a34a", "#d97706", "#dc2626", "#6b7280"
 GOOD = ("ok", "reached")
 HOP_COLUMNS = ["hop", "ip", "device", "interface", "rtt_ms", "loss_pct", "status"]
@@ -251,3 +254,36 @@ def telemetry_plot(evidence: list[dict[str, Any]]) -> tuple[str, pd.DataFrame] |
     if rows and "state_at_start" in rows[0] and ev.get("window"):
         return "timeline", status_timeline(ev)
     return "bars", counter_bars(ev)
+
+
+def port_colours(timeline: pd.DataFrame) -> dict[str, str]:
+    """Warm colours for ports down at the end, cool ones for the rest. Also what makes the plot
+    redraw its legend: gradio 6.31 re-renders a LinePlot on a new color_map but only swaps the
+    data on a new value (the legend keeps the last device's ports), so the map is set by a
+    second event once the new value is in place."""
+    last = timeline.groupby("port", sort=False)["up"].last()
+    down = iter(_WARM)
+    up = iter(_COOL)
+    return {str(p): next(down) if v == 0 else next(up) for p, v in last.items()}
+
+
+def for_browser(timeline: pd.DataFrame, browser_zone: str) -> pd.DataFrame:
+    """The plot draws each time as wall time in the browser's zone (and a naive time as UTC):
+    give it the instant whose wall time there is the network zone's wall time, so its axis reads
+    like the tables. An unknown browser zone leaves the frame as it is (right in a UTC browser)."""
+    tz = zone_of(browser_zone) if browser_zone else None
+    if tz is None or timeline.empty:
+        return timeline
+    out = timeline.copy()
+    out["time"] = pd.to_datetime([t.to_pydatetime().replace(tzinfo=tz) for t in timeline["time"]],
+                                 utc=True)
+    return out
+
+
+def network_wall_time(frame: pd.DataFrame, zone: str) -> pd.DataFrame:
+    """A timeline's UTC times as the network zone's wall time (naive), what for_browser takes."""
+    out = frame.copy()
+    tz = zone_of(zone) if zone and zone != "UTC" else None
+    times = pd.to_datetime(out["time"], utc=True)
+    out["time"] = (times.dt.tz_convert(tz) if tz else times).dt.tz_localize(None)
+    return out
