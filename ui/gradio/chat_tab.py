@@ -81,7 +81,7 @@ def _side_panels() -> tuple[Any, ...]:
     status = gr.Markdown(elem_id="chat-status")
     path = gr.HTML(visible=False, elem_id="path-panel")
     line = gr.LinePlot(x="time", y="up", color="port", visible=False, label="port status (1 = up)",
-                       height=260, elem_id="status-plot")
+                       elem_id="status-plot")  # its natural height: a fixed one clips the legend
     bars = gr.BarPlot(x="port", y="value", sort="-y", y_lim=[0, None], visible=False,
                       label="telemetry (worst first)", height=300, x_label_angle=-45, elem_id="counter-plot")
     gr.Markdown("#### Evidence")
