@@ -34,6 +34,8 @@ BROKEN_CELLS = """(sel) => { const bad = [];
 
 
 def ask(pg: Page, question: str = QUESTION) -> None:
+    """As an on-call does: once the page has loaded (the clock shows), ask and wait."""
+    expect(pg.locator("#chat-clock")).to_contain_text("network clock", timeout=30_000)
     box = pg.locator("#question textarea")
     box.fill(question)
     box.press("Enter")
@@ -156,7 +158,7 @@ def test_the_status_timeline_reads_in_the_network_zone_from_tokyo(browser: Brows
             pg.goto(url)
             expect(pg.locator("#chat-clock")).to_contain_text("network clock", timeout=30_000)
             ask(pg, "port link status on dc1-leaf-03 in the last 1h")
-            lead = pg.locator("#chat .message-content").last.inner_text()
+            lead = pg.locator("#chat .message-content").filter(has_text="Window:").last.inner_text()
             found = re.search(r"(\d{4}-\d\d-\d\d) \d\d:\d\d–(\d\d:\d\d) UTC", lead)
             assert found, lead
             end = datetime.fromisoformat(f"{found.group(1)} {found.group(2)}")

@@ -102,14 +102,16 @@ class _ChatEvents:
                 window: str | None, start: str | None, end: str | None, browser: str,
                 request: gr.Request) -> Iterator[tuple[Any, ...]]:
         user = getattr(request, "username", None)  # set when login is on
+        # asked before the page's load gave it a thread: this answer's thread is the page's now
+        tid = tid or new_thread()
         try:  # the picker's window, for a question that names none
             picked = self._picked(use, mode, window, start, end)
         except NetopsError as exc:
             view = ChatView(list(history or []), status=f"time window: {exc}")
-            yield (question, *_chat_outputs(view)[1:])  # the question stays in the box
+            yield (question, *_chat_outputs(view)[1:], tid, tid)  # the question stays in the box
             return
-        for view in self.chat.turn(question, history, tid or new_thread(), user, picked):
-            yield _chat_outputs(view, self.zones(browser))
+        for view in self.chat.turn(question, history, tid, user, picked):
+            yield (*_chat_outputs(view, self.zones(browser)), tid, tid)
 
     def _picked(self, use: bool, mode: str, window: str | None, start: str | None,
                 end: str | None) -> str | dict[str, str] | None:
@@ -165,8 +167,9 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> gr.Textbox:
     ev = _ChatEvents(chat)
     panels = [bot, evidence, line, bars, path, status, colours]
     asking = [box, bot, thread, use, *picker.inputs, browser]
-    for asked in (box.submit(ev.respond, asking, [box, *panels]),
-                  examples.load_input_event.then(ev.respond, asking, [box, *panels])):
+    answered = [box, *panels, thread, thread_box]
+    for asked in (box.submit(ev.respond, asking, answered),
+                  examples.load_input_event.then(ev.respond, asking, answered)):
         asked.then(recolour, colours, line).then(None, [thread_box], None, js=THREAD_URL).then(
             None, None, None, js=SHOW_ANSWER)
     for opened in (resume_btn.click(ev.open_thread, [thread_box, browser], [thread, thread_box, *panels]),
