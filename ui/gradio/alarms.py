@@ -21,6 +21,7 @@ from netopsai.tools.alarms import Category
 from netopsai.tools.registry import run_tool
 from netopsai.ui.gradio.timepick import describe, local_time
 from netopsai.ui.gradio.views import inert
+from netopsai.words import count
 
 ALL = "all"
 CATEGORIES = [ALL, *get_args(Category)]
@@ -119,7 +120,7 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
     cases = [c for c in recent.facts["cases"] if ids & set(c.get("member_ids", []))]
     acked = sum(1 for r in open_rows if r["ack_state"] == "acked")
     summary = (f"**{len(open_rows)} open** ({acked} acknowledged, {len(open_rows) - len(shown)} "
-               f"silenced) · {len(rows)} alarms in the window  \n<small>before the severity and "
+               f"silenced) · {count(len(rows), 'alarm')} in the window  \n<small>before the severity and "
                f"device filters: {inert(recent.summary)}</small>")  # inert: names are network text
     return AlarmsData(_worst(shown), _newest(rows), cases, summary,
                       describe(recent.window, window, backends.zone), clock,
