@@ -25,7 +25,13 @@ IF_DESCR = "1.3.6.1.2.1.2.2.1.2."
 
 @pytest.fixture(scope="module")
 def slow_agent() -> Iterator[SnmpSim]:
-    yield from start_snmpsim(BIG, compressed=True)
+    for sim in start_snmpsim(BIG, compressed=True):
+        # snmpsim indexes a compressed recording on its first request: seconds on a busy
+        # machine. Warm each one with patience, so the 2 s timeouts below measure the walk on a
+        # slow agent, not snmpsim's start.
+        for community in BIG:
+            poll_targets([_target(sim, community)], timeout=60.0, retries=0)
+        yield sim
 
 
 def _recorded_interfaces(community: str) -> set[int]:
