@@ -19,11 +19,8 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Browser, Locator, Page, Route, expect, sync_playwright
 
-from netopsai.lab.inject import inject
-from netopsai.lab.manage import init_lab, lab_info
-from netopsai.lab.scenario import Scenario
-from netopsai.store.engine import engine_for
 from tests.peers.process import stop
+from tests.store_helpers import acl_home
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -46,14 +43,7 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """NETOPSAI_HOME with a small lab where dc1-leaf-03 drops traffic to 10.2.1.0/24."""
-    home = tmp_path_factory.mktemp("netopsai-home")
-    engine = engine_for(f"sqlite:///{home / 'netopsai.db'}")
-    init_lab(engine, "default", "small", 7)
-    inject(engine, Scenario.model_validate({
-        "id": "browser-acl", "now": lab_info(engine).clock, "question": QUESTION,
-        "faults": [{"kind": "acl_block", "at": "-25m", "target": {"device": "dc1-leaf-03"},
-                    "params": {"dst": "10.2.1.0/24"}}]}))
-    return home
+    return acl_home(tmp_path_factory.mktemp("netopsai-home"), "browser-acl")
 
 
 def free_port() -> int:

@@ -17,12 +17,10 @@ import httpx
 import pytest
 
 from netopsai.backends.lab import lab_backends
-from netopsai.lab.inject import inject
-from netopsai.lab.manage import init_lab, lab_info
-from netopsai.lab.scenario import Scenario
 from netopsai.store.engine import engine_for
 from netopsai.tools.registry import run_tool
 from tests.peers.process import free_port, stop, wait_listening
+from tests.store_helpers import acl_home
 
 pytestmark = pytest.mark.integration
 QUESTION = "10.1.3.20 to 10.2.1.40 not communicating"
@@ -37,14 +35,7 @@ def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("api-home")
-    engine = engine_for(f"sqlite:///{home / 'netopsai.db'}")
-    init_lab(engine, "default", "small", 7)
-    inject(engine, Scenario.model_validate({
-        "id": "api-acl", "now": lab_info(engine).clock, "question": QUESTION,
-        "faults": [{"kind": "acl_block", "at": "-25m", "target": {"device": "dc1-leaf-03"},
-                    "params": {"dst": "10.2.1.0/24"}}]}))
-    return home
+    return acl_home(tmp_path_factory.mktemp("api-home"), "api-acl")
 
 
 @pytest.fixture(scope="module")

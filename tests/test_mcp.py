@@ -19,12 +19,10 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from netopsai.backends.lab import lab_backends
-from netopsai.lab.inject import inject
-from netopsai.lab.manage import init_lab, lab_info
-from netopsai.lab.scenario import Scenario
 from netopsai.store.engine import engine_for
 from netopsai.tools.registry import REGISTRY, run_tool
 from tests.peers.process import free_port, stop, wait_listening
+from tests.store_helpers import acl_home
 
 pytestmark = pytest.mark.integration
 QUESTION = "10.1.3.20 to 10.2.1.40 not communicating"
@@ -33,14 +31,7 @@ TRACE = {"src": "10.1.3.20", "dst": "10.2.1.40"}
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("mcp-home")
-    engine = engine_for(f"sqlite:///{home / 'netopsai.db'}")
-    init_lab(engine, "default", "small", 7)
-    inject(engine, Scenario.model_validate({
-        "id": "mcp-acl", "now": lab_info(engine).clock, "question": QUESTION,
-        "faults": [{"kind": "acl_block", "at": "-25m", "target": {"device": "dc1-leaf-03"},
-                    "params": {"dst": "10.2.1.0/24"}}]}))
-    return home
+    return acl_home(tmp_path_factory.mktemp("mcp-home"), "mcp-acl")
 
 
 def server_env(home: Path) -> dict[str, str]:
