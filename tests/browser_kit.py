@@ -6,7 +6,6 @@ A browser test module imports the fixtures it uses from here."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Browser, Locator, Page, Route, expect, sync_playwright
 
-from tests.peers.process import stop
+from tests.peers.process import free_port, stop
 from tests.store_helpers import acl_home
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -44,12 +43,6 @@ def browser() -> Iterator[Browser]:
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """NETOPSAI_HOME with a small lab where dc1-leaf-03 drops traffic to 10.2.1.0/24."""
     return acl_home(tmp_path_factory.mktemp("netopsai-home"), "browser-acl")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_up(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 90) -> None:

@@ -11,6 +11,7 @@ import os
 import re
 import shlex
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -120,8 +121,8 @@ def test_the_units_run_a_question_end_to_end(pg_url: str, snmpsim: SnmpSim, tmp_
     (home / "config.yaml").write_text(yaml.safe_dump({
         "snmp": {"targets": [{"host": "127.0.0.1", "port": snmpsim.port, "device": "core-sw-01"}],
                  "timeout": 30},
-        "ingest": {"host": "127.0.0.1", "webhook_port": webhook, "trap_port": _udp_port(),
-                   "syslog_port": _udp_port()}}))
+        "ingest": {"host": "127.0.0.1", "webhook_port": webhook, "trap_port": free_port(socket.SOCK_DGRAM),
+                   "syslog_port": free_port(socket.SOCK_DGRAM)}}))
     (home / "secrets.yaml").write_text(yaml.safe_dump({"snmp": {"community": CISCO}}))
     (home / "secrets.yaml").chmod(0o600)
     env = environment(home, url)
@@ -154,14 +155,6 @@ def test_the_units_run_a_question_end_to_end(pg_url: str, snmpsim: SnmpSim, tmp_
     ingest = procs[1]
     ingest.send_signal(signal.SIGINT)  # KillSignal=SIGINT, as systemd stops it
     assert ingest.wait(60) == 0
-
-
-def _udp_port() -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _device(engine: Any, name: str) -> bool:

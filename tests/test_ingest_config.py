@@ -25,6 +25,7 @@ from netopsai.backends.receivers import BackgroundIngest, from_config
 from netopsai.config.load import load_netconfig
 from netopsai.store.engine import engine_for
 from tests.ingest_helpers import raw_events, send_trap, send_udp, settle, wait_until
+from tests.peers.process import free_port
 
 SECRET = "cfg-tr4p-s3cret-q9"  # the community in secrets.yaml: never to be seen
 OTHER = "env-tr4p-0verride-k2"
@@ -46,12 +47,6 @@ def _home(tmp_path: Path, ingest: dict[str, Any] | None = None, community: str |
         secrets.write_text(yaml.safe_dump({"snmp": {"community": community}}))
         secrets.chmod(0o600)
     return home
-
-
-def _free_port(kind: int) -> int:
-    with socket.socket(socket.AF_INET, kind) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _env(home: Path, **extra: str) -> dict[str, str]:
@@ -108,8 +103,8 @@ def cli_runs() -> Any:
 
 @pytest.mark.integration
 def test_receivers_listen_on_the_config_ports(tmp_path: Path, cli_runs: list[_Cli]) -> None:
-    ports = {"trap_port": _free_port(socket.SOCK_DGRAM), "syslog_port": _free_port(socket.SOCK_DGRAM),
-             "webhook_port": _free_port(socket.SOCK_STREAM)}
+    ports = {"trap_port": free_port(socket.SOCK_DGRAM), "syslog_port": free_port(socket.SOCK_DGRAM),
+             "webhook_port": free_port(socket.SOCK_STREAM)}
     home = _home(tmp_path, {"host": "127.0.0.1", **ports})
     cli = _Cli(home)
     cli_runs.append(cli)
@@ -125,9 +120,9 @@ def test_receivers_listen_on_the_config_ports(tmp_path: Path, cli_runs: list[_Cl
 
 @pytest.mark.integration
 def test_flags_win_over_the_config(tmp_path: Path, cli_runs: list[_Cli]) -> None:
-    trap, syslog, flag_syslog = (_free_port(socket.SOCK_DGRAM) for _ in range(3))
+    trap, syslog, flag_syslog = (free_port(socket.SOCK_DGRAM) for _ in range(3))
     home = _home(tmp_path, {"trap_port": trap, "syslog_port": syslog,
-                            "webhook_port": _free_port(socket.SOCK_STREAM)})
+                            "webhook_port": free_port(socket.SOCK_STREAM)})
     cli = _Cli(home, "--syslog-port", str(flag_syslog), "--webhook-port", "-1")
     cli_runs.append(cli)
     assert cli.ports == {"SNMP": trap, "syslog": flag_syslog}  # the webhook turned off by its flag

@@ -22,7 +22,7 @@ from tests.contract.stores import DEVICES, real_store
 from tests.peers.postgres import fresh_database, pg_url
 from tests.peers.process import free_port, stop, wait_listening
 from tests.peers.snmpsim import CISCO, SnmpSim, snmpsim
-from tests.test_ingest_config import _Cli, _env, _free_port, _home, cli_runs
+from tests.test_ingest_config import _Cli, _env, _home, cli_runs
 from tests.test_snmp_poll import poll
 
 pytestmark = pytest.mark.integration
@@ -52,10 +52,10 @@ def test_ingest_poll_and_api_share_one_postgresql(pg_url: str, snmpsim: SnmpSim,
                                                   tmp_path: Path, cli_runs: list[_Cli]) -> None:  # noqa: F811
     url = fresh_database(pg_url, "team")
     engine = real_store(url)  # a real network's store: poll refuses the lab
-    webhook = _free_port(socket.SOCK_STREAM)
+    webhook = free_port(socket.SOCK_STREAM)
     home = _home(tmp_path, {"host": "127.0.0.1", "webhook_port": webhook,
-                            "trap_port": _free_port(socket.SOCK_DGRAM),
-                            "syslog_port": _free_port(socket.SOCK_DGRAM)})
+                            "trap_port": free_port(socket.SOCK_DGRAM),
+                            "syslog_port": free_port(socket.SOCK_DGRAM)})
     ingest = _Cli(home, DATABASE_URL=url)
     cli_runs.append(ingest)
     token = subprocess.run([sys.executable, "-m", "netopsai.cli", "tokens", "create", "ui"],

@@ -23,7 +23,8 @@ from netopsai.store.events import StoreEvents
 from netopsai.store.inventory import StoreInventory
 from netopsai.timewin import Window
 from netopsai.tools.registry import run_tool
-from tests.peers.prometheus import PromStack, free_tcp_port, start_stack
+from tests.peers.process import free_port
+from tests.peers.prometheus import PromStack, start_stack
 from tests.peers.snmpsim import CISCO, GENERATED, Agent, SnmpSim, snmpsim  # noqa: F401
 
 pytestmark = pytest.mark.integration
@@ -115,7 +116,7 @@ def test_telemetry_tool_over_prometheus(stack: PromStack, store: Engine) -> None
 
 
 def test_down_prometheus_is_a_clear_error(store: Engine) -> None:
-    url = f"http://127.0.0.1:{free_tcp_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
     ev = run_tool("telemetry", {"metric": "errors", "devices": ["gen-prom"]}, backends(store, url))
     assert ev.errors == [f"Prometheus at {url} did not answer: ConnectError"]
     assert not ev.rows

@@ -8,12 +8,13 @@ exact traceroute/ping command lines (`traces`, `pings`) are registered at start,
 
 from __future__ import annotations
 
-import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from fakenos import FakeNOS
+
+from tests.peers.process import free_port
 
 PROMPTS = ["{base_prompt}>", "{base_prompt}#"]
 
@@ -155,12 +156,6 @@ def _ios_addr(ip: str) -> str:
 
     itf = ip_interface(ip)
     return f"{itf.ip} {itf.network.netmask}"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _listening(port: int) -> bool:

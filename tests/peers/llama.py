@@ -5,7 +5,6 @@ purpose: it often plans nothing or the wrong tool, which is what the copilot mus
 from __future__ import annotations
 
 import importlib.util
-import socket
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.peers.process import stop
+from tests.peers.process import free_port, stop
 
 STARTUP_S = 120.0
 
@@ -35,15 +34,9 @@ def model_file() -> Path:
     return found[0]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def serve_model(log: Path) -> Iterator[str]:
     """The server's base URL (…/v1) while it runs; stopped afterwards."""
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_file()),
            "--chat_format", "chatml-function-calling", "--host", "127.0.0.1", "--port", str(port),
            "--n_ctx", "8192"]

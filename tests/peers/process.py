@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 from typing import Any
 
@@ -18,11 +19,9 @@ def stop(proc: subprocess.Popen[Any], grace_s: float = 10) -> None:
         proc.wait()
 
 
-def free_port() -> int:
-    """A TCP port on loopback nobody listens on (now)."""
-    import socket
-
-    with socket.socket() as s:
+def free_port(kind: int = socket.SOCK_STREAM) -> int:
+    """A port on loopback nobody uses (now): TCP by default, `socket.SOCK_DGRAM` for UDP."""
+    with socket.socket(socket.AF_INET, kind) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
@@ -30,7 +29,6 @@ def free_port() -> int:
 def wait_listening(port: int, proc: subprocess.Popen[Any], log: Any, timeout: float = 90) -> None:
     """Until something accepts on 127.0.0.1:port; fails the test with the log's tail when the
     process exits first or the time runs out."""
-    import socket
     import time
 
     import pytest

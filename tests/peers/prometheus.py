@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -20,6 +19,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.peers.process import free_port
+
 IF = "1.3.6.1.2.1.2.2.1"
 IFX = "1.3.6.1.2.1.31.1.1.1"
 METRICS = {  # name -> (oid, type)
@@ -28,12 +29,6 @@ METRICS = {  # name -> (oid, type)
     "ifOutDiscards": (f"{IF}.19", "counter"), "ifHCInOctets": (f"{IFX}.6", "counter"),
     "ifHCOutOctets": (f"{IFX}.10", "counter"), "ifHighSpeed": (f"{IFX}.15", "gauge"),
 }
-
-
-def free_tcp_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _binary(name: str) -> str:
@@ -85,7 +80,7 @@ class PromStack:
             self.procs.append(subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT))
 
     def start(self) -> None:
-        self.exporter_port, self.prom_port = free_tcp_port(), free_tcp_port()
+        self.exporter_port, self.prom_port = free_port(), free_port()
         self._write_configs()
         self._spawn([_binary("prometheus-snmp-exporter"), f"--config.file={self.root / 'snmp.yml'}",
                      f"--web.listen-address=127.0.0.1:{self.exporter_port}"], "exporter.log")
