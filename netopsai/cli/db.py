@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 
 def register(app: typer.Typer, lab_app: typer.Typer) -> None:
-    db = typer.Typer(no_args_is_help=True, help="The store's schema: upgrade, current, history.")
+    db = typer.Typer(no_args_is_help=True, help=(
+        "The store: its schema (upgrade, current, history), its history's retention (prune)."))
     app.add_typer(db, name="db")
     db.command("upgrade")(upgrade_cmd)
     db.command("current")(current_cmd)
     db.command("history")(history_cmd)
+    db.command("prune")(prune_cmd)
 
 
 def upgrade_cmd() -> None:
@@ -43,3 +47,17 @@ def history_cmd() -> None:
 
     for rev, what in migrate.history():
         typer.echo(f"{rev}  {what}")
+
+
+def prune_cmd(dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Count what would be removed; change nothing")] = False) -> None:
+    """Apply config.yaml's `retention:` once: roll 5-minute counter samples past their days up
+    into hourly figures, then remove them, old roll-ups, raw events, port transitions and
+    closed alarms. ingest and poll also do this every `prune_every_minutes`."""
+    from netopsai.config.load import load_netconfig
+    from netopsai.frontend import store_engine
+    from netopsai.store.retention import describe, prune
+
+    policy = load_netconfig().settings.retention
+    for line in describe(prune(store_engine(), policy, dry=dry_run)):
+        typer.echo(line)

@@ -94,9 +94,12 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: b
     import signal
 
     from netopsai.backends.receivers import serve
+    from netopsai.config.load import load_netconfig
     from netopsai.config.settings import StoreSettings, private_dir
     from netopsai.errors import NetopsError
+    from netopsai.frontend import store_engine
     from netopsai.store.engine import make_store_dir
+    from netopsai.store.retention import prune_periodically
 
     cfg = _settings(host, flags, dedupe)
     store = StoreSettings()
@@ -114,7 +117,12 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: b
     async def main() -> None:
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
-        stats = await serve(store.url, cfg, ready, stop)
+        pruning = asyncio.create_task(prune_periodically(
+            store_engine(), load_netconfig().settings.retention, typer.echo))
+        try:
+            stats = await serve(store.url, cfg, ready, stop)
+        finally:
+            pruning.cancel()
         _report(stats)
 
     try:

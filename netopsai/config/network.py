@@ -191,6 +191,32 @@ class TriageSettings(Section):
         "Alertmanager re-sends a firing alert; the same alert is diagnosed again only after this"))
 
 
+class RetentionSettings(Section):
+    """How long history is kept (`netopsai db prune`, and hourly in ingest and poll). Days; null
+    keeps it forever. 5-minute counter samples older than `samples_days` are rolled up into
+    hourly figures first, so long windows still answer, at hourly detail."""
+
+    samples_days: int | None = Field(default=14, ge=1, description="5-minute counter samples")
+    rollups_days: int | None = Field(default=365, ge=1, description="hourly counter roll-ups")
+    raw_events_days: int | None = Field(default=30, ge=1, description=(
+        "events as received (syslog lines, traps, Alertmanager alerts)"))
+    interface_events_days: int | None = Field(default=180, ge=1, description=(
+        "port up/down transitions (each port's latest is always kept: it is its state now)"))
+    closed_alarms_days: int | None = Field(default=365, ge=1, description=(
+        "alarms cleared this long ago, with their acknowledgements"))
+    prune_every_minutes: int = Field(default=60, ge=0, description=(
+        "how often ingest and poll prune while they run; 0 never"))
+
+
+class RaySettings(Section):
+    """Batch checks and SNMP polling on Ray (`--engine ray`): `address` of a running cluster
+    (ray://host:10001 or host:6379), or none to start a local one for the run."""
+
+    address: str | None = None
+    workers: int | None = Field(default=None, ge=1, description=(
+        "tasks at once (default: the cluster's CPUs)"))
+
+
 class NetSettings(BaseSettings):
     """config.yaml, with NETOPSAI_<SECTION>_<FIELD> environment variables winning over it."""
 
@@ -204,6 +230,8 @@ class NetSettings(BaseSettings):
     traceroute: TracerouteSettings = Field(default_factory=TracerouteSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     triage: TriageSettings = Field(default_factory=TriageSettings)
+    retention: RetentionSettings = Field(default_factory=RetentionSettings)
+    ray: RaySettings = Field(default_factory=RaySettings)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings],

@@ -208,6 +208,38 @@ class CounterSample(SQLModel, table=True):
     source: str = "lab"
 
 
+class CounterRollup(SQLModel, table=True):
+    """One port's hour of CounterSamples (netopsai.store.retention), kept after the samples are
+    pruned: `at` ends the hour, as a sample's `at` ends its 5 minutes. Sums, the largest
+    5-minute figure and the hour's last one, so the telemetry tool gives the same totals,
+    peaks and averages over a long window, at hourly detail. `io` is max(in, out) octets."""
+
+    __table_args__ = (Index("ix_rollup_dev_if_at", "device", "interface", "at"),
+                      Index("ix_rollup_at", "at"))
+    id: int | None = Field(default=None, primary_key=True)
+    device: str
+    interface: str
+    at: datetime
+    samples: int = 0
+    in_octets: int = big()
+    out_octets: int = big()
+    in_errors: int = big()
+    crc_errors: int = big()
+    discards: int = big()  # in + out
+    io_sum: int = big()
+    errors_max: int = big()
+    discards_max: int = big()
+    io_max: int = big()
+    errors_last: int = big()
+    discards_last: int = big()
+    io_last: int = big()
+    rx_min: float | None = None
+    rx_sum: float = 0.0
+    rx_samples: int = 0
+    rx_last: float | None = None
+    source: str = ""
+
+
 class LabFault(SQLModel, table=True):
     """A fault injected into the lab; the simulator reads it for loss, latency and MTU."""
 

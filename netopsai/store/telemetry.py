@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
@@ -20,6 +21,7 @@ from netopsai.backends.rows import PortCounters, PortStatus, figure
 from netopsai.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.inventory import canonical_role
+from netopsai.store.retention import rolled_through
 from netopsai.timewin import Window, as_utc
 
 INTERVAL_S = 300  # samples hold deltas over 5 minutes (models.CounterSample)
@@ -91,26 +93,21 @@ class StoreTelemetry:
                  top: int = 20) -> tuple[list[PortCounters], int, int]:
         with Session(self.engine) as s:
             ports = {(d, n): sp for d, n, sp in self._ports(s, sel)}
-        with HEAVY.slot(len(ports), window):
-            return self._counters(ports, sel, window, metric, top)
+        rolled = rolled_through(self.engine)
+        with HEAVY.slot(len(ports), window, rolled):
+            return self._counters(ports, sel, window, metric, top, rolled)
 
     def _counters(self, ports: dict[tuple[str, str], int], sel: IfaceSel, window: Window,
-                  metric: str, top: int) -> tuple[list[PortCounters], int, int]:
-        with Session(self.engine) as s:
-            q = select(m.CounterSample).where(col(m.CounterSample.at) > window.start,
-                                              col(m.CounterSample.at) <= window.end)
-            if sel.get("interface"):
-                q = q.where(m.CounterSample.interface == sel["interface"])
-            samples = list(s.exec(_scope(q, sel, m.CounterSample.device)
-                                  .order_by(col(m.CounterSample.at))))
-        per: dict[tuple[str, str], list[m.CounterSample]] = {}
-        for smp in samples:
-            if (smp.device, smp.interface) in ports:
-                per.setdefault((smp.device, smp.interface), []).append(smp)
+                  metric: str, top: int, rolled: datetime | None
+                  ) -> tuple[list[PortCounters], int, int]:
+        per: dict[tuple[str, str], list[Bucket]] = {}
+        for dev, ifn, bucket in self._buckets(sel, window, rolled):
+            if (dev, ifn) in ports:
+                per.setdefault((dev, ifn), []).append(bucket)
         agg, first_key, hot = _METRICS[metric]
         rows: list[PortCounters] = []
-        for (dev, ifn), smps in per.items():
-            values = agg(smps, ports[(dev, ifn)])
+        for (dev, ifn), buckets in per.items():
+            values = agg(buckets, ports[(dev, ifn)])
             if values:
                 rows.append(cast(PortCounters, {"device": dev, "interface": ifn, **values}))
         flagged = sum(1 for r in rows if hot(r))
@@ -118,6 +115,24 @@ class StoreTelemetry:
                                  r["device"], r["interface"]))
         return rows[:top], len(ports), flagged
 
+    def _buckets(self, sel: IfaceSel, window: Window, rolled: datetime | None
+                 ) -> Iterator[tuple[str, str, Bucket]]:
+        """Hourly roll-ups up to the retention horizon, 5-minute samples after it, oldest first."""
+        with Session(self.engine) as s:
+            if rolled is not None and window.start < rolled:
+                r = m.CounterRollup
+                q = select(r).where(col(r.at) > window.start, col(r.at) <= min(window.end, rolled))
+                if sel.get("interface"):
+                    q = q.where(r.interface == sel["interface"])
+                for roll in s.exec(_scope(q, sel, r.device).order_by(col(r.at))):
+                    yield roll.device, roll.interface, Bucket.of_rollup(roll)
+            start = max(window.start, rolled) if rolled is not None else window.start
+            c = m.CounterSample
+            q2 = select(c).where(col(c.at) > start, col(c.at) <= window.end)
+            if sel.get("interface"):
+                q2 = q2.where(c.interface == sel["interface"])
+            for smp in s.exec(_scope(q2, sel, c.device).order_by(col(c.at))):
+                yield smp.device, smp.interface, Bucket.of_sample(smp)
 
 
 def _history(key: tuple[str, str], evs: list[tuple[datetime, str]], w: Window) -> PortStatus | None:
@@ -153,10 +168,10 @@ class HeavyGate:
         self._sem = threading.BoundedSemaphore(slots)
 
     @contextmanager
-    def slot(self, ports: int, window: Window) -> Iterator[None]:
+    def slot(self, ports: int, window: Window, rolled: datetime | None = None) -> Iterator[None]:
         """Check the budget; for a heavy read, hold a slot while it runs."""
-        check_budget(ports, window)
-        if ports * _samples(window) <= self.heavy_cells:
+        check_budget(ports, window, rolled)
+        if ports * _samples(window, rolled) <= self.heavy_cells:
             yield
             return
         if not self._sem.acquire(timeout=self.wait_s):
@@ -172,18 +187,22 @@ class HeavyGate:
 HEAVY = HeavyGate()
 
 
-def _samples(window: Window) -> int:
-    return max(1, int(window.seconds // INTERVAL_S))
+def _samples(window: Window, rolled: datetime | None = None) -> int:
+    """Figures per port the window reads: hourly up to the roll-up horizon, 5-minute after it."""
+    if rolled is None or window.start >= rolled:
+        return max(1, int(window.seconds // INTERVAL_S))
+    hourly = (min(window.end, rolled) - window.start).total_seconds()
+    return max(1, int(hourly // 3600 + (window.seconds - hourly) // INTERVAL_S))
 
 
-def check_budget(ports: int, window: Window) -> None:
+def check_budget(ports: int, window: Window, rolled: datetime | None = None) -> None:
     """Refuse, saying what to narrow, a counter question larger than one answer reads at once."""
-    samples = _samples(window)
+    samples = _samples(window, rolled)
     if ports * samples <= MAX_CELLS:
         return
     most = MAX_CELLS // max(ports, 1) * INTERVAL_S
     raise NetopsError(
-        f"{ports:,} ports over {_span(window.seconds)} ({samples:,} five-minute samples each) is more "
+        f"{ports:,} ports over {_span(window.seconds)} ({samples:,} samples each) is more "
         f"than one question reads at once; narrow the window to at most {_span(most)} for these "
         "ports, or the scope to a site, a PoD or a few devices")
 
@@ -196,34 +215,77 @@ def _span(seconds: float) -> str:
     return f"{hours}h" if hours else f"{int(seconds) // 60}m"
 
 
-def _deltas(values: list[int], extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"total": sum(values), "max_per_5min": max(values), "last_5min": values[-1], **(extra or {})}
+@dataclass(frozen=True, slots=True)
+class Bucket:
+    """What the aggregates need of a stretch of one port's counters: a 5-minute sample (n=1)
+    or an hourly roll-up, so both give the same totals, peaks and averages. `io` is the larger of
+    in and out octets in a 5-minute interval."""
+
+    n: int
+    errors: int
+    crc: int
+    discards: int
+    io: int
+    errors_max: int
+    discards_max: int
+    io_max: int
+    errors_last: int
+    discards_last: int
+    io_last: int
+    rx_min: float | None
+    rx_sum: float
+    rx_n: int
+    rx_last: float | None
+
+    @classmethod
+    def of_sample(cls, x: m.CounterSample) -> Bucket:
+        disc, io, rx = x.in_discards + x.out_discards, max(x.in_octets, x.out_octets), x.rx_power_dbm
+        return cls(1, x.in_errors, x.crc_errors, disc, io, x.in_errors, disc, io, x.in_errors,
+                   disc, io, rx, rx or 0.0, int(rx is not None), rx)
+
+    @classmethod
+    def of_rollup(cls, r: m.CounterRollup) -> Bucket:
+        return cls(r.samples, r.in_errors, r.crc_errors, r.discards, r.io_sum, r.errors_max,
+                   r.discards_max, r.io_max, r.errors_last, r.discards_last, r.io_last,
+                   r.rx_min, r.rx_sum, r.rx_samples, r.rx_last)
 
 
-def _errors(smps: list[m.CounterSample], _speed: int) -> dict[str, Any]:
-    return _deltas([x.in_errors for x in smps], {"crc_total": sum(x.crc_errors for x in smps)})
+def _deltas(total: int, most: int, last: int, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"total": total, "max_per_5min": most, "last_5min": last, **(extra or {})}
 
 
-def _discards(smps: list[m.CounterSample], _speed: int) -> dict[str, Any]:
-    return _deltas([x.in_discards + x.out_discards for x in smps])
+def _errors(bs: list[Bucket], _speed: int) -> dict[str, Any]:
+    return _deltas(sum(b.errors for b in bs), max(b.errors_max for b in bs), bs[-1].errors_last,
+                   {"crc_total": sum(b.crc for b in bs)})
 
 
-def _utilization(smps: list[m.CounterSample], speed: int) -> dict[str, Any]:
+def _discards(bs: list[Bucket], _speed: int) -> dict[str, Any]:
+    return _deltas(sum(b.discards for b in bs), max(b.discards_max for b in bs),
+                   bs[-1].discards_last)
+
+
+def _utilization(bs: list[Bucket], speed: int) -> dict[str, Any]:
     if speed <= 0:  # an unknown line rate gives no percentage
         return {}
-    pct = [max(x.in_octets, x.out_octets) * 8 / INTERVAL_S / (speed * 1e6) * 100 for x in smps]
-    return {"max_pct": round(max(pct), 2), "avg_pct": round(sum(pct) / len(pct), 2),
-            "last_pct": round(pct[-1], 2)}
+
+    def pct(octets: float) -> float:
+        return octets * 8 / INTERVAL_S / (speed * 1e6) * 100
+
+    n = sum(b.n for b in bs)
+    return {"max_pct": round(pct(max(b.io_max for b in bs)), 2),
+            "avg_pct": round(pct(sum(b.io for b in bs) / n), 2), "last_pct": round(pct(bs[-1].io_last), 2)}
 
 
-def _rx_power(smps: list[m.CounterSample], _speed: int) -> dict[str, Any]:
-    dbm = [x.rx_power_dbm for x in smps if x.rx_power_dbm is not None]
-    if not dbm:
+def _rx_power(bs: list[Bucket], _speed: int) -> dict[str, Any]:
+    seen = [b for b in bs if b.rx_n]
+    if not seen:
         return {}
-    return {"min_dbm": min(dbm), "avg_dbm": round(sum(dbm) / len(dbm), 2), "last_dbm": dbm[-1]}
+    return {"min_dbm": min(b.rx_min for b in seen if b.rx_min is not None),
+            "avg_dbm": round(sum(b.rx_sum for b in seen) / sum(b.rx_n for b in seen), 2),
+            "last_dbm": seen[-1].rx_last}
 
 
-_Agg = Callable[[list[m.CounterSample], int], dict[str, Any]]
+_Agg = Callable[[list[Bucket], int], dict[str, Any]]
 # metric -> (aggregate, the key rows are ranked by, whether a row is flagged) as the lab does
 _METRICS: dict[str, tuple[_Agg, str, Callable[[PortCounters], bool]]] = {
     "errors": (_errors, "total", lambda r: r["total"] > 0),
