@@ -1,5 +1,5 @@
 """`netopsai batch FILE [-o OUT] [--json] [--resume] [--concurrency N] [--source IP]
-[--summary FILE]`.
+[--summary FILE] [--engine local|ray [--address HOST:PORT]]`.
 
 Rows go to OUT (stdout without -o) in input order, each as soon as the pairs before it are done:
 CSV with a header, or JSON Lines with --json (one object per line, so a partial file is still
@@ -7,7 +7,8 @@ valid; no rewrite at the end); `status` is reachable, degraded (delivered, but a
 paths), unreachable or error. Bad lines, the progress bar (on a terminal only) and the summary
 go to stderr, and the summary as JSON to --summary FILE. Exit codes as fping's: 0 every pair
 reachable, 1 some degraded, unreachable or not checkable, 2 with one line for bad input (no
-file, no valid line, a foreign file to resume); 130 after Ctrl-C, every finished row flushed."""
+file, no valid line, a foreign file to resume); 130 after Ctrl-C, every finished row flushed.
+With --engine ray the pairs are traced on Ray (ray_engine.py): the same rows, byte for byte."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from netopsai.backends.base import Backends
 from netopsai.batch.check import PairResult
 from netopsai.batch.output import Sink, read_done, summarize, summary_lines
 from netopsai.batch.parse import Parsed, check_source, default_source, parse_input, read_text
+from netopsai.batch.ray_engine import RayOptions
 from netopsai.batch.runner import BatchChecker
 from netopsai.errors import NetopsError
 from netopsai.words import count
@@ -41,12 +43,13 @@ BackendsFactory = Callable[[], Backends]
 def cli_main(engine: Engine, file: Path, *, out: Path | None = None, as_json: bool = False,
              resume: bool = False, concurrency: int = 8, source: str | None = None,
              processes: bool | None = None, backends: BackendsFactory | None = None,
-             summary: Path | None = None) -> list[PairResult]:
+             summary: Path | None = None, ray: RayOptions | None = None) -> list[PairResult]:
     """Run the batch command; returns every result in OUT (earlier runs' included). `backends`
     builds the sources once the input is read (default: the configured ones over `engine`,
-    netopsai.frontend), so a bad file is reported before a bad store or config."""
+    netopsai.frontend), so a bad file is reported before a bad store or config. `ray`: trace
+    on Ray instead of local processes."""
     try:
-        results = _main(engine, file, out, as_json, resume, concurrency, source, processes,
+        results = _main(engine, file, out, as_json, resume, concurrency, source, (processes, ray),
                         backends or (lambda: _configured(engine)))
     except KeyboardInterrupt:  # before any pair ran (once they run, _main says how far it got)
         print("interrupted before any pair was checked", file=sys.stderr)
@@ -74,7 +77,7 @@ def _configured(engine: Engine) -> Backends:
 
 
 def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: bool,
-          concurrency: int, source: str | None, processes: bool | None,
+          concurrency: int, source: str | None, how: tuple[bool | None, RayOptions | None],
           make_backends: BackendsFactory) -> list[PairResult]:
     if concurrency < 1:
         raise NetopsError(f"--concurrency must be at least 1, not {concurrency}")
@@ -91,7 +94,7 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
     todo = [p for p in parsed.pairs if (p.src, p.dst) not in have]
     err = Console(stderr=True, highlight=False, soft_wrap=True)
     _notes(err, parsed, len(earlier), out)
-    checker = BatchChecker(backends, concurrency, processes)
+    checker = BatchChecker(backends, concurrency, *how)  # how: (processes, ray), where pairs are traced
     with _open(out, append=bool(earlier)) as fh, _progress(err, len(todo)) as advance:
         sink = Sink(fh, as_json, header=not earlier, order=[p.line for p in todo])
 

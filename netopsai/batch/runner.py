@@ -30,6 +30,7 @@ from netopsai.batch.check import (
     trace,
 )
 from netopsai.batch.parse import Pair
+from netopsai.batch.ray_engine import RayOptions, run_batch
 from netopsai.batch.snapshot import Pin, pin_of, pinned
 from netopsai.errors import NetopsError
 from netopsai.evidence import Evidence
@@ -40,14 +41,17 @@ OnResult = Callable[[PairResult], None]
 
 
 class BatchChecker:
-    def __init__(self, backends: Backends, concurrency: int = 8, processes: bool | None = False) -> None:
+    def __init__(self, backends: Backends, concurrency: int = 8, processes: bool | None = False,
+                 ray: RayOptions | None = None) -> None:
         """`processes`: False (the default) keeps threads; None picks worker processes for big
         batches on the lab; True forces them where the store can be opened again. Workers are
         spawned, which re-imports the caller's main module: only a main guarded by
-        `if __name__ == "__main__"` may ask for them (the CLI does)."""
+        `if __name__ == "__main__"` may ask for them (the CLI does). `ray`: trace on Ray
+        instead (ray_engine.py), whatever the batch's size."""
         if concurrency < 1:
             raise NetopsError(f"concurrency must be at least 1, not {concurrency}")
         self.backends, self.concurrency, self.processes = backends, concurrency, processes
+        self.ray = ray
         self.shared = SharedEvidence(backends)
 
     def run(self, pairs: Iterable[Pair], on_result: OnResult | None = None,
@@ -66,12 +70,22 @@ class BatchChecker:
         if not todo:
             return []
         pin = pin_of(self.backends)  # one lab state for the whole batch, read once
+        if self.ray is not None:
+            run_batch(todo, self._chunk_taker(done), self._ray_url(), pin, self.ray, stop, CHUNK)
+            return sorted(results, key=lambda r: r.line)
         workers, url = self._workers(len(todo))
         if workers and url:
             self._run_processes(todo, done, workers, url, pin)
         else:
             self._run_threads(pinned(self.backends, pin), todo, done, stop)
         return sorted(results, key=lambda r: r.line)
+
+    def _ray_url(self) -> str:
+        url = store_url(self.backends)
+        if url is None:
+            raise NetopsError("--engine ray traces on the lab's paths in a store its workers can "
+                              "open (a file or a database), not in memory nor a real network's")
+        return url
 
     def _workers(self, n: int) -> tuple[int, str | None]:
         if self.processes is False or (self.processes is None and n < PROCESS_MIN):
@@ -114,14 +128,16 @@ class BatchChecker:
                                    initializer=_worker_init, initargs=(url, pin))
         with _sigint_ignored():  # the workers start on submit and inherit it from their first breath
             futures = [pool.submit(_worker_chunk, todo[i:i + size]) for i in range(0, len(todo), size)]
+        _drain(pool, futures, self._chunk_taker(done))
 
+    def _chunk_taker(self, done: Callable[[PairResult], bool]) -> Callable[[list[Any]], bool]:
         def chunk_done(items: list[tuple[Pair, PairResult | Evidence]]) -> bool:
             for pair, item in items:  # failing pairs come back as their trace, diagnosed here
                 r = item if isinstance(item, PairResult) else self._diagnose(pair, item)
                 if done(r):
                     return True
             return False
-        _drain(pool, futures, chunk_done)
+        return chunk_done
 
     def _diagnose(self, pair: Pair, ev: Evidence) -> PairResult:
         try:
@@ -179,24 +195,33 @@ def store_url(backends: Backends) -> str | None:
 _BACKENDS: Backends | None = None
 
 
-def _worker_init(url: str, pin: Pin | None) -> None:
-    global _BACKENDS
+def open_backends(url: str, pin: Pin | None) -> Backends:
+    """A worker's backends (a process here, or a Ray actor): the store opened again by URL."""
     from netopsai.backends.lab import lab_backends
     from netopsai.store.engine import engine_for
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     # workers only trace, and only ever for the lab's own paths (store_url): whatever backends
     # the configuration picks for the other sources, the parent keeps them for the diagnosis
-    _BACKENDS = pinned(lab_backends(engine_for(url)), pin)
+    return pinned(lab_backends(engine_for(url)), pin)
+
+
+def _worker_init(url: str, pin: Pin | None) -> None:
+    global _BACKENDS
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _BACKENDS = open_backends(url, pin)
 
 
 def _worker_chunk(chunk: list[Pair]) -> list[tuple[Pair, PairResult | Evidence]]:
-    """Trace each pair; healthy ones and errors come back finished, failing ones as their trace."""
     assert _BACKENDS is not None
+    return trace_chunk(_BACKENDS, chunk)
+
+
+def trace_chunk(backends: Backends, chunk: list[Pair]) -> list[tuple[Pair, PairResult | Evidence]]:
+    """Trace each pair; healthy ones and errors come back finished, failing ones as their trace."""
     out: list[tuple[Pair, PairResult | Evidence]] = []
     for pair in chunk:
         try:
-            ev = trace(_BACKENDS, pair)
+            ev = trace(backends, pair)
             out.append((pair, ev if not ev.errors and needs_diagnosis(ev) else quick_result(pair, ev)))
         except Exception as exc:
             out.append((pair, _failed(pair, exc)))

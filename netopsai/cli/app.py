@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.exceptions import TyperException
 
+from netopsai.cli.poll import AddressOption, EngineName, EngineOption, ray_choice
 from netopsai.errors import NetopsError
 from netopsai.tools import tool_names
 
@@ -211,6 +212,8 @@ def batch_cmd(file: Annotated[Path, typer.Argument(help="IPs one per line, or CS
               source: Annotated[str | None, typer.Option(help="Probe source for bare IPs")] = None,
               summary: Annotated[Path | None, typer.Option(
                   help="Also write the summary here, as JSON")] = None,
+              engine: EngineOption = EngineName.local,
+              address: AddressOption = None,
               ) -> None:
     """Batch connectivity checks over a list of IPs or src,dst pairs. Rows in input order; exit
     0 when every pair is reachable, 1 when some are degraded, unreachable or errors, 2 for bad
@@ -219,7 +222,8 @@ def batch_cmd(file: Annotated[Path, typer.Argument(help="IPs one per line, or CS
 
     # checks trace through the configured paths backend (netopsai.frontend; the lab by default)
     results = cli_main(_engine(), file, out=out, as_json=as_json, resume=resume,
-                       concurrency=concurrency, source=source, summary=summary)
+                       concurrency=concurrency, source=source, summary=summary,
+                       ray=ray_choice(engine, address))
     if any(r.status != "reachable" for r in results):
         raise typer.Exit(1)
 

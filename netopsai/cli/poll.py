@@ -3,10 +3,12 @@
 `netopsai poll --once --target HOST[:PORT] --community NAME [--json]` reads one SNMP agent now,
 stores what it read and prints the device and its interfaces; without --target the targets and
 credentials come from the configuration (NETOPSAI_HOME/config.yaml and secrets.yaml), and
-without --once it polls every --interval seconds until interrupted."""
+without --once it polls every --interval seconds until interrupted. --engine ray reads the
+agents on Ray (backends/snmp/ray_poll.py) and stores here, as the local engine does."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -14,6 +16,34 @@ import typer
 if TYPE_CHECKING:
     from netopsai.backends.snmp.poller import PollReport
     from netopsai.backends.snmp.walk import DeviceReading
+    from netopsai.batch.ray_engine import RayOptions
+
+
+class EngineName(StrEnum):
+    """Where `batch` and `poll` do their work (shared by both commands' --engine)."""
+
+    local = "local"
+    ray = "ray"
+
+
+EngineOption = Annotated[EngineName, typer.Option(
+    help="local: this machine's processes; ray: a Ray cluster (--address, else config ray: "
+         "address, else a local one for the run)")]
+AddressOption = Annotated[str | None, typer.Option(
+    help="A running Ray cluster, HOST:PORT or ray://HOST:PORT (with --engine ray)")]
+
+
+def ray_choice(engine: EngineName, address: str | None) -> RayOptions | None:
+    """None for the local engine; else the Ray options, the command line over config.yaml."""
+    from netopsai.errors import NetopsError
+
+    if engine is EngineName.local:
+        if address:
+            raise NetopsError("--address goes with --engine ray")
+        return None
+    from netopsai.batch.ray_engine import ray_options
+
+    return ray_options(address)
 
 
 def _targets(target: str | None, community: str | None) -> tuple[list[Any], dict[str, Any]]:
@@ -127,15 +157,24 @@ def poll(once: Annotated[bool, typer.Option("--once", help="Poll once and exit")
          sample_every: Annotated[float, typer.Option(
              help="Seconds a counter sample spans at least (5-minute figures by default)",
              min=0)] = 300.0,
-         as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False) -> None:
+         as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+         engine: EngineOption = EngineName.local,
+         address: AddressOption = None) -> None:
     """Poll SNMP agents (IF-MIB, system) into the store: interface states, transitions and
     counter samples, so telemetry questions work on a real network."""
-    from netopsai.backends.snmp.poller import poll_and_store, poll_forever
-    from netopsai.store.engine import get_engine
+    from netopsai.backends.snmp.ray_poll import reader
 
     targets, opts = _targets(target, community)
     opts |= {k: v for k, v in (("timeout", timeout), ("retries", retries)) if v is not None}
     opts["sample_every"] = sample_every
+    with reader(ray_choice(engine, address)) as read:  # a Ray cluster lives as long as the polling
+        _run(targets, opts | {"read": read}, once, interval, as_json)
+
+
+def _run(targets: list[Any], opts: dict[str, Any], once: bool, interval: float, as_json: bool) -> None:
+    from netopsai.backends.snmp.poller import poll_and_store, poll_forever
+    from netopsai.store.engine import get_engine
+
     engine = get_engine()
     if once:
         rep = poll_and_store(engine, targets, **opts)

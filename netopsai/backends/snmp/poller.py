@@ -83,12 +83,17 @@ def ensure_real_store(engine: Engine) -> None:
             s.commit()
 
 
+Reader = Callable[[list[SnmpTarget], int, float, int], list[DeviceReading]]
+
+
 def poll_and_store(engine: Engine, targets: list[SnmpTarget], concurrency: int = 32,
                    timeout: float = 2.0, retries: int = 1,
-                   sample_every: float = SAMPLE_S) -> PollReport:
-    """One round: read every target now and store what was read."""
+                   sample_every: float = SAMPLE_S, read: Reader | None = None) -> PollReport:
+    """One round: read every target now (`read`: poll_targets here, or ray_poll's on Ray; in
+    the targets' order either way) and store what was read."""
     ensure_real_store(engine)
-    return store_readings(engine, poll_targets(targets, concurrency, timeout, retries), sample_every)
+    readings = (read or poll_targets)(targets, concurrency, timeout, retries)
+    return store_readings(engine, readings, sample_every)
 
 
 def store_readings(engine: Engine, readings: list[DeviceReading],
@@ -207,12 +212,12 @@ def _state(prev: m.SnmpCounterState | None, r: DeviceReading, name: str, row: If
 def poll_forever(engine: Engine, targets: list[SnmpTarget], interval: float,
                  on_round: Callable[[PollReport], None], concurrency: int = 32,
                  timeout: float = 2.0, retries: int = 1, rounds: int | None = None,
-                 sample_every: float = SAMPLE_S) -> None:
+                 sample_every: float = SAMPLE_S, read: Reader | None = None) -> None:
     """Poll every `interval` seconds (measured start to start) until interrupted or `rounds`."""
     done = 0
     while rounds is None or done < rounds:
         started = time.monotonic()
-        on_round(poll_and_store(engine, targets, concurrency, timeout, retries, sample_every))
+        on_round(poll_and_store(engine, targets, concurrency, timeout, retries, sample_every, read))
         done += 1
         if rounds is None or done < rounds:
             time.sleep(max(0.0, interval - (time.monotonic() - started)))
