@@ -22,8 +22,8 @@ from netopsai.config.network import RetentionSettings
 from netopsai.store import migrate
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert, engine_for
-from netopsai.store.retention import PeriodicPrune, describe, prune, rolled_through
-from netopsai.store.telemetry import StoreTelemetry
+from netopsai.store.retention import PeriodicPrune, describe, horizons, prune
+from netopsai.store.telemetry import StoreTelemetry, read_plan
 from netopsai.timewin import Window
 from tests.cli_helpers import CLI, run_cli
 from tests.peers.postgres import fresh_database, pg_url
@@ -118,16 +118,19 @@ def test_a_long_window_answers_the_same_from_hourly_rollups(store: Engine) -> No
 
     rep = prune(store, RetentionSettings(), now=NOW)
 
-    horizon = rolled_through(store)
-    assert horizon == NOW.replace(minute=0) - timedelta(days=14)
+    rolled, pruned = horizons(store)
+    assert rolled == NOW.replace(minute=0) - timedelta(hours=1)  # 11:00 ended before 12:02 - grace
+    assert pruned == NOW.replace(minute=0) - timedelta(days=14)
     kept = count(store, m.CounterSample)
-    assert rep.samples_rolled == samples - kept > 0
-    # one roll-up per port and hour rolled up (plus the partial first hour)
-    assert rep.rollups_written == count(store, m.CounterRollup)
-    assert len(PORTS) * 6 * 24 <= rep.rollups_written <= len(PORTS) * (6 * 24 + 1)
+    assert rep.samples == samples - kept > 0
+    # every hour that ended is rolled up (13:00 twenty days ago to 11:00 today), one per port
+    assert rep.rollups_written == count(store, m.CounterRollup) == len(PORTS) * (DAYS * 24 - 1)
     with Session(store) as s:
         oldest = s.execute(select(func.min(m.CounterSample.at))).scalar_one()
-    assert oldest.replace(tzinfo=UTC) > horizon
+    assert oldest.replace(tzinfo=UTC) > pruned
+    # the day is read as samples 12:02-13:00, roll-ups 13:00-11:00, samples 11:00-12:02
+    assert [hourly for *_, hourly in read_plan(day, rolled, pruned)] == [False, True, False]
+    assert read_plan(month, rolled, pruned)[0] == (month.start, rolled, True)
     assert answers(store, month) == before["month"]
     assert answers(store, day) == before["day"]
 
@@ -139,8 +142,8 @@ def test_prune_keeps_what_is_current_and_removes_only_the_old(store: Engine) -> 
     assert count(store, m.CounterRollup) == 0 and count(store, m.RawEvent) == 2  # dry: untouched
 
     rep = prune(store, RetentionSettings(), now=NOW)
-    assert (dry.samples_rolled, dry.raw_events, dry.interface_events, dry.alarms, dry.acks) == (
-        rep.samples_rolled, rep.raw_events, rep.interface_events, rep.alarms, rep.acks)
+    assert (dry.samples, dry.raw_events, dry.interface_events, dry.alarms, dry.acks) == (
+        rep.samples, rep.raw_events, rep.interface_events, rep.alarms, rep.acks)
     with Session(store) as s:
         events = s.execute(select(m.InterfaceEvent.interface, m.InterfaceEvent.state)
                            .order_by(m.InterfaceEvent.interface, m.InterfaceEvent.at)).all()
@@ -201,7 +204,8 @@ def test_db_prune_command(tmp_path: Path) -> None:
     done = run_cli(tmp_path, "db", "prune")
     assert done.returncode == 0, done.stderr
     assert "raw events: removed 1 before" in done.stdout
-    assert "counter samples" not in done.stdout  # kept 1,000 days
+    assert "5-minute counter samples" not in done.stdout  # kept 1,000 days
+    assert f"hourly roll-ups: wrote {count(engine, m.CounterRollup):,}" in done.stdout
     assert count(engine, m.RawEvent) == 1
     (tmp_path / "config.yaml").write_text("retention:\n  raw_events_days: 0\n")
     bad = run_cli(tmp_path, "db", "prune")
@@ -230,7 +234,7 @@ def test_ingest_prunes_while_it_runs(tmp_path: Path) -> None:
             assert line, f"ingest ended: {seen} {proc.stderr.read() if proc.stderr else ''}"
             seen += line
         assert count(engine, m.RawEvent) == 1
-        assert "counter samples" not in seen  # NETOPSAI_RETENTION_SAMPLES_DAYS won over the default
+        assert "5-minute counter samples" not in seen  # NETOPSAI_RETENTION_SAMPLES_DAYS won over the default
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(60)
@@ -246,3 +250,29 @@ def test_the_lab_is_never_pruned(make_lab: Any) -> None:
     assert rep.lab and rep.total == 0
     assert count(engine, m.InterfaceEvent) == events > 0
     assert "embedded lab" in describe(rep)[0]
+
+
+def test_figures_match_a_plain_reading_of_the_samples(store: Engine) -> None:
+    """The SQL aggregates against the definition, computed here from the rows themselves."""
+    week = Window(start=NOW - timedelta(days=7, minutes=7), end=NOW)
+    with Session(store) as s:
+        rows = s.execute(select(m.CounterSample).where(m.CounterSample.at > week.start,
+                                                       m.CounterSample.at <= week.end)
+                         .order_by(m.CounterSample.at)).scalars().all()
+    got = answers(store, week)
+    for dev, ifn, speed in PORTS:
+        mine = [r for r in rows if (r.device, r.interface) == (dev, ifn)]
+        errs = [r.in_errors for r in mine]
+        row = next(x for x in got["errors"][0] if (x["device"], x["interface"]) == (dev, ifn))
+        assert (row["total"], row["max_per_5min"], row["last_5min"], row["crc_total"]) == (
+            sum(errs), max(errs), errs[-1], sum(r.crc_errors for r in mine))
+        util = [x for x in got["utilization"][0] if (x["device"], x["interface"]) == (dev, ifn)]
+        if speed:
+            pct = [max(r.in_octets, r.out_octets) * 8 / 300 / (speed * 1e6) * 100 for r in mine]
+            assert (util[0]["max_pct"], util[0]["avg_pct"], util[0]["last_pct"]) == (
+                round(max(pct), 2), round(sum(pct) / len(pct), 2), round(pct[-1], 2))
+        else:
+            assert not util  # no line rate: no percentage
+        rx = [r.rx_power_dbm for r in mine if r.rx_power_dbm is not None]
+        optics = [x for x in got["rx_power"][0] if (x["device"], x["interface"]) == (dev, ifn)]
+        assert (optics[0]["min_dbm"], optics[0]["last_dbm"]) == (min(rx), rx[-1]) if rx else not optics

@@ -1,12 +1,14 @@
 """Retention: how much history the store keeps (config `retention:`, `netopsai db prune`, and a
 periodic prune in ingest and poll).
 
-5-minute counter samples older than `samples_days` are first rolled up into one CounterRollup
-per port and hour, then deleted; the hour's roll-up and its samples' deletion commit together,
-so a prune stopped halfway loses nothing and is simply run again. Meta `samples_rolled_through`
-is the horizon: the telemetry reader takes roll-ups up to it and samples after it. Other tables
-are deleted in chunks, so a first prune of a years-old store does not hold a lock for minutes.
-Everything is portable SQL, the same on SQLite and PostgreSQL."""
+Counter samples are rolled up as they age: every hour that ended (plus a grace for the last
+poll) becomes one CounterRollup per port, and Meta `samples_rolled_through` says up to where.
+The telemetry reader then takes whole hours from roll-ups and only a window's edges from the
+5-minute samples, so 30 days cost hundreds of rows per port, not thousands. Samples older than
+`samples_days` are then deleted (Meta `samples_pruned_through`); before that, the reader reads
+roll-ups at hourly detail. Each hour's roll-up commits with its mark, so a prune stopped halfway
+is simply run again. Other tables are deleted in chunks, so a first prune of a years-old store
+does not hold a lock for minutes. Everything is portable SQL, the same on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -16,28 +18,27 @@ from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, and_, case, delete, exists, func, insert, literal, or_, select
+from sqlalchemy import Engine, and_, delete, exists, func, or_, select
 from sqlalchemy.sql import ColumnElement
 from sqlmodel import Session
 
 from netopsai.config.network import RetentionSettings
 from netopsai.store import tables as m
 from netopsai.store.engine import get_meta, has_lab, set_meta
+from netopsai.store.figures import R, S, rollup_insert
 from netopsai.timewin import as_utc
 
-ROLLED_THROUGH = "samples_rolled_through"  # Meta key: samples at or before it are rolled up
+ROLLED_THROUGH = "samples_rolled_through"  # Meta: every hour ending at or before it is rolled up
+PRUNED_THROUGH = "samples_pruned_through"  # Meta: no 5-minute sample at or before it is kept
 HOUR = timedelta(hours=1)
+GRACE = timedelta(minutes=10)  # an hour is rolled up this long after it ends: its last poll is in
 CHUNK = 20_000  # rows per delete: short transactions beside ingest's and poll's writers
-
-S = m.CounterSample.__table__  # type: ignore[attr-defined]
-R = m.CounterRollup.__table__  # type: ignore[attr-defined]
-
 
 @dataclass
 class PruneReport:
     """Rows taken out of (or, dry, due to leave) each table."""
 
-    samples_rolled: int = 0
+    samples: int = 0
     rollups_written: int = 0
     rollups: int = 0
     raw_events: int = 0
@@ -54,10 +55,15 @@ class PruneReport:
                    if f.name not in ("rollups_written", "dry", "lab", "horizons"))
 
 
-def rolled_through(engine: Engine) -> datetime | None:
-    """Counter samples at or before this time live on only as hourly roll-ups."""
+def horizons(engine: Engine) -> tuple[datetime | None, datetime | None]:
+    """(rolled through, pruned through): hours ending at or before the first are in roll-ups;
+    no 5-minute sample at or before the second is kept."""
     with Session(engine) as s:
-        value = get_meta(s, ROLLED_THROUGH)
+        rolled, pruned = get_meta(s, ROLLED_THROUGH), get_meta(s, PRUNED_THROUGH)
+    return _time(rolled), _time(pruned)
+
+
+def _time(value: str | None) -> datetime | None:
     return as_utc(datetime.fromisoformat(value)) if value else None
 
 
@@ -76,10 +82,11 @@ def prune(engine: Engine, policy: RetentionSettings, now: datetime | None = None
         rep.horizons[name] = now - timedelta(days=days)
         return rep.horizons[name]
 
+    if not dry:
+        rep.rollups_written = _roll_up(engine, _floor(now - GRACE))
     if (horizon := cut(policy.samples_days, "samples")) is not None:
-        horizon = horizon.replace(minute=0, second=0, microsecond=0)  # whole hours only
-        rep.horizons["samples"] = horizon
-        _roll_up(engine, horizon, rep, dry)
+        rep.samples = _prune_samples(engine, _floor(horizon), dry)
+        rep.horizons["samples"] = _floor(horizon)
     if (t := cut(policy.rollups_days, "rollups")) is not None:
         rep.rollups = _delete(engine, R, R.c.at < t, dry)
     if (t := cut(policy.raw_events_days, "raw_events")) is not None:
@@ -94,31 +101,41 @@ def prune(engine: Engine, policy: RetentionSettings, now: datetime | None = None
 
 # ---------------------------------------------------------------- counter samples -> roll-ups
 
-def _roll_up(engine: Engine, horizon: datetime, rep: PruneReport, dry: bool) -> None:
-    """Roll up, hour by hour, every sample at or before `horizon` (late arrivals for an hour
-    already rolled get a second roll-up row, which the reader adds up like the first)."""
-    if dry:
-        with Session(engine) as s:
-            rep.samples_rolled = s.execute(select(func.count()).where(S.c.at <= horizon)).scalar_one()
-        return
+def _roll_up(engine: Engine, through: datetime) -> int:
+    """Roll up each hour with samples after the mark, up to `through`; the roll-ups written."""
     with Session(engine) as s:
         before = s.execute(select(func.count()).select_from(R)).scalar_one()
+        mark = _time(get_meta(s, ROLLED_THROUGH))
     while True:
         with Session(engine) as s:
-            first = s.execute(select(func.min(S.c.at)).where(S.c.at <= horizon)).scalar_one()
+            q = select(func.min(S.c.at)).where(S.c.at <= through)
+            first = s.execute(q if mark is None else q.where(S.c.at > mark)).scalar_one()
             if first is None:
                 break
-            end = _hour_end(as_utc(first))
-            s.execute(_rollup_insert(end - HOUR, end))
-            rep.samples_rolled += _rows(s.execute(
-                delete(S).where(S.c.at > end - HOUR, S.c.at <= end)))
-            _advance(s, min(end, horizon))
+            end = hour_end(as_utc(first))
+            s.execute(rollup_insert(end - HOUR, end))
+            _advance(s, ROLLED_THROUGH, end)
             s.commit()
+            mark = end
     with Session(engine) as s:
-        _advance(s, horizon)
+        _advance(s, ROLLED_THROUGH, through)  # the empty hours are rolled up too: they are empty
         s.commit()
         # counted, not summed: psycopg gives no rowcount for INSERT … SELECT
-        rep.rollups_written = s.execute(select(func.count()).select_from(R)).scalar_one() - before
+        return int(s.execute(select(func.count()).select_from(R)).scalar_one() - before)
+
+
+def _prune_samples(engine: Engine, horizon: datetime, dry: bool) -> int:
+    """Samples at or before `horizon` whose hour is rolled up (all of them, once `prune` rolled)."""
+    rolled, _ = horizons(engine)
+    if rolled is None and not dry:
+        return 0
+    upto = horizon if dry or rolled is None else min(horizon, rolled)
+    gone = _delete(engine, S, S.c.at <= upto, dry)
+    if not dry:
+        with Session(engine) as s:
+            _advance(s, PRUNED_THROUGH, upto)
+            s.commit()
+    return gone
 
 
 def _rows(result: Any) -> int:
@@ -126,45 +143,20 @@ def _rows(result: Any) -> int:
     return int(result.rowcount)
 
 
-def _advance(s: Session, to: datetime) -> None:
-    value = get_meta(s, ROLLED_THROUGH)
-    if value is None or as_utc(datetime.fromisoformat(value)) < to:
-        set_meta(s, ROLLED_THROUGH, to.isoformat())
+def _advance(s: Session, key: str, to: datetime) -> None:
+    """Move a mark forward, never back."""
+    was = _time(get_meta(s, key))
+    if was is None or was < to:
+        set_meta(s, key, to.isoformat())
 
 
-def _hour_end(at: datetime) -> datetime:
+def _floor(at: datetime) -> datetime:
+    return at.replace(minute=0, second=0, microsecond=0)
+
+
+def hour_end(at: datetime) -> datetime:
     """The end of the hour a sample belongs to: a sample ends its 5 minutes at `at`."""
-    floor = at.replace(minute=0, second=0, microsecond=0)
-    return floor if floor == at else floor + HOUR
-
-
-def _rollup_insert(start: datetime, end: datetime) -> Any:
-    """INSERT INTO counterrollup SELECT … one row per port and source for samples in (start, end]."""
-    io = case((S.c.in_octets >= S.c.out_octets, S.c.in_octets), else_=S.c.out_octets)
-    rank = func.row_number().over(partition_by=(S.c.device, S.c.interface, S.c.source),
-                                  order_by=(S.c.at.desc(), S.c.id.desc()))
-    q = select(S.c.device, S.c.interface, S.c.source, S.c.in_octets, S.c.out_octets,
-               S.c.in_errors, S.c.crc_errors, (S.c.in_discards + S.c.out_discards).label("disc"),
-               io.label("io"), S.c.rx_power_dbm.label("rx"), rank.label("rank")
-               ).where(S.c.at > start, S.c.at <= end).subquery()
-
-    def last(c: ColumnElement[Any]) -> Any:
-        return func.max(case((q.c.rank == 1, c)))
-
-    values = {
-        "device": q.c.device, "interface": q.c.interface,
-        "at": literal(end, type_=R.c.at.type), "samples": func.count(),
-        "in_octets": func.sum(q.c.in_octets), "out_octets": func.sum(q.c.out_octets),
-        "in_errors": func.sum(q.c.in_errors), "crc_errors": func.sum(q.c.crc_errors),
-        "discards": func.sum(q.c.disc), "io_sum": func.sum(q.c.io),
-        "errors_max": func.max(q.c.in_errors), "discards_max": func.max(q.c.disc),
-        "io_max": func.max(q.c.io), "errors_last": last(q.c.in_errors),
-        "discards_last": last(q.c.disc), "io_last": last(q.c.io),
-        "rx_min": func.min(q.c.rx), "rx_sum": func.coalesce(func.sum(q.c.rx), 0.0),
-        "rx_samples": func.count(q.c.rx), "rx_last": last(q.c.rx), "source": q.c.source}
-    sel = select(*(v.label(k) for k, v in values.items())).group_by(
-        q.c.device, q.c.interface, q.c.source)
-    return insert(R).from_select(list(values), sel)
+    return at if _floor(at) == at else _floor(at) + HOUR
 
 
 # ---------------------------------------------------------------- the other tables
@@ -269,10 +261,11 @@ def describe(rep: PruneReport) -> list[str]:
     verb = "would remove" if rep.dry else "removed"
     when = {k: f"{v:%Y-%m-%d %H:%M} UTC" for k, v in rep.horizons.items()}
     lines = []
-    if rep.samples_rolled:
-        made = "" if rep.dry else f" into {rep.rollups_written:,} hourly roll-ups"
-        lines.append(f"counter samples: {rep.samples_rolled:,} up to {when['samples']} "
-                     f"{'would be rolled up' if rep.dry else 'rolled up'}{made} and removed")
+    if rep.rollups_written:
+        lines.append(f"hourly roll-ups: wrote {rep.rollups_written:,}")
+    if rep.samples:
+        lines.append(f"5-minute counter samples: {verb} {rep.samples:,} up to {when['samples']} "
+                     "(their hourly roll-ups stay)")
     for name, horizon, label in (("rollups", "rollups", "hourly roll-ups"),
                                  ("raw_events", "raw_events", "raw events"),
                                  ("interface_events", "interface_events", "port transitions"),

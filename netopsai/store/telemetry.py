@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import Engine, Select, func
@@ -20,8 +20,9 @@ from netopsai.backends.base import IfaceSel
 from netopsai.backends.rows import PortCounters, PortStatus, figure
 from netopsai.errors import NetopsError
 from netopsai.store import tables as m
+from netopsai.store.figures import port_figures
 from netopsai.store.inventory import canonical_role
-from netopsai.store.retention import rolled_through
+from netopsai.store.retention import horizons, hour_end
 from netopsai.timewin import Window, as_utc
 
 INTERVAL_S = 300  # samples hold deltas over 5 minutes (models.CounterSample)
@@ -93,15 +94,14 @@ class StoreTelemetry:
                  top: int = 20) -> tuple[list[PortCounters], int, int]:
         with Session(self.engine) as s:
             ports = {(d, n): sp for d, n, sp in self._ports(s, sel)}
-        rolled = rolled_through(self.engine)
-        with HEAVY.slot(len(ports), window, rolled):
-            return self._counters(ports, sel, window, metric, top, rolled)
+        parts = read_plan(window, *horizons(self.engine))
+        with HEAVY.slot(len(ports), window, parts):
+            return self._counters(ports, sel, window, metric, top, parts)
 
     def _counters(self, ports: dict[tuple[str, str], int], sel: IfaceSel, window: Window,
-                  metric: str, top: int, rolled: datetime | None
-                  ) -> tuple[list[PortCounters], int, int]:
+                  metric: str, top: int, parts: list[Part]) -> tuple[list[PortCounters], int, int]:
         per: dict[tuple[str, str], list[Bucket]] = {}
-        for dev, ifn, bucket in self._buckets(sel, window, rolled):
+        for dev, ifn, bucket in self._buckets(sel, parts):
             if (dev, ifn) in ports:
                 per.setdefault((dev, ifn), []).append(bucket)
         agg, first_key, hot = _METRICS[metric]
@@ -115,24 +115,41 @@ class StoreTelemetry:
                                  r["device"], r["interface"]))
         return rows[:top], len(ports), flagged
 
-    def _buckets(self, sel: IfaceSel, window: Window, rolled: datetime | None
-                 ) -> Iterator[tuple[str, str, Bucket]]:
-        """Hourly roll-ups up to the retention horizon, 5-minute samples after it, oldest first."""
-        with Session(self.engine) as s:
-            if rolled is not None and window.start < rolled:
-                r = m.CounterRollup
-                q = select(r).where(col(r.at) > window.start, col(r.at) <= min(window.end, rolled))
-                if sel.get("interface"):
-                    q = q.where(r.interface == sel["interface"])
-                for roll in s.exec(_scope(q, sel, r.device).order_by(col(r.at))):
-                    yield roll.device, roll.interface, Bucket.of_rollup(roll)
-            start = max(window.start, rolled) if rolled is not None else window.start
-            c = m.CounterSample
-            q2 = select(c).where(col(c.at) > start, col(c.at) <= window.end)
+    def _buckets(self, sel: IfaceSel, parts: list[Part]) -> Iterator[tuple[str, str, Bucket]]:
+        """Each port's figures, part by part in time order (netopsai.store.figures)."""
+        def shape(q: Select[Any]) -> Select[Any]:
+            table = q.get_final_froms()[0]
             if sel.get("interface"):
-                q2 = q2.where(c.interface == sel["interface"])
-            for smp in s.exec(_scope(q2, sel, c.device).order_by(col(c.at))):
-                yield smp.device, smp.interface, Bucket.of_sample(smp)
+                q = q.where(table.c.interface == sel["interface"])
+            return _scope(q, sel, table.c.device)
+
+        with Session(self.engine) as s:
+            for start, end, from_rollups in parts:
+                for row in s.execute(port_figures(start, end, from_rollups, shape)).mappings():
+                    yield row["device"], row["interface"], Bucket(
+                        **{k: row[k] for k in Bucket.__dataclass_fields__})
+
+
+Part = tuple[datetime, datetime, bool]  # (start, end], from hourly roll-ups?
+
+
+def read_plan(window: Window, rolled: datetime | None, pruned: datetime | None) -> list[Part]:
+    """Whole hours up to `rolled` from roll-ups, the window's edges from 5-minute samples.
+    Where the samples are pruned (at or before `pruned`), the hour holding the window's start
+    is read whole from its roll-up: hourly detail."""
+    start, end = window.start, window.end
+    if rolled is None:
+        return [(start, end, False)]
+    gone = pruned is not None and start < pruned
+    first = start if gone else hour_end(start)
+    last = min(end.replace(minute=0, second=0, microsecond=0), rolled)
+    if gone and last <= first:
+        last = min(hour_end(start), rolled)
+    if last - first < timedelta(hours=1) and not gone:
+        return [(start, end, False)]
+    parts = [(start, first, False)] if first > start else []
+    parts.append((first, last, True))
+    return parts + ([(last, end, False)] if end > last else [])
 
 
 def _history(key: tuple[str, str], evs: list[tuple[datetime, str]], w: Window) -> PortStatus | None:
@@ -168,10 +185,10 @@ class HeavyGate:
         self._sem = threading.BoundedSemaphore(slots)
 
     @contextmanager
-    def slot(self, ports: int, window: Window, rolled: datetime | None = None) -> Iterator[None]:
+    def slot(self, ports: int, window: Window, parts: list[Part] | None = None) -> Iterator[None]:
         """Check the budget; for a heavy read, hold a slot while it runs."""
-        check_budget(ports, window, rolled)
-        if ports * _samples(window, rolled) <= self.heavy_cells:
+        check_budget(ports, window, parts)
+        if ports * _samples(window, parts) <= self.heavy_cells:
             yield
             return
         if not self._sem.acquire(timeout=self.wait_s):
@@ -187,17 +204,17 @@ class HeavyGate:
 HEAVY = HeavyGate()
 
 
-def _samples(window: Window, rolled: datetime | None = None) -> int:
-    """Figures per port the window reads: hourly up to the roll-up horizon, 5-minute after it."""
-    if rolled is None or window.start >= rolled:
+def _samples(window: Window, parts: list[Part] | None = None) -> int:
+    """Figures per port the window reads: hourly from roll-ups, 5-minute from samples."""
+    if not parts:
         return max(1, int(window.seconds // INTERVAL_S))
-    hourly = (min(window.end, rolled) - window.start).total_seconds()
-    return max(1, int(hourly // 3600 + (window.seconds - hourly) // INTERVAL_S))
+    return max(1, sum(int((b - a).total_seconds() // (3600 if hourly else INTERVAL_S))
+                      for a, b, hourly in parts))
 
 
-def check_budget(ports: int, window: Window, rolled: datetime | None = None) -> None:
+def check_budget(ports: int, window: Window, parts: list[Part] | None = None) -> None:
     """Refuse, saying what to narrow, a counter question larger than one answer reads at once."""
-    samples = _samples(window, rolled)
+    samples = _samples(window, parts)
     if ports * samples <= MAX_CELLS:
         return
     most = MAX_CELLS // max(ports, 1) * INTERVAL_S
@@ -217,37 +234,25 @@ def _span(seconds: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Bucket:
-    """What the aggregates need of a stretch of one port's counters: a 5-minute sample (n=1)
-    or an hourly roll-up, so both give the same totals, peaks and averages. `io` is the larger of
-    in and out octets in a 5-minute interval."""
+    """One port's figures over a stretch of a window (netopsai.store.figures): from samples or
+    from roll-ups, so both give the same totals, peaks and averages. `io` is the larger of in
+    and out octets in a 5-minute interval; `n` counts the 5-minute samples."""
 
     n: int
     errors: int
     crc: int
-    discards: int
+    disc: int
     io: int
     errors_max: int
-    discards_max: int
+    disc_max: int
     io_max: int
     errors_last: int
-    discards_last: int
+    disc_last: int
     io_last: int
     rx_min: float | None
     rx_sum: float
     rx_n: int
     rx_last: float | None
-
-    @classmethod
-    def of_sample(cls, x: m.CounterSample) -> Bucket:
-        disc, io, rx = x.in_discards + x.out_discards, max(x.in_octets, x.out_octets), x.rx_power_dbm
-        return cls(1, x.in_errors, x.crc_errors, disc, io, x.in_errors, disc, io, x.in_errors,
-                   disc, io, rx, rx or 0.0, int(rx is not None), rx)
-
-    @classmethod
-    def of_rollup(cls, r: m.CounterRollup) -> Bucket:
-        return cls(r.samples, r.in_errors, r.crc_errors, r.discards, r.io_sum, r.errors_max,
-                   r.discards_max, r.io_max, r.errors_last, r.discards_last, r.io_last,
-                   r.rx_min, r.rx_sum, r.rx_samples, r.rx_last)
 
 
 def _deltas(total: int, most: int, last: int, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -260,8 +265,7 @@ def _errors(bs: list[Bucket], _speed: int) -> dict[str, Any]:
 
 
 def _discards(bs: list[Bucket], _speed: int) -> dict[str, Any]:
-    return _deltas(sum(b.discards for b in bs), max(b.discards_max for b in bs),
-                   bs[-1].discards_last)
+    return _deltas(sum(b.disc for b in bs), max(b.disc_max for b in bs), bs[-1].disc_last)
 
 
 def _utilization(bs: list[Bucket], speed: int) -> dict[str, Any]:
