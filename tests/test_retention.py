@@ -28,8 +28,9 @@ from netopsai.timewin import Window
 from tests.cli_helpers import CLI, run_cli
 from tests.peers.postgres import fresh_database, pg_url
 from tests.peers.process import free_port
+from tests.peers.snmpsim import GENERATED, SnmpSim, snmpsim
 
-__all__ = ["pg_url"]
+__all__ = ["pg_url", "snmpsim"]
 
 NOW = datetime(2026, 11, 20, 12, 2, tzinfo=UTC)  # not on the hour: horizons are whole hours
 PORTS = [("r1", "Ethernet1", 10_000), ("r1", "Ethernet2", 10_000), ("r2", "xe-0/0/0", 100_000),
@@ -276,3 +277,35 @@ def test_figures_match_a_plain_reading_of_the_samples(store: Engine) -> None:
         rx = [r.rx_power_dbm for r in mine if r.rx_power_dbm is not None]
         optics = [x for x in got["rx_power"][0] if (x["device"], x["interface"]) == (dev, ifn)]
         assert (optics[0]["min_dbm"], optics[0]["last_dbm"]) == (min(rx), rx[-1]) if rx else not optics
+
+
+def test_poll_prunes_after_its_first_round(snmpsim: SnmpSim, tmp_path: Path) -> None:
+    """`netopsai poll` (running, not --once) prunes after its first round; what it did goes to
+    stderr, polling goes on."""
+    engine = engine_for(f"sqlite:///{tmp_path / 'netopsai.db'}")
+    migrate.upgrade(engine)
+    fill(engine)
+    name = "netopsai/cli"
+    snmpsim.write(name, GENERATED[name])
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"} | {"NETOPSAI_HOME": str(tmp_path)}
+    proc = subprocess.Popen([*CLI, "poll", "--interval", "1", "--target", f"127.0.0.1:{snmpsim.port}",
+                             "--community", name, "--timeout", "5"],
+                            env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    watchdog = threading.Timer(120, proc.kill)
+    watchdog.start()
+    try:
+        assert proc.stderr is not None
+        said = ""
+        while "prune: raw events: removed 1 before" not in said:
+            line = proc.stderr.readline()
+            assert line, f"poll ended: {said}"
+            said += line
+        assert "5-minute counter samples: removed" in said  # fill()'s are 5 days past 14 days
+        with Session(engine) as s:
+            polled = s.execute(select(m.Device.name).where(m.Device.name == "gen-cli")).scalar_one()
+        assert polled == "gen-cli" and count(engine, m.RawEvent) == 1
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+        watchdog.cancel()
+    assert "stored:" in out

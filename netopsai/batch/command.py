@@ -29,9 +29,9 @@ from netopsai.backends.base import Backends
 from netopsai.batch.check import PairResult
 from netopsai.batch.output import Sink, read_done, summarize, summary_lines
 from netopsai.batch.parse import Parsed, check_source, default_source, parse_input, read_text
-from netopsai.batch.ray_engine import RayOptions
 from netopsai.batch.runner import BatchChecker
 from netopsai.errors import NetopsError
+from netopsai.ray_cluster import RayOptions
 from netopsai.words import count
 
 MAX_BAD_SHOWN = 20

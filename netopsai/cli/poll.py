@@ -14,9 +14,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from netopsai.backends.snmp.poller import PollReport
     from netopsai.backends.snmp.walk import DeviceReading
-    from netopsai.batch.ray_engine import RayOptions
+    from netopsai.ray_cluster import RayOptions
 
 
 class EngineName(StrEnum):
@@ -41,7 +43,7 @@ def ray_choice(engine: EngineName, address: str | None) -> RayOptions | None:
         if address:
             raise NetopsError("--address goes with --engine ray")
         return None
-    from netopsai.batch.ray_engine import ray_options
+    from netopsai.ray_cluster import ray_options
 
     return ray_options(address)
 
@@ -182,10 +184,26 @@ def _run(targets: list[Any], opts: dict[str, Any], once: bool, interval: float, 
         if rep.failures and len(rep.failures) == len(rep.readings):
             raise typer.Exit(1)  # nothing could be read: scripts must see it
         return
+    prune = _pruner(engine)
+
+    def on_round(rep: PollReport) -> None:
+        _emit(rep, as_json)
+        prune()
+
     try:
-        poll_forever(engine, targets, interval, lambda rep: _emit(rep, as_json), **opts)
+        poll_forever(engine, targets, interval, on_round, **opts)
     except KeyboardInterrupt:
         return
+
+
+def _pruner(engine: Any) -> Callable[[], None]:
+    """Retention while polling (config retention:): after the first round, then every
+    `prune_every_minutes`; what it did goes to stderr (stdout may be --json lines)."""
+    from netopsai.config.load import load_netconfig
+    from netopsai.store.retention import PeriodicPrune
+
+    pruner = PeriodicPrune(engine, load_netconfig().settings.retention)
+    return lambda: pruner.tick(lambda line: typer.echo(line, err=True))
 
 
 def register(app: typer.Typer, lab_app: typer.Typer) -> None:

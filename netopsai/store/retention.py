@@ -231,25 +231,28 @@ class PeriodicPrune:
         self.next_at = self.clock() + self.every_s
         return prune(self.engine, self.policy)
 
+    def tick(self, say: Callable[[str], None]) -> None:
+        """Prune if due and say what changed. A failure is said, not raised: the service's own
+        work (receiving, polling) matters more, and the next interval tries again."""
+        try:
+            rep = self.run_if_due()
+        except Exception as exc:  # noqa: BLE001
+            say(f"prune failed, retrying in {self.policy.prune_every_minutes} min: "
+                f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+            return
+        if rep is not None and (rep.total or rep.rollups_written):
+            for line in describe(rep):
+                say(f"prune: {line}")
+
 
 async def prune_periodically(engine: Engine, policy: RetentionSettings,
                              say: Callable[[str], None], check_every_s: float = 60.0) -> None:
-    """For an asyncio service (ingest): prune at start and every `prune_every_minutes`, off the
-    event loop, until cancelled. A failed prune is said and retried at the next interval: the
-    service's own work matters more."""
+    """For an asyncio service (ingest): PeriodicPrune off the event loop, until cancelled."""
     import asyncio
 
     pruner = PeriodicPrune(engine, policy)
     while pruner.next_at is not None:
-        try:
-            rep = await asyncio.to_thread(pruner.run_if_due)
-        except Exception as exc:  # noqa: BLE001 - a prune must never stop ingest
-            say(f"prune failed, retrying in {policy.prune_every_minutes} min: "
-                f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
-        else:
-            if rep is not None and rep.total:
-                for line in describe(rep):
-                    say(f"prune: {line}")
+        await asyncio.to_thread(pruner.tick, say)
         await asyncio.sleep(check_every_s)
 
 

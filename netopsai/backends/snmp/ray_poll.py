@@ -17,7 +17,7 @@ from typing import Any
 from netopsai.backends.snmp.auth import SnmpTarget
 from netopsai.backends.snmp.poller import Reader
 from netopsai.backends.snmp.walk import DeviceReading, poll_targets
-from netopsai.batch.ray_engine import RayOptions, ray_cluster, worker_count
+from netopsai.ray_cluster import RayOptions, ray_cluster, worker_count
 
 # One chunk per worker: within a chunk asyncio overlaps the agents' answers (a slow agent holds
 # up no other); chunks queued behind each other on a worker would only cut the requests in flight
