@@ -362,3 +362,33 @@ class ApiToken(SQLModel, table=True):
     scopes: str = "read"  # comma-separated: read (every read-only call), confirm (incident memory)
     created_at: datetime
     revoked_at: datetime | None = None
+
+
+class Job(SQLModel, table=True):
+    """A compute job (a GPU training run): from a scheduler export (Slurm sacct/squeue, a
+    Kubernetes pod list) or the lab. `hosts` are inventory host names, ranges expanded."""
+
+    __table_args__ = (Index("ix_job_start", "start"),)
+    id: str = Field(primary_key=True)  # the scheduler's job id, e.g. "4711"
+    name: str = ""
+    owner: str = ""
+    hosts: list[str] = Field(default_factory=list, sa_column=Column(JSON))
+    start: datetime | None = None
+    end: datetime | None = None  # None: still running
+    state: str = ""  # the scheduler's, e.g. RUNNING, FAILED, TIMEOUT
+    source: str = ""  # slurm | kubernetes | lab
+
+
+class DeviceSnapshot(SQLModel, table=True):
+    """A device's state captured when an alarm opened on it (interfaces and counters, LLDP and
+    BGP neighbours, environment, optics, the running config's diff from the last snapshot)."""
+
+    __table_args__ = (Index("ix_devsnap_dev_taken", "device", "taken_at"),)
+    id: int | None = Field(default=None, primary_key=True)
+    device: str
+    taken_at: datetime
+    alarm_id: int | None = Field(default=None, index=True)
+    source: str = ""  # napalm | snmp
+    data: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    config_diff: str = ""
+    errors: list[str] = Field(default_factory=list, sa_column=Column(JSON))  # what was not read
