@@ -44,6 +44,7 @@ class Topo:
     iface_mtu: dict[tuple[str, str], int] = field(default_factory=dict)
     owner: dict[str, tuple[str, str]] = field(default_factory=dict)  # ip -> (device, interface)
     hosts: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # ip -> host, tor, link
+    host_if: dict[str, str] = field(default_factory=dict)  # ip -> host's interface, if not eth0
     gateway: dict[str, str] = field(default_factory=dict)  # tor -> its first gateway IP
     segments: dict[str, str] = field(default_factory=dict)  # cidr -> tor
 
@@ -101,13 +102,15 @@ def load_topo(engine: Engine, version: str) -> Topo:
             topo.owner[addr] = (dev, ifname)
             if ifname.startswith("Vlan"):
                 topo.gateway.setdefault(dev, addr)
-    host_link: dict[str, int] = {}
+    host_link: dict[tuple[str, str], int] = {}  # a GPU host has a link per NIC
     for row in _rows(engine, "SELECT id, a_device, a_interface, b_device, b_interface, kind FROM link"):
         _add_link(topo, *row)
         if row[5] == "host":
-            host_link[row[1]] = row[0]
-    for ip, host, tor in _rows(engine, "SELECT ip, device, tor FROM hostaddress"):
-        topo.hosts[ip] = (host, tor, host_link.get(host, 0))
+            host_link[(row[1], row[2])] = row[0]
+    for ip, host, ifname, tor in _rows(engine, "SELECT ip, device, interface, tor FROM hostaddress"):
+        topo.hosts[ip] = (host, tor, host_link.get((host, ifname), 0))
+        if ifname != "eth0":
+            topo.host_if[ip] = ifname
     for cidr, tor in _rows(engine, "SELECT cidr, tor FROM segment"):
         if tor:
             topo.segments[cidr] = tor
@@ -180,7 +183,7 @@ def _apply_fault(st: NetState, fault: m.LabFault) -> None:
 def owner_of(topo: Topo, ip: str) -> tuple[str, str] | None:
     """(device, interface) that holds an address: a host, an interface IP or a loopback."""
     if ip in topo.hosts:
-        return topo.hosts[ip][0], "eth0"
+        return topo.hosts[ip][0], topo.host_if.get(ip, "eth0")
     return topo.owner.get(ip)
 
 

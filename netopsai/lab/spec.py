@@ -6,11 +6,25 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from netopsai.errors import NetopsError, parse_yaml, unknown
 
 SCALES = ("small", "medium", "large")
+
+
+class GpuPodSpec(BaseModel):
+    """A rail-optimised GPU PoD (netopsai.lab.gpu_pod): hosts with GPUs and one NIC per rail;
+    NIC k of every host in a group of `hosts_per_leaf` hosts goes to that group's rail-k leaf;
+    every rail leaf goes up to every spine of the PoD."""
+
+    site: str
+    racks: int = Field(ge=1)
+    hosts_per_rack: int = Field(default=4, ge=1)
+    hosts_per_leaf: int = Field(default=32, ge=1, le=240)
+    gpus_per_host: int = Field(default=8, ge=1)
+    nics_per_host: int = Field(default=8, ge=1, le=16)
+    spines: int = Field(default=4, ge=1)
 
 
 class Scale(BaseModel):
@@ -21,6 +35,7 @@ class Scale(BaseModel):
     borders: int
     dci: int
     hosts_per_rack: int
+    gpu_pods: list[GpuPodSpec] = Field(default_factory=list)
 
 
 class SiteSpec(BaseModel):

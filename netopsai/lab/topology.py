@@ -18,7 +18,8 @@ from netopsai.lab.spec import LabSpec, Scale
 P2P_BASE = int(IPv4Address("172.16.0.0"))
 LOOPBACK_BASE = int(IPv4Address("10.254.0.0"))
 MGMT_BASE = int(IPv4Address("10.250.0.0"))
-TIERS = {"host": 0, "leaf": 1, "tor": 1, "spine": 2, "superspine": 3, "border": 4, "dci": 5}
+HOST_ROLES = ("host", "gpu_host")  # end hosts: no loopback, no BGP
+TIERS = {"host": 0, "gpu_host": 0, "leaf": 1, "tor": 1, "spine": 2, "superspine": 3, "border": 4, "dci": 5}
 
 
 def segment_prefix(site_index: int, rack: int) -> str:
@@ -58,11 +59,11 @@ class Topology:
     _loop: int = 0
 
     def device(self, name: str, role: str, site: str, pod: str | None = None,
-               rack: str | None = None, asn: int | None = None) -> str:
-        plat = self.rng.choice(self.spec.platforms[role])
+               rack: str | None = None, asn: int | None = None, platform: str | None = None) -> str:
+        plat = self.rng.choice(self.spec.platforms[platform or role])
         self._mgmt += 1
         loopback = None
-        if role != "host":
+        if role not in HOST_ROLES:
             self._loop += 1
             loopback = str(IPv4Address(LOOPBACK_BASE + self._loop))
         self._asn[name] = asn or 0
@@ -77,16 +78,18 @@ class Topology:
         return name
 
     def _iface(self, device: str, name: str, kind: str, ip: str | None, peer: str,
-               peer_if: str, link_id: int) -> None:
+               peer_if: str, link_id: int, port: str | None = None) -> None:
         self.interfaces.append({
-            "device": device, "name": name, "speed_mbps": self.spec.speeds_mbps[kind],
-            "mtu": self.spec.mtu[kind], "ip": ip, "admin_status": "up", "oper_status": "up",
+            "device": device, "name": name, "speed_mbps": self.spec.speeds_mbps[port or kind],
+            "mtu": self.spec.mtu[port or kind], "ip": ip, "admin_status": "up", "oper_status": "up",
             "description": f"{kind}: to {peer} {peer_if}", "link_id": link_id,
         })
 
     def link(self, a: str, a_if: str, b: str, b_if: str, kind: str, *,
              a_ip: str | None = None, b_ip: str | None = None,
-             circuit: str | None = None, provider: str | None = None) -> int:
+             circuit: str | None = None, provider: str | None = None,
+             port: str | None = None) -> int:
+        """`port`: the speeds_mbps/mtu key of the ports when not the link's kind (a GPU NIC)."""
         link_id = len(self.links) + 1
         if kind != "host":
             base = P2P_BASE + 2 * self._p2p
@@ -95,8 +98,8 @@ class Topology:
         self.links.append({"id": link_id, "a_device": a, "a_interface": a_if, "b_device": b,
                            "b_interface": b_if, "kind": kind, "circuit_id": circuit,
                            "provider": provider, "status": "up"})
-        self._iface(a, a_if, kind, a_ip, b, b_if, link_id)
-        self._iface(b, b_if, kind, b_ip, a, a_if, link_id)
+        self._iface(a, a_if, kind, a_ip, b, b_if, link_id, port)
+        self._iface(b, b_if, kind, b_ip, a, a_if, link_id, port)
         if kind != "host":
             self.bgp.append({"link_id": link_id, "a_device": a, "b_device": b,
                              "a_ip": (a_ip or "").split("/")[0], "b_ip": (b_ip or "").split("/")[0],
@@ -113,6 +116,10 @@ def build_topology(spec: LabSpec, scale: Scale, seed: int, now: datetime) -> Top
                            "description": site.description})
         _build_site(topo, k, site.name)
     _build_dci(topo, sites)
+    if scale.gpu_pods:
+        from netopsai.lab.gpu_pod import build_gpu_pods
+
+        build_gpu_pods(topo)
     return topo
 
 

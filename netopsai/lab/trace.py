@@ -152,6 +152,6 @@ def _deliver(t: Trace, router: Router, tor: str, final: str | None, host_link: i
         return
     t.good_paths = good
     rtt += 2 * LATENCY_MS["host"] + _jitter(t.src, t.dst, final)
-    t.hops.append(Hop(n + 1, t.dst, final, "eth0", rtt_ms=round(rtt, 3),
+    t.hops.append(Hop(n + 1, t.dst, final, router.topo.host_if.get(t.dst, "eth0"), rtt_ms=round(rtt, 3),
                       loss_pct=round((1 - survive) * 100, 1), status="reached"))
     t.reached = True

@@ -1,0 +1,133 @@
+"""Issue 15 §1, an AI fabric in the lab: the `ai` spec's rail-optimised GPU PoD (topology and
+traces), its RoCE telemetry, the jobs on it (lab-made and imported from Slurm and Kubernetes)
+and the RoCE fault kinds, each seen by the tool that should see it."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from netopsai.backends.base import Backends
+from netopsai.backends.lab import lab_backends
+from netopsai.evidence import Evidence
+from netopsai.lab.manage import init_lab
+from netopsai.lab.spec import load_spec
+from netopsai.store import tables as m
+from netopsai.store.engine import engine_for
+from netopsai.tools.registry import run_tool
+
+CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
+DATA = Path(__file__).parent / "data" / "ai_fabric"
+POD = "dc1-gpu1"
+
+
+def new_ai_lab(path: Path, scale: str = "small") -> Engine:
+    engine = engine_for(f"sqlite:///{path}")
+    init_lab(engine, "ai", scale, 7, CLOCK)
+    return engine
+
+
+@pytest.fixture(scope="module")
+def ai_engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    """A healthy small AI lab shared by the read-only tests of this module."""
+    return new_ai_lab(tmp_path_factory.mktemp("ai") / "netopsai.db")
+
+
+@pytest.fixture(scope="module")
+def ai(ai_engine: Engine) -> Backends:
+    return lab_backends(ai_engine)
+
+
+def call(b: Backends, tool: str, **args: Any) -> Evidence:
+    ev = run_tool(tool, args, b)
+    assert not ev.errors, ev.errors
+    return ev
+
+
+def nics(engine: Engine) -> list[m.HostAddress]:
+    with Session(engine) as s:
+        return list(s.exec(select(m.HostAddress).where(m.HostAddress.pod == POD)))
+
+
+# -- 1. the GPU PoD ------------------------------------------------------------------------------
+def test_small_ai_lab_builds_fast_and_rails_hold(tmp_path: Path) -> None:
+    t0 = time.monotonic()
+    engine = new_ai_lab(tmp_path / "ai.db")
+    assert time.monotonic() - t0 < 10
+    gp = load_spec("ai").scales["small"].gpu_pods[0]
+    hosts = gp.racks * gp.hosts_per_rack
+    with Session(engine) as s:
+        gpu_hosts = s.exec(select(m.Device).where(m.Device.role == "gpu_host")).all()
+        assert len(gpu_hosts) == hosts and all(d.pod == POD for d in gpu_hosts)
+        assert all(d.loopback is None for d in gpu_hosts)
+        ifs = s.exec(select(m.Interface).where(m.Interface.device == gpu_hosts[0].name)).all()
+        assert sorted(i.name for i in ifs) == [f"mlx5_{k}" for k in range(gp.nics_per_host)]
+        assert {i.speed_mbps for i in ifs} == {400000}
+        pod = s.get(m.Pod, POD)
+        assert pod is not None and pod.site == "dc1" and "GPU" in pod.description
+    addrs = nics(engine)
+    assert len(addrs) == hosts * gp.nics_per_host
+    # NIC k of every host lands on a rail-k leaf, and no leaf carries two rails
+    rails_of_leaf: dict[str, set[str]] = {}
+    for a in addrs:
+        assert a.tor.startswith(f"{POD}-rail{a.interface.removeprefix('mlx5_')}-leaf")
+        rails_of_leaf.setdefault(a.tor, set()).add(a.interface)
+    assert all(len(r) == 1 for r in rails_of_leaf.values())
+    assert len(rails_of_leaf) == gp.nics_per_host * -(-hosts // gp.hosts_per_leaf)
+
+
+def test_every_host_reaches_every_other_on_its_rail(ai: Backends, ai_engine: Engine) -> None:
+    addrs = nics(ai_engine)
+    for rail in ("mlx5_0", "mlx5_5"):
+        on_rail = [a for a in addrs if a.interface == rail]
+        src = on_rail[0]
+        for dst in on_rail[1:]:
+            tr = call(ai, "traceroute", src=src.ip, dst=dst.ip)
+            assert tr.facts["reached"], tr.summary
+            last = tr.rows[-1]
+            assert last["device"] == dst.device and last["interface"] == rail
+            hops = [r["device"] for r in tr.rows]
+            if dst.tor == src.tor:  # one leaf between two hosts of a scalable unit
+                assert hops == [src.tor, dst.device]
+            else:  # other group: up to a spine, down the rail
+                assert hops[0] == src.tor and hops[1].startswith(f"{POD}-spine-")
+                assert hops[2] == dst.tor
+
+
+def test_cross_rail_goes_through_a_spine_and_the_fabric_is_an_island(ai: Backends,
+                                                                      ai_engine: Engine) -> None:
+    addrs = nics(ai_engine)
+    a = next(x for x in addrs if x.interface == "mlx5_0")
+    b = next(x for x in addrs if x.interface == "mlx5_3" and x.device != a.device)
+    tr = call(ai, "traceroute", src=a.ip, dst=b.ip)
+    assert tr.facts["reached"] and tr.rows[1]["device"].startswith(f"{POD}-spine-")
+    assert tr.facts.get("ecmp_paths", 4) >= 1
+    dc = run_tool("traceroute", {"src": a.ip, "dst": "10.1.3.20"}, ai)
+    assert not dc.facts.get("reached")
+
+
+def test_large_ai_lab_counts(tmp_path: Path) -> None:
+    spec = load_spec("ai")
+    gp = spec.scales["large"].gpu_pods[0]
+    gpus = gp.racks * gp.hosts_per_rack * gp.gpus_per_host
+    assert 2000 <= gpus <= 4096
+    engine = engine_for(f"sqlite:///{tmp_path / 'big.db'}")
+    t0 = time.monotonic()
+    init_lab(engine, "ai", "large", 7, CLOCK)
+    assert time.monotonic() - t0 < 60
+    hosts = gp.racks * gp.hosts_per_rack
+    leaves = gp.nics_per_host * hosts // gp.hosts_per_leaf
+    with Session(engine) as s:
+        in_pod = s.exec(select(m.Device).where(m.Device.pod == POD)).all()
+        assert sum(d.role == "gpu_host" for d in in_pod) == hosts
+        assert sum(d.role == "leaf" for d in in_pod) == leaves
+        assert sum(d.role == "spine" for d in in_pod) == gp.spines
+        links = s.exec(select(m.Link).where(m.Link.kind == "fabric")).all()
+        assert sum(lk.a_device.startswith(POD) for lk in links) == leaves * gp.spines
+    assert len(nics(engine)) == hosts * gp.nics_per_host
