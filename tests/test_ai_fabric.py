@@ -131,3 +131,24 @@ def test_large_ai_lab_counts(tmp_path: Path) -> None:
         links = s.exec(select(m.Link).where(m.Link.kind == "fabric")).all()
         assert sum(lk.a_device.startswith(POD) for lk in links) == leaves * gp.spines
     assert len(nics(engine)) == hosts * gp.nics_per_host
+
+
+# -- 2. RoCE telemetry ---------------------------------------------------------------------------
+@pytest.mark.parametrize("metric,extra", [("pfc", {"pfc_tx", "pfc_rx"}),
+                                          ("ecn", {"cnp_tx", "cnp_rx"}),
+                                          ("retransmits", {"out_of_sequence"})])
+def test_roce_metrics_answered_healthy(ai: Backends, metric: str, extra: set[str]) -> None:
+    ev = call(ai, "telemetry", metric=metric, pod=POD, window="1h", top=5)
+    assert ev.facts["flagged"] == 0 and ev.facts["ports"] > 0
+    assert {"device", "interface", "total", "max_per_5min", "last_5min"} | extra <= set(ev.columns)
+    # outside the GPU PoD nothing is lossless: the same metric reads zero
+    dc = call(ai, "telemetry", metric=metric, pod="dc1-pod1", window="1h", top=3)
+    assert all(r["total"] == 0 for r in dc.rows)
+
+
+def test_roce_baseline_is_stable_and_nic_only_for_transport(ai: Backends) -> None:
+    a = call(ai, "telemetry", metric="ecn", devices=[f"{POD}-001"], window="2h", top=8)
+    b = call(ai, "telemetry", metric="ecn", devices=[f"{POD}-001"], window="2h", top=8)
+    assert a.rows == b.rows and a.rows[0]["total"] > 0 and a.rows[0]["cnp_tx"] > 0
+    leaf = call(ai, "telemetry", metric="ecn", devices=[f"{POD}-rail0-leaf01"], window="2h")
+    assert leaf.rows[0]["total"] > 0 and all(r["cnp_tx"] == 0 for r in leaf.rows)

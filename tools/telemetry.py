@@ -16,14 +16,17 @@ from netopsai.timewin import Window
 from netopsai.tools.base import WindowArgs, as_table, tool
 from netopsai.words import count
 
-Metric = Literal["oper_status", "flaps", "errors", "discards", "utilization", "rx_power"]
+Metric = Literal["oper_status", "flaps", "errors", "discards", "utilization", "rx_power", "pfc", "ecn",
+                 "retransmits"]
 
 
 class TelemetryArgs(WindowArgs):
     metric: Metric = Field(description=(
         "oper_status: link up/down history (state at start, every transition, time down); "
         "flaps: up/down transition counts; errors: input/CRC errors; discards; utilization "
-        "(percent of line rate); rx_power: optical receive power in dBm."))
+        "(percent of line rate); rx_power: optical receive power in dBm. RoCE (GPU fabrics): "
+        "pfc: PFC pause frames sent and received; ecn: ECN-marked packets and the NICs' CNPs "
+        "sent/received; retransmits: a NIC's RoCE retransmits and out-of-sequence packets."))
     devices: list[str] | None = Field(default=None, description="Device names; omit for all")
     role: str | None = Field(default=None, description="Only devices of this role, e.g. spine")
     site: str | None = Field(default=None, description="Only this data centre, e.g. dc1")
@@ -72,12 +75,20 @@ def _status(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
                                    "flapping": sum(1 for r in rows if r["flaps"] >= 2)}), read[0])
 
 
+ROCE = {"pfc": "had 10,000 or more PFC pause frames in 5 minutes",
+        "ecn": "had 1,000,000 or more ECN marks in 5 minutes",
+        "retransmits": "had 100 or more RoCE retransmits in 5 minutes"}
+
+
 def _counters(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
+    if a.metric in ROCE and not getattr(b.telemetry, "ROCE", False):
+        raise NetopsError(f"metric {a.metric}: this telemetry backend has no RoCE counters "
+                          "(the lab's GPU fabric has them)")
     rows, total, flagged = b.telemetry.counters(_sel(a), w, a.metric, a.top)
     worst = rows[0] if rows else None
     label = {"errors": "had input errors", "discards": "had discards",
              "utilization": "peaked at or above 80% utilisation",
-             "rx_power": "had rx power at or below -10 dBm"}[a.metric]
+             "rx_power": "had rx power at or below -10 dBm", **ROCE}[a.metric]
     summary = f"{flagged} of {count(total, 'port')} on {_scope(a)} {label} in the window."
     if worst:
         key = next(k for k in worst if k not in ("device", "interface"))

@@ -13,6 +13,7 @@ from sqlmodel import Session, col, select
 from netopsai.backends.base import IfaceSel
 from netopsai.backends.rows import PortCounters, figure
 from netopsai.lab.manage import lab_info
+from netopsai.lab.roce_metrics import ROCE_METRICS
 from netopsai.store import tables as m
 from netopsai.store.telemetry import HEAVY, StoreTelemetry, _scope
 from netopsai.timewin import Window, as_utc
@@ -25,6 +26,7 @@ CHUNK = 20000
 
 class LabTelemetry(StoreTelemetry):
     LINKED_ONLY = True
+    ROCE = True  # answers the RoCE metrics (netopsai.lab.roce) besides the store's
 
     def counters(self, sel: IfaceSel, window: Window, metric: str,
                  top: int = 20) -> tuple[list[PortCounters], int, int]:
@@ -34,6 +36,10 @@ class LabTelemetry(StoreTelemetry):
         with Session(self.engine) as s:
             ports = self._ports(s, sel)
         with HEAVY.slot(len(ports), window):  # before the grid: a year-1 window is 600M times
+            if metric in ROCE_METRICS:
+                from netopsai.backends.lab.roce import roce_counters
+
+                return roce_counters(self.engine, ports, window, metric, top, seed)
             return self._lab_counters(ports, sel, window, metric, top, seed)
 
     def _lab_counters(self, ports: list[tuple[str, str, int]], sel: IfaceSel, window: Window,
