@@ -5,6 +5,7 @@ and the RoCE fault kinds, each seen by the tool that should see it."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,12 +16,16 @@ from sqlmodel import Session, select
 
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
+from netopsai.errors import MalformedFile, NetopsError
 from netopsai.evidence import Evidence
+from netopsai.hostlist import expand
 from netopsai.lab.manage import init_lab
 from netopsai.lab.spec import load_spec
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
+from netopsai.store.jobs_import import import_jobs, list_jobs
 from netopsai.tools.registry import run_tool
+from tests.cli_helpers import run_cli
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
 DATA = Path(__file__).parent / "data" / "ai_fabric"
@@ -152,3 +157,95 @@ def test_roce_baseline_is_stable_and_nic_only_for_transport(ai: Backends) -> Non
     assert a.rows == b.rows and a.rows[0]["total"] > 0 and a.rows[0]["cnp_tx"] > 0
     leaf = call(ai, "telemetry", metric="ecn", devices=[f"{POD}-rail0-leaf01"], window="2h")
     assert leaf.rows[0]["total"] > 0 and all(r["cnp_tx"] == 0 for r in leaf.rows)
+
+
+# -- 3. jobs -------------------------------------------------------------------------------------
+def test_lab_jobs_on_the_gpu_pod(ai_engine: Engine) -> None:
+    jobs = list_jobs(ai_engine)
+    gpu_hosts = {a.device for a in nics(ai_engine)}
+    assert len(jobs) >= 4 and all(j.source == "lab" and j.owner and j.start for j in jobs)
+    assert all(set(j.hosts) <= gpu_hosts and j.hosts for j in jobs)
+    running = list_jobs(ai_engine, CLOCK)
+    assert {j.state for j in running} == {"RUNNING"} and len(running) >= 2
+    assert any(j.end is not None and j.state in ("COMPLETED", "FAILED") for j in jobs)
+
+
+def test_hostlist_expansion() -> None:
+    assert expand("gpu-[001-004,010]") == ["gpu-001", "gpu-002", "gpu-003", "gpu-004", "gpu-010"]
+    assert expand("a[1-2]-n[08-09],login1") == ["a1-n08", "a1-n09", "a2-n08", "a2-n09", "login1"]
+    assert expand("n[8-10]") == ["n8", "n9", "n10"] and expand("None assigned") == []
+    for bad, why in (("n[3-1]", "backwards"), ("n[1-2", "without"), ("n[a-b]", "N or N-M")):
+        with pytest.raises(NetopsError, match=why):
+            expand(bad)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Engine]:
+    engine = new_ai_lab(tmp_path / "jobs.db")
+    yield engine
+    engine.dispose()
+
+
+def _imported(engine: Engine) -> dict[str, m.Job]:
+    return {j.id: j for j in list_jobs(engine) if j.source != "lab"}
+
+
+def test_sacct_import(store: Engine) -> None:
+    done = import_jobs(store, DATA / "sacct.txt")
+    assert done.fmt == "sacct" and done.jobs == 4 and "4 jobs imported" in done.line()
+    jobs = _imported(store)
+    assert set(jobs) == {"5101", "5102", "5103", "5104"}  # steps (5101.batch ...) folded away
+    j = jobs["5101"]
+    assert j.hosts == ["dc1-gpu1-001", "dc1-gpu1-002", "dc1-gpu1-003", "dc1-gpu1-004",
+                       "dc1-gpu1-010"]
+    assert (j.name, j.owner, j.state, j.end, j.source) == ("llama-70b-pretrain", "alice", "RUNNING",
+                                                           None, "slurm")
+    assert j.start is not None and j.start.replace(tzinfo=UTC) == datetime(2025, 11, 4, 14, tzinfo=UTC)
+    assert jobs["5103"].state == "CANCELLED"
+    assert jobs["5103"].hosts == ["dc1-gpu1-013", "dc1-gpu1-015", "dc1-gpu1-016"]
+    assert jobs["5104"].hosts == [] and jobs["5104"].start is None
+    assert import_jobs(store, DATA / "squeue.txt").jobs == 1  # squeue's header names too
+    assert _imported(store)["5201"].hosts[-1] == "dc1-gpu1-008"
+    assert import_jobs(store, DATA / "sacct.txt").jobs == 4  # again: replaced, not doubled
+    assert len(_imported(store)) == 5
+
+
+def test_k8s_import(store: Engine) -> None:
+    done = import_jobs(store, DATA / "pods.json")
+    assert done.fmt == "k8s" and done.jobs == 2  # coredns has no job label
+    jobs = _imported(store)
+    gpt = jobs["research/gpt-train"]
+    assert gpt.hosts == ["dc1-gpu1-003", "dc1-gpu1-004"] and gpt.owner == "farid"
+    assert gpt.state == "RUNNING" and gpt.end is None and gpt.source == "kubernetes"
+    assert gpt.start is not None and gpt.start.replace(tzinfo=UTC) == datetime(2025, 11, 4, 18, 0, 1,
+                                                                               tzinfo=UTC)
+    prep = jobs["etl/data-prep"]
+    assert prep.state == "COMPLETED" and prep.end is not None and prep.hosts == ["dc1-gpu1-009"]
+
+
+@pytest.mark.parametrize("name,fmt,needle", [
+    ("sacct_bad_hostlist.txt", None, "line 3"),
+    ("sacct_no_nodelist.txt", "sacct", "no nodelist column"),
+    ("pods_truncated.json", None, "malformed JSON"),
+    ("pods.json", "sacct", "no jobid column"),
+])
+def test_bad_files_store_nothing(store: Engine, name: str, fmt: str | None, needle: str) -> None:
+    with pytest.raises(NetopsError) as err:
+        import_jobs(store, DATA / name, fmt)
+    msg = str(err.value)
+    assert needle in msg and "\n" not in msg and name in msg
+    assert isinstance(err.value, MalformedFile)
+    assert _imported(store) == {}
+
+
+def test_jobs_cli(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert run_cli(home, "lab", "init", "--spec", "ai", "--seed", "7").returncode == 0
+    done = run_cli(home, "jobs", "import", str(DATA / "sacct.txt"), "--format", "sacct")
+    assert done.returncode == 0 and "4 jobs imported (sacct)" in done.stdout, done.stderr
+    listed = run_cli(home, "jobs", "list")
+    assert "llama-70b-pretrain" in listed.stdout and "dc1-gpu1-[001" not in listed.stdout
+    bad = run_cli(home, "jobs", "import", str(DATA / "sacct_bad_hostlist.txt"))
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr
+    assert len((bad.stderr + bad.stdout).strip().splitlines()) == 1 and "line 3" in bad.stderr
+    assert "6001" not in run_cli(home, "jobs", "list").stdout

@@ -250,9 +250,9 @@ def slack_cmd(http: Annotated[bool, typer.Option("--http", help="HTTP mode inste
 def _register_groups() -> None:
     """Command groups that live in their own modules: real networks (config, poll, ingest, devices,
     lab netns) and the diagnosis engine (incidents, alarms, bench). Each imports only typer here."""
-    from netopsai.cli import alarms, bench, config, db, devices, incidents, ingest, netns, poll, serving
+    from netopsai.cli import alarms, bench, config, db, devices, incidents, ingest, jobs, netns, poll, serving
 
-    for group in (config, poll, ingest, devices, netns, incidents, alarms, bench, serving, db):
+    for group in (config, poll, ingest, devices, netns, incidents, alarms, bench, serving, db, jobs):
         group.register(app, lab_app)
 
 

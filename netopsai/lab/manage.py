@@ -14,6 +14,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
 from netopsai.errors import NetopsError
+from netopsai.lab.jobs import lab_jobs
 from netopsai.lab.noise import noise_rows
 from netopsai.lab.spec import get_scale, load_spec
 from netopsai.lab.topology import build_topology
@@ -57,6 +58,9 @@ def init_lab(engine: Engine, spec_name: str = "default", scale: str = "small", s
                             (models.Alarm, noise["alarms"]), (models.Change, noise["changes"]),
                             (models.InterfaceEvent, noise["events"])):
             bulk_insert(s, table, rows)
+        jobs = lab_jobs(topo.devices, clock, seed)  # GPU PoDs only: none in the default spec
+        if jobs:
+            bulk_insert(s, models.Job, jobs)
         for key, value in (("spec", spec_name), ("scale", scale), ("seed", str(seed)),
                            ("clock", iso(clock)), ("init_clock", iso(clock))):
             set_meta(s, key, value)
