@@ -1,7 +1,9 @@
 """A cold `netopsai ask` standalone (this process loads the copilot) against the thin one (issue
-14 §5: NETOPSAI_URL names a running `netopsai api`; the process only sends the question), side by
-side, alternating, each run a fresh process. Small lab with an ACL fault; three questions (an
-inventory lookup, alarms, a diagnosis); median and spread of the wall times.
+14 §5; the process only sends the question) over HTTP (NETOPSAI_URL names a running `netopsai
+api`) and over the home's Unix socket (the same server, no URL, no token), side by side,
+alternating, each run a fresh process. Small lab with an ACL fault; three questions (an
+inventory lookup, alarms, a diagnosis); median and spread of the wall times. Standalone runs in
+a copy of the home (no socket there, so the CLI really works alone).
 
     .venv/bin/python bench/bench_thin_ask.py [--runs 7] [--out bench/RESULTS.md]
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -59,7 +62,7 @@ def _serve(home: Path) -> tuple[subprocess.Popen[bytes], str]:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(600):
         with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
+            if s.connect_ex(("127.0.0.1", port)) == 0 and (home / "api.sock").is_socket():
                 return proc, f"http://127.0.0.1:{port}"
         time.sleep(0.1)
     proc.kill()
@@ -85,31 +88,37 @@ def main() -> None:
         _lab(home)
         token = subprocess.run([*CLI, "tokens", "create", "bench"], env=_env(home),
                                capture_output=True, text=True, check=True).stdout.strip()
+        shutil.copytree(home, Path(tmp) / "alone")
         proc, url = _serve(home)
         load0 = os.getloadavg()[0]
+        envs = {"alone": _env(Path(tmp) / "alone"),
+                "thin": _env(home, NETOPSAI_URL=url, NETOPSAI_TOKEN=token), "socket": _env(home)}
         try:
-            alone, thin = _env(home), _env(home, NETOPSAI_URL=url, NETOPSAI_TOKEN=token)
-            times: dict[str, dict[str, list[float]]] = {q: {"alone": [], "thin": []} for q in QUESTIONS}
+            times: dict[str, dict[str, list[float]]] = {q: {k: [] for k in envs} for q in QUESTIONS}
             for _ in range(opts.runs):
-                for q in QUESTIONS:  # alternate, so load drifts hit both alike
-                    times[q]["alone"].append(_timed(alone, q))
-                    times[q]["thin"].append(_timed(thin, q))
+                for q in QUESTIONS:  # alternate, so load drifts hit all alike
+                    for kind, env in envs.items():
+                        times[q][kind].append(_timed(env, q))
         finally:
             proc.terminate()
+            proc.wait()
         load1 = os.getloadavg()[0]
     m = _machine()
-    out = ["## Thin `ask` — a cold `netopsai ask` standalone vs through `netopsai api` (issue 14 §5)",
+    out = ["## Thin `ask` — a cold `netopsai ask` standalone vs through `netopsai api` over HTTP "
+           "and over the home's Unix socket (issue 14 §5)",
            "", f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; code {m['rev']}",
            f"- Machine: {m['cpu']}, {m['cores']} logical cores, {m['ram']} RAM; Python {m['python']}; "
            f"1-min load {load0:.1f} before, {load1:.1f} after",
-           f"- Each run a fresh `python -m netopsai.cli ask` process, standalone and thin alternating, "
-           f"{opts.runs} runs per question; small lab with an ACL fault; the API server warm.", "",
-           "| question | standalone p50 | thin p50 | standalone min–max | thin min–max |",
-           "| --- | ---: | ---: | ---: | ---: |"]
+           f"- Each run a fresh `python -m netopsai.cli ask` process, standalone, thin over HTTP "
+           f"(NETOPSAI_URL + token) and thin over `$NETOPSAI_HOME/api.sock` alternating, "
+           f"{opts.runs} runs per question; small lab with an ACL fault; the API server warm "
+           "(one `netopsai api` serves both); standalone in a copy of the home without the socket.",
+           "", "| question | standalone p50 | HTTP p50 | socket p50 | standalone min–max | "
+           "HTTP min–max | socket min–max |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for q, t in times.items():
-        a, b = t["alone"], t["thin"]
-        out.append(f"| {q} | {statistics.median(a):.2f} s | {statistics.median(b):.2f} s | "
-                   f"{min(a):.2f}–{max(a):.2f} s | {min(b):.2f}–{max(b):.2f} s |")
+        cols = [t["alone"], t["thin"], t["socket"]]
+        out.append(f"| {q} | " + " | ".join(f"{statistics.median(c):.2f} s" for c in cols) + " | "
+                   + " | ".join(f"{min(c):.2f}–{max(c):.2f} s" for c in cols) + " |")
     body = "\n".join(out) + "\n"
     print(body)
     write_section(opts.out, "thin-ask", body)

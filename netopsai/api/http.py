@@ -1,6 +1,7 @@
 """`netopsai api`: the copilot over HTTP (FastAPI; OpenAPI docs at /docs). Every call but
-/api/health needs a bearer token (`netopsai tokens create`); every call is read-only on the
-network. A caller's threads are its own: ids are kept under the token's name."""
+/api/health needs a bearer token (`netopsai tokens create`), except on the owner's Unix socket
+(`local`); every call is read-only on the network. A caller's threads are its own: ids are kept
+under the token's name."""
 
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
     from netopsai.service import Copilot
 
 
+OWNER = tokens.Caller("local", frozenset(tokens.SCOPES))  # the socket's only possible caller
+
+
 class AskBody(BaseModel):
     question: str = Field(description="The question, in plain words")
     thread: str | None = Field(default=None, description="Conversation id; a follow-up passes the "
@@ -44,15 +48,21 @@ class ConfirmBody(BaseModel):
     thread: str = Field(description="The thread whose last diagnosis the caller confirms")
 
 
-def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None) -> FastAPI:
+def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None, *,
+              local: bool = False) -> FastAPI:
     """The API over one copilot; tokens are checked against `engine`'s store; `triage` takes
-    Alertmanager's webhook when auto-triage rules are configured."""
+    Alertmanager's webhook when auto-triage rules are configured. `local`: the instance only the
+    owner's Unix socket serves (netopsai.api.socket_server), where the socket file's permission
+    is the authentication: no token, every scope, and the thread ids of the owner's standalone
+    `ask` (so --continue follows up whether or not a server answered)."""
     api = FastAPI(title="netopsai", version="1", description=__doc__)
     bearer = HTTPBearer(auto_error=False)
     jobs = Jobs(copilot.backends)
 
     def caller(scope: str) -> Any:
         def check(cred: HTTPAuthorizationCredentials | None = Depends(bearer)) -> tokens.Caller:
+            if local:
+                return OWNER
             who = tokens.verify(engine, cred.credentials) if cred else None
             if who is None:
                 raise HTTPException(401, "a valid bearer token is needed (netopsai tokens create)",
@@ -77,10 +87,10 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None) ->
         if not body.question.strip():
             raise NetopsError("the question is empty")
         thread = body.thread or _new_thread()
-        key = f"api:{who.name}:{thread}"
+        key = thread if local else f"api:{who.name}:{thread}"
         if "text/event-stream" in request.headers.get("accept", ""):
             return EventSourceResponse(iterate_in_threadpool(
-                _stream(copilot, body, key, thread)))
+                _stream(copilot, body, key, thread, who.name)))
         return {**copilot.answer(body.question, key, who.name, window_hint=body.window or ""),
                 "thread": thread}
 
@@ -131,7 +141,8 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None) ->
 
     @api.post("/api/incidents/confirm")
     def confirm(body: ConfirmBody, who: tokens.Caller = caller("confirm")) -> dict[str, Any]:
-        row = copilot.confirm(f"api:{who.name}:{body.thread}", f"api:{who.name}", "api")
+        key = body.thread if local else f"api:{who.name}:{body.thread}"
+        row = copilot.confirm(key, f"api:{who.name}", "api")
         return {"incident": row.id, "label": row.label, "device": row.device}
 
     return api
@@ -143,8 +154,9 @@ def _new_thread() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def _stream(copilot: Copilot, body: AskBody, key: str, thread: str) -> Iterator[dict[str, str]]:
-    for step in copilot.ask(body.question, key, key.split(":")[1], body.window or ""):
+def _stream(copilot: Copilot, body: AskBody, key: str, thread: str,
+            user: str) -> Iterator[dict[str, str]]:
+    for step in copilot.ask(body.question, key, user, body.window or ""):
         if step.node != "done":
             yield {"event": "step", "data": json.dumps(step.as_dict(), default=str)}
     out = copilot.result(key)

@@ -22,13 +22,15 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
 def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.0.1",
             port: Annotated[int, typer.Option(help="Port")] = 8080) -> None:
     """The HTTP API (OpenAPI docs at /docs): ask (JSON or server-sent events), tools, alarms and
-    cases, batch jobs, incident confirm. Callers need a token from `netopsai tokens create`."""
+    cases, batch jobs, incident confirm. Callers need a token from `netopsai tokens create`;
+    the same API answers the home's owner on $NETOPSAI_HOME/api.sock with none."""
     import os
 
     import uvicorn
 
     from netopsai.api import tokens
     from netopsai.api.http import build_api
+    from netopsai.api.socket_server import local_socket
     from netopsai.frontend import frontend_copilot, store_engine
 
     os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
@@ -39,8 +41,9 @@ def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.
                    "NAME` makes one", err=True)
     copilot.warm_up()
     typer.echo(f"netopsai API on http://{host}:{port} (docs at /docs)")
-    uvicorn.run(build_api(copilot, engine, _triage(copilot)), host=host, port=port,
-                log_level="warning")
+    triage = _triage(copilot)
+    with local_socket(copilot, triage):  # a second app instance, tokenless, on the socket only
+        uvicorn.run(build_api(copilot, engine, triage), host=host, port=port, log_level="warning")
 
 
 def _triage(copilot: Any) -> Any:

@@ -104,7 +104,10 @@ def serve(host: str = "127.0.0.1", port: int = 7860) -> None:
     copilot.warm_up()  # long-lived: the first analysis should not wait for pandas to load
     app = build_app(copilot)
     print(f"netopsai web app on http://{host}:{port}", flush=True)
-    app.queue(default_concurrency_limit=8).launch(
-        server_name=host, server_port=port, share=False, inbrowser=False, auth=auth,
-        show_error=False, ssr_mode=False, mcp_server=False, quiet=True, css=CSS,
-        footer_links=["settings"], head=CSP + CITE_CLICKS)
+    from netopsai.api.socket_server import local_socket
+
+    with local_socket(copilot):  # the HTTP API for the owner's thin `ask` and `tool`, same copilot
+        app.queue(default_concurrency_limit=8).launch(
+            server_name=host, server_port=port, share=False, inbrowser=False, auth=auth,
+            show_error=False, ssr_mode=False, mcp_server=False, quiet=True, css=CSS,
+            footer_links=["settings"], head=CSP + CITE_CLICKS)
