@@ -164,7 +164,7 @@ def query_times(kind: str, url: str, runs: int) -> list[dict[str, Any]]:
     engine = engine_for(url)
     _forget_rollups(engine)  # a store never pruned: the first stage reads samples only
     pod = [device(i) for i in range(10)]
-    n, secs = write(engine, m.CounterSample, samples(pod, NOW - timedelta(days=30), NOW))
+    n, write_s = write(engine, m.CounterSample, samples(pod, NOW - timedelta(days=30), NOW))
     analyse(engine)
     out: list[dict[str, Any]] = []
     seen: dict[tuple[str, str], Any] = {}
@@ -182,7 +182,7 @@ def query_times(kind: str, url: str, runs: int) -> list[dict[str, Any]]:
                 out.append({"db": kind, "stage": stage, "scope": "1 device" if "devices" in scope
                             else "PoD (10 devices)", "window": window, "s": secs})
     engine.dispose()
-    print(f"  {kind}: 30 days of pod0 written ({n:,} rows, {n / secs:,.0f} rows/s)", flush=True)
+    print(f"  {kind}: 30 days of pod0 written ({n:,} rows, {n / write_s:,.0f} rows/s)", flush=True)
     return out
 
 
