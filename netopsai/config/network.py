@@ -217,6 +217,21 @@ class RaySettings(Section):
         "tasks at once (default: the cluster's CPUs)"))
 
 
+class ReliabilitySettings(Section):
+    """What `netopsai report reliability` counts as a bad minute for a scope (a PoD, a site, a
+    zone): a minute with an open case of these severities or impacts, or a port flapping at least
+    `flap_transitions` times within `flap_window_minutes`, or a periodic probe that failed."""
+
+    severities: list[str] = Field(default_factory=lambda: ["critical"], description=(
+        "alarm severities whose open case makes its minutes bad"))
+    impacts: list[str] = Field(default_factory=lambda: ["traffic_lost"], description=(
+        "alarm impacts whose open case makes its minutes bad, whatever the severity"))
+    flap_transitions: int = Field(default=3, ge=1)
+    flap_window_minutes: int = Field(default=10, ge=1)
+    digest_channel: str | None = Field(default=None, description=(
+        "Slack channel for the weekly digest (opt-in: none sends nothing)"))
+
+
 class NetSettings(BaseSettings):
     """config.yaml, with NETOPSAI_<SECTION>_<FIELD> environment variables winning over it."""
 
@@ -232,6 +247,7 @@ class NetSettings(BaseSettings):
     triage: TriageSettings = Field(default_factory=TriageSettings)
     retention: RetentionSettings = Field(default_factory=RetentionSettings)
     ray: RaySettings = Field(default_factory=RaySettings)
+    reliability: ReliabilitySettings = Field(default_factory=ReliabilitySettings)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings],
