@@ -249,3 +249,128 @@ def test_jobs_cli(tmp_path: Path) -> None:
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     assert len((bad.stderr + bad.stdout).strip().splitlines()) == 1 and "line 3" in bad.stderr
     assert "6001" not in run_cli(home, "jobs", "list").stdout
+
+
+# -- 4. the GPU fabric's faults ------------------------------------------------------------------
+LEAF = f"{POD}-rail2-leaf01"
+HOST = f"{POD}-003"  # its mlx5_2 is LEAF's Ethernet3
+
+
+def scenario(kind: str, target: dict[str, str], **params: Any) -> Any:
+    from netopsai.lab.scenario import Scenario
+
+    return Scenario.model_validate({
+        "id": f"ai-{kind.replace('_', '-')}", "lab": {"spec": "ai", "scale": "small", "seed": 7},
+        "now": "2025-11-04T20:00:00Z", "question": "the job on dc1-gpu1 is slow",
+        "faults": [{"kind": kind, "at": "-25m", "target": target, "params": params}]})
+
+
+@pytest.fixture
+def faulted(tmp_path: Path) -> Any:
+    from netopsai.lab.inject import inject
+
+    def make(kind: str, target: dict[str, str], **params: Any) -> Backends:
+        engine = engine_for(f"sqlite:///{tmp_path / (kind + '.db')}")
+        inject(engine, scenario(kind, target, **params))
+        return lab_backends(engine)
+    return make
+
+
+def open_alarms(b: Backends, kind: str) -> list[dict[str, Any]]:
+    ev = call(b, "alarms", window="1h", state="open")
+    return [r for r in ev.rows if r["kind"] == kind]
+
+
+def test_pfc_storm_on_the_right_port_and_spreading(faulted: Any) -> None:
+    b = faulted("pfc_storm", {"interface": f"{HOST}:mlx5_2"})
+    ev = call(b, "telemetry", metric="pfc", pod=POD, window="30m", top=50)
+    assert ev.facts["flagged"] > 2
+    sender = max(ev.rows, key=lambda r: r["pfc_tx"])
+    assert (sender["device"], sender["interface"]) == (HOST, "mlx5_2")
+    receiver = max(ev.rows, key=lambda r: r["pfc_rx"])
+    assert (receiver["device"], receiver["interface"]) == (LEAF, "Ethernet3")
+    # the leaf pauses its uplinks in turn: the spines receive fewer, but many
+    spines = [r for r in ev.rows if r["device"].startswith(f"{POD}-spine-") and r["pfc_rx"]]
+    assert spines and all(r["pfc_rx"] < receiver["pfc_rx"] for r in spines)
+    wd = open_alarms(b, "PFC_WATCHDOG")
+    assert [(a["device"], a["interface"]) for a in wd] == [(LEAF, "Ethernet3")]
+
+
+def test_nic_flap_seen_in_flaps_alarms_and_retransmits(faulted: Any) -> None:
+    b = faulted("nic_flap", {"link": f"{HOST}:mlx5_2"}, count=6)
+    flaps = call(b, "telemetry", metric="flaps", devices=[LEAF], window="30m")
+    assert flaps.rows[0]["interface"] == "Ethernet3" and flaps.rows[0]["flaps"] == 6
+    alarms = open_alarms(b, "LINK_FLAP")
+    assert [(a["device"], a["interface"]) for a in alarms] == [(LEAF, "Ethernet3")]
+    rt = call(b, "telemetry", metric="retransmits", pod=POD, window="30m", top=3)
+    assert (rt.rows[0]["device"], rt.rows[0]["interface"]) == (HOST, "mlx5_2")
+    assert rt.facts["flagged"] == 1 and rt.rows[0]["out_of_sequence"] > 0
+
+
+def test_ecmp_collision_one_uplink_hot_siblings_idle(faulted: Any) -> None:
+    b = faulted("ecmp_collision", {"link": f"{LEAF}:Ethernet10"}, job="4711")
+    util = call(b, "telemetry", metric="utilization", devices=[LEAF], window="20m", top=20)
+    by_if = {r["interface"]: r for r in util.rows}
+    assert by_if["Ethernet10"]["max_pct"] >= 95
+    assert all(by_if[f"Ethernet{i}"]["max_pct"] < 10 for i in (9, 11, 12))
+    ecn = call(b, "telemetry", metric="ecn", pod=POD, window="20m", top=3)
+    assert (ecn.rows[0]["device"], ecn.rows[0]["interface"]) == (LEAF, "Ethernet10")
+    assert ecn.facts["flagged"] == 1
+    hot = open_alarms(b, "HIGH_UTILIZATION")
+    assert [(a["device"], a["interface"]) for a in hot] == [(LEAF, "Ethernet10")]
+
+
+def test_rail_link_down_reroutes_and_alarms(faulted: Any, ai_engine: Engine) -> None:
+    addrs = nics(ai_engine)
+    src = next(a for a in addrs if a.tor == LEAF)
+    dst = next(a for a in addrs if a.interface == "mlx5_2" and a.tor != LEAF)
+    b = faulted("rail_link_down", {"link": f"{LEAF}:Ethernet9"})
+    status = call(b, "telemetry", metric="oper_status", devices=[LEAF], window="30m")
+    assert status.rows[0]["interface"] == "Ethernet9" and status.rows[0]["state_at_end"] == "down"
+    assert {a["device"] for a in open_alarms(b, "LINK_DOWN")} == {LEAF, f"{POD}-spine-01"}
+    tr = call(b, "traceroute", src=src.ip, dst=dst.ip)
+    assert tr.facts["reached"] and f"{POD}-spine-01" not in [r["device"] for r in tr.rows]
+
+
+def test_gpu_host_down_its_nics_dark(faulted: Any, ai_engine: Engine) -> None:
+    addrs = nics(ai_engine)
+    src = next(a for a in addrs if a.interface == "mlx5_0" and a.device != HOST)
+    dst = next(a for a in addrs if a.interface == "mlx5_0" and a.device == HOST)
+    b = faulted("gpu_host_down", {"device": HOST})
+    tr = run_tool("traceroute", {"src": src.ip, "dst": dst.ip}, b)
+    assert not tr.facts["reached"] and HOST in tr.summary
+    downs = open_alarms(b, "LINK_DOWN")
+    assert len(downs) == 8 and all(a["device"].startswith(f"{POD}-rail") for a in downs)
+    dev = call(b, "metadata", query="device", name=HOST)
+    assert dev.rows[0]["status"] == "down"
+
+
+@pytest.mark.parametrize("kind,target,needle", [
+    ("nic_flap", {"link": "dc1-host-03-1:eth0"}, "GPU PoD"),
+    ("nic_flap", {"link": f"{LEAF}:Ethernet9"}, "NIC link"),
+    ("ecmp_collision", {"link": f"{POD}-spine-01:Ethernet3"}, "named from the leaf"),
+    ("gpu_host_down", {"device": "dc1-host-03-1"}, "needs a GPU host"),
+    ("pfc_storm", {"device": HOST}, "needs a link or interface"),
+])
+def test_ai_faults_refuse_wrong_targets(tmp_path: Path, kind: str, target: dict[str, str],
+                                        needle: str) -> None:
+    from netopsai.lab.inject import inject
+
+    engine = engine_for(f"sqlite:///{tmp_path / 'x.db'}")
+    with pytest.raises(NetopsError, match=needle):
+        inject(engine, scenario(kind, target))
+
+
+def test_ai_kinds_load_from_yaml_with_their_labels(tmp_path: Path) -> None:
+    from netopsai.arena.cases import AI_LABEL, KINDS, LABEL
+    from netopsai.lab.scenario import FAULT_KINDS, LABELS
+    from netopsai.lab.scenario import load_scenario
+
+    path = tmp_path / "s.yaml"
+    path.write_text("id: pfc-storm-01\nlab: {spec: ai, scale: small, seed: 7}\n"
+                    "faults:\n  - {kind: pfc_storm, at: -20m, target: {interface: 'x:y'}}\n"
+                    "question: job 4711 slow\nexpect: {root_cause: link.pfc_storm, device: x}\n")
+    assert load_scenario(path).expect is not None
+    assert AI_LABEL["ecmp_collision"] == "link.ecmp_collision" and AI_LABEL["nic_flap"] == "link.flapping"
+    assert set(AI_LABEL) <= set(FAULT_KINDS) and set(AI_LABEL.values()) <= set(LABELS)
+    assert not set(AI_LABEL) & set(KINDS) and "pfc_storm" not in LABEL  # the generator is unchanged

@@ -18,6 +18,12 @@ LABEL = {
     "acl_block": "config.acl_block", "blackhole": "routing.blackhole", "bgp_down": "routing.bgp_down",
 }
 KINDS = tuple(LABEL)
+# the GPU fabric's kinds (issue 15 §1, netopsai.lab.fault_kinds_ai) and their labels: scored as
+# any scenario's, not generated on the default lab (LABEL and KINDS above stay the generator's)
+AI_LABEL = {
+    "nic_flap": "link.flapping", "pfc_storm": "link.pfc_storm", "ecmp_collision": "link.ecmp_collision",
+    "rail_link_down": "link.down", "gpu_host_down": "host.down",
+}
 NET = ("leaf", "spine", "superspine", "border", "dci")
 ALL_PLACES = ("host", *NET)
 LINK_KINDS = ("link_down", "link_flap", "crc_errors", "optic_degraded", "congestion", "mtu_mismatch")

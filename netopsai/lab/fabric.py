@@ -169,13 +169,14 @@ def load_state(engine: Engine, version: str, at: datetime) -> NetState:
 
 def _apply_fault(st: NetState, fault: m.LabFault) -> None:
     p, lid = fault.params or {}, fault.link_id
-    if fault.kind == "host_down" and fault.device:
+    if fault.kind in ("host_down", "gpu_host_down") and fault.device:
         st.hosts_down.add(fault.device)
     elif lid is None:
         return
     elif fault.kind == "mtu_mismatch":
         st.link_mtu[lid] = int(p.get("mtu", 1500))
-    elif fault.kind in ("crc_errors", "optic_degraded", "link_flap", "congestion"):
+    elif fault.kind in ("crc_errors", "optic_degraded", "link_flap", "congestion", "nic_flap",
+                        "pfc_storm", "ecmp_collision"):
         st.link_loss[lid] = max(st.link_loss.get(lid, 0.0), float(p.get("loss_pct", 0.0)))
         st.link_delay[lid] = st.link_delay.get(lid, 0.0) + float(p.get("delay_ms", 0.0))
 

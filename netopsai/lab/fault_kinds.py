@@ -208,3 +208,10 @@ APPLY: dict[str, Apply] = {
 LINK_KINDS = {"link_down", "link_flap", "crc_errors", "optic_degraded", "congestion",
               "mtu_mismatch", "dci_link_down"}
 DEVICE_KINDS = {"device_down", "device_reboot", "host_down", "acl_block", "blackhole", "change"}
+
+# the GPU fabric's kinds (issue 15 §1)
+from netopsai.lab.fault_kinds_ai import APPLY_AI, DEVICE_KINDS_AI, LINK_KINDS_AI  # noqa: E402
+
+APPLY.update(APPLY_AI)
+LINK_KINDS |= LINK_KINDS_AI
+DEVICE_KINDS |= DEVICE_KINDS_AI

@@ -22,6 +22,7 @@ from netopsai.lab.fault_kinds import (
     LINK_DOWN_REASONS,
     LINK_KINDS,
 )
+from netopsai.lab.fault_kinds_ai import check_ai
 from netopsai.lab.faults import Injector, Resolved
 from netopsai.lab.forwarding import Router
 from netopsai.lab.manage import init_lab, lab_info, reset_lab, set_clock, touch
@@ -107,6 +108,7 @@ def _check(s: Session, f: FaultSpec, r: Resolved) -> None:
         dev = s.get(m.Device, r.device)
         if dev is None or dev.role != "host":
             raise NetopsError(f"host_down needs a host; {r.device} is a {dev.role if dev else '?'}")
+    check_ai(s, f.kind, r)
 
 
 def _device(s: Session, name: str) -> None:

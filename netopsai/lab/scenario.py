@@ -14,11 +14,13 @@ from netopsai.timewin import parse_time
 
 FAULT_KINDS = ("link_down", "link_flap", "crc_errors", "optic_degraded", "congestion",
                "mtu_mismatch", "dci_link_down", "device_down", "device_reboot", "host_down",
-               "acl_block", "blackhole", "bgp_down", "change")
+               "acl_block", "blackhole", "bgp_down", "change",
+               # the GPU fabric's (issue 15 §1; netopsai.lab.fault_kinds_ai)
+               "nic_flap", "pfc_storm", "ecmp_collision", "rail_link_down", "gpu_host_down")
 LABELS = ("none", "inconclusive", "link.down", "link.flapping", "link.errors", "link.congestion",
           "device.down", "device.reboot", "config.acl_block", "config.mtu_mismatch",
           "routing.bgp_down", "routing.adjacency_down", "routing.blackhole", "dci.link_down",
-          "host.down")
+          "host.down", "link.pfc_storm", "link.ecmp_collision")
 
 
 class _Strict(BaseModel):
@@ -41,6 +43,9 @@ PARAM_RANGES: dict[str, dict[str, tuple[float, float]]] = {
     "congestion": {"util": (0.01, 1.0)},
     "mtu_mismatch": {"mtu": (68, 9216)},
     "change": {"duration_min": (0, 10_080)},
+    "nic_flap": {"count": (1, 1000)},
+    "pfc_storm": {"rate": (1, 100_000_000)},
+    "ecmp_collision": {"util": (0.01, 1.0)},
 }
 CIDR_PARAMS = {"acl_block": ("dst", "src"), "blackhole": ("dst",)}
 MAX_BEFORE = timedelta(days=30)  # a fault this long before the lab clock has no history to sit in
