@@ -363,8 +363,7 @@ def test_ai_faults_refuse_wrong_targets(tmp_path: Path, kind: str, target: dict[
 
 def test_ai_kinds_load_from_yaml_with_their_labels(tmp_path: Path) -> None:
     from netopsai.arena.cases import AI_LABEL, KINDS, LABEL
-    from netopsai.lab.scenario import FAULT_KINDS, LABELS
-    from netopsai.lab.scenario import load_scenario
+    from netopsai.lab.scenario import FAULT_KINDS, LABELS, load_scenario
 
     path = tmp_path / "s.yaml"
     path.write_text("id: pfc-storm-01\nlab: {spec: ai, scale: small, seed: 7}\n"
