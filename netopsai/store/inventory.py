@@ -26,7 +26,7 @@ from netopsai.backends.rows import (
     Uplink,
 )
 from netopsai.errors import NetopsError, unknown
-from netopsai.lab.topology import TIERS
+from netopsai.lab.topology import HOST_ROLES, TIERS
 from netopsai.store import tables as m
 from netopsai.store.network import network_clock
 from netopsai.timewin import as_utc, iso
@@ -75,9 +75,9 @@ class StoreInventory:
         with self._s() as s:
             pods = dict(s.exec(select(m.Pod.site, func.count()).group_by(col(m.Pod.site))).all())
             devs = dict(s.exec(select(m.Device.site, func.count()).where(
-                m.Device.role != "host").group_by(col(m.Device.site))).all())
-            hosts = dict(s.exec(select(m.Device.site, func.count()).where(
-                m.Device.role == "host").group_by(col(m.Device.site))).all())
+                col(m.Device.role).not_in(HOST_ROLES)).group_by(col(m.Device.site))).all())
+            hosts = dict(s.exec(select(m.Device.site, func.count()).where(  # GPU hosts too
+                col(m.Device.role).in_(HOST_ROLES)).group_by(col(m.Device.site))).all())
             return [{"site": x.name, "region": x.region, "pods": pods.get(x.name, 0),
                      "network_devices": devs.get(x.name, 0), "hosts": hosts.get(x.name, 0),
                      "description": x.description}
