@@ -254,6 +254,9 @@ def _register_groups() -> None:
 
     for group in (config, poll, ingest, devices, netns, incidents, alarms, bench, serving, db, jobs):
         group.register(app, lab_app)
+    from netopsai.cli import report as report_group  # reliability reports
+
+    report_group.register(app, lab_app)
 
 
 _register_groups()

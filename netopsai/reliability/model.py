@@ -1,0 +1,74 @@
+"""The reliability report: its tables (plain rows, so JSON, CSV, the CLI, the web app and Slack
+show the same figures) and the definitions that say what each figure counts."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from netopsai.config.network import ReliabilitySettings
+
+SCOPES = ("pod", "site", "zone")
+STAGES = ("acknowledged", "mitigated", "closed")
+TABLES = ("scopes", "offenders", "cases", "ttr", "noise")
+
+
+@dataclass
+class Report:
+    window: dict[str, str]
+    by: str
+    definitions: list[str]
+    scopes: list[dict[str, Any]] = field(default_factory=list)  # bad minutes per scope
+    offenders: list[dict[str, Any]] = field(default_factory=list)  # kind, name, cases, case_ids
+    cases: list[dict[str, Any]] = field(default_factory=list)  # one row per case, with its stages
+    ttr: list[dict[str, Any]] = field(default_factory=list)  # category, stage, cases, p50, p90
+    noise: list[dict[str, Any]] = field(default_factory=list)  # day, alarms, cases, alarms_per_case
+    totals: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def table(self, name: str) -> list[dict[str, Any]]:
+        if name not in TABLES:
+            raise KeyError(name)
+        rows: list[dict[str, Any]] = getattr(self, name)
+        return rows
+
+
+def definitions(cfg: ReliabilitySettings, by: str, tol_min: int) -> list[str]:
+    """What the figures count, in words, from the configuration that counted them."""
+    sev = ", ".join(cfg.severities) or "none"
+    imp = ", ".join(cfg.impacts) or "none"
+    where = {"pod": "a PoD (cases on devices outside any PoD — borders, DCI, super-spines — "
+                    "count for their site and zone only)",
+             "site": "a site (data centre)", "zone": "a zone (the site's region)"}[by]
+    return [
+        f"Scope: {where}.",
+        f"Case: the alarms tool's grouping of alarms by topology (both ends of a link, a device "
+        f"outage with its neighbours' alarms, bursts), alarms within {tol_min} minutes.",
+        f"Bad minute: a minute of the window in which, for that scope, a case was open with an "
+        f"alarm of severity {sev} or of impact {imp} (from its first alarm raised to its last "
+        f"cleared, or the window's end), or a port of one of its devices changed state at least "
+        f"{cfg.flap_transitions} times within {cfg.flap_window_minutes} minutes (flapping), "
+        f"or the ingest's flap dampening raised LINK_FLAP on it.",
+        "Not counted: periodic batch probes (an unreachable pair) — the store keeps no history "
+        "of them, so no minute is bad on their account; loss without an alarm is not counted "
+        "either (no loss threshold is configured).",
+        "Repeat offender: a device (a case's suggested root device), a link or an optic (a port "
+        "with an optics alarm) that two or more cases of the window concern.",
+        "Time to repair, from detection (the case's first alarm raised): acknowledged = the "
+        "first acknowledgement or silence of one of its alarms; mitigated = the end (or start, "
+        "while in progress) of the first change on one of its devices that started between "
+        "detection and close; closed = its last alarm cleared. p50/p90 are nearest-rank "
+        "percentiles over the cases that reached the stage, by the root alarm's category.",
+        "Noise: alarms per case by day of the case's first alarm (the correlation's compression).",
+    ]
+
+
+def percentile(values: list[float], p: float) -> float | None:
+    """Nearest rank: the smallest value at or above p of the sorted values."""
+    if not values:
+        return None
+    xs = sorted(values)
+    rank = max(1, -(-int(round(p * 100)) * len(xs) // 100))  # ceil(p * n) in integers
+    return xs[rank - 1]

@@ -1,0 +1,27 @@
+"""The report for a window over a store: the one call the CLI, the web app, the Slack digest and
+the bench share (they differ only in how they show it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine
+
+from netopsai.config.network import ReliabilitySettings
+from netopsai.reliability.compute import build_report, check_by
+from netopsai.reliability.model import Report
+from netopsai.reliability.reader import read_history
+from netopsai.store.inventory import StoreInventory
+from netopsai.timewin import parse_window
+from netopsai.tools.alarm_cases.topology import Topology
+
+
+def reliability_report(engine: Engine, window: Any = "30d", by: str = "pod",
+                       cfg: ReliabilitySettings | None = None, zone: str = "UTC") -> Report:
+    """Checks `by` and the window (one-line NetopsErrors) before reading anything; the window
+    ends at the network's clock (the lab's, for the lab)."""
+    check_by(by)
+    inventory = StoreInventory(engine)
+    w = parse_window(window, inventory.clock(), default="30d", zone=zone)
+    history = read_history(engine, w)
+    return build_report(history, cfg or ReliabilitySettings(), by, Topology(inventory))
