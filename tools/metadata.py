@@ -16,7 +16,7 @@ from netopsai.tools.base import ToolArgs, tool
 from netopsai.words import count
 
 Query = Literal["sites", "pods", "segments", "devices", "device", "hosts", "ip", "neighbors",
-                "upstream", "interfaces", "filters"]
+                "upstream", "interfaces", "filters", "snapshots"]
 
 
 class MetadataArgs(ToolArgs):
@@ -25,7 +25,10 @@ class MetadataArgs(ToolArgs):
         "site/pod/role/name glob); device (one device in detail, needs name); hosts (ip, name, "
         "pod, segment, ToR); ip (who owns an address, needs ip); neighbors (needs name); "
         "upstream (the switches above a host or device, needs name or ip); interfaces (needs name); "
-        "filters (the ACL deny entries and null routes in force on a device, needs name)."))
+        "filters (the ACL deny entries and null routes in force on a device, needs name); "
+        "snapshots (the device's state captured when alarms opened on it: interfaces down, "
+        "LLDP and BGP neighbours, what could not be read, the running config's diff from the "
+        "snapshot before; needs name)."))
     site: str | None = Field(default=None, description="Data centre, e.g. dc1")
     pod: str | None = Field(default=None, description="PoD, e.g. dc1-pod2")
     role: str | None = Field(default=None, description=(
@@ -124,6 +127,9 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
                       + (": " + "; ".join(f"{r['kind']} {r['name']} {r['action']} to {r['dst']}"
                                           f"{' since ' + r['since'] if r['since'] else ''}"
                                           for r in rows[:6]) if rows else "") + ".")
+    if q == "snapshots":
+        rows = inv.snapshots(_need(a, "name"))
+        return rows, _snapshots_summary(a.name, rows)
     if q == "upstream":
         rows = inv.upstream(a.name, a.ip)
         who = a.name or a.ip
@@ -136,11 +142,28 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
                   + (f": {', '.join(down[:10])}" if down else "") + ".")
 
 
+def _snapshots_summary(name: str | None, rows: list[Any]) -> str:
+    if not rows:
+        return f"{name} has no snapshots."
+    last = rows[0]
+    why = f" for alarm {last['alarm_id']}" if last["alarm_id"] is not None else ""
+    down = ", ".join(last["interfaces_down"][:10]) or "none"
+    diff = {"changed": "changed since the snapshot before", "unchanged": "unchanged",
+            "first": "read for the first time"}.get(last["config"], "not read")
+    missed = f"; not read: {len(last['errors'])} getter(s)" if last["errors"] else ""
+    return (f"{name} has {count(len(rows), 'snapshot')}; the latest, at {last['taken_at']}{why} "
+            f"(by {last['source']}): {count(last['interfaces'], 'interface')}, down: {down}; "
+            f"{count(last['lldp_neighbors'], 'LLDP neighbour')}, "
+            f"{count(last['bgp_peers'], 'BGP peer')}; running config {diff}{missed}.")
+
+
 SHOWN = {
     "pods": ["pod", "site", "leafs", "spines", "segment_range"],
     "devices": ["name", "role", "site", "pod", "model", "os_version", "status"],
     "device": ["name", "role", "site", "pod", "vendor", "model", "os_version", "mgmt_ip", "status",
                "uptime"],
+    "snapshots": ["id", "taken_at", "alarm_id", "source", "interfaces", "interfaces_down",
+                  "config", "errors"],
 }  # what an answer's table shows
 
 
@@ -148,8 +171,8 @@ SHOWN = {
 def metadata(args: MetadataArgs, backends: Backends) -> Evidence:
     """Look up the network inventory: sites, PoDs with their network segments, segments,
     devices by site/PoD/role/name, one device's details, hosts, which device owns an IP,
-    neighbours, upstream switches of a host/IP/device, interfaces, and the ACL denies and null
-    routes in force on a device."""
+    neighbours, upstream switches of a host/IP/device, interfaces, the ACL denies and null
+    routes in force on a device, and the device's snapshots taken when alarms opened on it."""
     rows, summary = _lookup(args, backends.inventory)
     columns = list(rows[0]) if rows else []
     return Evidence(tool="metadata", summary=summary, columns=columns, rows=rows,

@@ -22,7 +22,7 @@ from netopsai.backends.syslog.clock import Zones
 from netopsai.backends.syslog.receiver import SyslogContext, SyslogReceiver
 from netopsai.backends.traps.receiver import TrapReceiver
 from netopsai.store.spool import Spool
-from netopsai.store.writer import QueuedWriter, WriterStats
+from netopsai.store.writer import OnOpen, QueuedWriter, WriterStats
 
 if TYPE_CHECKING:
     from netopsai.config.network import NetConfig
@@ -73,8 +73,11 @@ def from_config(cfg: NetConfig, *, host: str | None = None, ports: dict[str, int
 
 
 class Ingest:
-    def __init__(self, store_url: str, settings: IngestSettings) -> None:
-        self.url, self.settings = store_url, settings
+    """`on_open` hears of each alarm opened (QueuedWriter's observer: alarm snapshots)."""
+
+    def __init__(self, store_url: str, settings: IngestSettings,
+                 on_open: OnOpen | None = None) -> None:
+        self.url, self.settings, self.on_open = store_url, settings, on_open
         self.writer: QueuedWriter | None = None
         self.traps: TrapReceiver | None = None
         self.syslog: SyslogReceiver | None = None
@@ -86,7 +89,8 @@ class Ingest:
         cfg = self.settings
         lines: list[str] = []
         spool = Spool(cfg.spool, fsync=cfg.fsync) if cfg.spool is not None else None
-        self.writer = writer = QueuedWriter(self.url, cfg.dedupe_seconds, cfg.drain_seconds, spool)
+        self.writer = writer = QueuedWriter(self.url, cfg.dedupe_seconds, cfg.drain_seconds, spool,
+                                            self.on_open)
         try:
             if cfg.trap_port is not None:
                 self.traps = TrapReceiver(cfg.host, cfg.trap_port, cfg.community, writer.put)
@@ -121,11 +125,12 @@ class Ingest:
 
 async def serve(store_url: str, settings: IngestSettings,
                 on_ready: Callable[[Ingest, list[str]], None],
-                stop: asyncio.Event | None = None) -> WriterStats | None:
+                stop: asyncio.Event | None = None,
+                on_open: OnOpen | None = None) -> WriterStats | None:
     """`on_ready(ingest, lines)` once listening (one line per listener). Run until `stop` is set
     or the task is cancelled (Ctrl-C under asyncio.run): either way the receivers close, the
     writer drains, and the writer's counts are returned."""
-    ingest = Ingest(store_url, settings)
+    ingest = Ingest(store_url, settings, on_open)
     on_ready(ingest, await ingest.start())
     with contextlib.suppress(asyncio.CancelledError):  # Ctrl-C is how this server is meant to end
         await (stop or asyncio.Event()).wait()
@@ -135,8 +140,9 @@ async def serve(store_url: str, settings: IngestSettings,
 class BackgroundIngest:
     """An Ingest on its own thread and event loop: `with BackgroundIngest(url, cfg) as ing:`."""
 
-    def __init__(self, store_url: str, settings: IngestSettings) -> None:
-        self.ingest = Ingest(store_url, settings)
+    def __init__(self, store_url: str, settings: IngestSettings,
+                 on_open: OnOpen | None = None) -> None:
+        self.ingest = Ingest(store_url, settings, on_open)
         self.lines: list[str] = []
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="netopsai-ingest",

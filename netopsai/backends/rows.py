@@ -129,6 +129,25 @@ class FilterRule(TypedDict):
     since: str | None  # when it appeared (ISO), when known
 
 
+class SnapshotInfo(TypedDict):
+    """Inventory.snapshots: a device's state captured when an alarm opened on it (the listing
+    of one DeviceSnapshot row: what was read, what was not, the config's diff)."""
+
+    id: int | None
+    device: str
+    taken_at: str  # ISO 8601
+    alarm_id: int | None  # the alarm it was taken for (None: taken by hand or for a poll)
+    source: str  # napalm | snmp
+    read: list[str]  # what was read: facts, interfaces, lldp_neighbors ...
+    interfaces: int
+    interfaces_down: list[str]
+    lldp_neighbors: int
+    bgp_peers: int
+    config: str  # first | unchanged | changed ("" when the config was not read)
+    config_diff: str  # changed lines since the config snapshot before, '+'/'-'
+    errors: list[str]  # what could not be read, one line each
+
+
 class InterfaceInfo(TypedDict):
     """Inventory.interfaces: one port of a device."""
 

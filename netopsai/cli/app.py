@@ -251,8 +251,10 @@ def _register_groups() -> None:
     """Command groups that live in their own modules: real networks (config, poll, ingest, devices,
     lab netns) and the diagnosis engine (incidents, alarms, bench). Each imports only typer here."""
     from netopsai.cli import alarms, bench, config, db, devices, incidents, ingest, jobs, netns, poll, serving
+    from netopsai.cli import snapshots as snapshot_group
 
-    for group in (config, poll, ingest, devices, netns, incidents, alarms, bench, serving, db, jobs):
+    for group in (config, poll, ingest, devices, netns, incidents, alarms, bench, serving, db,
+                  snapshot_group, jobs):
         group.register(app, lab_app)
     from netopsai.cli import report as report_group  # reliability reports
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -119,10 +119,13 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: b
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         pruning = asyncio.create_task(prune_periodically(
             store_engine(), load_netconfig().settings.retention, typer.echo))
+        snaps = _snapshotter()
         try:
-            stats = await serve(store.url, cfg, ready, stop)
+            stats = await serve(store.url, cfg, ready, stop, snaps.on_opened if snaps else None)
         finally:
             pruning.cancel()
+            if snaps is not None:
+                await asyncio.to_thread(snaps.close)
         _report(stats)
 
     try:
@@ -131,6 +134,19 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: b
         raise NetopsError(f"cannot listen: {exc.strerror or exc}") from None
     except KeyboardInterrupt:  # a second Ctrl-C while draining
         typer.echo("interrupted while storing the last events", err=True)
+
+
+def _snapshotter() -> Any:
+    """Snapshots of the configured devices when an alarm opens on one (None: none configured)."""
+    from netopsai.backends.snapshot.snapshotter import from_config as snapshotter
+    from netopsai.config.load import load_netconfig
+    from netopsai.frontend import store_engine
+
+    snaps = snapshotter(store_engine(), load_netconfig())
+    if snaps is not None:
+        typer.echo(f"snapshots of {len(snaps.napalm) + len(snaps.snmp)} configured devices when "
+                   "an alarm opens on one")
+    return snaps
 
 
 def _load(files: list[Path], device: str | None, zone: str | None) -> None:

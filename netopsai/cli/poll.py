@@ -185,15 +185,29 @@ def _run(targets: list[Any], opts: dict[str, Any], once: bool, interval: float, 
             raise typer.Exit(1)  # nothing could be read: scripts must see it
         return
     prune = _pruner(engine)
+    snaps = _snapshotter(engine)
 
     def on_round(rep: PollReport) -> None:
         _emit(rep, as_json)
+        if snaps is not None:
+            snaps.on_poll(rep.went_down)
         prune()
 
     try:
         poll_forever(engine, targets, interval, on_round, **opts)
     except KeyboardInterrupt:
         return
+    finally:
+        if snaps is not None:
+            snaps.close()
+
+
+def _snapshotter(engine: Any) -> Any:
+    """Snapshots of configured devices whose ports go down between polls (None: none)."""
+    from netopsai.backends.snapshot.snapshotter import from_config
+    from netopsai.config.load import load_netconfig
+
+    return from_config(engine, load_netconfig())
 
 
 def _pruner(engine: Any) -> Callable[[], None]:

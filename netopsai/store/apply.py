@@ -177,6 +177,7 @@ class Batch:
         self._open: dict[str, Open | None] = {}  # key -> its open alarm (None: none open)
         self._rows: list[dict[str, Any]] = []
         self._ifevents: list[dict[str, Any]] = []  # port state changes, for telemetry's history
+        self.opened: list[tuple[int, str]] = []  # (alarm id, device) of each alarm opened here
 
     def apply(self, ev: Event) -> dict[str, Any]:
         """A raise opens an alarm unless one with its key is open, a clear closes the open one,
@@ -214,6 +215,8 @@ class Batch:
             if alarm is None:
                 alarm = (_new_alarm(self.conn, ev, who, at), at)
                 self._open[key] = None if ev.instant else alarm
+                if not ev.instant:
+                    self.opened.append((alarm[0], who.name))
             else:
                 self._open[key] = alarm
             row["alarm_id"] = alarm[0]
@@ -225,8 +228,13 @@ class Batch:
                 or ev.action not in ("raise", "clear"):
             return None
         flap = replace(ev, kind="LINK_FLAP", category="link", instant=False)
+
+        def open_flap(first: datetime) -> int:
+            alarm_id = _new_alarm(self.conn, flap, who, first)
+            self.opened.append((alarm_id, who.name))
+            return alarm_id
         return self.flaps.transition(self.conn, (who.name, ev.interface), at, ev.action == "raise",
-                                     lambda first: _new_alarm(self.conn, flap, who, first))
+                                     open_flap)
 
     def _close(self, key: str, at: datetime) -> int | None:
         """Close the open alarm of this key, if any (never before it was raised); its id."""

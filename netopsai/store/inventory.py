@@ -23,6 +23,7 @@ from netopsai.backends.rows import (
     PodInfo,
     SegmentInfo,
     SiteInfo,
+    SnapshotInfo,
     Uplink,
 )
 from netopsai.errors import NetopsError, unknown
@@ -193,6 +194,15 @@ class StoreInventory:
                              "kind": lk.kind, "status": lk.status, "circuit_id": lk.circuit_id,
                              "provider": lk.provider})
             return rows
+
+    def snapshots(self, name: str) -> list[SnapshotInfo]:
+        """The device's snapshots taken when alarms opened on it, newest first."""
+        from netopsai.store.snapshots import device_snapshots, summary_row
+
+        rows = [cast(SnapshotInfo, summary_row(s)) for s in device_snapshots(self.engine, name)]
+        if not rows:
+            self.check_names(devices=[name])  # an unknown name gets the closest known ones
+        return rows
 
     def filters(self, name: str) -> list[FilterRule]:
         """ACL deny entries and null routes in force on the device at the network's clock."""

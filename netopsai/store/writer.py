@@ -13,6 +13,7 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -36,6 +37,7 @@ IDLE_S = 30.0  # a quiet writer clears ended flap storms this often
 
 
 Item = tuple[Event, Position | None]  # an event and where it ends in the spool
+OnOpen = Callable[[list[tuple[int, str]]], None]  # (alarm id, device) of alarms a batch opened
 
 
 @dataclass
@@ -94,13 +96,15 @@ def _create_tables(engine: Engine, wait_s: float) -> None:
 
 class QueuedWriter:
     """Thread-safe `put`; `stop` drains the queue (retrying a locked store up to `drain_s`).
-    Given a spool, the writer owns it: replays it at start, closes it at stop."""
+    Given a spool, the writer owns it: replays it at start, closes it at stop. `on_open` hears
+    of each alarm opened, once its batch is committed (it must return quickly: snapshots)."""
 
     def __init__(self, url: str, dedupe_s: float = 30.0, drain_s: float = 30.0,
-                 spool: Spool | None = None) -> None:
+                 spool: Spool | None = None, on_open: OnOpen | None = None) -> None:
         self.engine = writer_engine(url)
         _create_tables(self.engine, drain_s)
         self.dedupe_s, self.drain_s, self.spool = dedupe_s, drain_s, spool
+        self.on_open = on_open
         self.stats = WriterStats()
         self._q: queue.Queue[Item | None] = queue.Queue()
         self._seen: dict[str, tuple[int, datetime]] = {}  # fingerprint -> (RawEvent id, first)
@@ -235,6 +239,7 @@ class QueuedWriter:
             if self.spool is not None and mark is not None:
                 s.merge(m.SpoolMark(name=self.spool.name, segment=mark.segment, offset=mark.offset))
             s.commit()
+        self._opened(work.opened)
         if self.spool is not None and mark is not None:
             self.spool.release(mark)
         for fp, raw_id in zip(order, ids, strict=True):  # a later same-fingerprint row wins
@@ -244,6 +249,14 @@ class QueuedWriter:
         for ev in batch:
             self.stats.kinds[ev.kind or "raw"] = self.stats.kinds.get(ev.kind or "raw", 0) + 1
         self._forget(batch[-1].received_at)
+
+    def _opened(self, opened: list[tuple[int, str]]) -> None:
+        if self.on_open is None or not opened:
+            return
+        try:
+            self.on_open(opened)
+        except Exception as exc:  # noqa: BLE001 - an observer never costs the store an event
+            log.error("alarm observer failed: %s", type(exc).__name__)
 
     def _repeat(self, s: Session, ev: Event, fresh: dict[str, tuple[dict[str, Any], datetime]]) -> bool:
         """A retransmission within the window: count it on the first event's row."""

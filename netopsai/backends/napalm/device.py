@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 READ_ONLY = frozenset({
     "open", "close", "is_alive", "get_facts", "get_interfaces", "get_interfaces_ip",
-    "get_lldp_neighbors", "get_config", "traceroute", "ping"})
+    "get_lldp_neighbors", "get_config", "traceroute", "ping",
+    # what an alarm snapshot reads (netopsai.backends.snapshot): getters too
+    "get_interfaces_counters", "get_bgp_neighbors", "get_environment", "get_optics"})
 
 
 class DeviceTarget(BaseModel):

@@ -44,6 +44,7 @@ class PollReport:
     events: int = 0
     samples: int = 0
     restarted: list[str] = field(default_factory=list)
+    went_down: list[tuple[str, str]] = field(default_factory=list)  # (device, port) up -> down
 
     @property
     def failures(self) -> dict[str, str]:
@@ -141,6 +142,8 @@ def _store_device(s: Session, r: DeviceReading, report: PollReport, sample_every
         prev = states.get(row.index)
         report.interfaces += 1
         report.events += _transition(s, r, name, prev, row)
+        if prev is not None and prev.oper_status == "up" and row.oper == "down":
+            report.went_down.append((r.device, name))  # what an alarm snapshot hears of
         sample, rebase = _advance(r, name, prev, row, rebooted, sample_every)
         if sample is not None:
             samples.append(sample)

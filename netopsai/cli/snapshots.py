@@ -1,0 +1,69 @@
+"""netopsai command group: snapshot (take one device's snapshot now, read-only) and snapshots
+(list a device's snapshots); registered by netopsai.cli.app."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+DeviceArg = Annotated[str, typer.Argument(help="Device name, as config.yaml's napalm/snmp lists it")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON")]
+
+
+def register(app: typer.Typer, lab_app: typer.Typer) -> None:
+    """Add this group's commands; heavy imports stay inside the commands."""
+    app.command("snapshot")(snapshot_cmd)
+    app.command("snapshots")(snapshots_cmd)
+
+
+def snapshot_cmd(device: DeviceArg, as_json: JsonOpt = False) -> None:
+    """Capture a device's state now (NAPALM getters and the running config's diff from its last
+    snapshot; SNMP for a device with no NAPALM entry) and store it. Read-only: only getters
+    reach the device. Credentials come from secrets.yaml and are never shown."""
+    from netopsai.backends.snapshot.snapshotter import from_config
+    from netopsai.config.load import load_netconfig
+    from netopsai.errors import NetopsError
+    from netopsai.store.engine import get_engine
+    from netopsai.store.snapshots import summary_row
+
+    snaps = from_config(get_engine(), load_netconfig(), workers=1)
+    if snaps is None:
+        raise NetopsError("no devices to snapshot: list them under 'napalm:' (or snmp targets) "
+                          "in config.yaml")
+    try:
+        row = summary_row(snaps.take(device))
+    finally:
+        snaps.close()
+    _print([row], as_json)
+    if row["errors"] and not row["read"]:
+        raise typer.Exit(1)  # nothing was read: scripts must see it
+
+
+def snapshots_cmd(device: DeviceArg, limit: Annotated[int, typer.Option(
+        help="How many, newest first", min=1)] = 20, as_json: JsonOpt = False) -> None:
+    """List a device's snapshots, newest first: when, for which alarm, what was read and what
+    was not, and the running config's diff from the snapshot before."""
+    from netopsai.store.engine import get_engine
+    from netopsai.store.snapshots import device_snapshots, summary_row
+
+    rows = [summary_row(s) for s in device_snapshots(get_engine(), device, limit)]
+    if not rows and not as_json:
+        typer.echo(f"no snapshots of {device}")
+        return
+    _print(rows, as_json)
+
+
+def _print(rows: list[dict[str, object]], as_json: bool) -> None:
+    from netopsai.store.snapshots import describe
+
+    if as_json:
+        typer.echo(json.dumps(rows, default=str))
+        return
+    for row in rows:
+        typer.echo(describe(row))
+        for line in str(row["config_diff"]).splitlines():
+            typer.echo(f"  {line}")
+        for err in row["errors"]:  # type: ignore[attr-defined]
+            typer.echo(f"  not read: {err}")
