@@ -23,7 +23,7 @@ from netopsai.lab.scenario import Scenario
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert
 
-FAULT_KINDS = ("link_down", "dci_link_down", "device_reboot", "device_down", "optic_degraded",
+FAULT_KINDS = ("link_down", "dci_link_down", "device_reboot", "optic_degraded",
                "crc_errors")
 ONCALL = ["akumar", "jchen", "mrossi", "oadeyemi", "slee", "tnguyen"]
 
@@ -82,7 +82,7 @@ def _faults(rng: random.Random, devices: list[dict[str, Any]], links: list[dict[
     for _ in range(n):
         kind = rng.choice(FAULT_KINDS)
         at = f"-{rng.randint(30, days * 1440 - 60)}m"
-        if kind in ("device_reboot", "device_down"):
+        if kind == "device_reboot":
             target = {"device": rng.choice(leafs)}
         else:
             lk = rng.choice(dci if kind == "dci_link_down" else hosts[:8] if kind == "link_down"

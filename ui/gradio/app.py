@@ -18,6 +18,7 @@ from netopsai.ui.gradio.auth import authenticator
 from netopsai.ui.gradio.batch_tab import batch_tab
 from netopsai.ui.gradio.chat_tab import chat_tab
 from netopsai.ui.gradio.device_tab import device_tab
+from netopsai.ui.gradio.reliability_tab import reliability_tab
 from netopsai.ui.gradio.shell import ALARMS, BATCH, CHAT, DEVICE, Shell
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,8 @@ def build_app(copilot: Copilot, backends: Backends | None = None) -> gr.Blocks:
                 alarms_tab(shell)
             with gr.Tab("Device", id=DEVICE):
                 device_tab(shell)
+            with gr.Tab("Reliability", id="reliability"):
+                reliability_tab(shell)
     return app
 
 

@@ -1,0 +1,85 @@
+"""The Reliability tab in a real browser (fixtures in browser_kit) over the small lab with 30
+days of simulated history (netopsai.reliability.simulate): the three plots drawn with their
+legends, the tables filled, the scope switched to zones, a screenshot for a person to look at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from netopsai.lab.manage import init_lab
+from netopsai.reliability.run import reliability_report
+from netopsai.reliability.simulate import simulate
+from netopsai.store.engine import engine_for
+from tests.browser_kit import browser, open_page, server, shot
+
+pytestmark = pytest.mark.browser
+__all__ = ["browser", "server"]  # fixtures pytest finds by name (`home` is this module's own)
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("reliability-home")
+    engine = engine_for(f"sqlite:///{home / 'netopsai.db'}")
+    init_lab(engine, "default", "small", 7)
+    simulate(engine, 30)
+    engine.dispose()
+    return home
+
+
+def drawn(plot: Locator) -> None:
+    """A Vega plot that drew something: a canvas or SVG with a non-zero size."""
+    mark = plot.locator("canvas, svg").first
+    expect(mark).to_be_visible(timeout=20_000)
+    for _ in range(40):  # a new legend re-draws the plot: its element may be replaced meanwhile
+        box = mark.bounding_box()
+        if box is not None and box["width"] > 50 and box["height"] > 50:
+            return
+        plot.page.wait_for_timeout(250)
+    raise AssertionError(f"nothing drawn in {plot}")
+
+
+def legend(plot: Locator, *names: str) -> None:
+    """Legend entries: texts of their own (the axis labels are longer, e.g. dc1-pod1)."""
+    for name in names:
+        entry = plot.get_by_text(name, exact=True).first
+        expect(entry).to_be_visible(timeout=20_000)
+        box, frame = entry.bounding_box(), plot.bounding_box()
+        assert box and frame and box["y"] + box["height"] <= frame["y"] + frame["height"], \
+            f"legend entry {name!r} is outside its plot (clipped)"
+
+
+def test_reliability_tab_plots(browser: Browser, server: str, home: Path) -> None:
+    rep = reliability_report(engine_for(f"sqlite:///{home / 'netopsai.db'}"), "30d", "pod")
+    worst = rep.scopes[0]["scope"]
+    with open_page(browser, server, height=1800) as (pg, outside):
+        pg.get_by_role("tab", name="Reliability").click()
+        summary = pg.locator("#rel-summary")
+        expect(summary).to_contain_text(f"{rep.totals['alarms']} alarms in {rep.totals['cases']} cases",
+                                        timeout=30_000)
+        expect(summary).to_contain_text(worst)
+        bad, ttr, noise = (pg.locator(f"#{e}") for e in ("rel-bad-minutes", "rel-ttr", "rel-noise"))
+        for plot in (bad, ttr, noise):
+            drawn(plot)
+        legend(bad, "dc1", "dc2")  # the PoDs' sites
+        legend(ttr, "link", "device", "optics")  # the cases' root categories
+        expect(ttr).to_contain_text("< 15 min")
+        legend(noise, "alarms per case")
+        expect(pg.locator("#rel-offenders")).to_contain_text(rep.offenders[0]["name"])
+        expect(pg.locator("#rel-ttr-table")).to_contain_text("acknowledged")
+        pg.wait_for_timeout(1000)  # let the plots finish their transitions
+        shot(pg, "reliability-pods.png")
+        choose(pg, "zone")
+        legend(bad, "us-east", "us-central")
+        expect(summary).to_contain_text("by zone")
+        drawn(bad)
+        pg.wait_for_timeout(1000)
+        shot(pg, "reliability-zones.png")
+        assert outside == []
+
+
+def choose(pg: Page, option: str) -> None:
+    pg.locator("#rel-by input").click()
+    pg.get_by_role("option", name=option, exact=True).click()

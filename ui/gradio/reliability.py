@@ -1,0 +1,100 @@
+"""The Reliability tab's views, pure over a Report (netopsai.reliability): the frames its plots
+draw (bad minutes per scope, the time-to-close distribution, alarms per case by day), its tables
+and its text. reliability_tab.py lays them out; nothing here reads the store."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+import pandas as pd
+
+from netopsai.reliability.model import Report
+
+WINDOWS = ["7d", "14d", "30d", "90d"]
+BUCKETS = [(15, "< 15 min"), (60, "15–60 min"), (240, "1–4 h"), (1440, "4–24 h"),
+           (float("inf"), "> 1 day")]
+SCOPES_PLOTTED = 40  # the worst; the table and the exports have every one
+OFFENDER_COLUMNS = ["kind", "name", "cases", "case_list"]
+TTR_COLUMNS = ["category", "stage", "cases", "of", "p50_min", "p90_min"]
+BUCKET_ORDER = [label for _, label in BUCKETS]
+PALETTE = ["#2563eb", "#ea580c", "#16a34a", "#7c3aed", "#dc2626", "#0891b2", "#a16207", "#be185d",
+           "#475569", "#65a30d"]
+
+
+@dataclass
+class ReliabilityView:
+    summary: str
+    scopes: pd.DataFrame  # scope, bad_minutes, where (the site or zone: the legend)
+    ttr: pd.DataFrame  # bucket, cases, category
+    noise: pd.DataFrame  # time, alarms_per_case, series
+    offenders: pd.DataFrame
+    ttr_table: pd.DataFrame
+    definitions: str
+
+    def colours(self) -> list[dict[str, str]]:
+        """The three plots' color maps (what makes gradio draw their legends; shell.recolour)."""
+        return [colour_map(self.scopes["where"]), colour_map(self.ttr["category"]),
+                colour_map(self.noise["series"])]
+
+
+def colour_map(values: pd.Series) -> dict[str, str]:
+    names = sorted({str(v) for v in values})
+    return {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
+
+
+def _where(rep: Report) -> dict[str, str]:
+    """The legend of the bad-minutes plot: a PoD's site (its name's prefix before the first
+    dash, as the lab and imports name PoDs), else the scope itself."""
+    return {r["scope"]: (r["scope"].split("-", 1)[0] if rep.by == "pod" and "-" in r["scope"]
+                         else r["scope"]) for r in rep.scopes}
+
+
+def scopes_frame(rep: Report) -> pd.DataFrame:
+    where = _where(rep)
+    rows = [{"scope": r["scope"], "bad_minutes": r["bad_minutes"], "where": where[r["scope"]]}
+            for r in rep.scopes[:SCOPES_PLOTTED]]
+    return pd.DataFrame(rows, columns=["scope", "bad_minutes", "where"])
+
+
+def bucket(minutes: float) -> str:
+    return next(label for top, label in BUCKETS if minutes < top)
+
+
+def ttr_frame(rep: Report) -> pd.DataFrame:
+    """Closed cases by how long they took to close, per root category (stacked counts)."""
+    counts: dict[tuple[str, str], int] = {}
+    for r in rep.cases:
+        if r["closed_min"] is not None:
+            key = (bucket(r["closed_min"]), r["category"])
+            counts[key] = counts.get(key, 0) + 1
+    order = {label: i for i, (_, label) in enumerate(BUCKETS)}
+    rows = [{"bucket": b, "cases": n, "category": c}
+            for (b, c), n in sorted(counts.items(), key=lambda kv: (order[kv[0][0]], kv[0][1]))]
+    return pd.DataFrame(rows, columns=["bucket", "cases", "category"])
+
+
+def noise_frame(rep: Report) -> pd.DataFrame:
+    rows = [{"time": pd.Timestamp(r["day"]), "alarms_per_case": r["alarms_per_case"],
+             "series": "alarms per case"} for r in rep.noise]
+    return pd.DataFrame(rows, columns=["time", "alarms_per_case", "series"])
+
+
+def summary(rep: Report) -> str:
+    t, w = rep.totals, rep.window
+    worst = next((r for r in rep.scopes if r["bad_minutes"]), None)
+    text = (f"**{w['start']} .. {w['end']}** by {rep.by}: {t['alarms']} alarms in {t['cases']} "
+            f"cases ({t['compression']:g} alarms per case), {t['bad_cases']} bad, "
+            f"{t['open_cases']} open.")
+    if worst:
+        text += (f" Worst: **{html.escape(worst['scope'])}** with {worst['bad_minutes']} bad "
+                 f"minutes ({worst['bad_percent']:g}% of the window).")
+    return text
+
+
+def view(rep: Report) -> ReliabilityView:
+    return ReliabilityView(
+        summary=summary(rep), scopes=scopes_frame(rep), ttr=ttr_frame(rep), noise=noise_frame(rep),
+        offenders=pd.DataFrame(rep.offenders, columns=OFFENDER_COLUMNS),
+        ttr_table=pd.DataFrame(rep.ttr, columns=TTR_COLUMNS),
+        definitions="\n".join(f"- {html.escape(d)}" for d in rep.definitions))
