@@ -21,6 +21,8 @@ PLAIN = {  # shared/specs/scenario.md's labels, as an on-call says them
     "routing.blackhole": "a route sends the traffic nowhere (null route)",
     "dci.link_down": "a DCI or backbone link is down",
     "host.down": "the host itself is down",
+    "link.pfc_storm": "a port floods its rail with PFC pause frames",
+    "link.ecmp_collision": "a job's flows crowd one uplink while its siblings idle",
     "none": "no fault found",
     "inconclusive": "no cause could be confirmed",
 }
