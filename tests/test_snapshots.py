@@ -34,6 +34,7 @@ from tests.store_helpers import dump, empty_store
 PASSWORD = "ssh-pass-Zq81"
 COMMUNITY_IN_CONFIG = "S3cr3tC0mm"  # a secret inside the running config: masked when stored
 SNMP_COMMUNITY = "netopsai/snapshot"
+POLLED = "netopsai/snapshot-poll"  # rewritten by its test: a port goes down between polls
 LEAF = "dc9-leaf-01"
 
 
@@ -193,8 +194,9 @@ def test_a_login_that_fails_is_one_error_naming_the_device_without_the_password(
 
 @pytest.fixture(scope="module")
 def sim() -> Iterator[SnmpSim]:
-    yield from start_snmpsim(real=(), generated={SNMP_COMMUNITY: Agent(sys_name="gen-edge",
-                                                                       ports=ports(3))})
+    yield from start_snmpsim(real=(), generated={
+        SNMP_COMMUNITY: Agent(sys_name="gen-edge", ports=ports(3)),
+        POLLED: Agent(sys_name="gen-poll", ports=ports(3))})
 
 
 @pytest.mark.integration
@@ -256,3 +258,65 @@ def test_cli_takes_and_lists_snapshots_and_the_metadata_tool_cites_them(
     assert "dc9-nope-01 has no NAPALM entry nor SNMP target" in unknown.stderr
     outputs = "".join(p.stdout + p.stderr for p in (taken, listed, tool, unknown))
     assert PASSWORD not in outputs and COMMUNITY_IN_CONFIG not in outputs
+
+
+@pytest.mark.integration
+def test_a_port_that_goes_down_between_polls_asks_for_a_snapshot(sim: SnmpSim, store: Engine) -> None:
+    from netopsai.backends.snmp.poller import poll_and_store
+
+    agent = Agent(sys_name="gen-poll", ports=ports(3))
+    polled = SnmpTarget(host="127.0.0.1", port=sim.port, name="edge-sw2",
+                        auth=SnmpAuth(community=SecretStr(POLLED)))
+    snaps = Snapshotter(store, {}, {"edge-sw2": polled}, snmp_timeout=5)
+    first = poll_and_store(store, [polled], timeout=5)
+    assert first.failures == {} and first.went_down == []
+    agent.ports[2].oper = 2  # Ethernet3 goes down
+    sim.write(POLLED, agent)
+    second = poll_and_store(store, [polled], timeout=5)
+    assert second.went_down == [("edge-sw2", "Ethernet3")]
+    snaps.on_poll(second.went_down)
+    assert snaps.wait_idle(120)
+    snaps.close()
+    [snap] = rows(store)[1]
+    assert (snap.device, snap.source, snap.alarm_id) == ("edge-sw2", "snmp", None)
+    assert snap.data["interfaces"]["Ethernet3"]["is_up"] is False
+
+
+def test_a_device_diagnosis_cites_the_devices_latest_snapshot(make_lab: Any) -> None:
+    from netopsai.backends.lab import lab_backends
+    from netopsai.lab.manage import lab_info
+    from netopsai.service import Copilot
+    from netopsai.store.snapshots import save
+
+    engine = make_lab()
+    save(engine, m.DeviceSnapshot(
+        device="dc1-leaf-01", taken_at=lab_info(engine).clock, alarm_id=7, source="napalm",
+        data={"interfaces": {"Ethernet1": {"is_up": False}, "Ethernet2": {"is_up": True}},
+              "config_status": "changed"},
+        config_diff="-ip route 0.0.0.0/0 10.0.0.1\n+ip route 0.0.0.0/0 10.0.0.9"))
+    r = Copilot(lab_backends(engine)).answer("what is wrong with dc1-leaf-01?", "t")
+    ev = next(e for e in r["evidence"] if e["tool"] == "metadata"
+              and e["args"].get("query") == "snapshots")
+    assert ev["rows"][0]["alarm_id"] == 7 and ev["id"] in r["citations"], r["answer"][:1500]
+    assert "state captured at" in r["answer"] and "when alarm 7 opened" in r["answer"]
+    assert "ports down: Ethernet1" in r["answer"]
+
+
+def test_the_device_page_shows_the_snapshots(make_lab: Any) -> None:
+    from netopsai.backends.lab import lab_backends
+    from netopsai.lab.manage import lab_info
+    from netopsai.store.snapshots import save
+    from netopsai.ui.gradio.device import device_page
+
+    engine = make_lab()
+    page = device_page(lab_backends(engine), "dc1-leaf-01")
+    assert page.errors == [] and len(page.snapshots) == 0  # none yet: the panel stays hidden
+    save(engine, m.DeviceSnapshot(
+        device="dc1-leaf-01", taken_at=lab_info(engine).clock, alarm_id=7, source="napalm",
+        data={"interfaces": {"Ethernet1": {"is_up": False}}, "config_status": "changed"},
+        config_diff="+ip route 0.0.0.0/0 10.0.0.9", errors=["get_optics: not supported"]))
+    page = device_page(lab_backends(engine), "dc1-leaf-01")
+    [row] = page.snapshots.to_dict("records")
+    assert (row["alarm"], row["by"], row["ports down"]) == ("7", "napalm", "Ethernet1")
+    assert row["config"] == "changed: +ip route 0.0.0.0/0 10.0.0.9"
+    assert row["not read"] == "get_optics: not supported"

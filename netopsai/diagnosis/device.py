@@ -110,8 +110,25 @@ def diagnose_device(ctx: Context, name: str, taxonomy: Taxonomy | None = None,
     top, _, _ = primary(s.found)
     if top is None or name not in (top.device, top.peer):
         _no_fault(ctx, d, name)
+    _snapshot(ctx, d, name)
     d.scope = name
     return d
+
+
+def _snapshot(ctx: Context, d: Diagnosis, name: str) -> None:
+    """The device's state captured when an alarm opened on it, when there is one: what its
+    ports and running config looked like then, cited (a real network's devices only)."""
+    ev = ctx.call("metadata", {"query": "snapshots", "name": name})
+    if ev.errors or not ev.rows or not ev.id:
+        return
+    r = ev.rows[0]
+    why = f" when alarm {r['alarm_id']} opened" if r["alarm_id"] is not None else ""
+    down = ", ".join(r["interfaces_down"][:6]) or "none"
+    diff = "; ".join(r["config_diff"].splitlines()[:4])
+    config = {"changed": f"its running config had changed since the snapshot before ({diff})",
+              "unchanged": "its running config was unchanged"}.get(r["config"], "")
+    d.secondary.append(Finding(f"{name}'s state captured at {r['taken_at']}{why}: ports down: "
+                               f"{down}" + (f"; {config}" if config else ""), [ev.id]))
 
 
 def _no_fault(ctx: Context, d: Diagnosis, name: str) -> None:

@@ -19,6 +19,7 @@ from netopsai.planner.zones import zone_of
 from netopsai.timewin import parse_duration
 from netopsai.tools.registry import run_tool
 from netopsai.ui.gradio.alarms import cases_frame
+from netopsai.ui.gradio.device_snapshots import SNAPSHOT_COLUMNS, snapshots_frame
 from netopsai.ui.gradio.views import MAX_PORTS, status_timeline
 from netopsai.words import count
 
@@ -57,6 +58,7 @@ class DevicePage:
     changes: pd.DataFrame = field(default_factory=lambda: _empty(CHANGE_COLUMNS))
     events: pd.DataFrame = field(default_factory=lambda: _empty(EVENT_COLUMNS))
     timeline: pd.DataFrame = field(default_factory=lambda: _empty(TIMELINE_COLUMNS))
+    snapshots: pd.DataFrame = field(default_factory=lambda: _empty(SNAPSHOT_COLUMNS))
     errors: list[str] = field(default_factory=list)
 
 
@@ -274,12 +276,13 @@ def device_page(backends: Backends, name: str, window: str = "24h") -> DevicePag
            call("alarms", devices=[name], state="open", window=window),
            call("alarms", state="any", correlate=True, window=window),
            call("changelog", devices=[name], window=_changes_window(window)),
-           call("events", devices=[name], window=window, limit=EVENTS_SHOWN)]
+           call("events", devices=[name], window=window, limit=EVENTS_SHOWN),
+           call("metadata", query="snapshots", name=name)]
     return _assemble(name, dev.rows[0], evs, zone)
 
 
 def _assemble(name: str, dev: dict[str, Any], evs: list[Evidence], zone: tzinfo) -> DevicePage:
-    ifaces, tele, nbrs, filters, open_alarms, cases, changes, events = evs
+    ifaces, tele, nbrs, filters, open_alarms, cases, changes, events, snaps = evs
     ports = {str(r["interface"]): r for r in tele.rows}
     page = DevicePage(
         name=name, facts=facts_html(dev, filters, zone),
@@ -287,6 +290,7 @@ def _assemble(name: str, dev: dict[str, Any], evs: list[Evidence], zone: tzinfo)
         alarms=_alarms_frame(open_alarms.rows, zone), cases=_cases_frame(cases, name, zone),
         changes=_changes_frame(changes.rows, zone), events=_events_frame(events.rows, zone),
         timeline=timeline_frame(tele, ifaces.rows, name, zone),
+        snapshots=snapshots_frame(snaps.rows, lambda v: when(v, zone)),
         errors=[f"{e.tool}: {err}" for e in evs for err in e.errors])
     page.status = _status(page, tele, zone)
     return page

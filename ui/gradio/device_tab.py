@@ -55,6 +55,7 @@ WIDTHS = {
     "device-cases": [5, 22, 7, 6, 11, 20, 29],
     "device-changes": [9, 13, 13, 7, 34, 14, 10],
     "device-events": [14, 12, 9, 16, 49],
+    "device-snapshots": [13, 6, 7, 16, 5, 5, 33, 15],
 }
 
 
@@ -65,7 +66,8 @@ def _labelled(frame: pd.DataFrame | Styler, label: str, n: int) -> Any:
 
 
 def _outputs(page: DevicePage) -> tuple[Any, ...]:
-    """(status, body, facts, interfaces, neighbours, timeline, alarms, cases, changes, events)."""
+    """(status, body, facts, interfaces, neighbours, timeline, alarms, cases, changes, events,
+    snapshots)."""
     shown = bool(page.facts)  # an unknown device or a bad window shows its one line only
     return (_status_html(page), gr.Column(visible=shown), page.facts,
             _labelled(state_colours(page.interfaces, "state"), "interfaces: state now, changes "
@@ -76,7 +78,8 @@ def _outputs(page: DevicePage) -> tuple[Any, ...]:
             _labelled(page.alarms, "open alarms on the device", len(page.alarms)),
             _labelled(page.cases, "cases in the window that involve the device", len(page.cases)),
             _labelled(page.changes, "change records (at least the last 7 days)", len(page.changes)),
-            _labelled(page.events, "latest log lines in the window", len(page.events)))
+            _labelled(page.events, "latest log lines in the window", len(page.events)),
+            _labelled(page.snapshots, "snapshots taken when alarms opened", len(page.snapshots)))
 
 
 def _table(elem_id: str, height: int = 320) -> gr.Dataframe:
@@ -99,7 +102,8 @@ def _body(zone: str) -> list[Any]:
         cases = _table("device-cases")
         changes = _table("device-changes")
         events = _table("device-events")
-    return [body, facts, interfaces, neighbours, timeline, alarms, cases, changes, events]
+        snapshots = _table("device-snapshots")
+    return [body, facts, interfaces, neighbours, timeline, alarms, cases, changes, events, snapshots]
 
 
 class _Events:
