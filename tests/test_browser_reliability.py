@@ -46,9 +46,13 @@ def legend(plot: Locator, *names: str) -> None:
     for name in names:
         entry = plot.get_by_text(name, exact=True).first
         expect(entry).to_be_visible(timeout=20_000)
-        box, frame = entry.bounding_box(), plot.bounding_box()
-        assert box and frame and box["y"] + box["height"] <= frame["y"] + frame["height"], \
-            f"legend entry {name!r} is outside its plot (clipped)"
+        for _ in range(40):  # the legend is re-drawn once its colours arrive: ask again then
+            box, frame = entry.bounding_box(), plot.bounding_box()
+            if box and frame and box["y"] + box["height"] <= frame["y"] + frame["height"]:
+                break
+            plot.page.wait_for_timeout(250)
+        else:
+            raise AssertionError(f"legend entry {name!r} is not drawn inside its plot (clipped)")
 
 
 def test_reliability_tab_plots(browser: Browser, server: str, home: Path) -> None:
@@ -71,6 +75,10 @@ def test_reliability_tab_plots(browser: Browser, server: str, home: Path) -> Non
         expect(pg.locator("#rel-ttr-table")).to_contain_text("acknowledged")
         pg.wait_for_timeout(1000)  # let the plots finish their transitions
         shot(pg, "reliability-pods.png")
+        with pg.expect_download() as got:
+            pg.locator("#rel-csv").click()
+        csv_text = Path(got.value.path()).read_text()
+        assert csv_text.startswith("# reliability") and "\n# scopes\n" in csv_text
         choose(pg, "zone")
         legend(bad, "us-east", "us-central")
         expect(summary).to_contain_text("by zone")

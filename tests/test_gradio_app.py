@@ -228,7 +228,7 @@ def test_build_app_and_first_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     app = gradio_app.build_app(Copilot(backends), backends)
     assert isinstance(app, gr.Blocks)
     labels = {b.label for b in app.blocks.values() if isinstance(b, gr.Tab)}
-    assert labels == {"Chat", "Batch", "Alarms", "Device"}
+    assert labels == {"Chat", "Batch", "Alarms", "Device", "Reliability"}
     import os
     assert os.environ["GRADIO_ANALYTICS_ENABLED"] == "False"
     monkeypatch.setenv("NETOPSAI_HOME", str(tmp_path / "home"))

@@ -219,3 +219,35 @@ def test_weekly_digest_posts_once(store: tuple[Path, Engine], tmp_path: Path,
     assert len(posts) == 1 and posts[0]["channel"] == "C-WEEKLY"
     assert posts[0]["text"] == digest_text(reliability_report(store[1], "1d", "site"))
     assert "`dc1` 90" in posts[0]["text"] and "`dc2` 32" in posts[0]["text"]
+
+
+def test_web_views(store: tuple[Path, Engine]) -> None:
+    """The Reliability tab's frames: what its plots draw, with legends for every series."""
+    from netopsai.ui.gradio.reliability import bucket, view
+
+    v = view(reliability_report(store[1], "1d", "pod"))
+    assert dict(zip(v.scopes["scope"], v.scopes["bad_minutes"], strict=True))["dc1-pod1"] == 60
+    assert set(v.scopes["where"]) == {"dc1", "dc2"}
+    assert (bucket(10), bucket(15), bucket(60), bucket(1440)) == ("< 15 min", "15–60 min", "1–4 h", "> 1 day")
+    # closed in 10, 20 (optics), 30 (host link), 60, 60 (device)
+    ttr = {(r.bucket, r.category): r.cases for r in v.ttr.itertuples()}
+    assert ttr == {("< 15 min", "optics"): 1, ("15–60 min", "optics"): 1, ("15–60 min", "link"): 1,
+                   ("1–4 h", "device"): 2}
+    assert list(v.noise["alarms_per_case"]) == [r["alarms_per_case"] for r in
+                                                 reliability_report(store[1], "1d", "pod").noise]
+    scopes_map, ttr_map, noise_map = v.colours()
+    assert set(scopes_map) == {"dc1", "dc2"} and set(ttr_map) == {"optics", "link", "device"}
+    assert set(noise_map) == {"alarms per case"}
+
+
+def test_digest_timer_runs_the_command() -> None:
+    """deploy/systemd: the weekly timer starts a oneshot that runs this command with --slack."""
+    import shlex
+
+    systemd = Path(__file__).resolve().parents[1] / "deploy" / "systemd"
+    service = (systemd / "netopsai-reliability-digest.service").read_text()
+    [cmd] = [ln.split("=", 1)[1] for ln in service.splitlines() if ln.startswith("ExecStart=")]
+    argv = shlex.split(cmd)
+    assert argv[0] == "/opt/netopsai/bin/netopsai" and argv[1:3] == ["report", "reliability"]
+    assert "--slack" in argv and "Type=oneshot" in service
+    assert "OnCalendar=Mon" in (systemd / "netopsai-reliability-digest.timer").read_text()

@@ -56,8 +56,8 @@ def build_app(copilot: Copilot, backends: Backends | None = None) -> gr.Blocks:
                 alarms_tab(shell)
             with gr.Tab("Device", id=DEVICE):
                 device_tab(shell)
-            with gr.Tab("Reliability", id="reliability"):
-                reliability_tab(shell)
+            with gr.Tab("Reliability", id="reliability") as reliability:
+                reliability_tab(shell, reliability)
     return app
 
 
