@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,8 +28,9 @@ from netopsai.backends.snapshot.snapshotter import Snapshotter
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
 from netopsai.store import tables as m
 from netopsai.store.inventory import StoreInventory
-from tests.ingest_helpers import send_udp, settle
+from tests.ingest_helpers import send_udp, settle, wait_until
 from tests.peers.fakenos import FakeIosNetwork, IosDevice
+from tests.peers.process import free_port
 from tests.peers.snmpsim import Agent, SnmpSim, ports, start_snmpsim
 from tests.store_helpers import dump, empty_store
 
@@ -320,3 +323,75 @@ def test_the_device_page_shows_the_snapshots(make_lab: Any) -> None:
     assert (row["alarm"], row["by"], row["ports down"]) == ("7", "napalm", "Ethernet1")
     assert row["config"] == "changed: +ip route 0.0.0.0/0 10.0.0.9"
     assert row["not read"] == "get_optics: not supported"
+
+
+class ConcurrentIOS(IOSDriver):
+    """NAPALM's ios driver, keeping the most sessions it had open at once."""
+
+    lock: ClassVar[threading.Lock] = threading.Lock()
+    active: ClassVar[int] = 0
+    most: ClassVar[int] = 0
+
+    def open(self) -> None:
+        with self.lock:
+            type(self).active += 1
+            type(self).most = max(type(self).most, type(self).active)
+        super().open()
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            with self.lock:
+                type(self).active -= 1
+
+
+@pytest.mark.integration
+def test_alarms_on_many_devices_log_in_at_most_workers_at_once(store: Engine) -> None:
+    names = [f"dc9-leaf-0{n}" for n in range(1, 5)]
+    devices = []
+    for name in names:
+        dev = IosDevice(name)
+        dev.add_port("GigabitEthernet0/0", ip="10.0.12.1/31")
+        devices.append(dev)
+    net = FakeIosNetwork(devices, password=PASSWORD).start()
+    try:
+        found = {n: DeviceTarget(host="127.0.0.1", port=net.ports[n], username=net.username,
+                                 password=SecretStr(PASSWORD), timeout=20, name=n) for n in names}
+        ConcurrentIOS.most = 0
+        snaps = Snapshotter(store, found, workers=2, driver_cls=ConcurrentIOS)
+        storm = [link_down(n, f"GigabitEthernet1/{k}") for k in range(5) for n in names]
+        alarms_with_snapshots(store, snaps, storm)
+        snaps.close()
+    finally:
+        net.stop()
+    alarms, snapshots = rows(store)
+    assert len(alarms) == 20 and sorted(s.device for s in snapshots) == names
+    assert 1 <= ConcurrentIOS.most <= 2
+    assert (snaps.stats.taken, snaps.stats.rate_limited) == (4, 16)
+
+
+@pytest.mark.integration
+def test_netopsai_ingest_snapshots_configured_devices_when_alarms_open(
+        ios_net: FakeIosNetwork, tmp_path: Path) -> None:
+    from tests.test_ingest_config import _Cli
+
+    home = tmp_path / "home"
+    home.mkdir()
+    syslog = free_port(socket.SOCK_DGRAM)
+    (home / "config.yaml").write_text(
+        f"napalm:\n  - {{name: {LEAF}, host: 127.0.0.1, port: {ios_net.ports[LEAF]}, driver: ios}}\n")
+    secrets = home / "secrets.yaml"
+    secrets.write_text(f"ssh: {{username: {ios_net.username}, password: {PASSWORD}}}\n")
+    secrets.chmod(0o600)
+    cli = _Cli(home, "--syslog-port", str(syslog), "--trap-port", "-1", "--webhook-port", "-1")
+    try:
+        assert "snapshots of 1 configured devices when an alarm opens on one" in cli.head
+        send_udp(syslog, link_down(LEAF, "GigabitEthernet0/1"))
+        engine = empty_store(home)
+        wait_until(lambda: len(rows(engine)[1]) == 1, "the snapshot", timeout=120)
+    finally:
+        out = cli.stop()
+    alarms, [snap] = rows(engine)
+    assert snap.alarm_id == alarms[0].id and snap.source == "napalm"
+    assert PASSWORD not in out and PASSWORD.encode() not in cli.store_bytes()
