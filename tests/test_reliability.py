@@ -216,6 +216,8 @@ def test_weekly_digest_posts_once(store: tuple[Path, Engine], tmp_path: Path,
         posts = fake.of("chat.postMessage")
     finally:
         fake.stop()
+    done = run_cli(home, "report", "reliability", "--window", "1d", "--slack")  # Slack gone now
+    assert done.returncode == 2 and done.stderr.startswith("error: cannot reach Slack at")
     assert len(posts) == 1 and posts[0]["channel"] == "C-WEEKLY"
     assert posts[0]["text"] == digest_text(reliability_report(store[1], "1d", "site"))
     assert "`dc1` 90" in posts[0]["text"] and "`dc2` 32" in posts[0]["text"]

@@ -93,4 +93,6 @@ def _post(rep: Report, channel: str | None) -> None:
         post_digest(client, channel, rep)
     except SlackApiError as exc:
         raise NetopsError(f"Slack refused the digest in {channel}: {exc.response.get('error')}") from None
+    except OSError as exc:  # unreachable, refused, timed out (URLError is one)
+        raise NetopsError(f"cannot reach Slack at {settings.api_url}: {exc}") from None
     typer.echo(f"digest posted to {channel}", err=True)

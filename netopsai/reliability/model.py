@@ -49,8 +49,9 @@ def definitions(cfg: ReliabilitySettings, by: str, tol_min: int) -> list[str]:
         f"Bad minute: a minute of the window in which, for that scope, a case was open with an "
         f"alarm of severity {sev} or of impact {imp} (from its first alarm raised to its last "
         f"cleared, or the window's end), or a port of one of its devices changed state at least "
-        f"{cfg.flap_transitions} times within {cfg.flap_window_minutes} minutes (flapping), "
-        f"or the ingest's flap dampening raised LINK_FLAP on it.",
+        f"{cfg.flap_transitions} times within {cfg.flap_window_minutes} minutes (flapping: the "
+        f"port transitions the SNMP poller and the lab record), or the ingest's flap dampening "
+        f"raised LINK_FLAP on it (syslog and traps).",
         "Not counted: periodic batch probes (an unreachable pair) — the store keeps no history "
         "of them, so no minute is bad on their account; loss without an alarm is not counted "
         "either (no loss threshold is configured).",
