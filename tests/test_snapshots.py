@@ -395,3 +395,22 @@ def test_netopsai_ingest_snapshots_configured_devices_when_alarms_open(
     alarms, [snap] = rows(engine)
     assert snap.alarm_id == alarms[0].id and snap.source == "napalm"
     assert PASSWORD not in out and PASSWORD.encode() not in cli.store_bytes()
+
+
+def test_config_snapshots_section_sets_the_bounds_or_turns_them_off(tmp_path: Path,
+                                                                    store: Engine) -> None:
+    from netopsai.backends.snapshot.snapshotter import from_config
+    from netopsai.config.load import load_netconfig
+
+    home = tmp_path / "cfg"
+    home.mkdir()
+    device = "napalm:\n  - {name: r1, host: 127.0.0.1, port: 2222, driver: ios}\n"
+    (home / "config.yaml").write_text(device + "snapshots: {workers: 2, min_interval_minutes: 30}\n")
+    snap = from_config(store, load_netconfig(home))
+    assert snap is not None
+    try:
+        assert (snap._pool._max_workers, snap.min_interval_s, list(snap.napalm)) == (2, 1800, ["r1"])
+    finally:
+        snap.close()
+    (home / "config.yaml").write_text(device + "snapshots: {enabled: false}\n")
+    assert from_config(store, load_netconfig(home)) is None

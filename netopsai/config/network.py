@@ -232,6 +232,17 @@ class ReliabilitySettings(Section):
         "Slack channel for the weekly digest (opt-in: none sends nothing)"))
 
 
+class SnapshotSettings(Section):
+    """Device snapshots when an alarm opens (ingest) or a port goes down (poll), for devices in
+    `napalm:` or the SNMP targets: read-only getters, bounded so a storm is not a storm of
+    logins."""
+
+    enabled: bool = True
+    workers: int = Field(default=4, ge=1, le=64, description="devices read at once")
+    min_interval_minutes: float = Field(default=10, ge=0, description=(
+        "at most one snapshot per device this often"))
+
+
 class NetSettings(BaseSettings):
     """config.yaml, with NETOPSAI_<SECTION>_<FIELD> environment variables winning over it."""
 
@@ -248,6 +259,7 @@ class NetSettings(BaseSettings):
     retention: RetentionSettings = Field(default_factory=RetentionSettings)
     ray: RaySettings = Field(default_factory=RaySettings)
     reliability: ReliabilitySettings = Field(default_factory=ReliabilitySettings)
+    snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings],

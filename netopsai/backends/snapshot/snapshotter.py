@@ -143,10 +143,15 @@ class Snapshotter:
 
 def from_config(engine: Engine, cfg: NetConfig, **options: Any) -> Snapshotter | None:
     """A Snapshotter over config.yaml's NAPALM devices and SNMP targets (credentials from
-    secrets.yaml); None when neither lists a device."""
+    secrets.yaml) as `snapshots:` says; None when it is off or neither lists a device."""
     from netopsai.backends.napalm.device import napalm_targets
     from netopsai.backends.snmp.telemetry import snmp_kwargs
 
+    want = cfg.settings.snapshots
+    if not want.enabled:
+        return None
+    options.setdefault("workers", want.workers)
+    options.setdefault("min_interval_s", want.min_interval_minutes * 60)
     napalm = napalm_targets(cfg)
     snmp_opts = snmp_kwargs(cfg) if cfg.settings.snmp.targets else {"targets": []}
     snmp = {t.name or t.endpoint: t for t in snmp_opts["targets"]}
