@@ -71,3 +71,34 @@ def expand(text: str) -> list[str]:
         for host in _expand_one(part, text):
             seen.setdefault(host)
     return list(seen)
+
+
+_TAIL = re.compile(r"^(.*?)(\d+)$")
+
+
+def compress(names: list[str]) -> str:
+    """Host names as a Slurm hostlist ("gpu-[001-004,010]"): the inverse of expand, for
+    names that end in a number; the others are listed as they are."""
+    groups: dict[tuple[str, int], list[int]] = {}
+    plain: list[str] = []
+    for n in dict.fromkeys(names):
+        m = _TAIL.match(n)
+        if m:
+            groups.setdefault((m.group(1), len(m.group(2))), []).append(int(m.group(2)))
+        else:
+            plain.append(n)
+    out = []
+    for (prefix, width), nums in groups.items():
+        if len(nums) == 1:
+            out.append(f"{prefix}{nums[0]:0{width}d}")
+            continue
+        runs: list[list[int]] = []
+        for x in sorted(set(nums)):
+            if runs and x == runs[-1][-1] + 1:
+                runs[-1].append(x)
+            else:
+                runs.append([x])
+        body = ",".join(f"{r[0]:0{width}d}" + (f"-{r[-1]:0{width}d}" if len(r) > 1 else "")
+                        for r in runs)
+        out.append(f"{prefix}[{body}]")
+    return ",".join(out + plain)

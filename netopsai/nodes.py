@@ -15,7 +15,7 @@ from netopsai.diagnosis.context import baseline_calls
 from netopsai.diagnosis.knowledge import Knowledge
 from netopsai.evidence import Evidence, Ledger, validate_citations
 from netopsai.planner import Entities, Plan, plan
-from netopsai.routing import DEVICE, DIAGNOSE, MAX_ITERATIONS, after_tool_round
+from netopsai.routing import DEVICE, DIAGNOSE, JOB, MAX_ITERATIONS, after_tool_round
 from netopsai.state import CopilotState
 from netopsai.summarizer import render
 from netopsai.toolbox import Toolbox
@@ -137,8 +137,14 @@ def diagnose_node(state: CopilotState, tb: Toolbox | None = None, llm: Any = Non
     run = tb.runner(_ledger(state)) if tb is not None else None
     model = llm if state.get("llm") in ("active", "done") else None
     know = knowledge or Knowledge()
-    focus = _focus(state)
-    if focus:
+    focus, ent = _focus(state), _entities(state)
+    if state.get("intent") == JOB and ent is not None:
+        from netopsai.diagnosis.job import JOB_BUDGET, diagnose_job
+
+        ctx = Context(turn_evidence(state), run, state["question"], None,
+                      JOB_BUDGET + len(state.get("turn", [])))
+        d = diagnose_job(ctx, ent.jobs[0] if ent.jobs else None, ent.devices, ent.window)
+    elif focus:
         ctx = Context(turn_evidence(state), run, state["question"], focus,
                       DEVICE_BUDGET + len(state.get("turn", [])))
         d = diagnose_device(ctx, focus, know.taxonomy, Ranker(model))

@@ -19,6 +19,7 @@ from netopsai.state import CopilotState
 
 DIAGNOSE = "diagnose.connectivity"
 DEVICE = "diagnose.device"  # "what is wrong with X?": one round of reads, then the engine
+JOB = "diagnose.job"  # "job 4711 hit an NCCL timeout": the job's row, then diagnosis/job.py
 MAX_ITERATIONS = 6  # tool rounds per question: a runaway loop stops here, and says so
 
 
@@ -59,5 +60,5 @@ def _analysis(state: CopilotState) -> str:
 
 
 def after_coder(state: CopilotState) -> str:
-    return "diagnose" if state.get("intent") in (DIAGNOSE, DEVICE) and state.get("turn") \
+    return "diagnose" if state.get("intent") in (DIAGNOSE, DEVICE, JOB) and state.get("turn") \
         else "summarizer"

@@ -10,13 +10,14 @@ from pydantic import Field
 from netopsai.backends.base import Backends, Row
 from netopsai.errors import NetopsError, unknown
 from netopsai.evidence import Evidence
+from netopsai.hostlist import compress
 from netopsai.ifnames import match
 from netopsai.tools.args import IPv4
 from netopsai.tools.base import ToolArgs, tool
 from netopsai.words import count
 
 Query = Literal["sites", "pods", "segments", "devices", "device", "hosts", "ip", "neighbors",
-                "upstream", "interfaces", "filters", "snapshots"]
+                "upstream", "interfaces", "filters", "snapshots", "jobs"]
 
 
 class MetadataArgs(ToolArgs):
@@ -28,7 +29,8 @@ class MetadataArgs(ToolArgs):
         "filters (the ACL deny entries and null routes in force on a device, needs name); "
         "snapshots (the device's state captured when alarms opened on it: interfaces down, "
         "LLDP and BGP neighbours, what could not be read, the running config's diff from the "
-        "snapshot before; needs name)."))
+        "snapshot before; needs name); jobs (compute jobs from the scheduler: hosts, owner, state, "
+        "start and end; one by job, or those that ran on the host given as name)."))
     site: str | None = Field(default=None, description="Data centre, e.g. dc1")
     pod: str | None = Field(default=None, description="PoD, e.g. dc1-pod2")
     role: str | None = Field(default=None, description=(
@@ -36,6 +38,7 @@ class MetadataArgs(ToolArgs):
     name: str | None = Field(default=None, description=(
         "Device name, e.g. dc1-leaf-03; for devices/hosts a glob such as dc1-spine-*"))
     ip: IPv4 | None = Field(default=None, description="An IPv4 address, e.g. 10.1.3.20")
+    job: str | None = Field(default=None, description="With jobs: one job id, e.g. 4711")
     interface: str | None = Field(default=None, description=(
         "With neighbors or interfaces: only this port, in any of its names (Hu0/0/0/8, "
         "HundredGigE0/0/0/8)"))
@@ -130,6 +133,9 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
     if q == "snapshots":
         rows = inv.snapshots(_need(a, "name"))
         return rows, _snapshots_summary(a.name, rows)
+    if q == "jobs":
+        rows = inv.jobs(a.job, a.name)
+        return rows, _jobs_summary(rows, a.job or a.name)
     if q == "upstream":
         rows = inv.upstream(a.name, a.ip)
         who = a.name or a.ip
@@ -140,6 +146,15 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
     down = [r["name"] for r in rows if r["oper_status"] != "up"]
     return rows, (f"{a.name} has {count(len(rows), 'interface')}; {len(down)} oper down"
                   + (f": {', '.join(down[:10])}" if down else "") + ".")
+
+
+def _jobs_summary(rows: list[Any], about: str | None) -> str:
+    if not rows:
+        return f"No job ran on {about}." if about else "No jobs."
+    return f"{count(len(rows), 'job')}: " + "; ".join(
+        f"job {r['id']} ({r['name']}, {r['owner']}) {r['state']} on "
+        f"{count(len(r['hosts']), 'host')} ({compress(r['hosts'])}), {r['start'] or '?'} .. "
+        f"{r['end'] or 'running'}" for r in rows[:6]) + "."
 
 
 def _snapshots_summary(name: str | None, rows: list[Any]) -> str:
@@ -162,6 +177,7 @@ SHOWN = {
     "devices": ["name", "role", "site", "pod", "model", "os_version", "status"],
     "device": ["name", "role", "site", "pod", "vendor", "model", "os_version", "mgmt_ip", "status",
                "uptime"],
+    "jobs": ["id", "name", "owner", "state", "hosts", "start", "end"],
     "snapshots": ["id", "taken_at", "alarm_id", "source", "interfaces", "interfaces_down",
                   "config", "errors"],
 }  # what an answer's table shows

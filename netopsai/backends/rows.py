@@ -129,6 +129,20 @@ class FilterRule(TypedDict):
     since: str | None  # when it appeared (ISO), when known
 
 
+class JobInfo(TypedDict):
+    """Inventory.jobs: a compute job (the `Job` table) and the window it ran in."""
+
+    id: str
+    name: str
+    owner: str
+    state: str
+    hosts: list[str]
+    start: str | None  # ISO 8601
+    end: str | None  # None: still running
+    until: str  # the end, or the clock for a running job: the window's end
+    source: str
+
+
 class SnapshotInfo(TypedDict):
     """Inventory.snapshots: a device's state captured when an alarm opened on it (the listing
     of one DeviceSnapshot row: what was read, what was not, the config's diff)."""

@@ -52,6 +52,7 @@ class Entities:
     at: str | None = None
     zone: str | None = None  # the time zone the question named ("PDT"); None: the configured one
     since_change: bool = False  # "since the maintenance window": the start is a change record's
+    jobs: list[str] = field(default_factory=list)  # compute job ids ("job 4711")
 
 
 @dataclass

@@ -17,6 +17,7 @@ from netopsai.planner.anchors import ChangeStart, LastSeen, resolve_window
 from netopsai.planner.calls import METRIC_INTENTS, ToolCall, build_calls
 from netopsai.planner.entities import Entities, Vocabulary, extract
 from netopsai.planner.followup import is_follow_up, merge
+from netopsai.planner.jobs import find_job, gpu_symptom, job_calls
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -223,8 +224,12 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
     `last_seen` the latest event of the question's devices (planner/anchors.py)."""
     hints = (previous.sites + [vocab.meta[d]["site"] for d in previous.devices if d in vocab.meta]
              if previous else [])
-    ent, rest, notes = extract(question, vocab, clock, hints,
+    job = find_job(question, vocab.meta)  # "job 4711 …", "NCCL timeouts on gpu-[001-064]"
+    ent, rest, notes = extract(job.text if job else question, vocab, clock, hints,
                                zone=(previous.zone if previous and previous.zone else zone))
+    if job is not None or gpu_symptom(question, ent.devices, vocab.meta):
+        intent, calls, more = job_calls(job, ent)
+        return Plan(intent, calls, ent, _sentences(notes + more))
     intent, recipe, strong = _classify(_Q(ent, rest, vocab))
     said = intent if strong else "unknown"
     inherited = not (ent.ips or ent.devices or ent.invalid or ent.unknown)  # "there" = before

@@ -19,6 +19,7 @@ from netopsai.backends.rows import (
     HostInfo,
     InterfaceInfo,
     IpOwner,
+    JobInfo,
     Neighbor,
     PodInfo,
     SegmentInfo,
@@ -203,6 +204,12 @@ class StoreInventory:
         if not rows:
             self.check_names(devices=[name])  # an unknown name gets the closest known ones
         return rows
+
+    def jobs(self, job: str | None, host: str | None) -> list[JobInfo]:
+        """Compute jobs (one by id, or those that ran on a host), the latest start first."""
+        from netopsai.store.jobs_import import job_rows
+
+        return job_rows(self.engine, job, host, self.clock())
 
     def filters(self, name: str) -> list[FilterRule]:
         """ACL deny entries and null routes in force on the device at the network's clock."""

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from netopsai.backends.rows import JobInfo
 from netopsai.errors import MalformedFile, NetopsError, parse_json, read_text, unknown
 from netopsai.hostlist import expand
 from netopsai.store import tables as m
@@ -192,3 +193,24 @@ def list_jobs(engine: Engine, at: datetime | None = None) -> list[m.Job]:
 
 def _utc(t: datetime) -> datetime:
     return t.replace(tzinfo=UTC) if t.tzinfo is None else t
+
+
+def job_rows(engine: Engine, job: str | None, host: str | None,
+             clock: datetime) -> list[JobInfo]:
+    """Inventory.jobs: one job by id (an unknown id names the closest ones), or the jobs that
+    ran on a host; each with the end of its window (its end, or the clock while it runs)."""
+    from netopsai.timewin import iso
+
+    jobs = list_jobs(engine)
+    if job is not None:
+        hit = [j for j in jobs if j.id == job]
+        if not hit:
+            raise unknown("job", job, [j.id for j in jobs])
+        jobs = hit
+    if host is not None:
+        jobs = [j for j in jobs if host in j.hosts]
+    return [{"id": j.id, "name": j.name, "owner": j.owner, "state": j.state, "hosts": list(j.hosts),
+             "start": iso(_utc(j.start)) if j.start else None,
+             "end": iso(_utc(j.end)) if j.end else None,
+             "until": iso(_utc(j.end)) if j.end else iso(clock), "source": j.source}
+            for j in jobs]

@@ -1,0 +1,183 @@
+"""The job diagnosis' rules (diagnosis/job.py): what each fault of a GPU fabric looks like in
+the reads over a job's hosts and rail leaves, each finding cited to the evidence it came from."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from statistics import median
+from typing import Any
+
+from netopsai.diagnosis.base import Finding
+from netopsai.evidence import Evidence
+
+STORM_PER_5MIN = 1_000_000  # pause frames sent by one port in 5 minutes: a stuck receiver
+HOT_PCT, IDLE_PCT = 90.0, 20.0  # an uplink near line rate while its siblings' median idles
+
+
+@dataclass
+class Reads:
+    """The evidence about a job's hosts and leaves, by what it is."""
+
+    hosts: list[str]
+    leaves: list[str]
+    attach: list[dict[str, Any]]  # the pod's NIC addresses: host, its leaf and leaf port
+    status: dict[str, dict[str, Any]]  # job host -> its inventory row
+    devices: Evidence
+    ev: dict[str, Evidence] = field(default_factory=dict)
+
+    def all(self) -> list[Evidence]:
+        return [self.devices, *self.ev.values()]
+
+    def rows(self, key: str) -> list[dict[str, Any]]:
+        e = self.ev.get(key)
+        return [] if e is None or e.errors else e.rows
+
+    def cite(self, *keys: str) -> list[str]:
+        evs = [self.devices if k == "devices" else self.ev.get(k) for k in keys]
+        return [e.id for e in evs if e is not None and e.id and not e.errors]
+
+    def host_ports(self) -> set[tuple[str, str]]:
+        """Leaf ports facing a host of the pod (the others are the leaf's uplinks)."""
+        return {(r["tor"], r["tor_interface"]) for r in self.attach if r.get("tor")}
+
+    def behind(self, leaf: str) -> list[str]:
+        return sorted({r["name"] for r in self.attach if r.get("tor") == leaf
+                       and r["name"] in self.hosts})
+
+    def alarm(self, device: str, interface: str | None = None) -> dict[str, Any] | None:
+        return next((a for a in self.rows("alarms") if a["device"] == device
+                     and (interface is None or a.get("interface") == interface)), None)
+
+    def affected(self, hit: Hit) -> list[str]:
+        if hit.device in self.hosts:
+            return [hit.device]
+        return self.behind(hit.device or "") or list(self.hosts)
+
+
+@dataclass
+class Hit:
+    label: str
+    device: str | None
+    interface: str | None
+    text: str
+    cites: list[str]
+    advice: list[str]
+    confidence: float = 0.85
+    since: str | None = None
+    more: list[Finding] = field(default_factory=list)
+
+    def steps(self, job: str | None) -> list[str]:
+        name = f"job {job}" if job else "the job"
+        return [s.format(job=name) for s in self.advice]
+
+
+def _first(r: dict[str, Any]) -> str | None:
+    ev = str(r.get("events") or "")
+    return ev.split(" down", 1)[0] if " down" in ev else None
+
+
+def host_down(x: Reads) -> list[Hit]:
+    out = []
+    for h in x.hosts:
+        ports = [r for r in x.rows("status") if r["device"] == h and r["state_at_end"] == "down"]
+        row = x.status.get(h)
+        if (row and row.get("status") == "down") or (ports and len(ports) >= 2):
+            out.append(Hit("host.down", h, None, (
+                f"{h} is {row.get('status') if row else 'silent'} and {len(ports)} of its NICs "
+                f"are down at the end of the window"), x.cite("devices", "status", "alarms"), [
+                f"Drain {h} in the scheduler (scontrol update nodename={h} state=drain) and "
+                "requeue {job} on healthy hosts from its last checkpoint.",
+                f"Check {h}'s BMC/console (power, kernel panic) before returning it."],
+                0.9, _first(ports[0]) if ports else None))
+    return out
+
+
+def pfc_storm(x: Reads) -> list[Hit]:
+    rows = x.rows("pfc")
+    if not rows:
+        return []
+    s = max(rows, key=lambda r: r.get("pfc_tx") or 0)
+    if (s.get("pfc_tx") or 0) <= (s.get("pfc_rx") or 0) or s["max_per_5min"] < STORM_PER_5MIN:
+        return []
+    dev, port = s["device"], s["interface"]
+    wd = next((a for a in x.rows("alarms") if a["kind"] == "PFC_WATCHDOG"), None)
+    text = (f"{dev} {port} sends PFC pause frames without pause ({s['pfc_tx']:.0f} in the "
+            f"window, up to {s['max_per_5min']:.0f} per 5 minutes): its peer stops sending and "
+            "the pauses spread over the rail")
+    more = [Finding(f"the PFC watchdog on {wd['device']} {wd.get('interface')} fired at "
+                    f"{wd['raised_at']}", x.cite("alarms"))] if wd else []
+    host = dev in x.hosts
+    return [Hit("link.pfc_storm", dev, port, text, x.cite("pfc"), [
+        (f"Reset NIC {port} on {dev} (a stuck receive pipeline), or drain {dev} and requeue "
+         "{job} without it." if host else f"Shut {dev} {port} or let its PFC watchdog drop the "
+         "queue, then find what behind it stopped draining."),
+        "Keep the PFC watchdog on (action drop) on every rail leaf."],
+        0.9, wd["raised_at"] if wd else None, more)]
+
+
+def flapping(x: Reads) -> list[Hit]:
+    rows = [r for r in x.rows("status") if r["flaps"] >= 2]
+    rows.sort(key=lambda r: (r["device"] not in x.hosts, -r["flaps"]))
+    if not rows:
+        return []
+    r = rows[0]
+    rt = next((t for t in x.rows("retransmits") if (t["device"], t["interface"]) ==
+               (r["device"], r["interface"]) and t["total"]), None)
+    more = [Finding(f"{r['device']} {r['interface']} had {rt['total']:.0f} RoCE retransmits and "
+                    f"{rt['out_of_sequence']:.0f} out-of-sequence packets (lost in flight at each "
+                    "drop)", x.cite("retransmits"))] if rt else []
+    alarm = next((a for a in x.rows("alarms") if a["kind"] == "LINK_FLAP"), None)
+    if alarm:
+        more.append(Finding(f"{alarm['device']} {alarm.get('interface')} raised LINK_FLAP at "
+                            f"{alarm['raised_at']}", x.cite("alarms")))
+    dev, port = r["device"], r["interface"]
+    return [Hit("link.flapping", dev, port, f"{dev} {port} flapped {r['flaps']} times in the "
+                f"window (down {r['down_s']} s in all)", x.cite("status"), [
+                f"Drain {dev} and requeue {{job}} from its last checkpoint; reset NIC {port} "
+                f"on {dev}." if dev in x.hosts else f"Shut {dev} {port} if the rail has "
+                "spare paths.",
+                "Reseat or replace the cable/transceiver of that link before returning it."],
+                0.85, _first(r), more)]
+
+
+def link_down(x: Reads) -> list[Hit]:
+    rows = [r for r in x.rows("status") if r["state_at_end"] == "down" and r["flaps"] < 2]
+    rows.sort(key=lambda r: r["device"] not in x.hosts)
+    if not rows:
+        return []
+    r = rows[0]
+    dev, port = r["device"], r["interface"]
+    return [Hit("link.down", dev, port, f"{dev} {port} is down since {_first(r)}",
+                x.cite("status"), [
+                    f"Drain {dev} and requeue {{job}}; replace the NIC link {port}." if dev in
+                    x.hosts else f"Replace the link on {dev} {port}: the rail runs on fewer "
+                    "uplinks meanwhile.", "Check the optic's rx power and the port's errors."],
+                0.85, _first(r))]
+
+
+def ecmp_collision(x: Reads) -> list[Hit]:
+    facing = x.host_ports()
+    out = []
+    for leaf in x.leaves:
+        ups = [r for r in x.rows("utilization") if r["device"] == leaf
+               and (leaf, r["interface"]) not in facing]
+        if len(ups) < 2:
+            continue
+        hot = max(ups, key=lambda r: r["last_pct"])  # the same moment: the window's end
+        rest = median(r["last_pct"] for r in ups if r is not hot)
+        if hot["last_pct"] >= HOT_PCT and rest < IDLE_PCT:
+            out.append(Hit("link.ecmp_collision", leaf, hot["interface"], (
+                f"{leaf} uplink {hot['interface']} runs at {hot['last_pct']:.0f}% at the end "
+                f"of the window while the median of its {len(ups) - 1} sibling uplinks is "
+                f"{rest:.0f}%: the job's flows hash onto one uplink"),
+                x.cite("utilization", "alarms"), [
+                f"Change the ECMP hashing on {leaf} (hash on the RoCE UDP source port, or "
+                "enable adaptive routing/packet spraying) so the flows spread.",
+                "Meanwhile move {job}, or set NCCL_IB_QPS_PER_CONNECTION higher for more flows."],
+                0.8))
+    return out
+
+
+RULES: list[Callable[[Reads], list[Hit]]] = [host_down, pfc_storm, flapping, link_down,
+                                             ecmp_collision]
