@@ -23,15 +23,21 @@ def gen_cmd(n: Annotated[int, typer.Option("--n", help="How many scenarios")] = 
             seed: Annotated[int, typer.Option(help="Same seed, same files")] = 1,
             out: Annotated[Path, typer.Option("-o", "--out", help="Folder to write to")] = DEFAULT_SCENARIOS,
             lab_seed: Annotated[int, typer.Option(help="Seed of the lab they run in")] = 7,
-            scale: Annotated[str, typer.Option(help="Lab scale: small | medium | large")] = "small") -> None:
+            scale: Annotated[str, typer.Option(help="Lab scale: small | medium | large")] = "small",
+            spec: Annotated[str, typer.Option(help="default (flows in the DCs) | ai (job questions "
+                                                   "on the GPU fabric)")] = "default") -> None:
     """Generate N scenario files (and manifest.json) into a folder, deterministically by seed."""
     from netopsai.arena.generate import LabKey, write
-    from netopsai.errors import NetopsError
+    from netopsai.arena.generate_ai import write_ai
+    from netopsai.errors import NetopsError, unknown
 
     if out.exists() and not out.is_dir():
         raise NetopsError(f"--out {out} is a file, not a folder")
     _check_scale(scale)
-    paths = write(out, n, seed, LabKey(scale=scale, seed=lab_seed))
+    if spec not in ("default", "ai"):
+        raise unknown("spec", spec, ["default", "ai"])
+    paths = (write_ai(out, n, seed, scale, lab_seed) if spec == "ai"
+             else write(out, n, seed, LabKey(scale=scale, seed=lab_seed)))
     typer.echo(f"wrote {len(paths)} scenarios (seed {seed}) to {out}")
 
 
