@@ -414,3 +414,31 @@ def test_config_snapshots_section_sets_the_bounds_or_turns_them_off(tmp_path: Pa
         snap.close()
     (home / "config.yaml").write_text(device + "snapshots: {enabled: false}\n")
     assert from_config(store, load_netconfig(home)) is None
+
+
+def test_the_alarms_case_carries_the_snapshot_taken_for_its_alarm(tmp_path: Path, store: Engine) -> None:
+    """A case of the alarms tool (correlate) names the snapshots taken when its alarms opened:
+    the one for its alarm, not another device's nor one taken by hand."""
+    from netopsai.backends.registry import configured_backends
+    from netopsai.config.network import NetConfig
+    from netopsai.store.engine import create_all
+    from netopsai.tools.registry import run_tool
+
+    create_all(store)
+    now = datetime.now(UTC)
+    with Session(store) as s:
+        for name in (LEAF, "edge-2"):
+            s.add(m.Device(name=name, role="leaf", site="s1"))
+        s.add(m.Alarm(id=7, kind="link_down", category="link", severity="major", device=LEAF,
+                      interface="GigabitEthernet0/1", raised_at=now, state="open", source="syslog"))
+        s.add(m.Alarm(id=8, kind="link_down", category="link", device="edge-2",
+                      interface="Ethernet1", raised_at=now, state="open", source="syslog"))
+        s.add(m.DeviceSnapshot(id=31, device=LEAF, taken_at=now, alarm_id=7, source="napalm"))
+        s.add(m.DeviceSnapshot(id=32, device=LEAF, taken_at=now, alarm_id=None, source="napalm"))
+        s.add(m.DeviceSnapshot(id=33, device="edge-2", taken_at=now, alarm_id=99, source="snmp"))
+        s.commit()
+    ev = run_tool("alarms", {"window": "1h", "correlate": True}, configured_backends(store, NetConfig()))
+    cases = {c["root_device"]: c for c in ev.facts["cases"]}
+    assert [x["id"] for x in cases[LEAF]["snapshots"]] == [31]
+    assert cases["edge-2"]["snapshots"] == []
+    assert f"snapshot 31 of {LEAF}" in ev.summary and "snapshot 33" not in ev.summary

@@ -80,8 +80,9 @@ def _cases(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any]
         for a in c.members:
             a["group"], a["root"] = c.id, a is c.root
     ratio = compression(len(rows), cases)
-    facts.update(groups=len(cases), compression=ratio,
-                 cases=[c.as_dict() for c in cases[:MAX_CASES]])
+    listed = [c.as_dict() for c in cases[:MAX_CASES]]
+    shots = _snapshots(listed, backends)
+    facts.update(groups=len(cases), compression=ratio, cases=listed)
     if not cases:
         return "No cases."
     multi = [c for c in cases if len(c.members) > 1][:3]
@@ -90,4 +91,26 @@ def _cases(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any]
         text += ": " + "; ".join(
             f"{c.id} root {c.root['kind']} on {c.impact['root_device']} with "
             f"{len(c.members) - 1} more ({c.impact['summary']})" for c in multi)
+    if shots:
+        text += ". Device state captured when they opened: " + "; ".join(shots[:6])
     return text + "."
+
+
+def _snapshots(cases: list[dict[str, Any]], backends: Backends) -> list[str]:
+    """Each case's device snapshots, taken when its alarms opened (netopsai.backends.snapshot),
+    under `snapshots`; one phrase per snapshot for the summary."""
+    by_device: dict[str, list[Any]] = {}
+    said = []
+    for case in cases:
+        ids = set(case["member_ids"])
+        case["snapshots"] = []
+        for dev in case["devices"]:
+            if dev not in by_device:
+                by_device[dev] = backends.inventory.snapshots(dev)
+            for snap in by_device[dev]:
+                if snap["alarm_id"] in ids:
+                    case["snapshots"].append({"id": snap["id"], "device": dev,
+                                              "taken_at": snap["taken_at"], "alarm": snap["alarm_id"]})
+                    said.append(f"snapshot {snap['id']} of {dev} at {snap['taken_at']} "
+                                f"({case['case']})")
+    return said
