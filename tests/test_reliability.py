@@ -253,3 +253,28 @@ def test_digest_timer_runs_the_command() -> None:
     assert argv[0] == "/opt/netopsai/bin/netopsai" and argv[1:3] == ["report", "reliability"]
     assert "--slack" in argv and "Type=oneshot" in service
     assert "OnCalendar=Mon" in (systemd / "netopsai-reliability-digest.timer").read_text()
+
+
+def test_loss_minutes_come_from_lossy_counter_samples(tmp_path: Path) -> None:
+    """Two back-to-back samples past the threshold are 10 bad minutes; one below it is none;
+    loss_per_5min: null counts no loss."""
+    engine = engine_for(f"sqlite:///{tmp_path / 'netopsai.db'}")
+    init_lab(engine, "default", "small", 7, T)
+    lossy = [(REPEAT, "Ethernet49", T - timedelta(hours=2), 1200, 300),
+             (REPEAT, "Ethernet49", T - timedelta(hours=2) + timedelta(minutes=5), 1000, 0),
+             (REPEAT, "Ethernet50", T - timedelta(hours=1), 500, 400),  # 900: under 1,000
+             ("dc2-leaf-03", "Ethernet1", T - timedelta(hours=3), 0, 5000)]
+    with Session(engine) as s:
+        for table in (m.Alarm, m.InterfaceEvent, m.CounterSample):
+            s.exec(delete(table))
+        for dev, port, at, errors, discards in lossy:
+            s.add(m.CounterSample(device=dev, interface=port, at=at, in_errors=errors,
+                                  in_discards=discards, source="snmp"))
+        s.commit()
+    pods = {r["scope"]: r for r in reliability_report(engine, "1d", "pod").scopes}
+    assert (pods["dc1-pod1"]["loss_minutes"], pods["dc1-pod1"]["bad_minutes"]) == (10, 10)
+    assert (pods["dc2-pod1"]["loss_minutes"], pods["dc2-pod1"]["bad_minutes"]) == (5, 5)
+    assert sum(r["loss_minutes"] for r in pods.values()) == 15
+    off = reliability_report(engine, "1d", "pod", ReliabilitySettings(loss_per_5min=None))
+    assert sum(r["bad_minutes"] for r in off.scopes) == 0
+    assert any("loss_per_5min is off" in d for d in off.definitions)

@@ -63,13 +63,17 @@ class RaySettings(Section):
 
 class ReliabilitySettings(Section):
     """What `netopsai report reliability` counts as a bad minute for a scope (a PoD, a site, a
-    zone): a minute with an open case of these severities or impacts, or a port flapping at least
-    `flap_transitions` times within `flap_window_minutes`, or a periodic probe that failed."""
+    zone): a minute with an open case of these severities or impacts, a port losing at least
+    `loss_per_5min` packets (errors and discards) in a 5-minute sample, or a port flapping at
+    least `flap_transitions` times within `flap_window_minutes`."""
 
     severities: list[str] = Field(default_factory=lambda: ["critical"], description=(
         "alarm severities whose open case makes its minutes bad"))
     impacts: list[str] = Field(default_factory=lambda: ["traffic_lost"], description=(
         "alarm impacts whose open case makes its minutes bad, whatever the severity"))
+    loss_per_5min: int | None = Field(default=1000, ge=1, description=(
+        "input errors plus discards in one port's 5-minute counter sample that count as loss "
+        "(those 5 minutes are bad); null: loss is not counted"))
     flap_transitions: int = Field(default=3, ge=1)
     flap_window_minutes: int = Field(default=10, ge=1)
     digest_channel: str | None = Field(default=None, description=(

@@ -127,11 +127,28 @@ def _flapping(h: History, cfg: ReliabilitySettings) -> dict[str, list[Span]]:
     return out
 
 
+def _lossy(h: History) -> dict[str, list[Span]]:
+    """device -> the 5-minute samples in which one of its ports lost packets past the threshold."""
+    out: dict[str, list[Span]] = defaultdict(list)
+    for dev, _, at in h.lossy:
+        if span := _span(h, at - timedelta(minutes=5), at):
+            out[dev].append(span)
+    return out
+
+
 def _device_scope(h: History, device: str, by: str) -> str | None:
     site, pod = h.places.get(device, (None, None))
     if by == "pod":
         return pod
     return h.regions.get(site, site) if by == "zone" and site else site
+
+
+def _by_scope(h: History, per_device: dict[str, list[Span]], by: str) -> dict[str, list[Span]]:
+    out: dict[str, list[Span]] = defaultdict(list)
+    for dev, spans in per_device.items():
+        if where := _device_scope(h, dev, by):
+            out[where] += spans
+    return out
 
 
 def bad_minutes(h: History, infos: list[CaseInfo], cfg: ReliabilitySettings,
@@ -144,17 +161,15 @@ def bad_minutes(h: History, infos: list[CaseInfo], cfg: ReliabilitySettings,
         for name in info.scopes[by] if span else ():
             case_spans[name].append(span)  # type: ignore[arg-type]
             case_count[name] += 1
-    flap_spans: dict[str, list[Span]] = defaultdict(list)
-    for dev, spans in _flapping(h, cfg).items():
-        if where := _device_scope(h, dev, by):
-            flap_spans[where] += spans
+    flap_spans, loss_spans = _by_scope(h, _flapping(h, cfg), by), _by_scope(h, _lossy(h), by)
     known = {"pod": set(h.pods), "site": set(h.regions), "zone": set(h.regions.values())}[by]
     window = _minutes(h.window.start, h.window.end)
     rows: list[dict[str, Any]] = []
-    for scope in sorted(known | set(case_spans) | set(flap_spans)):
-        bad = _total(case_spans[scope] + flap_spans[scope])
+    for scope in sorted(known | set(case_spans) | set(flap_spans) | set(loss_spans)):
+        bad = _total(case_spans[scope] + flap_spans[scope] + loss_spans[scope])
         rows.append({"scope": scope, "bad_minutes": bad, "case_minutes": _total(case_spans[scope]),
-                     "flap_minutes": _total(flap_spans[scope]), "bad_cases": case_count[scope],
+                     "flap_minutes": _total(flap_spans[scope]),
+                     "loss_minutes": _total(loss_spans[scope]), "bad_cases": case_count[scope],
                      "bad_percent": round(100 * bad / window, 3) if window else 0.0})
     rows.sort(key=lambda r: (-r["bad_minutes"], r["scope"]))
     return rows

@@ -48,13 +48,13 @@ def definitions(cfg: ReliabilitySettings, by: str, tol_min: int) -> list[str]:
         f"outage with its neighbours' alarms, bursts), alarms within {tol_min} minutes.",
         f"Bad minute: a minute of the window in which, for that scope, a case was open with an "
         f"alarm of severity {sev} or of impact {imp} (from its first alarm raised to its last "
-        f"cleared, or the window's end), or a port of one of its devices changed state at least "
+        f"cleared, or the window's end), or a port of one of its devices lost packets "
+        f"({_loss(cfg)}), or changed state at least "
         f"{cfg.flap_transitions} times within {cfg.flap_window_minutes} minutes (flapping: the "
         f"port transitions the SNMP poller and the lab record), or the ingest's flap dampening "
         f"raised LINK_FLAP on it (syslog and traps).",
         "Not counted: periodic batch probes (an unreachable pair) — the store keeps no history "
-        "of them, so no minute is bad on their account; loss without an alarm is not counted "
-        "either (no loss threshold is configured).",
+        "of them, so no minute is bad on their account.",
         "Repeat offender: a device (a case's suggested root device), a link or an optic (a port "
         "with an optics alarm) that two or more cases of the window concern.",
         "Time to repair, from detection (the case's first alarm raised): acknowledged = the "
@@ -64,6 +64,13 @@ def definitions(cfg: ReliabilitySettings, by: str, tol_min: int) -> list[str]:
         "percentiles over the cases that reached the stage, by the root alarm's category.",
         "Noise: alarms per case by day of the case's first alarm (the correlation's compression).",
     ]
+
+
+def _loss(cfg: ReliabilitySettings) -> str:
+    if cfg.loss_per_5min is None:
+        return "not counted: loss_per_5min is off"
+    return (f"{cfg.loss_per_5min:,} or more input errors and discards in a 5-minute counter "
+            "sample, from the samples the poller stores: those 5 minutes")
 
 
 def percentile(values: list[float], p: float) -> float | None:

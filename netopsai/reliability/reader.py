@@ -28,6 +28,7 @@ class History:
     acks: dict[int, datetime] = field(default_factory=dict)  # alarm id -> first ack or silence
     changes: list[dict[str, Any]] = field(default_factory=list)
     transitions: list[tuple[str, str, datetime]] = field(default_factory=list)  # device, port, at
+    lossy: list[tuple[str, str, datetime]] = field(default_factory=list)  # device, port, sample end
     places: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # device -> site, pod
     regions: dict[str, str] = field(default_factory=dict)  # site -> region (the zone)
     pods: dict[str, str] = field(default_factory=dict)  # pod -> site
@@ -40,7 +41,8 @@ def _utc(t: Any) -> datetime | None:
     return as_utc(t if isinstance(t, datetime) else datetime.fromisoformat(str(t).replace("Z", "+00:00")))
 
 
-def read_history(engine: Engine, window: Window) -> History:
+def read_history(engine: Engine, window: Window, loss_per_5min: int | None = None) -> History:
+    """`loss_per_5min`: read the 5-minute samples losing at least that many packets."""
     h = History(window=window)
     for row in StoreEvents(engine).alarms(None, "any", None, None, window):
         a = dict(row)
@@ -54,6 +56,8 @@ def read_history(engine: Engine, window: Window) -> History:
         q = select(ev.device, ev.interface, ev.at).where(col(ev.at) >= window.start,
                                                          col(ev.at) <= window.end)
         h.transitions = [(d, i, as_utc(t)) for d, i, t in s.exec(q)]
+        if loss_per_5min is not None:
+            h.lossy = _read_lossy(s, window, loss_per_5min)
         h.places = {n: (site, pod) for n, site, pod in s.exec(
             select(m.Device.name, m.Device.site, m.Device.pod).where(m.Device.role != "host"))}
         h.regions = {n: r or n for n, r in s.exec(select(m.Site.name, m.Site.region))}
@@ -82,3 +86,11 @@ def _read_changes(s: Session, h: History) -> None:
                         or_(col(c.end).is_(None), col(c.end) >= h.window.start))
     h.changes = [{"ticket": r.ticket, "device": r.device, "start": as_utc(r.start),
                   "end": _utc(r.end), "summary": r.summary} for r in s.exec(q)]
+
+
+def _read_lossy(s: Session, window: Window, least: int) -> list[tuple[str, str, datetime]]:
+    c = m.CounterSample
+    lost = col(c.in_errors) + col(c.in_discards) + col(c.out_discards)
+    q = select(c.device, c.interface, c.at).where(col(c.at) > window.start, col(c.at) <= window.end,
+                                                  lost >= least)
+    return [(d, i, as_utc(t)) for d, i, t in s.exec(q)]

@@ -23,5 +23,6 @@ def reliability_report(engine: Engine, window: Any = "30d", by: str = "pod",
     check_by(by)
     inventory = StoreInventory(engine)
     w = parse_window(window, inventory.clock(), default="30d", zone=zone)
-    history = read_history(engine, w)
-    return build_report(history, cfg or ReliabilitySettings(), by, Topology(inventory))
+    cfg = cfg or ReliabilitySettings()
+    history = read_history(engine, w, cfg.loss_per_5min)
+    return build_report(history, cfg, by, Topology(inventory))
