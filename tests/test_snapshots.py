@@ -418,7 +418,10 @@ def test_config_snapshots_section_sets_the_bounds_or_turns_them_off(tmp_path: Pa
 
 def test_the_alarms_case_carries_the_snapshot_taken_for_its_alarm(tmp_path: Path, store: Engine) -> None:
     """A case of the alarms tool (correlate) names the snapshots taken when its alarms opened:
-    the one for its alarm, not another device's nor one taken by hand."""
+    the one for its alarm, not one taken by hand; a case inside the device's rate limit gets the
+    snapshot taken just before, said as such; an older one is no stand-in."""
+    from datetime import timedelta
+
     from netopsai.backends.registry import configured_backends
     from netopsai.config.network import NetConfig
     from netopsai.store.engine import create_all
@@ -427,18 +430,21 @@ def test_the_alarms_case_carries_the_snapshot_taken_for_its_alarm(tmp_path: Path
     create_all(store)
     now = datetime.now(UTC)
     with Session(store) as s:
-        for name in (LEAF, "edge-2"):
+        for name in (LEAF, "edge-2", "edge-3"):
             s.add(m.Device(name=name, role="leaf", site="s1"))
-        s.add(m.Alarm(id=7, kind="link_down", category="link", severity="major", device=LEAF,
-                      interface="GigabitEthernet0/1", raised_at=now, state="open", source="syslog"))
-        s.add(m.Alarm(id=8, kind="link_down", category="link", device="edge-2",
-                      interface="Ethernet1", raised_at=now, state="open", source="syslog"))
-        s.add(m.DeviceSnapshot(id=31, device=LEAF, taken_at=now, alarm_id=7, source="napalm"))
-        s.add(m.DeviceSnapshot(id=32, device=LEAF, taken_at=now, alarm_id=None, source="napalm"))
-        s.add(m.DeviceSnapshot(id=33, device="edge-2", taken_at=now, alarm_id=99, source="snmp"))
+        for i, (dev, port) in enumerate(((LEAF, "GigabitEthernet0/1"), ("edge-2", "Ethernet1"),
+                                         ("edge-3", "Ethernet1")), start=7):
+            s.add(m.Alarm(id=i, kind="link_down", category="link", severity="major", device=dev,
+                          interface=port, raised_at=now, state="open", source="syslog"))
+        for sid, dev, ago, alarm in ((31, LEAF, 0, 7), (32, LEAF, 0, None), (33, "edge-2", 30, 99),
+                                     (35, "edge-3", 4, 98)):
+            s.add(m.DeviceSnapshot(id=sid, device=dev, taken_at=now - timedelta(minutes=ago),
+                                   alarm_id=alarm, source="napalm"))
         s.commit()
     ev = run_tool("alarms", {"window": "1h", "correlate": True}, configured_backends(store, NetConfig()))
     cases = {c["root_device"]: c for c in ev.facts["cases"]}
     assert [x["id"] for x in cases[LEAF]["snapshots"]] == [31]
-    assert cases["edge-2"]["snapshots"] == []
+    assert cases["edge-2"]["snapshots"] == []  # 30 minutes before: another episode
+    assert [(x["id"], x["alarm"]) for x in cases["edge-3"]["snapshots"]] == [(35, 98)]
     assert f"snapshot 31 of {LEAF}" in ev.summary and "snapshot 33" not in ev.summary
+    assert "snapshot 35 of edge-3" in ev.summary and "taken just before" in ev.summary

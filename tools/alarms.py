@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import Field
 
 from netopsai.backends.base import Backends
 from netopsai.evidence import Evidence
+from netopsai.timewin import as_utc
 from netopsai.tools.alarm_cases.correlate import compression, correlate
 from netopsai.tools.alarm_cases.topology import Topology
 from netopsai.tools.base import WindowArgs, as_table, tool
@@ -98,19 +99,36 @@ def _cases(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any]
 
 def _snapshots(cases: list[dict[str, Any]], backends: Backends) -> list[str]:
     """Each case's device snapshots, taken when its alarms opened (netopsai.backends.snapshot),
-    under `snapshots`; one phrase per snapshot for the summary."""
+    under `snapshots`; one phrase per snapshot for the summary. A case whose alarms came inside a
+    device's snapshot rate limit has none of its own: the device's snapshot taken in the
+    SNAPSHOT_NEAR minutes before its first alarm stands in, said as such."""
     by_device: dict[str, list[Any]] = {}
     said = []
     for case in cases:
         ids = set(case["member_ids"])
-        case["snapshots"] = []
         for dev in case["devices"]:
             if dev not in by_device:
                 by_device[dev] = backends.inventory.snapshots(dev)
-            for snap in by_device[dev]:
-                if snap["alarm_id"] in ids:
-                    case["snapshots"].append({"id": snap["id"], "device": dev,
-                                              "taken_at": snap["taken_at"], "alarm": snap["alarm_id"]})
-                    said.append(f"snapshot {snap['id']} of {dev} at {snap['taken_at']} "
-                                f"({case['case']})")
+        own = [(dev, snap) for dev in case["devices"] for snap in by_device[dev]
+               if snap["alarm_id"] in ids]
+        near = [] if own else _near(case, by_device)
+        case["snapshots"] = [{"id": snap["id"], "device": dev, "taken_at": snap["taken_at"],
+                              "alarm": snap["alarm_id"]} for dev, snap in own or near]
+        said += [f"snapshot {snap['id']} of {dev} at {snap['taken_at']} ({case['case']}"
+                 f"{'' if own else ', taken just before'})" for dev, snap in own or near]
     return said
+
+
+SNAPSHOT_NEAR = 10  # minutes: the snapshotter's default per-device rate limit
+
+
+def _near(case: dict[str, Any], by_device: dict[str, list[Any]]) -> list[tuple[str, Any]]:
+    first = as_utc(datetime.fromisoformat(str(case["first_raised"]).replace("Z", "+00:00")))
+    best: list[tuple[str, Any]] = []
+    for dev in case["devices"]:
+        for snap in by_device[dev]:  # newest first
+            taken = as_utc(datetime.fromisoformat(str(snap["taken_at"]).replace("Z", "+00:00")))
+            if first - timedelta(minutes=SNAPSHOT_NEAR) <= taken <= first:
+                best.append((dev, snap))
+                break
+    return best
