@@ -134,16 +134,20 @@ def diagnose_node(state: CopilotState, tb: Toolbox | None = None, llm: Any = Non
     from netopsai.diagnosis.engine import run_engine
     from netopsai.diagnosis.rank import Ranker
 
-    run = tb.runner(_ledger(state)) if tb is not None else None
+    ledger = _ledger(state)
+    run = tb.runner(ledger) if tb is not None else None
     model = llm if state.get("llm") in ("active", "done") else None
     know = knowledge or Knowledge()
     focus, ent = _focus(state), _entities(state)
     if state.get("intent") == JOB and ent is not None:
         from netopsai.diagnosis.job import JOB_BUDGET, diagnose_job
+        from netopsai.diagnosis.job_rails import Tracer
 
         ctx = Context(turn_evidence(state), run, state["question"], None,
                       JOB_BUDGET + len(state.get("turn", [])))
-        d = diagnose_job(ctx, ent.jobs[0] if ent.jobs else None, ent.devices, ent.window)
+        rails = Tracer(tb.backends.paths, ledger.mint) if tb is not None else None
+        d = diagnose_job(ctx, ent.jobs[0] if ent.jobs else None, ent.devices, ent.window,
+                         ent.at, rails)
     elif focus:
         ctx = Context(turn_evidence(state), run, state["question"], focus,
                       DEVICE_BUDGET + len(state.get("turn", [])))

@@ -7,24 +7,24 @@ status, every port's up/down history, PFC pauses, RoCE retransmits, ECN marks, t
 utilisation, their alarms and changes. The culprit is the first that holds of: a job host down
 (host.down), a PFC storm from one port (link.pfc_storm), a flapping NIC link (link.flapping),
 a NIC or rail link down (link.down), one leaf uplink hot while its siblings idle
-(link.ecmp_collision); the rest are listed as also found. Nothing found is said as such.
-Per-rail connectivity among the hosts (batched traces) is not checked yet."""
+(link.ecmp_collision), pairs failing on one rail (job_rails.py: every rail's NICs traced
+pairwise in one pass); the rest are listed as also found. Nothing found is said as such, with
+the pairs traced per rail. The window and why it was chosen (job_window.py) are said too."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from typing import Any
 
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
+from netopsai.diagnosis.job_rails import Tracer, check_rails, rail_nics
 from netopsai.diagnosis.job_rules import RULES, Hit, Reads
+from netopsai.diagnosis.job_window import job_window, trace_time
 from netopsai.hostlist import compress
-from netopsai.timewin import iso
 
 JOB_BUDGET = 16  # tool calls: the job, the hosts, the batch of reads
-LOOKBACK = timedelta(hours=6)  # a long-running job without a window: its last 6h
 
 
 @dataclass
@@ -37,33 +37,30 @@ class Scope:
     window: Any
     cites: list[str] = field(default_factory=list)
     problem: str = ""
+    why: str = ""  # the window read and why, as the answer says it
 
     @property
     def name(self) -> str:
         return f"job {self.job}" if self.job else compress(self.hosts)
 
 
-def job_scope(ctx: Context, job: str | None, hosts: list[str], window: Any) -> Scope:
+def job_scope(ctx: Context, job: str | None, hosts: list[str], window: Any,
+              at: str | None = None) -> Scope:
     """The job's hosts and window from the job table; the question's hosts otherwise."""
     if job is None:
-        return Scope(None, hosts, window or "1h")
+        return Scope(None, hosts, window or "1h", why="the question's window" if window else
+                     "the last hour (no job named, so no run to place the window in)")
     ev = next((e for e in ctx.evidence if e.tool == "metadata" and e.args.get("query") == "jobs"
                and e.args.get("job") == job), None) or ctx.call("metadata", {"query": "jobs",
                                                                            "job": job})
     if ev.errors or not ev.rows:
         return Scope(job, [], window, [ev.id] if ev.id else [],
                      ev.errors[0] if ev.errors else f"job {job} is not in the job table")
-    row = ev.rows[0]
-    if window is None:
-        until = datetime.fromisoformat(row["until"].replace("Z", "+00:00"))
-        start = until - LOOKBACK
-        if row["start"]:
-            start = max(start, datetime.fromisoformat(row["start"].replace("Z", "+00:00")))
-        window = {"start": iso(start), "end": iso(until)}
-    return Scope(job, list(row["hosts"]), window, [ev.id])
+    jw = job_window(ev.rows[0], f"job {job}", window, at, ctx.question)
+    return Scope(job, list(ev.rows[0]["hosts"]), jw.window, [ev.id], why=jw.why)
 
 
-def gather(ctx: Context, sc: Scope) -> Reads:
+def gather(ctx: Context, sc: Scope, tracer: Tracer | None = None) -> Reads:
     """The hosts' NICs and their rail leaves, then one batch of reads over both."""
     prefix = os.path.commonprefix(sc.hosts)
     glob = {"name": prefix + "*"} if prefix else {}
@@ -85,17 +82,30 @@ def gather(ctx: Context, sc: Scope) -> Reads:
     reads.ev["alarms"] = ctx.call("alarms", {"devices": both, "state": "any", "window": w})
     reads.ev["changes"] = ctx.call("changelog", {"devices": both, "window": w})
     reads.ev["nics"] = nics
+    if tracer is not None and attach:  # last: its id follows every tool call's
+        rails = check_rails(tracer, rail_nics(attach, sc.hosts), trace_time(w))
+        reads.ev["rails"] = rails
+        ctx.new.append(rails)
+        ctx.evidence.append(rails)
     return reads
 
 
-def diagnose_job(ctx: Context, job: str | None, hosts: list[str], window: Any = None) -> Diagnosis:
-    """The job's culprit (NIC, link, switch or collision), the hosts it hurts, what to do."""
-    sc = job_scope(ctx, job, hosts, window)
+def diagnose_job(ctx: Context, job: str | None, hosts: list[str], window: Any = None,
+                 at: str | None = None, tracer: Tracer | None = None) -> Diagnosis:
+    """The job's culprit (NIC, link, switch or collision), the hosts it hurts, what to do.
+    `at`: the time the question gives; `tracer`: where to trace the rails (None: not traced)."""
+    sc = job_scope(ctx, job, hosts, window, at)
     if not sc.hosts:
         return _no_hosts(sc)
-    reads = gather(ctx, sc)
+    reads = gather(ctx, sc, tracer)
     hits = [h for rule in RULES for h in rule(reads)]
     d = _verdict(sc, reads, hits) if hits else _healthy(sc, reads)
+    rails = reads.ev.get("rails")
+    if rails is not None and not rails.facts.get("failing") and hits:
+        d.clean.append(Finding(rails_reachable(rails), [rails.id]))
+    if sc.why:
+        d.because.append(Finding(f"window read: {_span(sc.window)}: {sc.why}",
+                                 sc.cites or reads.cite("status")))
     d.scope = f"{sc.name}'s NICs and rails"
     d.tier = "search"
     d.checks_run = len(RULES)
@@ -106,7 +116,10 @@ def _verdict(sc: Scope, reads: Reads, hits: list[Hit]) -> Diagnosis:
     top = hits[0]
     affected = reads.affected(top)
     d = Diagnosis(top.label, top.device, top.interface, top.confidence)
-    d.because = [Finding(top.text, top.cites), *top.more]
+    rails = reads.cite("rails")  # the rails' failing pairs on the culprit: why, not also
+    same = [h for h in hits[1:] if rails and h.cites == rails and h.device == top.device]
+    hits = [h for h in hits if h not in same]
+    d.because = [Finding(top.text, top.cites), *top.more, *(Finding(h.text, h.cites) for h in same)]
     who = f"{sc.name} runs on {len(sc.hosts)} hosts ({compress(sc.hosts)})"
     d.impact = Finding(f"{who}; affected: {compress(affected)} — every rank of the job waits on "
                        "them, so its collectives stall (NCCL timeouts)",
@@ -117,8 +130,22 @@ def _verdict(sc: Scope, reads: Reads, hits: list[Hit]) -> Diagnosis:
     return d
 
 
+def rails_reachable(rails: Any) -> str:
+    per = rails.facts.get("rails") or {}
+    counts = sorted({r["checked"] for r in per.values()})
+    each = (f"all {counts[0]} pairs on each of the {len(per)} rails" if len(counts) == 1
+            else f"all {rails.facts.get('checked')} pairs over the {len(per)} rails")
+    return f"{each} reachable ({'; '.join(rails.facts.get('how') or [])})"
+
+
+def _span(window: Any) -> str:
+    if isinstance(window, dict):
+        return f"{window.get('start')} .. {window.get('end')}"
+    return f"the last {window}"
+
+
 def _healthy(sc: Scope, reads: Reads) -> Diagnosis:
-    ids = [e.id for e in reads.all() if e.id and not e.errors]
+    ids = [e.id for e in reads.all() if e.id and not e.errors and e.tool != "rail_traces"]
     d = Diagnosis("none", None, None, 0.6)
     n = len(reads.ev["status"].rows)
     d.because = [Finding(
@@ -126,11 +153,15 @@ def _healthy(sc: Scope, reads: Reads) -> Diagnosis:
         f"theirs or of their {len(reads.leaves)} rail leaves is down or flapping ({n} changed "
         "state once); no PFC storm, no RoCE retransmit burst, no uplink hot while its "
         "siblings idle", sc.cites + ids)]
+    rails = reads.ev.get("rails")
+    if rails is not None:
+        d.because.append(Finding(rails_reachable(rails), [rails.id]))
     d.next_steps = [
         "Look at the job itself: NCCL_DEBUG=INFO logs of the failing rank, GPU/XID errors, "
-        "storage and the scheduler's node health.",
-        "Per-rail connectivity among the job's hosts is not traced by this diagnosis yet: "
-        "trace one NIC pair per rail to rule the fabric out completely."]
+        "storage and the scheduler's node health."]
+    if rails is None:
+        d.next_steps.append("Per-rail connectivity among the job's hosts was not traced: trace "
+                            "one NIC pair per rail to rule the fabric out completely.")
     return d
 
 

@@ -179,5 +179,35 @@ def ecmp_collision(x: Reads) -> list[Hit]:
     return out
 
 
+def rail_unreachable(x: Reads) -> list[Hit]:
+    """Pairs failing on a rail (job_rails.py): a host failing on several rails is down, one
+    host's NIC on one rail is down, pairs failing all over a rail point at its leaf."""
+    ev = x.ev.get("rails")
+    if ev is None or ev.errors or not ev.facts.get("failing"):
+        return []
+    per, blamed = ev.facts["rails"], ev.facts.get("culprits") or {}
+    on: dict[str, list[str]] = {}
+    for k, c in blamed.items():
+        if c["kind"] == "nic":
+            on.setdefault(c["device"], []).append(k)
+    out = [Hit("host.down", h, None, f"{h}'s NICs fail on rails {', '.join(ks)}: every pair "
+               f"of the job's hosts with {h} on those rails is unreachable", x.cite("rails"), [
+               f"Drain {h} in the scheduler and requeue {{job}} on healthy hosts.",
+               f"Check {h}'s BMC/console (power, kernel panic) before returning it."], 0.75)
+           for h, ks in on.items() if len(ks) >= 2]
+    for k, c in blamed.items():
+        if c["kind"] == "nic" and len(on[c["device"]]) >= 2:
+            continue
+        r = per[k]
+        dev, port = c["device"], c["interface"]
+        where = f"{dev} {port}" if port else (dev or f"rail {k}'s leaves")
+        out.append(Hit("link.down" if port else "device.down", dev, port, (
+            f"on rail {k}, {r['failing']} of the {r['checked']} pairs of the job's hosts traced "
+            f"fail, pointing at {where}"), x.cite("rails"), [
+            f"Check {where}: its link state, optics and the rail leaf's port.",
+            "Drain the host behind it and requeue {job} if it does not come back."], 0.7))
+    return out
+
+
 RULES: list[Callable[[Reads], list[Hit]]] = [host_down, pfc_storm, flapping, link_down,
-                                             ecmp_collision]
+                                             ecmp_collision, rail_unreachable]

@@ -4,7 +4,12 @@ dc1-gpu1-[001-004]", "why is job 4711 slow since the restart?".
 Found before the other entities, and masked from the text they are read from, so a job id or
 a hostlist's digits are never read as device numbers or times. A question naming a job (or a
 GPU job's symptom on a list of hosts) is a job diagnosis; "which hosts does job 4711 use?"
-is a look-up in the job table."""
+is a look-up in the job table.
+
+A scheduler's node name that is not an inventory name ("gpu-001" where the inventory says
+"dc1-gpu1-001") is read as the one GPU host it is a suffix match of (its words and number, in
+order, ending the same), and the mapping is said; no match, or more than one, is "not in the
+inventory"."""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netopsai.errors import NetopsError
-from netopsai.hostlist import expand
+from netopsai.hostlist import compress, expand
 from netopsai.planner.calls import ToolCall
 from netopsai.planner.entities import Entities
 
@@ -24,6 +29,8 @@ SYMPTOM = re.compile(r"\bnccl\b|\brdma\b|\broce\b|\ball-?reduce\b|\bcollectives?
                      r"|\btime[\s-]?outs?\b|\btim(?:ing|ed) out\b|\bslow\w*|\bstuck\b|\bfail\w*"
                      r"|\bwhy\b|\bwrong\b|\bissues?\b|\bproblems?\b|\bdiagnos\w*|\bcrash\w*", re.I)
 GPU_ROLES = ("gpu_host",)
+BARE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*[-_][\w-]*\d\b")  # "gpu-001", "node_17"
+TOKEN = re.compile(r"[a-z]+|\d+")
 
 
 @dataclass
@@ -41,9 +48,58 @@ def _mask(text: str, span: tuple[int, int]) -> str:
     return text[:span[0]] + " " * (span[1] - span[0]) + text[span[1]:]
 
 
+class SuffixMatch:
+    """Scheduler node names -> the inventory's GPU host each is a unique suffix match of."""
+
+    def __init__(self, meta: dict[str, dict[str, Any]]) -> None:
+        self.meta = meta
+        self._by_last: dict[str, list[list[str]]] | None = None  # indexed on first use
+
+    def by_last(self) -> dict[str, list[list[str]]]:
+        if self._by_last is None:
+            index: dict[str, list[list[str]]] = {}
+            for name, row in self.meta.items():
+                t = TOKEN.findall(name.lower()) if row.get("role") in GPU_ROLES else []
+                if t:
+                    index.setdefault(t[-1], []).append([name, *t])
+            self._by_last = index
+        return self._by_last
+
+    def __call__(self, name: str) -> str | None:
+        want = TOKEN.findall(name.lower())
+        if not want:
+            return None
+        found = [c[0] for c in self.by_last().get(want[-1], [])
+                 if _in_order(want[:-1], c[1:-1])]
+        return found[0] if len(found) == 1 else None
+
+
+def _in_order(words: list[str], tokens: list[str]) -> bool:
+    it = iter(tokens)
+    return all(any(w == t for t in it) for w in words)
+
+
+def _resolve(names: list[str], meta: dict[str, dict[str, Any]], match: SuffixMatch,
+             said: str) -> tuple[list[str], list[str]]:
+    """(the inventory names of `names`, notes: the mapping said, the names not found)."""
+    mapped = {n: match(n) for n in names if n not in meta}
+    known = [n if n in meta else mapped[n] for n in names if n in meta or mapped[n]]
+    notes = []
+    if any(mapped.values()):
+        got = [v for v in mapped.values() if v]
+        notes.append(f"{compress([k for k, v in mapped.items() if v])} read as "
+                     f"{compress(got)}: the inventory's name{'s' if len(got) > 1 else ''} "
+                     "ending the same (a unique match of each)")
+    if len(known) < len(names):
+        notes.append(f"{len(names) - len(known)} of the {len(names)} hosts of {said!r} are "
+                     "not in the inventory")
+    return [str(k) for k in known], notes
+
+
 def find_job(question: str, meta: dict[str, dict[str, Any]]) -> JobAsk | None:
     """The job and hostlists a question names (None when it names neither)."""
     text, hosts, problems = question, [], []
+    match = SuffixMatch(meta)
     job = JOB.search(text)
     if job:
         text = _mask(text, job.span())
@@ -54,11 +110,16 @@ def find_job(question: str, meta: dict[str, dict[str, Any]]) -> JobAsk | None:
         except NetopsError as err:
             problems.append(str(err))
             continue
-        known = [n for n in names if n in meta]
-        if len(known) < len(names):
-            problems.append(f"{len(names) - len(known)} of the {len(names)} hosts of "
-                            f"{m.group(0)!r} are not in the inventory")
+        known, notes = _resolve(names, meta, match, m.group(0))
         hosts += known
+        problems += notes
+    if job or SYMPTOM.search(question):  # "NCCL timeouts on gpu-010": a bare scheduler name
+        for m in list(BARE.finditer(text)):
+            if m.group(0) not in meta and (found := match(m.group(0))):
+                text = _mask(text, m.span())
+                hosts.append(found)
+                problems.append(f"{m.group(0)} read as {found}, the inventory's name ending "
+                                "the same")
     if job is None and not hosts and not problems:
         return None
     return JobAsk(job.group(1) if job else None, list(dict.fromkeys(hosts)), text,
