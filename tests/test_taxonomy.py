@@ -23,14 +23,18 @@ from netopsai.store import tables as m
 SPEC_LABELS = {"link.down", "link.flapping", "link.errors", "link.congestion", "device.down",
                "device.reboot", "config.acl_block", "config.mtu_mismatch", "routing.bgp_down",
                "routing.blackhole", "dci.link_down", "host.down"}
+ROCE_LABELS = {"link.pfc_storm", "link.ecmp_collision"}
 CATEGORIES = {"link", "device", "config", "routing", "capacity", "dci", "host"}
 
 
 def test_builtin_tree_covers_the_spec() -> None:
     tax = load_taxonomy([])
     assert {n.id for n in tax.children(ROOT)} == CATEGORIES
-    # the spec's labels, and what real logs add (issue 12 §7): OSPF/IS-IS/BFD adjacencies
-    assert tax.labels() == SPEC_LABELS | {"routing.adjacency_down"}
+    # the spec's labels, what real logs add (issue 12 §7): OSPF/IS-IS/BFD adjacencies, and the
+    # GPU fabric's own (issue 15): PFC storms and ECMP collisions, read from RoCE telemetry
+    assert tax.labels() == SPEC_LABELS | {"routing.adjacency_down"} | ROCE_LABELS
+    assert tax.nodes["link.pfc_storm"].parent == "link"
+    assert tax.nodes["link.ecmp_collision"].parent == "capacity"
     for leaf in tax.leaves():
         assert leaf.description and leaf.symptoms and leaf.checks and leaf.next_steps
         assert tax.ancestors(leaf.id)[-1].parent == ROOT

@@ -44,7 +44,7 @@ def symptom(name: str) -> Callable[[SymptomFn], SymptomFn]:
 
 def _builtin() -> None:
     """The built-in checks and symptoms register on import."""
-    for module in ("checks", "checks_device", "checks_path", "symptoms"):
+    for module in ("checks", "checks_device", "checks_path", "checks_roce", "symptoms"):
         importlib.import_module(f"netopsai.diagnosis.{module}")
 
 

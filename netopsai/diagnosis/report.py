@@ -25,6 +25,8 @@ def explains(a: Verdict, b: Verdict) -> bool:
         return False
     if a.label in DEVICE_LABELS and b.label not in DEVICE_LABELS:
         return a.device in (b.device, b.peer)
+    if a.label == "link.ecmp_collision" and b.label == "link.congestion":  # the hot uplink
+        return (a.device, a.interface) == (b.device, b.interface)
     if a.label in LINK_LABELS and b.label in ("routing.bgp_down", "routing.adjacency_down"):
         return {a.device, a.peer} == {b.device, b.peer}
     return False

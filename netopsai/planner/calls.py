@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netopsai.planner.entities import Entities, Vocabulary
+from netopsai.planner.roce import ROCE_INTENTS
 
 
 @dataclass
@@ -20,7 +21,8 @@ class ToolCall:
 Notes = list[str]
 METRIC_INTENTS = {"oper_status": "telemetry.status", "flaps": "telemetry.flaps",
                   "errors": "telemetry.errors", "discards": "telemetry.discards",
-                  "utilization": "telemetry.utilization", "rx_power": "telemetry.rx_power"}
+                  "utilization": "telemetry.utilization", "rx_power": "telemetry.rx_power",
+                  **ROCE_INTENTS}
 INTENT_METRICS = {v: k for k, v in METRIC_INTENTS.items()}
 DEFAULT_CHANGE_WINDOW = "24h"  # "what changed on X" means recent days, not the tools' last hour
 

@@ -70,7 +70,8 @@ class Vocabulary:
 
     @classmethod
     def from_inventory(cls, inv: Any) -> Vocabulary:
-        devs = inv.devices(None, None, None, None)
+        # network devices, then GPU hosts (listed apart, like hosts, but known by their role)
+        devs = [*inv.devices(None, None, None, None), *inv.devices(None, None, "gpu_host", None)]
         hosts = inv.hosts(None, None, None)
         meta = {r["name"]: {"role": r["role"], "site": r["site"], "pod": r["pod"]} for r in devs}
         for h in hosts:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from netopsai.planner.roce import ROCE_METRICS, rail_scope
+
 if TYPE_CHECKING:
     from netopsai.planner.entities import Entities, Vocabulary
 
@@ -45,6 +47,7 @@ STATES = _table([
 ])
 _PORTS = r"\b(?:ports?|links?|interfaces?)\b"
 METRICS = _table([
+    *ROCE_METRICS,
     ("flaps", r"\bflap\w*|\bbouncing\b|\bbounced\b"),
     ("rx_power", r"\brx[\s_-]?power\b|\boptic(?:s|al)?\b|\blight levels?\b|\bdbm\b|\breceive power\b|"
                  r"\btransceivers?\b"),
@@ -84,3 +87,4 @@ def keywords(rest: str, ent: Entities, vocab: Vocabulary) -> None:
     ent.state = states.pop() if len(states) == 1 else ("any" if states else None)
     metrics = _found(rest, METRICS)
     ent.metric = metrics[0][1] if metrics else None
+    rail_scope(rest, ent, vocab)

@@ -33,7 +33,7 @@ from netopsai.store import tables as m
 from netopsai.store.network import network_clock
 from netopsai.timewin import as_utc, iso
 
-ROLES = ("host", "tor", "leaf", "spine", "superspine", "border", "dci")
+ROLES = ("host", "gpu_host", "tor", "leaf", "spine", "superspine", "border", "dci")
 ROLE_ALIASES = {"tor": "leaf"}  # the inventory calls ToRs leafs
 
 
@@ -123,7 +123,10 @@ class StoreInventory:
         t = m.Device.__table__.c  # type: ignore[attr-defined]  # plain rows: ORM objects cost ~10x
         q = _in_place(core_select(*t).order_by(t.name), t, site, pod)
         role = canonical_role(role)
-        q = q.where(t.role == role) if role else q.where(t.role != "host")
+        if role:
+            q = q.where(t.role == role)
+        else:  # network devices; a name pattern may name GPU hosts (a job's hosts)
+            q = q.where(t.role != "host") if name else q.where(t.role.not_in(HOST_ROLES))
         if name:
             q = q.where(t.name.like(_glob(name), escape="\\"))
         with self._s() as s:
