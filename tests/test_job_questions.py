@@ -124,6 +124,14 @@ def test_a_fault_elsewhere_is_not_the_jobs(tmp_path: Path) -> None:
     assert result["root_cause"]["label"] == "none", result["answer"][:600]
 
 
+@pytest.mark.parametrize("kind", ["nic_flap", "rail_link_down"])
+def test_a_fault_on_a_neighbour_of_the_jobs_leaf_is_not_the_jobs(tmp_path: Path, kind: str) -> None:
+    """dc1-gpu1-014 shares rail 2's leaf with the job's hosts but is not in the job: the leaf's
+    port to it flapping or down is that host's trouble, not the job's (a held-out arena miss)."""
+    result = ask(tmp_path, [{"kind": kind, "target": {"link": "dc1-gpu1-014:mlx5_2"}}])
+    assert result["root_cause"]["label"] == "none", result["answer"][:600]
+
+
 def test_an_unknown_job_is_said(tmp_path: Path) -> None:
     result = ask(tmp_path, [], "job 4712 hit an NCCL timeout")
     assert result["root_cause"]["label"] == "inconclusive"

@@ -3,6 +3,7 @@ the reads over a job's hosts and rail leaves, each finding cited to the evidence
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import median
@@ -40,6 +41,15 @@ class Reads:
     def host_ports(self) -> set[tuple[str, str]]:
         """Leaf ports facing a host of the pod (the others are the leaf's uplinks)."""
         return {(r["tor"], r["tor_interface"]) for r in self.attach if r.get("tor")}
+
+    def concerns_job(self, device: str, port: str) -> bool:
+        """A port the job's traffic uses: its hosts' NICs, and their leaves' uplinks and ports
+        to them; not a leaf's port to a host outside the job (that host's trouble, not the job's)."""
+        if device in self.hosts:
+            return True
+        host = next((r["name"] for r in self.attach
+                     if (r.get("tor"), r.get("tor_interface")) == (device, port)), None)
+        return host is None or host in self.hosts
 
     def behind(self, leaf: str) -> list[str]:
         return sorted({r["name"] for r in self.attach if r.get("tor") == leaf
@@ -117,7 +127,8 @@ def pfc_storm(x: Reads) -> list[Hit]:
 
 
 def flapping(x: Reads) -> list[Hit]:
-    rows = [r for r in x.rows("status") if r["flaps"] >= 2]
+    rows = [r for r in x.rows("status") if r["flaps"] >= 2
+            and x.concerns_job(r["device"], r["interface"])]
     rows.sort(key=lambda r: (r["device"] not in x.hosts, -r["flaps"]))
     if not rows:
         return []
@@ -127,7 +138,8 @@ def flapping(x: Reads) -> list[Hit]:
     more = [Finding(f"{r['device']} {r['interface']} had {rt['total']:.0f} RoCE retransmits and "
                     f"{rt['out_of_sequence']:.0f} out-of-sequence packets (lost in flight at each "
                     "drop)", x.cite("retransmits"))] if rt else []
-    alarm = next((a for a in x.rows("alarms") if a["kind"] == "LINK_FLAP"), None)
+    alarm = next((a for a in x.rows("alarms") if a["kind"] == "LINK_FLAP"
+                  and a["device"] in (r["device"], _peer(x, r))), None)
     if alarm:
         more.append(Finding(f"{alarm['device']} {alarm.get('interface')} raised LINK_FLAP at "
                             f"{alarm['raised_at']}", x.cite("alarms")))
@@ -141,8 +153,21 @@ def flapping(x: Reads) -> list[Hit]:
                 0.85, _first(r), more)]
 
 
+def _peer(x: Reads, row: dict[str, Any]) -> str | None:
+    """The rail leaf across a host NIC's link (NIC k is on the leaf of rail k), or the host
+    across a leaf port's."""
+    nic = re.fullmatch(r"mlx5_(\d+)", str(row["interface"]))
+    for a in x.attach:
+        if nic and a["name"] == row["device"] and f"rail{nic.group(1)}-" in str(a.get("tor")):
+            return a.get("tor")
+        if (a.get("tor"), a.get("tor_interface")) == (row["device"], row["interface"]):
+            return str(a["name"])
+    return None
+
+
 def link_down(x: Reads) -> list[Hit]:
-    rows = [r for r in x.rows("status") if r["state_at_end"] == "down" and r["flaps"] < 2]
+    rows = [r for r in x.rows("status") if r["state_at_end"] == "down" and r["flaps"] < 2
+            and x.concerns_job(r["device"], r["interface"])]
     rows.sort(key=lambda r: r["device"] not in x.hosts)
     if not rows:
         return []
