@@ -159,9 +159,12 @@ def test_the_status_timeline_reads_in_the_network_zone_from_tokyo(browser: Brows
             expect(pg.locator("#chat-clock")).to_contain_text("network clock", timeout=30_000)
             ask(pg, "port link status on dc1-leaf-03 in the last 1h")
             lead = pg.locator("#chat .message-content").filter(has_text="Window:").last.inner_text()
-            found = re.search(r"(\d{4}-\d\d-\d\d) \d\d:\d\d–(\d\d:\d\d) UTC", lead)
+            # "2026-11-25 20:10–21:10 UTC", or across midnight "2026-11-25 23:20 – 2026-11-26 00:20 UTC"
+            found = re.search(r"(\d{4}-\d\d-\d\d) \d\d:\d\d ?– ?(\d{4}-\d\d-\d\d )?(\d\d:\d\d) UTC",
+                              lead)
             assert found, lead
-            end = datetime.fromisoformat(f"{found.group(1)} {found.group(2)}")
+            day = (found.group(2) or found.group(1)).strip()
+            end = datetime.fromisoformat(f"{day} {found.group(3)}")
             # an hour (or half hour) inside the window: a tick at every spacing the plot picks
             inside = end.replace(minute=0) - timedelta(minutes=0 if end.minute >= 10 else 30)
             plot = pg.locator("#status-plot")
