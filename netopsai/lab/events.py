@@ -6,7 +6,7 @@ same whether it is the cause or a red herring.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 LINK_CATEGORY = {"host": "link", "fabric": "link", "backbone": "backbone", "dci": "dci"}
@@ -55,3 +55,17 @@ def transitions(link: dict[str, Any], at: datetime, state: str, reason: str) -> 
     """Oper-status transitions on both ends of a link."""
     return [{"device": link[f"{end}_device"], "interface": link[f"{end}_interface"], "at": at,
              "state": state, "reason": reason} for end in ("a", "b")]
+
+
+def flap_events(d: dict[str, Any], t0: datetime, now: datetime, count: int,
+                longest_down_s: float) -> list[dict[str, Any]]:
+    """`count` down/up transitions of a link's both ends spread from t0 to now, each down for
+    at most `longest_down_s` (a flapping port's carrier, as the lab records it)."""
+    span = max((now - t0).total_seconds(), 60.0)
+    events: list[dict[str, Any]] = []
+    for i in range(count):
+        down = t0 + timedelta(seconds=span * i / count)
+        events += transitions(d, down, "down", "flap")
+        events += transitions(d, down + timedelta(seconds=min(longest_down_s, span / count / 2)),
+                              "up", "flap")
+    return events

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from netopsai.errors import NetopsError
-from netopsai.lab.events import alarm, link_down_alarms, transitions
+from netopsai.lab.events import alarm, flap_events, link_down_alarms
 from netopsai.lab.faults import LOSS, Injector, Resolved, link_dict
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert
@@ -58,14 +58,8 @@ def dci_link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -
 def link_flap(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.link
     count = int(p.get("count", 6))
-    span = max((inj.now - t0).total_seconds(), 60.0)
     d = link_dict(r.link)
-    events = []
-    for i in range(count):
-        down = t0 + timedelta(seconds=span * i / count)
-        events += transitions(d, down, "down", "flap")
-        events += transitions(d, down + timedelta(seconds=min(30.0, span / count / 2)), "up", "flap")
-    bulk_insert(inj.s, m.InterfaceEvent, events)
+    bulk_insert(inj.s, m.InterfaceEvent, flap_events(d, t0, inj.now, count, 30.0))
     bulk_insert(inj.s, m.Alarm, link_down_alarms(d, inj.sites_of(r.link), t0, impact="degraded",
                                                  kind="LINK_FLAP"))
     inj.fault_row("link_flap", t0, r, loss_pct=LOSS["link_flap"], count=count)

@@ -19,14 +19,14 @@ wrong, in every data source the tools read.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 from sqlmodel import Session, select
 
 from netopsai.errors import NetopsError
-from netopsai.lab.events import alarm, link_down_alarms, transitions
+from netopsai.lab.events import alarm, flap_events, link_down_alarms
 from netopsai.lab.faults import Injector, Resolved, link_dict
 from netopsai.lab.roce_metrics import key
 from netopsai.store import tables as m
@@ -53,14 +53,8 @@ def _roles(s: Session, *names: str) -> dict[str, m.Device]:
 def nic_flap(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.link
     count = int(p.get("count", 8))
-    span = max((inj.now - t0).total_seconds(), 60.0)
     d = link_dict(r.link)
-    events = []
-    for i in range(count):
-        down = t0 + timedelta(seconds=span * i / count)
-        events += transitions(d, down, "down", "flap")
-        events += transitions(d, down + timedelta(seconds=min(20.0, span / count / 2)), "up", "flap")
-    bulk_insert(inj.s, m.InterfaceEvent, events)
+    bulk_insert(inj.s, m.InterfaceEvent, flap_events(d, t0, inj.now, count, 20.0))
     host, nic = (r.link.a_device, r.link.a_interface)
     leaf, leaf_if = r.link.b_device, r.link.b_interface
     bulk_insert(inj.s, m.Alarm, link_down_alarms(d, inj.sites_of(r.link), t0, impact="degraded",
