@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 from sqlalchemy import Engine, func, select
@@ -214,6 +214,17 @@ def test_db_prune_command(tmp_path: Path) -> None:
     assert "retention.raw_events_days" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
 
+def read_until(stream: IO[str] | None, marker: str, what: str) -> str:
+    """A service's output up to the line holding `marker` (the service ending first fails)."""
+    assert stream is not None
+    seen = ""
+    while marker not in seen:
+        line = stream.readline()
+        assert line, f"{what} ended before saying {marker!r}: {seen}"
+        seen += line
+    return seen
+
+
 def test_ingest_prunes_while_it_runs(tmp_path: Path) -> None:
     """The long-running service prunes at start (then hourly): the 40-day-old raw event goes,
     and the service says so and keeps receiving."""
@@ -228,12 +239,7 @@ def test_ingest_prunes_while_it_runs(tmp_path: Path) -> None:
     watchdog = threading.Timer(120, proc.kill)
     watchdog.start()
     try:
-        assert proc.stdout is not None
-        seen = ""
-        while "prune: raw events: removed 1 before" not in seen:
-            line = proc.stdout.readline()
-            assert line, f"ingest ended: {seen} {proc.stderr.read() if proc.stderr else ''}"
-            seen += line
+        seen = read_until(proc.stdout, "prune: raw events: removed 1 before", "ingest")
         assert count(engine, m.RawEvent) == 1
         assert "5-minute counter samples" not in seen  # NETOPSAI_RETENTION_SAMPLES_DAYS won over the default
     finally:
@@ -294,12 +300,7 @@ def test_poll_prunes_after_its_first_round(snmpsim: SnmpSim, tmp_path: Path) -> 
     watchdog = threading.Timer(120, proc.kill)
     watchdog.start()
     try:
-        assert proc.stderr is not None
-        said = ""
-        while "prune: raw events: removed 1 before" not in said:
-            line = proc.stderr.readline()
-            assert line, f"poll ended: {said}"
-            said += line
+        said = read_until(proc.stderr, "prune: raw events: removed 1 before", "poll")
         assert "5-minute counter samples: removed" in said  # fill()'s are 5 days past 14 days
         with Session(engine) as s:
             polled = s.execute(select(m.Device.name).where(m.Device.name == "gen-cli")).scalar_one()
