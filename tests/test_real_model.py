@@ -55,3 +55,19 @@ def test_a_real_small_model_never_makes_the_answer_worse(backends: Any, model_ur
     Path("test-artifacts").mkdir(exist_ok=True)  # what the model contributed, for the record
     with open("test-artifacts/real-model-answers.md", "a", encoding="utf-8") as f:
         f.write(f"## {question}\n\n{r['answer']}\n\n")
+
+
+def test_a_real_small_model_keeps_the_job_diagnosis(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     model_url: str) -> None:
+    """A job question on the AI lab: the model plans what it plans, the culprit stays the
+    offline planner's (a PFC storm on the job's NIC)."""
+    from tests.test_job_llm import QUESTION, culprit, storm_lab
+
+    monkeypatch.setenv("NETOPSAI_HOME", str(tmp_path / "home"))
+    b = storm_lab(tmp_path)
+    offline = Copilot(b).answer(QUESTION, "offline")
+    r = Copilot(b, llm=_model(model_url)).answer(QUESTION, "real-model-job")
+    assert r["llm_calls"] >= 1 and r["tokens"]["prompt"] > 0
+    assert culprit(r) == culprit(offline) == ("link.pfc_storm", "dc1-gpu1-010", "mlx5_2")
+    assert validate_citations(r["answer"], {e["id"] for e in r["evidence"]}) == []
+    assert {e["tool"] for e in offline["evidence"]} <= {e["tool"] for e in r["evidence"]}
