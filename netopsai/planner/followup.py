@@ -58,7 +58,7 @@ def merge(intent: str, ent: Entities, prev: Entities, prev_intent: str, rest: st
             m.sites = [s for s in ent.sites if s not in covered]
             notes += n1
         else:
-            for name in ("ips", "cidrs", "devices", "endpoints", "sites", "pods", "tickets"):
+            for name in ("ips", "cidrs", "devices", "endpoints", "sites", "pods", "tickets", "jobs"):
                 setattr(m, name, list(getattr(prev, name)))  # copies: the previous turn stays as it was
             m.interfaces = ent.interfaces or list(prev.interfaces)
         m.roles = ent.roles or list(prev.roles)

@@ -17,7 +17,8 @@ from netopsai.planner.anchors import ChangeStart, LastSeen, resolve_window
 from netopsai.planner.calls import METRIC_INTENTS, ToolCall, build_calls
 from netopsai.planner.entities import Entities, Vocabulary, extract
 from netopsai.planner.followup import is_follow_up, merge
-from netopsai.planner.jobs import find_job, gpu_symptom, job_calls
+from netopsai.planner.job_thread import follows_job, job_follow_up, job_lookup
+from netopsai.planner.jobs import JOB_INTENT, find_job, gpu_symptom, job_calls
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -60,8 +61,9 @@ OWNER = _rx(r"\bwho (?:owns|has|is)\b|\bowner\b|\bwhose\b|\bbelongs?\b|\bassigne
             r"server|box)\b|\bwhat is\b|\bwhat's\b|\blook ?up\b|\bfind\b|\bwhere is\b")
 DETAIL = _rx(r"\bdetails?\b|\btell me about\b|\binfo\w*|\bshow me\b|\bdescribe\b|\bwhat is\b|\bwhat's\b"
              r"|\bmodel\b|\bversion\b|\bvendor\b|\buptime\b|\bstatus of\b|\bis .* (?:up|down)\b|\bwhere is\b")
-ACTION = _rx(r"^\s*(?:please\s+)?(?:restart|reboot|reload|shut(?:down)?|no shut|bounce|disable|enable|"
-             r"configure|apply|push|roll ?back|clear|delete|remove|set|fix)\b")
+ACTION = _rx(r"^\s*(?:(?:and|then|now|so|ok(?:ay)?)\s+)?(?:please\s+)?(?:restart|reset|drain|reboot"
+             r"|reload|shut(?:down)?|no shut|bounce|disable|enable|configure|apply|push|roll ?back|clear"
+             r"|delete|remove|set|fix)\b")
 HELP_ASK = _rx(r"^\s*(?:help|\?|what can you do|what do you know|usage)\W*$")
 HELP = ("Offline, I can answer: inventory (\"list the PoDs of {site} with their segments\", "
         "\"who owns {ip}?\", \"upstream switch of {host}\", \"neighbours of {spine}\", "
@@ -227,9 +229,13 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
     job = find_job(question, vocab.meta)  # "job 4711 …", "NCCL timeouts on gpu-[001-064]"
     ent, rest, notes = extract(job.text if job else question, vocab, clock, hints,
                                zone=(previous.zone if previous and previous.zone else zone))
+    if job is not None and follows_job(question, job, previous_intent):
+        job.symptom = True
     if job is not None or gpu_symptom(question, ent.devices, vocab.meta):
         intent, calls, more = job_calls(job, ent)
         return Plan(intent, calls, ent, _sentences(notes + more))
+    if looked_up := job_lookup(question, ent, vocab.meta):
+        return Plan(*looked_up, ent, _sentences(notes))
     intent, recipe, strong = _classify(_Q(ent, rest, vocab))
     said = intent if strong else "unknown"
     inherited = not (ent.ips or ent.devices or ent.invalid or ent.unknown)  # "there" = before
@@ -237,6 +243,9 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
             question, rest, ent, said):
         intent, ent, more = merge(said, ent, previous, previous_intent or "", rest, vocab)
         notes += more
+        if intent == JOB_INTENT and not (ACTION.search(question) or HELP_ASK.search(question)):
+            intent, calls, more = job_follow_up(ent, rest)
+            return Plan(intent, calls, ent, _sentences(notes + more))
         q = _Q(ent, rest, vocab, path=inherited and len(previous.endpoints) >= 2)
         found = _recipe(q)
         if found is None and q.on_path and intent in ("alarms", "changes"):
