@@ -9,14 +9,17 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 import pandas as pd
 
+from netopsai.ui.gradio.alarms import store_of
 from netopsai.ui.gradio.device import (
     NEIGHBOUR_COLUMNS,
     WINDOWS,
     DevicePage,
     device_names,
     device_page,
+    when,
     zone_info,
 )
+from netopsai.ui.gradio.device_snapshots import snapshot_panel
 from netopsai.ui.gradio.shell import BROWSER_ZONE, DEVICE, Shell, query_param, recolour
 from netopsai.ui.gradio.views import for_browser, port_colours
 
@@ -55,7 +58,7 @@ WIDTHS = {
     "device-cases": [5, 22, 7, 6, 11, 20, 29],
     "device-changes": [9, 13, 13, 7, 34, 14, 10],
     "device-events": [14, 12, 9, 16, 49],
-    "device-snapshots": [13, 6, 7, 16, 5, 5, 33, 15],
+    "device-snapshots": [4, 14, 5, 6, 14, 5, 5, 33, 14],
 }
 
 
@@ -87,8 +90,9 @@ def _table(elem_id: str, height: int = 320) -> gr.Dataframe:
                         show_row_numbers=False, column_widths=[f"{w}%" for w in WIDTHS[elem_id]])
 
 
-def _body(zone: str) -> list[Any]:
-    """The panels under the picker, in _outputs' order after the status line."""
+def _body(zone: str, backends: Any, picker: gr.Dropdown) -> list[Any]:
+    """The panels under the picker, in _outputs' order after the status line (the opened
+    snapshot under its table is device_snapshots')."""
     with gr.Column(visible=False, elem_id="device-body") as body:
         facts = gr.HTML(elem_id="device-facts")
         interfaces = _table("device-interfaces", 420)
@@ -103,6 +107,7 @@ def _body(zone: str) -> list[Any]:
         changes = _table("device-changes")
         events = _table("device-events")
         snapshots = _table("device-snapshots")
+        snapshot_panel(store_of(backends), lambda v: when(v, zone_info(backends.zone)), snapshots, picker)
     return [body, facts, interfaces, neighbours, timeline, alarms, cases, changes, events, snapshots]
 
 
@@ -150,7 +155,7 @@ def device_tab(shell: Shell) -> None:
                              scale=1, elem_id="device-window")
         refresh = gr.Button("Refresh", scale=0, elem_id="device-refresh")
     status = gr.HTML(_status_html(device_page(backends, "")), elem_id="device-status")
-    outputs = [status, *_body(zone)]
+    outputs = [status, *_body(zone, backends, picker)]
     browser_zone = gr.Textbox(visible=False, elem_id="device-browser-zone")
     colours = gr.State({})  # the timeline's color_map, set after its value (port_colours)
     ev = _Events(shell, picker, outputs)
