@@ -20,7 +20,7 @@ from netopsai.lab.events import alarm, link_down_alarms, transitions
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab
 from netopsai.lab.scenario import Scenario
-from netopsai.reliability.digest import digest_text
+from netopsai.reliability.digest import digest_blocks, digest_text
 from netopsai.reliability.export import as_text_rows, read_csv, to_csv, to_json
 from netopsai.reliability.model import TABLES, percentile
 from netopsai.reliability.run import reliability_report
@@ -219,8 +219,11 @@ def test_weekly_digest_posts_once(store: tuple[Path, Engine], tmp_path: Path,
     done = run_cli(home, "report", "reliability", "--window", "1d", "--slack")  # Slack gone now
     assert done.returncode == 2 and done.stderr.startswith("error: cannot reach Slack at")
     assert len(posts) == 1 and posts[0]["channel"] == "C-WEEKLY"
-    assert posts[0]["text"] == digest_text(reliability_report(store[1], "1d", "site"))
-    assert "`dc1` 90" in posts[0]["text"] and "`dc2` 32" in posts[0]["text"]
+    rep = reliability_report(store[1], "1d", "site")
+    assert posts[0]["text"] == digest_text(rep) and "Bad minutes: dc1 90, dc2 32" in posts[0]["text"]
+    assert posts[0]["blocks"] == digest_blocks(rep)  # sent as Block Kit JSON, whole
+    shown = [b["text"]["text"] for b in posts[0]["blocks"] if b["type"] == "section"]
+    assert "`dc1` *90* bad minutes" in shown[2] and "`dc2` *32* bad minutes" in shown[3]
 
 
 def test_web_views(store: tuple[Path, Engine]) -> None:
