@@ -22,8 +22,9 @@ TICKED = "leaf`*bold*`_x_"
 
 
 def report(scopes: int, offenders: int) -> Report:
-    ttr = [{"category": c, "stage": s, "cases": 5, "of": 7, "p50_min": 12.0, "p90_min": 40.5}
-           for c in ("link", "all") for s in ("acknowledged", "mitigated", "closed")]
+    ttr: list[dict[str, Any]] = [
+        {"category": c, "stage": s, "cases": 5, "of": 7, "p50_min": 12.0, "p90_min": 40.5}
+        for c in ("link", "all") for s in ("acknowledged", "mitigated", "closed")]
     ttr[-1] = {**ttr[-1], "cases": 0, "p50_min": None, "p90_min": None}
     names = [PING, TICKED] + [f"dc{i // 8}-pod{i % 8}" for i in range(scopes - 2)]
     return Report(
