@@ -4,6 +4,7 @@ jobs run on <host>?" and "list the jobs" are look-ups in the job table; an actio
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 
 from netopsai.backends.lab import lab_backends
 from netopsai.evidence import validate_citations
-from netopsai.planner import Vocabulary, plan
+from netopsai.planner import Vocabulary, help_text, plan
 from netopsai.service import Copilot
 from tests.test_ai_fabric import CLOCK, new_ai_lab
 from tests.test_job_llm import QUESTION, culprit, storm_lab
@@ -88,3 +89,14 @@ def test_what_runs_on_a_switch_is_not_a_job_question(tmp_path: Path) -> None:
     b = lab_backends(new_ai_lab(tmp_path / "x.db"))
     p = plan("what runs on dc1-gpu1-rail2-leaf02", Vocabulary.from_inventory(b.inventory), CLOCK)
     assert p.intent != "inventory.jobs"
+
+
+def test_help_on_a_gpu_fabric_gives_job_examples_the_planner_answers(tmp_path: Path) -> None:
+    b = lab_backends(new_ai_lab(tmp_path / "x.db"))
+    vocab = Vocabulary.from_inventory(b.inventory)
+    text = help_text(vocab)
+    assert "NCCL timeouts on dc1-gpu1-[001-004]" in text
+    jobs = text.split("On the GPU fabric:", 1)[1]
+    for q in re.findall(r'"([^"]+)"', jobs):
+        p = plan(q.replace("<id>", "4711"), vocab, CLOCK)
+        assert p.intent != "unknown" and p.calls, q

@@ -5,6 +5,7 @@ rules.py is the offline planner (no LLM): `plan(question, vocab, clock, previous
 
 from netopsai.planner.calls import ToolCall
 from netopsai.planner.entities import Entities, Vocabulary
-from netopsai.planner.rules import RECIPES, Plan, help_text, plan
+from netopsai.planner.help import help_text
+from netopsai.planner.rules import RECIPES, Plan, plan
 
 __all__ = ["RECIPES", "Entities", "Plan", "ToolCall", "Vocabulary", "help_text", "plan"]

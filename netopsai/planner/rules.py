@@ -17,6 +17,7 @@ from netopsai.planner.anchors import ChangeStart, LastSeen, resolve_window
 from netopsai.planner.calls import METRIC_INTENTS, ToolCall, build_calls
 from netopsai.planner.entities import Entities, Vocabulary, extract
 from netopsai.planner.followup import is_follow_up, merge
+from netopsai.planner.help import ACTION, HELP_ASK, unknown_note
 from netopsai.planner.job_thread import follows_job, job_follow_up, job_lookup
 from netopsai.planner.jobs import JOB_INTENT, find_job, gpu_symptom, job_calls
 
@@ -61,35 +62,6 @@ OWNER = _rx(r"\bwho (?:owns|has|is)\b|\bowner\b|\bwhose\b|\bbelongs?\b|\bassigne
             r"server|box)\b|\bwhat is\b|\bwhat's\b|\blook ?up\b|\bfind\b|\bwhere is\b")
 DETAIL = _rx(r"\bdetails?\b|\btell me about\b|\binfo\w*|\bshow me\b|\bdescribe\b|\bwhat is\b|\bwhat's\b"
              r"|\bmodel\b|\bversion\b|\bvendor\b|\buptime\b|\bstatus of\b|\bis .* (?:up|down)\b|\bwhere is\b")
-ACTION = _rx(r"^\s*(?:(?:and|then|now|so|ok(?:ay)?)\s+)?(?:please\s+)?(?:restart|reset|drain|reboot"
-             r"|reload|shut(?:down)?|no shut|bounce|disable|enable|configure|apply|push|roll ?back|clear"
-             r"|delete|remove|set|fix)\b")
-HELP_ASK = _rx(r"^\s*(?:help|\?|what can you do|what do you know|usage)\W*$")
-HELP = ("Offline, I can answer: inventory (\"list the PoDs of {site} with their segments\", "
-        "\"who owns {ip}?\", \"upstream switch of {host}\", \"neighbours of {spine}\", "
-        "\"list the spines in {other}\", \"hosts in {pod}\"); alarms (\"any DCI/BBONE link alerts "
-        "in the last 3h?\", \"open alarms on {leaf}\"); telemetry (\"port link status across all "
-        "switches since 08:00\", \"top error ports in {site} today\", \"flapping links in the last "
-        "24h\", \"utilisation of the {site} spines\", \"rx power on {dci}\"); changes (\"what "
-        "changed on {spine} today\"); paths (\"trace {ip} to {ip2}\"); connectivity (\"{ip} to "
-        "{ip2} not communicating\", \"packet loss from {ip} to {ip2}\"); and follow-ups (\"and its "
-        "upstream switch?\", \"same for the last 24h\", \"what about {other}?\").")
-
-
-def help_text(vocab: Vocabulary) -> str:
-    """What the offline planner answers, with examples named from this inventory."""
-    def first(role: str, site: str | None = None) -> str:
-        names = vocab.named(role, site)
-        return names[0] if names else f"a {role}"
-    site = vocab.sites[0] if vocab.sites else "a site"
-    other = vocab.sites[-1] if vocab.sites else "another site"
-    host, host2 = first("host", site), first("host", other)
-    return HELP.format(site=site, other=other, host=host, spine=first("spine", site),
-                       leaf=first("leaf", site), dci=first("dci", other),
-                       pod=vocab.pods[0] if vocab.pods else "a PoD",
-                       ip=vocab.addresses.get(host, "10.0.0.1"), ip2=vocab.addresses.get(host2, "10.0.0.2"))
-
-
 RECIPES = {  # offline analyses the coder agent runs over the calls' evidence
     "top_per_pod": "rank the worst ports of each PoD from one telemetry call per PoD",
     "flaps_vs_changes": "line up flapping ports with change records on the same devices",
@@ -252,7 +224,7 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
             found = intent, f"path_{intent}"  # "and the reverse?" after alarms on a path
         intent, recipe = found if found else (intent, None)
     if ACTION.search(question) or HELP_ASK.search(question) or intent == "unknown":
-        return Plan("unknown", [], ent, _unknown_note(question, notes, vocab), None)
+        return Plan("unknown", [], ent, _sentences(unknown_note(question, notes, vocab)), None)
     notes += resolve_window(ent, intent, clock, change_start, last_seen)
     calls, more = _calls(intent, recipe, ent, vocab, rest)
     notes += more
@@ -306,16 +278,3 @@ def _port_calls(ent: Entities) -> list[ToolCall]:
                                    "window": w}),
             ToolCall("alarms", {"devices": [dev], "state": "any", "window": w}),
             ToolCall("metadata", {"query": "neighbors", "name": dev, "interface": port})]
-
-
-def _unknown_note(question: str, notes: list[str], vocab: Vocabulary) -> str:
-    """Why nothing was planned, what was understood, and what can be asked instead."""
-    if HELP_ASK.search(question):
-        return help_text(vocab)
-    if ACTION.search(question):
-        why = "netopsai is read-only and never changes a device; it can look things up instead"
-    elif not question.strip():
-        why = "the question is empty"
-    else:
-        why = "no rule of the offline planner (no LLM configured) matches this question"
-    return _sentences([f"I could not place this: {why}.", *notes, help_text(vocab)])
