@@ -7,7 +7,8 @@ and the command itself (`netopsai report reliability --format json`, start to ex
 
 The history is the lab's own (lab init --scale medium, then netopsai.reliability.simulate: the
 lab's noise spread over the days, lab faults across them, flap storms, acknowledgements and repair
-changes) in a temporary NETOPSAI_HOME; fixed seeds and a fixed lab clock keep runs comparable.
+changes, a periodic batch probe's history with unreachable streaks) in a temporary
+NETOPSAI_HOME; fixed seeds and a fixed lab clock keep runs comparable.
 Median of `--runs` per scope, each run a fresh read of the store (no cache is kept between runs).
 """
 
@@ -46,8 +47,23 @@ def build(home: Path, days: int, busy: float) -> tuple[Any, dict[str, float]]:
     d = Density()
     simulate(engine, days, per_day=Density(alarms=d.alarms * busy, changes=d.changes * busy,
                                            flaps=d.flaps * busy, faults=d.faults * busy,
-                                           storms=d.storms * busy))
+                                           storms=d.storms * busy,
+                                           probe_streaks=d.probe_streaks * busy))
     return engine, {"init_s": t1 - t0, "history_s": time.perf_counter() - t1}
+
+
+def probe_counts(engine: Any) -> tuple[int, int]:
+    """(probe rows, unreachable ones) in the simulated history."""
+    from sqlalchemy import func, select
+    from sqlmodel import Session
+
+    from netopsai.store.probes import ProbeResult
+
+    with Session(engine) as s:
+        rows = s.execute(select(func.count()).select_from(ProbeResult)).scalar_one()
+        bad = s.execute(select(func.count()).select_from(ProbeResult)
+                        .where(ProbeResult.status == "unreachable")).scalar_one()
+    return int(rows), int(bad)
 
 
 def measure(engine: Any, days: int, runs: int) -> dict[str, Any]:
@@ -61,7 +77,8 @@ def measure(engine: Any, days: int, runs: int) -> dict[str, Any]:
             rep = reliability_report(engine, f"{days}d", by)
             times.append(time.perf_counter() - t)
         out[by] = {"median_s": statistics.median(times), "max_s": max(times), "totals": rep.totals,
-                   "scopes": len(rep.scopes), "offenders": len(rep.offenders)}
+                   "scopes": len(rep.scopes), "offenders": len(rep.offenders),
+                   "probe_minutes": sum(r["probe_minutes"] for r in rep.scopes)}
     return out
 
 
@@ -84,6 +101,7 @@ def render(res: dict[str, Any], build_s: dict[str, float], a: argparse.Namespace
     days, runs = a.days, a.runs
     m = _machine()
     t = res["pod"]["totals"]  # the same history whatever the scope
+    rows, bad = res["probes"]["rows"], res["probes"]["unreachable"]
     lines = [
         f"## Reliability report — medium lab, {days} days of history", "",
         f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; `bench/bench_reliability.py --runs {runs} "
@@ -91,11 +109,15 @@ def render(res: dict[str, Any], build_s: dict[str, float], a: argparse.Namespace
         f"- Machine: {m['cpu']}, {m['cores']} logical cores, {m['ram']} RAM; Python {m['python']}, "
         f"SQLite {m['sqlite']}, {m['os']}; 1-min load average {load[0]:.2f} before, {load[1]:.2f} after",
         f"- History: {t['alarms']} alarms in {t['cases']} cases ({t['compression']:g} alarms per "
-        f"case), {t['bad_cases']} bad; built in {build_s['init_s']:.1f} s (lab init) + "
+        f"case), {t['bad_cases']} bad; {rows:,} recorded probes ({bad} unreachable, "
+        f"{res['probes']['minutes']:,} probe minutes by PoD); built in "
+        f"{build_s['init_s']:.1f} s (lab init) + "
         f"{build_s['history_s']:.1f} s (simulated history)", "",
         f"| report | median of {runs} | max | scopes | offenders | target |",
         "| --- | --- | --- | --- | --- | --- |"]
     for by, r in res.items():
+        if by == "probes":
+            continue
         if by == "cli":
             ok = "met" if r["median_s"] <= LIMIT_S else "MISSED"
             lines.append(f"| `netopsai report reliability --window {days}d --format json` (process) | "
@@ -121,6 +143,8 @@ def main() -> None:
         engine, build_s = build(home, a.days, a.busy)
         res = measure(engine, a.days, a.runs)
         res["cli"] = measure_cli(home, a.days, a.runs)
+        rows, bad = probe_counts(engine)
+        res["probes"] = {"rows": rows, "unreachable": bad, "minutes": res["pod"]["probe_minutes"]}
         body = render(res, build_s, a, (load0, os.getloadavg()[0]))
     finally:
         shutil.rmtree(home, ignore_errors=True)

@@ -1,5 +1,5 @@
 """`netopsai batch FILE [-o OUT] [--json] [--resume] [--concurrency N] [--source IP]
-[--summary FILE] [--engine local|ray [--address HOST:PORT]]`.
+[--summary FILE] [--engine local|ray [--address HOST:PORT]] [--record]`.
 
 Rows go to OUT (stdout without -o) in input order, each as soon as the pairs before it are done:
 CSV with a header, or JSON Lines with --json (one object per line, so a partial file is still
@@ -8,7 +8,10 @@ paths), unreachable or error. Bad lines, the progress bar (on a terminal only) a
 go to stderr, and the summary as JSON to --summary FILE. Exit codes as fping's: 0 every pair
 reachable, 1 some degraded, unreachable or not checkable, 2 with one line for bad input (no
 file, no valid line, a foreign file to resume); 130 after Ctrl-C, every finished row flushed.
-With --engine ray the pairs are traced on Ray (ray_engine.py): the same rows, byte for byte."""
+With --engine ray the pairs are traced on Ray (ray_engine.py): the same rows, byte for byte.
+With --record every pair's result of this run (not those --resume found) is also stored with the
+run's time (netopsai.store.probes), the probe history the reliability report counts; a run
+interrupted records nothing, and a store that cannot take the rows is one line, exit 2."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
+from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
@@ -32,6 +36,8 @@ from netopsai.batch.parse import Parsed, check_source, default_source, parse_inp
 from netopsai.batch.runner import BatchChecker
 from netopsai.errors import NetopsError
 from netopsai.ray_cluster import RayOptions
+from netopsai.store import probes
+from netopsai.timewin import iso
 from netopsai.words import count
 
 MAX_BAD_SHOWN = 20
@@ -43,14 +49,15 @@ BackendsFactory = Callable[[], Backends]
 def cli_main(engine: Engine, file: Path, *, out: Path | None = None, as_json: bool = False,
              resume: bool = False, concurrency: int = 8, source: str | None = None,
              processes: bool | None = None, backends: BackendsFactory | None = None,
-             summary: Path | None = None, ray: RayOptions | None = None) -> list[PairResult]:
+             summary: Path | None = None, ray: RayOptions | None = None,
+             record: bool = False) -> list[PairResult]:
     """Run the batch command; returns every result in OUT (earlier runs' included). `backends`
     builds the sources once the input is read (default: the configured ones over `engine`,
     netopsai.frontend), so a bad file is reported before a bad store or config. `ray`: trace
-    on Ray instead of local processes."""
+    on Ray instead of local processes. `record`: store this run's results (probe history)."""
     try:
         results = _main(engine, file, out, as_json, resume, concurrency, source, (processes, ray),
-                        backends or (lambda: _configured(engine)))
+                        backends or (lambda: _configured(engine)), record)
     except KeyboardInterrupt:  # before any pair ran (once they run, _main says how far it got)
         print("interrupted before any pair was checked", file=sys.stderr)
         raise SystemExit(130) from None
@@ -78,7 +85,7 @@ def _configured(engine: Engine) -> Backends:
 
 def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: bool,
           concurrency: int, source: str | None, how: tuple[bool | None, RayOptions | None],
-          make_backends: BackendsFactory) -> list[PairResult]:
+          make_backends: BackendsFactory, record: bool = False) -> list[PairResult]:
     if concurrency < 1:
         raise NetopsError(f"--concurrency must be at least 1, not {concurrency}")
     if resume and out is None:
@@ -89,6 +96,7 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
     if not parsed.pairs:
         why = f": {parsed.errors[0]}" if parsed.errors else " (it is empty or only comments)"
         raise NetopsError(f"no valid line to check in {file}{why}")
+    run_at = _recording(engine, backends) if record else None
     earlier = read_done(out, as_json) if resume and out is not None else []
     have = {(r.src, r.dst) for r in earlier}
     todo = [p for p in parsed.pairs if (p.src, p.dst) not in have]
@@ -116,7 +124,17 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
     first_error = next((f"line {r.line}: {r.error}" for r in everything if r.error), None)
     for line in summary_lines(summarize(everything), first_error):
         err.print(line)
+    if run_at is not None:
+        n = probes.record(engine, results, run_at, backends.inventory.ip_owner)
+        err.print(f"recorded {count(n, 'probe result')} at {iso(run_at)}")
     return everything
+
+
+def _recording(engine: Engine, backends: Backends) -> datetime:
+    """The run's time (the network's clock: the lab's for the lab), once the store is known to
+    take probe rows: a bad store is said before the run, not after an hour of tracing."""
+    probes.check_writable(engine)
+    return backends.inventory.clock()
 
 
 class _CtrlC:

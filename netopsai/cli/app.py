@@ -214,6 +214,9 @@ def batch_cmd(file: Annotated[Path, typer.Argument(help="IPs one per line, or CS
                   help="Also write the summary here, as JSON")] = None,
               engine: EngineOption = EngineName.local,
               address: AddressOption = None,
+              record: Annotated[bool, typer.Option(
+                  "--record", help="Also store each result with the run's time (probe history "
+                  "for the reliability report)")] = False,
               ) -> None:
     """Batch connectivity checks over a list of IPs or src,dst pairs. Rows in input order; exit
     0 when every pair is reachable, 1 when some are degraded, unreachable or errors, 2 for bad
@@ -223,7 +226,7 @@ def batch_cmd(file: Annotated[Path, typer.Argument(help="IPs one per line, or CS
     # checks trace through the configured paths backend (netopsai.frontend; the lab by default)
     results = cli_main(_engine(), file, out=out, as_json=as_json, resume=resume,
                        concurrency=concurrency, source=source, summary=summary,
-                       ray=ray_choice(engine, address))
+                       ray=ray_choice(engine, address), record=record)
     if any(r.status != "reachable" for r in results):
         raise typer.Exit(1)
 

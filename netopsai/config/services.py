@@ -48,6 +48,11 @@ class RetentionSettings(Section):
         "port up/down transitions (each port's latest is always kept: it is its state now)"))
     closed_alarms_days: int | None = Field(default=365, ge=1, description=(
         "alarms cleared this long ago, with their acknowledgements"))
+    # 35: the reliability report's default window is 30 days, and a calendar month's report
+    # (up to 31 days) run a few days late still finds all of its month's probes; a 1,000-pair
+    # run every 5 minutes is 288,000 rows a day, so a year would be ~100 M rows of little use
+    probes_days: int | None = Field(default=35, ge=1, description=(
+        "recorded batch probe results (`netopsai batch --record`)"))
     prune_every_minutes: int = Field(default=60, ge=0, description=(
         "how often ingest and poll prune while they run; 0 never"))
 
@@ -64,8 +69,9 @@ class RaySettings(Section):
 class ReliabilitySettings(Section):
     """What `netopsai report reliability` counts as a bad minute for a scope (a PoD, a site, a
     zone): a minute with an open case of these severities or impacts, a port losing at least
-    `loss_per_5min` packets (errors and discards) in a 5-minute sample, or a port flapping at
-    least `flap_transitions` times within `flap_window_minutes`."""
+    `loss_per_5min` packets (errors and discards) in a 5-minute sample, a port flapping at
+    least `flap_transitions` times within `flap_window_minutes`, or a recorded batch probe of
+    a pair with an end in the scope unreachable (for up to `probe_interval_minutes`)."""
 
     severities: list[str] = Field(default_factory=lambda: ["critical"], description=(
         "alarm severities whose open case makes its minutes bad"))
@@ -76,6 +82,9 @@ class ReliabilitySettings(Section):
         "(those 5 minutes are bad); null: loss is not counted"))
     flap_transitions: int = Field(default=3, ge=1)
     flap_window_minutes: int = Field(default=10, ge=1)
+    probe_interval_minutes: int = Field(default=5, ge=1, le=1440, description=(
+        "how long one unreachable probe counts as bad: until the pair's next probe, at most "
+        "this (the probe timer's interval); degraded probes are not counted"))
     digest_channel: str | None = Field(default=None, description=(
         "Slack channel for the weekly digest (opt-in: none sends nothing)"))
 

@@ -136,6 +136,35 @@ def _lossy(h: History) -> dict[str, list[Span]]:
     return out
 
 
+def _probe_span(h: History, start: datetime, end: datetime) -> Span | None:
+    """[start, end) in whole minutes of the window (at least one), None when none of it is in
+    the window: probes of one run share a time, so back-to-back probes every 5 minutes are 5
+    minutes each, not 6 by touching."""
+    w = h.window
+    s, e = max(start, w.start), min(end, w.end)
+    if e <= s:
+        return None
+    first = int((s - w.start).total_seconds()) // 60
+    return first, max(first + 1, int((e - w.start).total_seconds()) // 60)
+
+
+def _probes(h: History, cfg: ReliabilitySettings, by: str) -> dict[str, list[Span]]:
+    """scope -> spans in which a pair with an end in it was unreachable by a recorded probe:
+    from the probe until the pair's next probe, at most probe_interval_minutes (a probe stands
+    for the interval it was taken in; a pair no longer probed does not stay bad for ever)."""
+    cap = timedelta(minutes=cfg.probe_interval_minutes)
+    out: dict[str, list[Span]] = defaultdict(list)
+    for o in h.outages:
+        end = o.at + cap if o.next_at is None else min(o.next_at, o.at + cap)
+        if not (span := _probe_span(h, o.at, end)):
+            continue
+        where = (o.pods if by == "pod" else o.sites if by == "site"
+                 else {h.regions.get(site, site) for site in o.sites})
+        for scope in where:
+            out[scope].append(span)
+    return out
+
+
 def _device_scope(h: History, device: str, by: str) -> str | None:
     site, pod = h.places.get(device, (None, None))
     if by == "pod":
@@ -162,14 +191,18 @@ def bad_minutes(h: History, infos: list[CaseInfo], cfg: ReliabilitySettings,
             case_spans[name].append(span)  # type: ignore[arg-type]
             case_count[name] += 1
     flap_spans, loss_spans = _by_scope(h, _flapping(h, cfg), by), _by_scope(h, _lossy(h), by)
+    probe_spans = _probes(h, cfg, by)
     known = {"pod": set(h.pods), "site": set(h.regions), "zone": set(h.regions.values())}[by]
     window = _minutes(h.window.start, h.window.end)
     rows: list[dict[str, Any]] = []
-    for scope in sorted(known | set(case_spans) | set(flap_spans) | set(loss_spans)):
-        bad = _total(case_spans[scope] + flap_spans[scope] + loss_spans[scope])
+    for scope in sorted(known | set(case_spans) | set(flap_spans) | set(loss_spans)
+                        | set(probe_spans)):
+        # one minute bad for several reasons counts once: the union of every reason's spans
+        bad = _total(case_spans[scope] + flap_spans[scope] + loss_spans[scope] + probe_spans[scope])
         rows.append({"scope": scope, "bad_minutes": bad, "case_minutes": _total(case_spans[scope]),
                      "flap_minutes": _total(flap_spans[scope]),
-                     "loss_minutes": _total(loss_spans[scope]), "bad_cases": case_count[scope],
+                     "loss_minutes": _total(loss_spans[scope]),
+                     "probe_minutes": _total(probe_spans[scope]), "bad_cases": case_count[scope],
                      "bad_percent": round(100 * bad / window, 3) if window else 0.0})
     rows.sort(key=lambda r: (-r["bad_minutes"], r["scope"]))
     return rows

@@ -52,9 +52,16 @@ def definitions(cfg: ReliabilitySettings, by: str, tol_min: int) -> list[str]:
         f"({_loss(cfg)}), or changed state at least "
         f"{cfg.flap_transitions} times within {cfg.flap_window_minutes} minutes (flapping: the "
         f"port transitions the SNMP poller and the lab record), or the ingest's flap dampening "
-        f"raised LINK_FLAP on it (syslog and traps).",
-        "Not counted: periodic batch probes (an unreachable pair) — the store keeps no history "
-        "of them, so no minute is bad on their account.",
+        f"raised LINK_FLAP on it (syslog and traps), or a periodic batch probe (`netopsai batch "
+        f"--record`) found a pair with an end in it unreachable. A minute bad for several of "
+        f"these reasons counts once.",
+        f"Probe minutes (periodic batch probes, recorded by `netopsai batch --record` from a "
+        f"timer): an unreachable probe makes bad the minutes from its run until the "
+        f"pair's next probe, at most {cfg.probe_interval_minutes} minutes (probe_interval_minutes); "
+        f"an end is in a scope by the device, PoD and site its address had when the probe was "
+        f"recorded. Degraded probes (delivered, with a fault found on some paths) and probes "
+        f"that could not be checked (error) are not counted: the pair still got through, or "
+        f"nothing was learnt of it.",
         "Repeat offender: a device (a case's suggested root device), a link or an optic (a port "
         "with an optics alarm) that two or more cases of the window concern.",
         "Time to repair, from detection (the case's first alarm raised): acknowledged = the "

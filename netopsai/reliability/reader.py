@@ -1,6 +1,7 @@
 """What the reliability report reads from the store, in a handful of queries: the window's alarms
 (through the alarms reader, so rows look as the alarms tool's do), the acknowledgements of those
-alarms, the changes and port transitions in the window, and where each device sits."""
+alarms, the changes and port transitions in the window, the unreachable probes of recorded batch
+runs (store/probes.py), and where each device sits."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from sqlmodel import Session, col, or_, select
 from netopsai.store import acks as ack_store
 from netopsai.store import tables as m
 from netopsai.store.events import StoreEvents
+from netopsai.store.probes import Outage, unreachable
 from netopsai.timewin import Window, as_utc
 
 ACK_ACTIONS = ("ack", "silence")  # a silence is an acknowledgement too (store/acks.py)
@@ -33,6 +35,7 @@ class History:
     regions: dict[str, str] = field(default_factory=dict)  # site -> region (the zone)
     pods: dict[str, str] = field(default_factory=dict)  # pod -> site
     links: dict[int, str] = field(default_factory=dict)  # link id -> "a:if — b:if"
+    outages: list[Outage] = field(default_factory=list)  # unreachable probes reaching the window
 
 
 def _utc(t: Any) -> datetime | None:
@@ -49,6 +52,7 @@ def read_history(engine: Engine, window: Window, loss_per_5min: int | None = Non
         a["raised_at"], a["cleared_at"] = _utc(a["raised_at"]), _utc(a.get("cleared_at"))
         h.alarms.append(a)
     ack_store.ensure_table(engine)
+    h.outages = unreachable(engine, window)
     with Session(engine) as s:
         _read_acks(s, h)
         _read_changes(s, h)

@@ -22,9 +22,11 @@ from netopsai.lab.noise import noise_rows
 from netopsai.lab.scenario import Scenario
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert
+from netopsai.store.probes import ProbeResult
 
 FAULT_KINDS = ("link_down", "dci_link_down", "device_reboot", "optic_degraded",
                "crc_errors")
+PROBE_EVERY = timedelta(minutes=5)
 ONCALL = ["akumar", "jchen", "mrossi", "oadeyemi", "slee", "tnguyen"]
 
 
@@ -38,6 +40,9 @@ class Density:
     faults: float = 1.5
     storms: float = 0.3
     acked: float = 0.6  # share of noise alarms someone acknowledged
+    probe_pairs: int = 12  # pairs a timer probes every PROBE_EVERY (`netopsai batch --record`)
+    probe_streaks: float = 0.5  # runs of unreachable probes of one pair (5 to 60 minutes)
+    probe_degraded: float = 2  # single degraded probes (not bad minutes: the report ignores them)
 
 
 def simulate(engine: Engine, days: int = 30, seed: int = 11, per_day: Density = Density()) -> int:
@@ -67,6 +72,7 @@ def simulate(engine: Engine, days: int = 30, seed: int = 11, per_day: Density = 
         s.flush()
         _repairs(s, rng, clock)
         _acks(s, rng, per_day.acked)
+        _probes(s, rng, clock - timedelta(days=days), clock, per_day)
         touch(s)
         s.commit()
         return len(s.exec(select(m.Alarm.id)).all())
@@ -138,3 +144,28 @@ def _acks(s: Session, rng: random.Random, share: float) -> None:
         at = raised + timedelta(minutes=rng.randint(1, 30))
         if alarm_id not in acked and rng.random() < share and (cleared is None or at < cleared):
             s.add(m.AlarmAck(alarm_id=alarm_id or 0, action="ack", by=rng.choice(ONCALL), at=at))
+
+
+def _probes(s: Session, rng: random.Random, since: Any, clock: Any, per_day: Density) -> None:
+    """Host pairs across PoDs probed every PROBE_EVERY since `since`, reachable but for a few
+    streaks of unreachable probes and some single degraded ones; places as recorded."""
+    hosts = s.exec(select(m.HostAddress).where(col(m.HostAddress.pod).is_not(None))
+                   .order_by(m.HostAddress.ip)).all()
+    by_pod = {h.pod: h for h in hosts}  # one host per PoD: the pairs span PoDs and sites
+    ends = rng.sample(sorted(by_pod.values(), key=lambda h: h.ip), min(2 * per_day.probe_pairs,
+                                                                      len(by_pod)))
+    pairs = list(zip(ends[::2], ends[1::2], strict=False))
+    ticks = int((clock - since) / PROBE_EVERY)
+    odd: dict[tuple[int, int], str] = {}
+    days = ticks * PROBE_EVERY / timedelta(days=1)
+    for _ in range(int(days * per_day.probe_streaks)):
+        pair, first = rng.randrange(len(pairs)), rng.randrange(ticks)
+        for k in range(first, min(ticks, first + rng.randint(1, 12))):
+            odd[(pair, k)] = "unreachable"
+    for _ in range(int(days * per_day.probe_degraded)):
+        odd.setdefault((rng.randrange(len(pairs)), rng.randrange(ticks)), "degraded")
+    rows = [{"at": since + (k + 1) * PROBE_EVERY, "src": a.ip, "dst": b.ip,
+             "status": odd.get((i, k), "reachable"), "src_device": a.device,
+             "dst_device": b.device, "src_site": a.site, "src_pod": a.pod, "dst_site": b.site,
+             "dst_pod": b.pod} for i, (a, b) in enumerate(pairs) for k in range(ticks)]
+    bulk_insert(s, ProbeResult, rows)

@@ -35,7 +35,7 @@ def print_report(rep: Report, console: Console | None = None) -> None:
             f"{t['open_cases']} open; {t['window_minutes']} minutes in the window", markup=False)
     c.print(_table(f"bad minutes per {rep.by}", rep.scopes[:SCOPES_SHOWN],
                    ["scope", "bad_minutes", "bad_percent", "case_minutes", "flap_minutes",
-                    "loss_minutes", "bad_cases"]))
+                    "loss_minutes", "probe_minutes", "bad_cases"]))
     if len(rep.scopes) > SCOPES_SHOWN:
         c.print(f"({len(rep.scopes) - SCOPES_SHOWN} more scopes: --format csv lists all)")
     c.print(_table("repeat offenders (two or more cases)", rep.offenders,

@@ -26,6 +26,7 @@ from netopsai.config.network import RetentionSettings
 from netopsai.store import tables as m
 from netopsai.store.engine import get_meta, has_lab, set_meta
 from netopsai.store.figures import R, S, rollup_insert
+from netopsai.store.probes import ProbeResult
 from netopsai.timewin import as_utc
 
 ROLLED_THROUGH = "samples_rolled_through"  # Meta: every hour ending at or before it is rolled up
@@ -45,6 +46,7 @@ class PruneReport:
     interface_events: int = 0
     alarms: int = 0
     acks: int = 0
+    probes: int = 0
     dry: bool = False
     lab: bool = False  # the embedded lab: its history is the simulator's, on its own clock
     horizons: dict[str, datetime] = field(default_factory=dict)
@@ -96,6 +98,8 @@ def prune(engine: Engine, policy: RetentionSettings, now: datetime | None = None
         rep.interface_events = _delete(engine, _IFE, _superseded(t), dry)
     if (t := cut(policy.closed_alarms_days, "closed_alarms")) is not None:
         rep.alarms, rep.acks = _prune_alarms(engine, t, dry)
+    if (t := cut(policy.probes_days, "probes")) is not None:
+        rep.probes = _delete(engine, _PROBE, _PROBE.c.at < t, dry)
     return rep
 
 
@@ -162,6 +166,7 @@ def hour_end(at: datetime) -> datetime:
 # ---------------------------------------------------------------- the other tables
 
 _IFE = m.InterfaceEvent.__table__  # type: ignore[attr-defined]
+_PROBE = ProbeResult.__table__  # type: ignore[attr-defined]
 
 
 def _superseded(cut: datetime) -> ColumnElement[bool]:
@@ -272,7 +277,8 @@ def describe(rep: PruneReport) -> list[str]:
     for name, horizon, label in (("rollups", "rollups", "hourly roll-ups"),
                                  ("raw_events", "raw_events", "raw events"),
                                  ("interface_events", "interface_events", "port transitions"),
-                                 ("alarms", "closed_alarms", "closed alarms")):
+                                 ("alarms", "closed_alarms", "closed alarms"),
+                                 ("probes", "probes", "probe results")):
         count = getattr(rep, name)
         if count:
             extra = f" (and {rep.acks:,} acknowledgements)" if name == "alarms" and rep.acks else ""
