@@ -48,7 +48,8 @@ def offline_plan(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
 
     def read(question: str) -> Plan:
         return plan(question, tb.vocab(), clock, _entities(state), state.get("last_intent"), zone,
-                    lambda ent: latest_change(tb, ent, clock), lambda ent: last_seen(tb, ent, clock))
+                    lambda ent: latest_change(tb, ent, clock), lambda ent: last_seen(tb, ent, clock),
+                    lambda: tb.backends.inventory.jobs(None, None))
     p = read(state["question"])
     hint = state.get("window_hint")
     if hint and p.entities.window is None:  # the picker's window, read as if the question said it

@@ -18,8 +18,9 @@ from netopsai.planner.calls import METRIC_INTENTS, ToolCall, build_calls
 from netopsai.planner.entities import Entities, Vocabulary, extract
 from netopsai.planner.followup import is_follow_up, merge
 from netopsai.planner.help import ACTION, HELP_ASK, unknown_note
+from netopsai.planner.job_names import JobTable, named_job
 from netopsai.planner.job_thread import follows_job, job_follow_up, job_lookup
-from netopsai.planner.jobs import JOB_INTENT, find_job, gpu_symptom, job_calls
+from netopsai.planner.jobs import JOB_INTENT, SYMPTOM, JobAsk, find_job, gpu_symptom, job_calls
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -191,14 +192,23 @@ def _inventory_intent(q: _Q) -> tuple[str, None, bool]:
 
 def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities | None = None,
          previous_intent: str | None = None, zone: str = "UTC",
-         change_start: ChangeStart | None = None, last_seen: LastSeen | None = None) -> Plan:
+         change_start: ChangeStart | None = None, last_seen: LastSeen | None = None,
+         job_table: JobTable | None = None) -> Plan:
     """Map one question (and the previous turn, for follow-ups) to an intent and first calls.
     Clock times without a zone are in `zone` (the network's, or the thread's); `change_start`
     finds the change record "since the maintenance window" means: (ISO start, what it was);
-    `last_seen` the latest event of the question's devices (planner/anchors.py)."""
+    `last_seen` the latest event of the question's devices (planner/anchors.py); `job_table`
+    the job table's rows, for jobs named by name (planner/job_names.py)."""
     hints = (previous.sites + [vocab.meta[d]["site"] for d in previous.devices if d in vocab.meta]
              if previous else [])
+    named = named_job(question, job_table)  # "the llama-70b-pretrain job", "ml/bert-sweep"
+    if named is not None:
+        question = named.masked(question)
     job = find_job(question, vocab.meta)  # "job 4711 …", "NCCL timeouts on gpu-[001-064]"
+    if named is not None:
+        job = job or JobAsk(None, [], question, bool(SYMPTOM.search(question)))
+        job.job = named.id
+        job.problems += [named.note] if named.note else []
     ent, rest, notes = extract(job.text if job else question, vocab, clock, hints,
                                zone=(previous.zone if previous and previous.zone else zone))
     if job is not None and follows_job(question, job, previous_intent):
