@@ -52,8 +52,8 @@ def history_cmd() -> None:
 def prune_cmd(dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Count what would be removed; change nothing")] = False) -> None:
     """Apply config.yaml's `retention:` once: roll 5-minute counter samples past their days up
-    into hourly figures, then remove them, old roll-ups, raw events, port transitions and
-    closed alarms. ingest and poll also do this every `prune_every_minutes`."""
+    into hourly figures, then remove them, old roll-ups, raw events, port transitions, closed
+    alarms and recorded batch probes. ingest and poll also do this every `prune_every_minutes`."""
     from netopsai.config.load import load_netconfig
     from netopsai.frontend import store_engine
     from netopsai.store.retention import describe, prune
