@@ -245,6 +245,28 @@ def test_web_views(store: tuple[Path, Engine]) -> None:
     assert set(noise_map) == {"alarms per case"}
 
 
+def test_web_noise_and_window_read_in_the_network_zone(store: tuple[Path, Engine]) -> None:
+    """The six cases were first raised at 16:00, 21:00 (Mar 9), 00:00, 02:00, 07:00 (2 alarms)
+    and 11:30 UTC (13 alarms, the outage). Tokyo (UTC+9) lives all of them on Mar 10; New York
+    (UTC-4 since Mar 8) the first four on Mar 9. The report's own rows stay UTC (the exports);
+    the repeat offenders' case lists read on the network's clock too."""
+    from netopsai.ui.gradio.reliability import noise_frame, offenders_frame, summary
+
+    rep = reliability_report(store[1], "1d", "pod")
+    assert [r["alarms_per_case"] for r in rep.noise] == [1.0, 4.25]  # UTC: 2 cases, then 4
+
+    def per_day(zone: str) -> dict[str, float]:
+        frame = noise_frame(rep, zone)
+        return {f"{t:%m-%d}": v for t, v in zip(frame["time"], frame["alarms_per_case"], strict=True)}
+    assert per_day("Asia/Tokyo") == {"03-09": 0.0, "03-10": round(19 / 6, 2)}
+    assert per_day("America/New_York") == {"03-09": 1.0, "03-10": 7.5}
+    assert summary(rep, "America/New_York").startswith(
+        "**2026-03-09 08:00 EDT (12:00Z) .. 2026-03-10 08:00 EDT (12:00Z)** by pod")
+    ny = offenders_frame(rep, "America/New_York").set_index("name")["case_list"]
+    assert ny[REPEAT] == "C3 HIGH_CPU 2026-03-09 12:00; C6 DEVICE_UNREACHABLE 2026-03-09 22:00"
+    assert offenders_frame(rep)["case_list"].tolist() == [r["case_list"] for r in rep.offenders]
+
+
 def test_digest_timer_runs_the_command() -> None:
     """deploy/systemd: the weekly timer starts a oneshot that runs this command with --slack."""
     import shlex

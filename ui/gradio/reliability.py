@@ -1,15 +1,19 @@
 """The Reliability tab's views, pure over a Report (netopsai.reliability): the frames its plots
 draw (bad minutes per scope, the time-to-close distribution, alarms per case by day), its tables
-and its text. reliability_tab.py lays them out; nothing here reads the store."""
+and its text. reliability_tab.py lays them out; nothing here reads the store. Times read in the
+network's zone, as in the other tabs: the summary's window, and the days of the noise plot."""
 
 from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 
 import pandas as pd
 
 from netopsai.reliability.model import Report
+from netopsai.timewin import as_utc
+from netopsai.ui.gradio.timepick import local_time, zone_info
 
 WINDOWS = ["7d", "14d", "30d", "90d"]
 BUCKETS = [(15, "< 15 min"), (60, "15–60 min"), (240, "1–4 h"), (1440, "4–24 h"),
@@ -74,16 +78,48 @@ def ttr_frame(rep: Report) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["bucket", "cases", "category"])
 
 
-def noise_frame(rep: Report) -> pd.DataFrame:
-    rows = [{"time": pd.Timestamp(r["day"]), "alarms_per_case": r["alarms_per_case"],
-             "series": "alarms per case"} for r in rep.noise]
+def _at(value: str, zone: str) -> datetime:
+    """A report's ISO UTC time on the network's clock."""
+    return as_utc(datetime.fromisoformat(value.replace("Z", "+00:00"))).astimezone(zone_info(zone))
+
+
+def _day(value: str, zone: str) -> date:
+    return _at(value, zone).date()
+
+
+def noise_frame(rep: Report, zone: str = "UTC") -> pd.DataFrame:
+    """Alarms per case by day of the network's zone. The report's own noise rows count UTC days
+    (for the exports); here its cases are grouped by the network's day of their first alarm (a
+    case raised before the window counts on the window's first day), so the plot's days are the
+    days the on-call lived. `time` is that day's midnight as naive wall time (views.for_browser)."""
+    first, last = _day(rep.window["start"], zone), _day(rep.window["end"], zone)
+    days = {first + timedelta(days=i): [0, 0] for i in range((last - first).days + 1)}
+    for r in rep.cases:
+        counts = days.setdefault(max(_day(r["detected"], zone), first), [0, 0])
+        counts[0] += int(r["alarms"])
+        counts[1] += 1
+    rows = [{"time": pd.Timestamp(d), "alarms_per_case": round(a / c, 2) if c else 0.0,
+             "series": "alarms per case"} for d, (a, c) in sorted(days.items())]
     return pd.DataFrame(rows, columns=["time", "alarms_per_case", "series"])
 
 
-def summary(rep: Report) -> str:
+def offenders_frame(rep: Report, zone: str = "UTC") -> pd.DataFrame:
+    """The repeat offenders, each case listed as "C5 LINK_DOWN 2026-03-09 22:00" with the time
+    of its first alarm on the network's clock (the report's own case_list is UTC, for exports)."""
+    cases = {r["case"]: r for r in rep.cases}
+
+    def listed(ids: str) -> str:
+        return "; ".join(f"{c} {cases[c]['root_kind']} {_at(cases[c]['detected'], zone):%Y-%m-%d %H:%M}"
+                         if c in cases else c for c in ids.split())
+    rows = [{**r, "case_list": listed(str(r.get("case_ids", "")))} for r in rep.offenders]
+    return pd.DataFrame(rows, columns=OFFENDER_COLUMNS)
+
+
+def summary(rep: Report, zone: str = "UTC") -> str:
     t, w = rep.totals, rep.window
     worst = next((r for r in rep.scopes if r["bad_minutes"]), None)
-    text = (f"**{w['start']} .. {w['end']}** by {rep.by}: {t['alarms']} alarms in {t['cases']} "
+    span = " .. ".join(local_time(w[k], zone, seconds=False) for k in ("start", "end"))
+    text = (f"**{span}** by {rep.by}: {t['alarms']} alarms in {t['cases']} "
             f"cases ({t['compression']:g} alarms per case), {t['bad_cases']} bad, "
             f"{t['open_cases']} open.")
     if worst:
@@ -92,9 +128,11 @@ def summary(rep: Report) -> str:
     return text
 
 
-def view(rep: Report) -> ReliabilityView:
+def view(rep: Report, zone: str = "UTC") -> ReliabilityView:
+    """The tab's content, its times in the network's `zone`."""
     return ReliabilityView(
-        summary=summary(rep), scopes=scopes_frame(rep), ttr=ttr_frame(rep), noise=noise_frame(rep),
-        offenders=pd.DataFrame(rep.offenders, columns=OFFENDER_COLUMNS),
+        summary=summary(rep, zone), scopes=scopes_frame(rep), ttr=ttr_frame(rep),
+        noise=noise_frame(rep, zone),
+        offenders=offenders_frame(rep, zone),
         ttr_table=pd.DataFrame(rep.ttr, columns=TTR_COLUMNS),
         definitions="\n".join(f"- {html.escape(d)}" for d in rep.definitions))

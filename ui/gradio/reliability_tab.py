@@ -1,6 +1,9 @@
 """The Reliability tab: a window and a scope (PoD, site, zone), then the report's plots — bad
 minutes per scope, time to close, alarms per case by day — its tables, its definitions and
-CSV/JSON downloads. The report itself is netopsai.reliability's; the views are reliability.py."""
+CSV/JSON downloads. The report itself is netopsai.reliability's; the views are reliability.py.
+Its times read in the network's zone in any browser, as the other tabs'; a link
+`?tab=reliability&window=7d&by=site` opens it on that window and scope, and the address bar
+follows the window and scope picked."""
 
 from __future__ import annotations
 
@@ -21,7 +24,9 @@ from netopsai.reliability.model import SCOPES
 from netopsai.reliability.run import reliability_report
 from netopsai.ui.gradio import reliability as rv
 from netopsai.ui.gradio.alarms import store_of
-from netopsai.ui.gradio.shell import Shell, recolour
+from netopsai.ui.gradio.shell import BROWSER_ZONE, RELIABILITY, Shell, query_param, recolour
+from netopsai.ui.gradio.timepick import zone_info
+from netopsai.ui.gradio.views import for_browser
 
 
 def _settings() -> ReliabilitySettings:
@@ -36,22 +41,35 @@ def _settings() -> ReliabilitySettings:
 
 def reliability_tab(shell: Shell, tab: gr.Tab | None = None) -> None:
     """Read when `tab` is selected (not on every page load: a month of history takes a moment),
-    on Refresh and on a new window or scope."""
-    ui = _layout()
-    load = _Loader(shell)
+    on Refresh and on a new window or scope, and on a page load whose URL names the tab."""
+    zone = str(getattr(zone_info(shell.backends.zone), "key", None) or shell.backends.zone or "UTC")
+    ui = _layout(zone)
+    load = _Loader(shell, zone)
+    browser_zone = gr.Textbox(visible=False, elem_id="rel-browser-zone")
     colours = gr.State([])  # set after the plots' values: gradio redraws a legend on a new map
     outputs = [ui[k] for k in OUTPUTS] + [colours]
     plots = [ui["scopes"], ui["ttr"], ui["noise"]]
-    opened = tab.select if tab is not None else shell.app.load
-    gr.on([opened, ui["refresh"].click, ui["window"].change, ui["by"].change], load,
-          [ui["window"], ui["by"]], outputs).then(_legends, colours, plots)
+    picked = [ui["window"], ui["by"], browser_zone]
+    # user actions only (.input, not .change): the URL's load below sets the pickers itself
+    events = [ui["refresh"].click, ui["window"].input, ui["by"].input]
+    gr.on([tab.select, *events] if tab is not None else [shell.app.load, *events], load, picked,
+          outputs).then(_legends, colours, plots).then(None, picked[:2], None, js=RELIABILITY_URL)
+    shell.app.load(load.from_url, browser_zone, [shell.tabs, ui["window"], ui["by"], browser_zone,
+                                                 *outputs], js=BROWSER_ZONE).then(_legends, colours, plots)
+
+
+# the address bar names the tab, window and scope shown, so a reload or a pasted link opens them
+RELIABILITY_URL = """(win, by) => { const u = new URL(window.location.href); u.hash = '';
+  for (const k of ['thread', 'device']) u.searchParams.delete(k);
+  u.searchParams.set('tab', 'reliability'); u.searchParams.set('window', win || '30d');
+  u.searchParams.set('by', by || 'pod'); window.history.replaceState(null, '', u.toString()); }"""
 
 
 OUTPUTS = ["summary", "scopes", "ttr", "noise", "offenders", "ttr_table", "definitions", "csv",
            "json"]
 
 
-def _layout() -> dict[str, Any]:
+def _layout(zone: str) -> dict[str, Any]:
     ui: dict[str, Any] = {}
     with gr.Row(equal_height=True):
         ui["window"] = gr.Dropdown(rv.WINDOWS, value="30d", label="window (to the network's clock)",
@@ -67,9 +85,11 @@ def _layout() -> dict[str, Any]:
         ui["ttr"] = gr.BarPlot(x="bucket", y="cases", color="category", sort=rv.BUCKET_ORDER,
                                label="time to close per case (detected → closed)", elem_id="rel-ttr")
         ui["noise"] = gr.LinePlot(x="time", y="alarms_per_case", color="series",
-                                  label="noise: alarms per case by day (UTC)", elem_id="rel-noise")
-    ui["offenders"] = gr.Dataframe(label="repeat offenders (two or more cases)", interactive=False,
-                                   wrap=True, max_height=360, elem_id="rel-offenders")
+                                  label=f"noise: alarms per case by day ({zone})", x_title=f"day ({zone})",
+                                  elem_id="rel-noise")
+    ui["offenders"] = gr.Dataframe(label=f"repeat offenders (two or more cases; times in {zone})",
+                                   interactive=False, wrap=True, max_height=360,
+                                   column_widths=["8%", "22%", "7%", "63%"], elem_id="rel-offenders")
     ui["ttr_table"] = gr.Dataframe(label="time to repair: minutes from detection, p50/p90",
                                    interactive=False, max_height=360, elem_id="rel-ttr-table")
     with gr.Row():
@@ -89,20 +109,33 @@ class _Loader:
     in one folder per app, named by window and scope, each replaced whole (os.replace), so two
     people downloading at once never read a half-written file."""
 
-    def __init__(self, shell: Shell) -> None:
-        self.engine, self.zone, self.cfg = store_of(shell.backends), shell.backends.zone, _settings()
+    def __init__(self, shell: Shell, zone: str) -> None:
+        self.engine, self.zone, self.cfg = store_of(shell.backends), zone, _settings()
         self.folder = Path(tempfile.mkdtemp(prefix="netopsai-reliability-"))
 
-    def __call__(self, window: str, by: str) -> tuple[Any, ...]:
+    def __call__(self, window: str, by: str, browser_zone: str = "") -> tuple[Any, ...]:
         try:
             rep = reliability_report(self.engine, window or "30d", by or "pod", self.cfg, self.zone)
         except NetopsError as exc:
             return (html.escape(str(exc)), *(gr.skip() for _ in range(len(OUTPUTS))))
-        v = rv.view(rep)
+        v = rv.view(rep, self.zone)
         stem = re.sub(r"[^A-Za-z0-9]+", "_", f"reliability-{window}-{by}")
         files = [self._write(f"{stem}.csv", to_csv(rep)), self._write(f"{stem}.json", to_json(rep))]
-        return (v.summary, v.scopes, v.ttr, v.noise, v.offenders, v.ttr_table, v.definitions,
-                *files, v.colours())
+        return (v.summary, v.scopes, v.ttr, for_browser(v.noise, browser_zone), v.offenders,
+                v.ttr_table, v.definitions, *files, v.colours())
+
+    def from_url(self, browser_zone: str, request: gr.Request) -> tuple[Any, ...]:
+        """`?tab=reliability[&window=7d][&by=site]`: select the tab, set its pickers and read;
+        any other page load leaves every tab as it is and reads nothing."""
+        if query_param(request, "tab") != RELIABILITY:
+            return (gr.skip(), gr.skip(), gr.skip(), browser_zone,
+                    *(gr.skip() for _ in range(len(OUTPUTS) + 1)))
+        window = query_param(request, "window") or "30d"
+        by = query_param(request, "by") or "pod"
+        shown = self(window, by, browser_zone)
+        # an unknown scope is the summary's one line; the picker keeps a valid choice
+        return (gr.Tabs(selected=RELIABILITY), gr.update(value=window),
+                gr.update(value=by) if by in SCOPES else gr.skip(), browser_zone, *shown)
 
     def _write(self, name: str, text: str) -> str:
         tmp = self.folder / f".{name}.{os.getpid()}.{threading.get_ident()}"

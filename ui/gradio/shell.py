@@ -12,6 +12,7 @@ import gradio as gr
 from netopsai.backends.base import Backends
 
 CHAT, BATCH, ALARMS, DEVICE = "chat", "batch", "alarms", "device"  # tab ids
+RELIABILITY = "reliability"  # its tab id, and `?tab=reliability` opens it (reliability_tab)
 # a load event's js: the browser's zone, so plots can read in the network's hours (views.for_browser)
 BROWSER_ZONE = "(zone) => [Intl.DateTimeFormat().resolvedOptions().timeZone || '']"
 
