@@ -273,3 +273,54 @@ def test_a_mapped_hostlist_is_diagnosed(tmp_path: Path) -> None:
     assert (rc["label"], rc["device"], rc["interface"]) == ("link.down", HOST, "mlx5_2")
     assert "gpu-[009-012] read as dc1-gpu1-[009-012]" in result["answer"]
     assert _rails(result)["facts"]["rails"]["2"]["failing"] == 3
+
+
+@pytest.mark.parametrize("when,window,said,found", [
+    ("at 19:40", ("19:10", "19:50"), "30 minutes before to 10 minutes after 19:40 UTC (the time "
+                                     "the question gives; no job is named", True),
+    ("at 14:02", ("13:32", "14:12"), "30 minutes before to 10 minutes after 14:02 UTC", False),
+    ("at 19:55", ("19:25", "20:00"), "cut at now (20:00 UTC)", True),
+    ("since 13:30", ("13:30", "20:00"), "the window the question gave", True),
+])
+def test_hosts_without_a_job_follow_the_questions_time(tmp_path: Path, when: str,
+                                                       window: tuple[str, str], said: str,
+                                                       found: bool) -> None:
+    """No job named: the question's time places the window as it does for a job (the fault is
+    at 19:35; 14:02 is hours before it), not the last hour."""
+    result = ask(tmp_path, [{"kind": "rail_link_down", "target": {"link": f"{HOST}:mlx5_2"}}],
+                 f"NCCL timeouts on gpu-[009-012] {when}")
+    start, end = (f"2025-11-04T{t}:00Z" for t in window)
+    assert f"window read: {start} .. {end}: " in result["answer"] and said in result["answer"]
+    tel = [e for e in result["evidence"] if e["tool"] == "telemetry"]
+    assert tel and all(e["window"] == {"start": start, "end": end} for e in tel)
+    rc = result["root_cause"]
+    assert ((rc["label"], rc["device"]) == ("link.down", HOST)) == found, result["answer"][:600]
+
+
+@pytest.mark.parametrize("question,said", [
+    ("NCCL timeouts on gpu-[009-012] at 25:99",
+     "the last hour ('at 25:99' in the question is not a time that can be read, so it was not "
+     "used)"),
+    ("NCCL timeouts on gpu-[009-012] at 2025-11-05 10:00",
+     "the last hour ('at 2025-11-05 10:00' in the question is in the future, so it was not "
+     "used)"),
+    ("job 4711 hit an NCCL timeout at 25:99",
+     "job 4711's whole run, from its start at 17:00 UTC to 20:00 UTC ('at 25:99' in the "
+     "question is not a time that can be read, so it was not used)"),
+])
+def test_a_time_that_cannot_be_used_is_said(tmp_path: Path, question: str, said: str) -> None:
+    result = ask(tmp_path, [], question)
+    assert f": {said} [" in result["answer"], result["answer"][:1200]
+
+
+def test_a_host_nics_storm_is_dated_by_its_leafs_watchdog(tmp_path: Path) -> None:
+    """HOST's NIC storms: the PFC watchdog fires on the rail leaf's port facing it (the host
+    raises nothing); Since cites that alarm and the link that says it faces the NIC."""
+    result = ask(tmp_path, [{"kind": "pfc_storm", "target": {"interface": f"{HOST}:mlx5_2"}}])
+    since = next(ln for ln in result["answer"].splitlines() if "**Since:**" in ln)
+    assert f"2025-11-04T19:35:00Z, when the PFC watchdog on {LEAF} Ethernet2, facing {HOST} " \
+           "mlx5_2 fired" in since
+    cited = [e for e in result["evidence"] if f"[{e['id']}]" in since]
+    assert {e["tool"] for e in cited} == {"alarms", "metadata"}
+    assert any(r["kind"] == "PFC_WATCHDOG" and (r["device"], r["interface"]) == (LEAF, "Ethernet2")
+               for e in cited if e["tool"] == "alarms" for r in e["rows"])

@@ -72,7 +72,8 @@ def test_pfc_storm_named_by_device_and_flow_questions(storm: Engine, question: s
     assert r["root_cause"]["label"] == "link.pfc_storm", r["answer"]
     assert (r["root_cause"]["device"], r["root_cause"]["interface"]) == (HOST, "mlx5_2")
     assert cited(r, "telemetry", metric="pfc"), "the storm is read from the PFC counters"
-    assert "pause frames" in r["answer"] and "PFC watchdog" not in r["answer"].split("####")[0]
+    verdict = r["answer"].split("\n- **")[0]  # named from the counters; the watchdog dates it
+    assert "pause frames" in verdict and "PFC watchdog" not in verdict
 
 
 @pytest.mark.parametrize("question", [f"what is wrong with {LEAF}?", FLOW])
@@ -128,3 +129,44 @@ def test_gpu_hosts_listed_apart_from_network_devices(tmp_path: Path) -> None:
     vocab = Vocabulary.from_inventory(b.inventory)
     assert vocab.meta[HOST]["role"] == "gpu_host"
     assert plan(f"what is wrong with {HOST}?", vocab, CLOCK).intent == "diagnose.device"
+
+
+def _since(r: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+    line = next(ln for ln in r["answer"].splitlines() if "**Since:**" in ln)
+    return line, [e for e in r["evidence"] if f"[{e['id']}]" in line]
+
+
+@pytest.mark.parametrize("question", [f"what is wrong with {HOST}?", FLOW])
+def test_a_host_nics_storm_is_dated_by_the_leaf_port_facing_it(storm: Engine,
+                                                               question: str) -> None:
+    """The host raises nothing; the rail leaf's watchdog fires on its port facing the NIC (found
+    through the link in the inventory): Since cites that alarm and that link."""
+    line, cited = _since(ask(storm, question))
+    assert f"2025-11-04T19:35:00Z, when the PFC watchdog on {LEAF} Ethernet2, facing {HOST} " \
+           "mlx5_2 fired" in line
+    assert any(a["kind"] == "PFC_WATCHDOG" and (a["device"], a["interface"]) == (LEAF, "Ethernet2")
+               for e in cited if e["tool"] == "alarms" for a in e["rows"])
+    assert any(e["tool"] == "metadata" and e["args"].get("query") == "neighbors" for e in cited)
+
+
+def test_without_a_watchdog_since_is_the_first_sample_at_storm_rate(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The leaf's watchdog is off (no alarm): Since is the first 5-minute sample in which the
+    NIC's pauses passed the storm threshold, cited with the read that shows the one before it
+    below the threshold (the storm began at 19:35)."""
+    from sqlmodel import Session, select
+
+    from netopsai.store import tables as m
+
+    engine = _lab(tmp_path_factory, "pfc_storm", {"interface": f"{HOST}:mlx5_2"})
+    with Session(engine) as s:
+        for a in s.exec(select(m.Alarm).where(m.Alarm.kind == "PFC_WATCHDOG")):
+            s.delete(a)
+        s.commit()
+    line, cited = _since(ask(engine, f"what is wrong with {HOST}?"))
+    assert f"2025-11-04T19:35:00Z, the start of the first 5-minute sample in which {HOST} " \
+           "mlx5_2 passed 1,000,000 pause frames (to 19:40)" in line
+    reads = sorted((e["window"]["end"], e["rows"][0]["max_per_5min"]) for e in cited
+                   if e["tool"] == "telemetry" and e["args"].get("interface") == "mlx5_2")
+    assert [end for end, _ in reads] == ["2025-11-04T19:35:00Z", "2025-11-04T19:40:00Z"]
+    assert reads[0][1] < 1_000_000 <= reads[1][1]

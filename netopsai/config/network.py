@@ -16,6 +16,7 @@ from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from netopsai.backends.registry import Role, names
+from netopsai.config.roce import RoceSettings
 from netopsai.config.section import Section
 from netopsai.config.services import (
     RaySettings,
@@ -184,6 +185,7 @@ class NetSettings(BaseSettings):
     ray: RaySettings = Field(default_factory=RaySettings)
     reliability: ReliabilitySettings = Field(default_factory=ReliabilitySettings)
     snapshots: SnapshotSettings = Field(default_factory=SnapshotSettings)
+    roce: RoceSettings = Field(default_factory=RoceSettings)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings],

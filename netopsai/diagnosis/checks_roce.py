@@ -11,6 +11,7 @@ from __future__ import annotations
 from statistics import median
 from typing import Any
 
+from netopsai.config.roce import roce_settings
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.context import DIAG_WINDOW, ECMP, Context
 from netopsai.diagnosis.registry import check, symptom
@@ -18,10 +19,7 @@ from netopsai.diagnosis.symptoms import ALARMED
 from netopsai.evidence import Evidence
 from netopsai.lab.roce_metrics import NIC_PREFIX, ROCE_METRICS
 
-STORM_PER_5MIN = 1_000_000  # pause frames through one port in 5 minutes: a stuck receiver
-FAR_ABOVE = 4.0  # ...and this many times the median of the other ports read
 ECN_PER_5MIN = ROCE_METRICS["ecn"][1]  # ECN marks in 5 minutes that flag a port
-HOT_PCT, IDLE_PCT = 90.0, 20.0  # an uplink near line rate while its siblings' median idles
 WATCHDOG = {"PFC_WATCHDOG"}
 
 
@@ -93,9 +91,9 @@ def pfc_storm(ctx: Context) -> Verdict:
     ev = _read(ctx, "pfc", scope_devices(ctx), 20)
     if ev.errors or not ev.rows:
         return unknown(f"PFC counters could not be read on {ctx.scope}", [ev.id] if ev.id else [])
-    top = ev.rows[0]
+    top, cfg = ev.rows[0], roce_settings()  # thresholds: config.yaml `roce:`
     rest = [r["total"] for r in ev.rows[1:] if r["total"] < top["total"] / 2] or [0.0]
-    if top["max_per_5min"] < STORM_PER_5MIN or top["total"] < FAR_ABOVE * median(rest):
+    if top["max_per_5min"] < cfg.storm_per_5min or top["total"] < cfg.far_above * median(rest):
         return rejected(f"no PFC storm on {ctx.scope}: the most pause frames through one port are "
                         f"{top['max_per_5min']:.0f} per 5 minutes ({top['device']} "
                         f"{top['interface']})", [ev.id])
@@ -154,7 +152,8 @@ def _collision(ctx: Context, ecn: Evidence, hot: dict[str, Any]) -> Verdict:
         return rejected(f"{dev} {port} marks ECN but is not one of several uplinks", cites)
     load = ups[port]["last_pct"]
     rest = median(r["last_pct"] for name, r in ups.items() if name != port)
-    if load < HOT_PCT or rest >= IDLE_PCT:
+    cfg = roce_settings()
+    if load < cfg.hot_pct or rest >= cfg.idle_pct:
         return rejected(f"{dev}'s uplinks share the load ({port} at {load:.0f}%, the others' "
                         f"median {rest:.0f}%): no collision", cites)
     alarms = [eid for eid, r, _ in ctx.alarms_of({"HIGH_UTILIZATION"}) if r["device"] == dev]

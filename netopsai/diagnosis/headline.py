@@ -36,7 +36,7 @@ def impact(ctx: Context) -> Finding | None:
 
 def since(ctx: Context, d: Diagnosis) -> Finding | None:
     """The start the evidence shows: a change on the device (its start), else the earliest
-    open alarm there."""
+    open alarm there, else for a PFC storm the alarm or sample that shows its start."""
     if not d.device:
         return None
     on = ctx.changes_on(d.device)
@@ -49,8 +49,39 @@ def since(ctx: Context, d: Diagnosis) -> Finding | None:
         eid, r = min(raised, key=lambda x: str(x[1].get("raised_at")))
         return Finding(f"{r.get('raised_at')}, when {r.get('kind')} was raised on {d.device}",
                        [eid])
+    storm = storm_since(ctx, d) if d.label == "link.pfc_storm" and d.interface else None
+    if storm is not None:
+        return storm
     looked = [*ctx.change_ids, *ctx.alarm_ids]
     if looked:  # say that it is unknown, and where it was looked for
         return Finding(f"not shown: no change record or open alarm on {d.device} in the window",
                        looked)
     return None
+
+
+def storm_since(ctx: Context, d: Diagnosis) -> Finding | None:
+    """A PFC storm's start: the watchdog alarm on the port facing the storming one (a host NIC
+    storms, its rail leaf's watchdog fires; the host raises nothing), found through the link in
+    the inventory; else the first 5-minute sample at storm rate (diagnosis/pfc_trace.py)."""
+    from netopsai.config.roce import roce_settings
+    from netopsai.diagnosis.pfc_trace import far_end, first_over, watchdog_facing
+
+    assert d.device and d.interface
+    facing, nb = far_end(ctx.call, d.device, d.interface)
+    wd = watchdog_facing(list(ctx.alarms.values()), d.device, d.interface, facing)
+    if wd is not None:
+        eid, a = wd
+        toward = f", facing {d.device} {d.interface}" if a["device"] != d.device else ""
+        return Finding(f"{a['raised_at']}, when the PFC watchdog on {a['device']} "
+                       f"{a.get('interface')}{toward} fired", [eid, *nb])
+    pfc = next((e for e in ctx.evidence if e.tool == "telemetry" and not e.errors
+                and e.args.get("metric") == "pfc" and e.rows), None)
+    if pfc is None:
+        return None
+    ports = [(d.device, d.interface), *([facing] if facing else [])]
+    row = next((r for p in ports for r in pfc.rows if (r["device"], r["interface"]) == p), None)
+    if row is None:
+        return None
+    found = first_over(ctx.call, row["device"], row["interface"], pfc.window,
+                       roce_settings().storm_per_5min, row, [pfc.id])
+    return Finding(found[0], [*found[1], *nb]) if found else None

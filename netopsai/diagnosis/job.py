@@ -8,8 +8,10 @@ utilisation, their alarms and changes. The culprit is the first that holds of: a
 (host.down), a PFC storm from one port (link.pfc_storm), a flapping NIC link (link.flapping),
 a NIC or rail link down (link.down), one leaf uplink hot while its siblings idle
 (link.ecmp_collision), pairs failing on one rail (job_rails.py: every rail's NICs traced
-pairwise in one pass); the rest are listed as also found. Nothing found is said as such, with
-the pairs traced per rail. The window and why it was chosen (job_window.py) are said too."""
+pairwise in one pass); the rest are listed as also found. When none of the job's own ports is
+at fault but they receive spread pauses, the pauses are followed back to where they start
+(job_storm.py). Nothing found is said as such, with the pairs traced per rail. The window and
+why it was chosen (job_window.py) are said too."""
 
 from __future__ import annotations
 
@@ -20,11 +22,24 @@ from typing import Any
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.job_rails import Tracer, check_rails, rail_nics
-from netopsai.diagnosis.job_rules import RULES, Hit, Reads
-from netopsai.diagnosis.job_window import job_window, trace_time
+from netopsai.diagnosis.job_rules import (
+    Hit,
+    Reads,
+    ecmp_collision,
+    flapping,
+    host_down,
+    link_down,
+    rail_unreachable,
+)
+from netopsai.diagnosis.job_storm import pfc_storm, spread_pauses
+from netopsai.diagnosis.job_window import hosts_window, job_window, trace_time
 from netopsai.hostlist import compress
 
-JOB_BUDGET = 16  # tool calls: the job, the hosts, the batch of reads
+# tool calls: the job, the hosts, the batch of reads (10), then a storm's Since (up to 10) or
+# spread pauses followed back (pfc_trace.MAX_HOPS hops of 2 reads, then the origin's Since)
+JOB_BUDGET = 32
+RULES = [host_down, pfc_storm, flapping, link_down, ecmp_collision, rail_unreachable]
+PORT_RULES = 5  # the first five name a fault on the job's own hosts and ports
 
 
 @dataclass
@@ -48,8 +63,8 @@ def job_scope(ctx: Context, job: str | None, hosts: list[str], window: Any,
               at: str | None = None) -> Scope:
     """The job's hosts and window from the job table; the question's hosts otherwise."""
     if job is None:
-        return Scope(None, hosts, window or "1h", why="the question's window" if window else
-                     "the last hour (no job named, so no run to place the window in)")
+        hw = hosts_window(window, at, ctx.question, _clock(ctx, hosts))
+        return Scope(None, hosts, hw.window, why=hw.why)
     ev = next((e for e in ctx.evidence if e.tool == "metadata" and e.args.get("query") == "jobs"
                and e.args.get("job") == job), None) or ctx.call("metadata", {"query": "jobs",
                                                                            "job": job})
@@ -71,7 +86,7 @@ def gather(ctx: Context, sc: Scope, tracer: Tracer | None = None) -> Reads:
     attach = [] if nics.errors else nics.rows
     leaves = sorted({r["tor"] for r in attach if r["name"] in sc.hosts and r.get("tor")})
     both, w = sc.hosts + leaves, sc.window
-    reads = Reads(sc.hosts, leaves, attach, status, devs)
+    reads = Reads(sc.hosts, leaves, attach, status, devs, window=sc.window, call=ctx.call)
     reads.ev["status"] = ctx.call("telemetry", {"metric": "oper_status", "devices": both,
                                                 "window": w, "top": 1000})
     for metric, devices in (("pfc", both), ("retransmits", sc.hosts), ("ecn", leaves)):
@@ -98,7 +113,10 @@ def diagnose_job(ctx: Context, job: str | None, hosts: list[str], window: Any = 
     if not sc.hosts:
         return _no_hosts(sc)
     reads = gather(ctx, sc, tracer)
-    hits = [h for rule in RULES for h in rule(reads)]
+    found = [[h for h in rule(reads)] for rule in RULES]
+    ports = [h for hs in found[:PORT_RULES] for h in hs]
+    spread = [] if ports else spread_pauses(reads)  # nothing of the job's own: from elsewhere?
+    hits = ports + spread + [h for hs in found[PORT_RULES:] for h in hs]
     d = _verdict(sc, reads, hits) if hits else _healthy(sc, reads)
     rails = reads.ev.get("rails")
     if rails is not None and not rails.facts.get("failing") and hits:
@@ -124,10 +142,20 @@ def _verdict(sc: Scope, reads: Reads, hits: list[Hit]) -> Diagnosis:
     d.impact = Finding(f"{who}; affected: {compress(affected)} — every rank of the job waits on "
                        "them, so its collectives stall (NCCL timeouts)",
                        sc.cites + [reads.ev["nics"].id])
-    d.since = Finding(f"first seen at {top.since}", top.cites) if top.since else None
+    d.since = top.since_said or (Finding(f"first seen at {top.since}", top.cites)
+                                 if top.since else None)
     d.secondary = [Finding(f"also: {h.text}", h.cites) for h in hits[1:4]]
     d.next_steps = top.steps(sc.job)
     return d
+
+
+def _clock(ctx: Context, hosts: list[str]) -> str | None:
+    """Now, as far as the evidence says: the time a job running on the hosts was last seen (the
+    planner's first round reads the jobs of the first host)."""
+    ev = next((e for e in ctx.evidence if e.tool == "metadata" and e.args.get("query") == "jobs"
+               and hosts and e.args.get("name") == hosts[0] and not e.errors), None)
+    running = [r["until"] for r in (ev.rows if ev else []) if not r.get("end") and r.get("until")]
+    return max(running) if running else None
 
 
 def rails_reachable(rails: Any) -> str:

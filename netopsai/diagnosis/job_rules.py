@@ -1,5 +1,7 @@
 """The job diagnosis' rules (diagnosis/job.py): what each fault of a GPU fabric looks like in
-the reads over a job's hosts and rail leaves, each finding cited to the evidence it came from."""
+the reads over a job's hosts and rail leaves, each finding cited to the evidence it came from.
+PFC storms, and pauses spreading into the job from elsewhere, are job_storm.py's. Thresholds
+come from config.yaml `roce:` (config/roce.py), one definition for these and checks_roce.py."""
 
 from __future__ import annotations
 
@@ -9,11 +11,9 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
 
+from netopsai.config.roce import RoceSettings, roce_settings
 from netopsai.diagnosis.base import Finding
 from netopsai.evidence import Evidence
-
-STORM_PER_5MIN = 1_000_000  # pause frames sent by one port in 5 minutes: a stuck receiver
-HOT_PCT, IDLE_PCT = 90.0, 20.0  # an uplink near line rate while its siblings' median idles
 
 
 @dataclass
@@ -26,6 +26,9 @@ class Reads:
     status: dict[str, dict[str, Any]]  # job host -> its inventory row
     devices: Evidence
     ev: dict[str, Evidence] = field(default_factory=dict)
+    window: Any = None  # what the reads cover (the job's window)
+    call: Callable[[str, dict[str, Any]], Evidence] | None = None  # more reads (None: none)
+    settings: RoceSettings = field(default_factory=roce_settings)
 
     def all(self) -> list[Evidence]:
         return [self.devices, *self.ev.values()]
@@ -60,6 +63,8 @@ class Reads:
                      and (interface is None or a.get("interface") == interface)), None)
 
     def affected(self, hit: Hit) -> list[str]:
+        if hit.affects:
+            return hit.affects
         if hit.device in self.hosts:
             return [hit.device]
         return self.behind(hit.device or "") or list(self.hosts)
@@ -76,6 +81,8 @@ class Hit:
     confidence: float = 0.85
     since: str | None = None
     more: list[Finding] = field(default_factory=list)
+    since_said: Finding | None = None  # a Since with its own words and evidence (job_storm.py)
+    affects: list[str] = field(default_factory=list)  # the job's hosts it hurts, when not its own
 
     def steps(self, job: str | None) -> list[str]:
         name = f"job {job}" if job else "the job"
@@ -101,29 +108,6 @@ def host_down(x: Reads) -> list[Hit]:
                 f"Check {h}'s BMC/console (power, kernel panic) before returning it."],
                 0.9, _first(ports[0]) if ports else None))
     return out
-
-
-def pfc_storm(x: Reads) -> list[Hit]:
-    rows = x.rows("pfc")
-    if not rows:
-        return []
-    s = max(rows, key=lambda r: r.get("pfc_tx") or 0)
-    if (s.get("pfc_tx") or 0) <= (s.get("pfc_rx") or 0) or s["max_per_5min"] < STORM_PER_5MIN:
-        return []
-    dev, port = s["device"], s["interface"]
-    wd = next((a for a in x.rows("alarms") if a["kind"] == "PFC_WATCHDOG"), None)
-    text = (f"{dev} {port} sends PFC pause frames without pause ({s['pfc_tx']:.0f} in the "
-            f"window, up to {s['max_per_5min']:.0f} per 5 minutes): its peer stops sending and "
-            "the pauses spread over the rail")
-    more = [Finding(f"the PFC watchdog on {wd['device']} {wd.get('interface')} fired at "
-                    f"{wd['raised_at']}", x.cite("alarms"))] if wd else []
-    host = dev in x.hosts
-    return [Hit("link.pfc_storm", dev, port, text, x.cite("pfc"), [
-        (f"Reset NIC {port} on {dev} (a stuck receive pipeline), or drain {dev} and requeue "
-         "{job} without it." if host else f"Shut {dev} {port} or let its PFC watchdog drop the "
-         "queue, then find what behind it stopped draining."),
-        "Keep the PFC watchdog on (action drop) on every rail leaf."],
-        0.9, wd["raised_at"] if wd else None, more)]
 
 
 def flapping(x: Reads) -> list[Hit]:
@@ -191,7 +175,7 @@ def ecmp_collision(x: Reads) -> list[Hit]:
             continue
         hot = max(ups, key=lambda r: r["last_pct"])  # the same moment: the window's end
         rest = median(r["last_pct"] for r in ups if r is not hot)
-        if hot["last_pct"] >= HOT_PCT and rest < IDLE_PCT:
+        if hot["last_pct"] >= x.settings.hot_pct and rest < x.settings.idle_pct:
             out.append(Hit("link.ecmp_collision", leaf, hot["interface"], (
                 f"{leaf} uplink {hot['interface']} runs at {hot['last_pct']:.0f}% at the end "
                 f"of the window while the median of its {len(ups) - 1} sibling uplinks is "
@@ -232,7 +216,3 @@ def rail_unreachable(x: Reads) -> list[Hit]:
             f"Check {where}: its link state, optics and the rail leaf's port.",
             "Drain the host behind it and requeue {job} if it does not come back."], 0.7))
     return out
-
-
-RULES: list[Callable[[Reads], list[Hit]]] = [host_down, pfc_storm, flapping, link_down,
-                                             ecmp_collision, rail_unreachable]

@@ -3,7 +3,13 @@
 "job 4711 hit an NCCL timeout at 14:02": 30 minutes before to 10 minutes after 14:02, clamped
 to the job's run; a time outside the run is said plainly and the default window used.
 "since the restart": from the job's start. Otherwise the window the question gave, else the
-job's last 6 hours (from its start when it started later)."""
+job's last 6 hours (from its start when it started later).
+
+Hosts without a job ("NCCL timeouts on gpu-[009-012] at 14:02", "... since 13:30") follow the
+question's time the same way, with no run to clamp to: the time's 40 minutes (cut at now when
+a job on the hosts says what now is), the window it gave, else the last hour. A time the
+question gives that could not be used (unreadable, or in the future: the planner drops those)
+is said plainly with the window read instead."""
 
 from __future__ import annotations
 
@@ -18,6 +24,11 @@ LOOKBACK = timedelta(hours=6)  # a long-running job without a window: its last 6
 BEFORE, AFTER = timedelta(minutes=30), timedelta(minutes=10)  # around the question's time
 RESTART = re.compile(r"\bsince\s+(?:the\s+|its\s+|the\s+last\s+|last\s+)?(?:re)?start\b"
                      r"|\bsince\s+(?:it|the\s+job)\s+(?:re)?started\b", re.I)
+
+
+TIME_SAID = re.compile(r"\b(?:at|as of|since|around)\s+(\d[\w:./-]*(?:[ T]\d{1,2}:\d{2}\w*)?"
+                       r"(?:\s*[ap]m\b)?)", re.I)
+FAR = datetime(2999, 1, 1).astimezone()  # a clock no readable time is after
 
 
 @dataclass
@@ -49,7 +60,7 @@ def job_window(row: dict[str, Any], name: str, window: Any, at: str | None,
            else f"{name} ran from {began} to {_hm(until)}")
     if window is not None:
         return JobWindow(window, f"the window the question gave ({_said(window)})")
-    default = _default(start, until, name, "the question gives no time")
+    default = _default(start, until, name, unread_time(question) or "the question gives no time")
     if at is not None and (t := _time(at)) is not None:
         if (start and t < start) or t > until:
             return JobWindow(default.window, f"{t:%Y-%m-%d %H:%M} UTC, the time the question "
@@ -66,6 +77,38 @@ def job_window(row: dict[str, Any], name: str, window: Any, at: str | None,
         return JobWindow(_span(start, until), f"since {name} (re)started at {_hm(start)} (the "
                          "question asks since the restart) up to " + _hm(until))
     return default
+
+
+def hosts_window(window: Any, at: str | None, question: str, clock: str | None) -> JobWindow:
+    """The window for hosts named without a job, and why. `clock`: now, when known."""
+    if window is not None:
+        return JobWindow(window, f"the window the question gave ({_said(window)})")
+    now = _time(clock)
+    if at is not None and (t := _time(at)) is not None:
+        hi = t + AFTER if now is None else min(t + AFTER, now)
+        cut = f", cut at now ({_hm(now)})" if now is not None and hi < t + AFTER else ""
+        return JobWindow(_span(t - BEFORE, hi), f"30 minutes before to 10 minutes after {_hm(t)} "
+                         f"(the time the question gives; no job is named, so no run to clamp "
+                         f"it to){cut}")
+    last = "the last hour"
+    said = unread_time(question)
+    return JobWindow("1h", f"{last} ({said})" if said else
+                     f"{last} (no time given and no job named, so no run to place the window in)")
+
+
+def unread_time(question: str) -> str | None:
+    """What is wrong with the time a question gives that the planner could not use ("at 25:99",
+    a time still to come), said plainly; None when the question gives none."""
+    from netopsai.planner.windows import parse_when
+
+    m = TIME_SAID.search(question)
+    if m is None:
+        return None
+    said = m.group(0).strip()
+    when = parse_when(said, FAR)
+    if when.at is None and when.window is None:
+        return f"{said!r} in the question is not a time that can be read, so it was not used"
+    return f"{said!r} in the question is in the future, so it was not used"
 
 
 def _default(start: datetime | None, until: datetime, name: str, because: str) -> JobWindow:
