@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from netopsai.diagnosis.job_ecmp import Placement, ring
 from netopsai.evidence import Evidence
 
 ALL_PAIRS_HOSTS = 16  # all pairs up to this many hosts (120 pairs per rail)
@@ -81,20 +82,31 @@ def check_rails(tracer: Tracer, nics: dict[int, list[Nic]], at: datetime | None)
     per_rail: dict[str, dict[str, int]] = {}
     hows = set()
     pinned, when = _pinned(tracer, at)
+    placed = Placement()
     for k, on in nics.items():
         pairs, how = choose_pairs(len(on), len(nics))
         hows.add(how)
         bad = 0
+        done: dict[tuple[int, int], dict[str, Any]] = {}
         for i, j in pairs:
             a, b = on[i], on[j]
-            r = _trace(pinned, a, b, when)
+            r = done[(i, j)] = _trace(pinned, a, b, when)
             if r.get("reached"):
                 continue
             bad += 1
             rows.append({"rail": k, "src": a[0], "dst": b[0], "src_ip": a[1], "dst_ip": b[1],
                          "stopped_at": r.get("stopped_at"), "reason": r.get("reason") or ""})
+        wrap = 1  # the ring's last flow (back to the first host) is traced above the other way
+        for i, j in ring(len(on)):  # the ring's flows placed, from the traces already made
+            t = done.get((i, j))
+            if t is None and wrap:
+                t, wrap = _trace(pinned, on[i], on[j], when), 0
+            if t is not None:
+                placed.add(k, on[i][0], on[j][0], t)
         per_rail[str(k)] = {"hosts": len(on), "checked": len(pairs), "failing": bad}
-    return _evidence(tracer.mint(), nics, rows, per_rail, sorted(hows), at)
+    ev = _evidence(tracer.mint(), nics, rows, per_rail, sorted(hows), at)
+    ev.facts["placement"] = placed.facts()
+    return ev
 
 
 def _pinned(tracer: Tracer, at: datetime | None) -> tuple[Tracer, datetime | None]:
