@@ -45,7 +45,7 @@ def test_a_failing_optic_on_the_leaf_port_facing_a_job_host(tmp_path: Path) -> N
     assert "rx power fell to -13.8 dBm" in head
     assert {"telemetry:errors", "telemetry:rx_power"} <= _cited(r, "**Likely root cause")
     affected = r["answer"].split("affected:", 1)[1].split("—", 1)[0]
-    assert affected.strip() == HOST  # the host behind that port, not every host of the leaf
+    assert affected.split(" (")[0].strip() == HOST  # the host behind that port, not the leaf's all
 
 
 @pytest.mark.parametrize("fault", [
@@ -55,3 +55,17 @@ def test_a_failing_optic_on_the_leaf_port_facing_a_job_host(tmp_path: Path) -> N
 def test_errors_that_are_not_the_jobs_are_not_named(tmp_path: Path, fault: dict[str, Any]) -> None:
     r = ask(tmp_path, [fault])
     assert r["root_cause"]["label"] == "none", r["answer"][:500]
+
+
+def test_the_affected_hosts_ranks_in_host_order(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from netopsai.diagnosis.job import ranks
+
+    hosts = ["a", "b", "c", "d"]
+    reads: Any = SimpleNamespace(attach=[{"name": h} for h in hosts for _ in range(8)])
+    assert ranks(hosts, ["b", "c"], reads) == " (ranks 8–23 of 32, one per GPU in host order)"
+    assert ranks(hosts, ["d", "a"], reads) == " (ranks 0–7, 24–31 of 32, one per GPU in host order)"
+    assert ranks(hosts, hosts, reads) == ""  # every rank: the hosts say it
+    r = ask(tmp_path, [{"kind": "crc_errors", "target": {"link": f"{HOST}:mlx5_2"}}])
+    assert f"affected: {HOST} (ranks 8–15 of 32" in r["answer"]  # the job's second host
