@@ -29,13 +29,14 @@ __all__ = ["browser", "page", "server"]  # fixtures pytest finds by name (home i
 
 DEVICE = "dc1-leaf-03"
 ZONE = "Asia/Tokyo"  # the network's zone (config.yaml): 9 h from UTC, so a UTC time shows as wrong
-SECRETS = ("Pr1vateC0mmXy", "Sup3rS3cretHash", "Ne1ghb0rPassW")
+SECRETS = ("Pr1vateC0mmXy", "Sup3rS3cretHash", "Ne1ghb0rPassW", "N3wPeerPassQ")
 OUTSIDE = "http://198.51.100.7"  # not loopback: the page fixture aborts and records any request
 HOSTILE = f'<img src="{OUTSIDE}/img"> <b>bold</b>'
 BASE_CONFIG = ["hostname dc1-leaf-03", f"snmp-server community {SECRETS[0]} RO",
                f"username admin privilege 15 secret 5 {SECRETS[1]}", "router bgp 65103",
                f" neighbor 10.0.0.1 password {SECRETS[2]}", "!"]
 ADDED = ["ip access-list extended NETOPS-FILTER", " deny ip any 10.2.1.0 0.0.0.255"]
+NEW_PEER = f" neighbor 10.0.0.9 password {SECRETS[3]}"  # a changed line with a secret in it
 
 
 def _state(down: bool) -> dict[str, object]:
@@ -70,7 +71,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     init_lab(engine, "default", "small", 7)
     clock = as_utc(lab_info(engine).clock).replace(second=0, microsecond=0)
     _snapshot(engine, clock - timedelta(hours=2, minutes=7), BASE_CONFIG, False, "first")
-    _snapshot(engine, clock - timedelta(minutes=25), BASE_CONFIG[:-1] + ADDED + ["!"], True, "second")
+    later = [*BASE_CONFIG[:-1], NEW_PEER, *ADDED, "!"]
+    _snapshot(engine, clock - timedelta(minutes=25), later, True, "second")
     engine.dispose()
     (home / "config.yaml").write_text(f"ingest:\n  timezone: {ZONE}\n")
     (home / "times.txt").write_text("\n".join(t.isoformat() for t in (
@@ -107,7 +109,8 @@ def test_snapshots_listed_opened_and_clean(page: tuple[Page, list[str]], server:
     cell(table, tokyo[1]).click()
     expect(opened).to_contain_text(f"taken {tokyo[1]}", timeout=15_000)
     for text in ("Ethernet52", "down", "to spine-02", "dc1-spine-01", "10.0.0.9", "65002",
-                 "changed, 2 changed lines", *(f"+{line}" for line in ADDED)):
+                 "changed, 3 changed lines", *(f"+{line}" for line in ADDED),
+                 "+ neighbor 10.0.0.9 password <removed>"):  # shown, its secret masked
         expect(opened).to_contain_text(text)
     expect(opened).to_contain_text(f"+{ADDED[1]}")
     expect(opened).to_contain_text(HOSTILE)  # as text: no image element, no request
