@@ -213,7 +213,8 @@ def test_a_big_jobs_rails_sample_each_host() -> None:
               for i, h in enumerate(hosts, 1) for k in range(8)]
     paths = _Paths("10.3.0.7")
     ev = check_rails(Tracer(paths, lambda: "E7"), rail_nics(attach, hosts), None)
-    assert paths.traced == 8 * 60 == ev.facts["checked"] and ev.id == "E7"
+    assert ev.facts["checked"] == 8 * 60 and ev.id == "E7"
+    assert paths.traced == 8 * 60 + 8  # and each rail's ring wrap, h40 -> h01, for ECMP placement
     assert ev.facts["rails"]["3"] == {"hosts": 40, "checked": 60, "failing": 3}
     assert sorted((r["src"], r["dst"]) for r in ev.rows) == [("h06", "h07"), ("h07", "h08"),
                                                             ("h07", "h27")]
@@ -304,6 +305,9 @@ def test_hosts_without_a_job_follow_the_questions_time(tmp_path: Path, when: str
     ("NCCL timeouts on gpu-[009-012] at 2025-11-05 10:00",
      "the last hour ('at 2025-11-05 10:00' in the question is in the future, so it was not "
      "used)"),
+    ("why are the NCCL jobs on gpu-[009-012] slow since the restart?",
+     "the last hour ('since the restart' with no job named has no start to place it at; name "
+     "the job, e.g. \"job 4711 ...\", to read from its start)"),
     ("job 4711 hit an NCCL timeout at 25:99",
      "job 4711's whole run, from its start at 17:00 UTC to 20:00 UTC ('at 25:99' in the "
      "question is not a time that can be read, so it was not used)"),

@@ -227,3 +227,18 @@ def test_the_first_sample_at_storm_rate_is_found_in_few_reads() -> None:
     assert len(reads) <= MAX_PROBES
     ends = {f"E{i}": r["window"]["end"] for i, r in enumerate(reads, 1)}
     assert sorted(ends[c] for c in cites) == ["2025-11-04T18:00:00Z", "2025-11-04T18:05:00Z"]
+
+
+def test_faint_spread_is_not_followed_unless_the_setting_says_so(tmp_path: Path) -> None:
+    """The simulator's storm on dc1-gpu1-002 (rail 2, leaf01) reaches job 4711's leaves only two
+    hops on, at 1/64 of its rate (37,500 per 5 minutes: ~1% of the time paused), under the
+    default `roce.spread_per_5min` (100,000): not the job's trouble. At 10,000 it is followed."""
+    engine = engine_for(f"sqlite:///{tmp_path / 'ai.db'}")
+    inject(engine, Scenario.model_validate({
+        "id": "storm-elsewhere", "lab": {"spec": "ai", "scale": "small", "seed": 7},
+        "now": "2025-11-04T20:00:00Z", "question": QUESTION,
+        "faults": [{"kind": "pfc_storm", "at": "-25m",
+                    "target": {"interface": "dc1-gpu1-002:mlx5_2"}}]}))
+    assert _rc(ask(engine))[0] == "none"
+    with roce_override(RoceSettings(spread_per_5min=10_000)):
+        assert _rc(ask(engine)) == ("link.pfc_storm", "dc1-gpu1-002", "mlx5_2")

@@ -28,7 +28,7 @@ def _own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("NETOPSAI_HOME", str(home))
-    for name in ("STORM_PER_5MIN", "FAR_ABOVE", "HOT_PCT", "IDLE_PCT"):
+    for name in ("STORM_PER_5MIN", "SPREAD_PER_5MIN", "FAR_ABOVE", "HOT_PCT", "IDLE_PCT"):
         monkeypatch.delenv(f"NETOPSAI_ROCE_{name}", raising=False)
     return home
 
@@ -39,7 +39,8 @@ def _config(home: Path, text: str) -> None:
 
 def test_defaults_are_documented() -> None:
     s = RoceSettings()
-    assert (s.storm_per_5min, s.far_above, s.hot_pct, s.idle_pct) == (1_000_000, 4.0, 90.0, 20.0)
+    assert (s.storm_per_5min, s.spread_per_5min, s.far_above, s.hot_pct, s.idle_pct) == \
+        (1_000_000, 100_000, 4.0, 90.0, 20.0)
     assert all(f.description for f in RoceSettings.model_fields.values())
     assert roce_settings() == s  # no config.yaml: the defaults
 
@@ -49,6 +50,7 @@ def test_defaults_are_documented() -> None:
     ("roce:\n  far_above: 0.5\n", "roce.far_above"),
     ("roce:\n  hot_pct: 150\n", "roce.hot_pct"),
     ("roce:\n  hot_pct: 50\n  idle_pct: 60\n", "roce.idle_pct"),
+    ("roce:\n  spread_per_5min: 2000000\n", "roce.spread_per_5min"),
     ("roce:\n  storm_per_5mins: 5\n", "roce.storm_per_5mins"),
 ])
 def test_a_bad_value_is_one_line_naming_the_field(_own_home: Path, yaml_text: str,

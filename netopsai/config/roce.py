@@ -27,6 +27,9 @@ class RoceSettings(Section):
     storm_per_5min: int = Field(default=1_000_000, ge=1, description=(
         "PFC pause frames through one port in 5 minutes that make a storm (a stuck receiver); "
         "at line rate a port that never stops pausing sends ~2.4 million"))
+    spread_per_5min: int = Field(default=100_000, ge=1, description=(
+        "pause frames a job's port receives in 5 minutes that are worth following back to where "
+        "they start (~4% of the time paused at 400G); fewer are the fabric's usual breathing"))
     far_above: float = Field(default=4.0, ge=1.0, description=(
         "a storm's port also has this many times the median pause frames of the other ports "
         "read (device and flow questions)"))
@@ -34,6 +37,15 @@ class RoceSettings(Section):
         "an uplink this busy (percent of line rate) is hot"))
     idle_pct: float = Field(default=20.0, ge=0, lt=100, description=(
         "...while the median of its sibling uplinks is below this: an ECMP collision"))
+
+    @field_validator("spread_per_5min")
+    @classmethod
+    def _spread_below_storm(cls, v: int, info: ValidationInfo) -> int:
+        storm = info.data.get("storm_per_5min")
+        if storm is not None and v >= storm:
+            raise ValueError(f"must be below storm_per_5min ({storm:,}): a storm's own port is "
+                             "named without following it")
+        return v
 
     @field_validator("idle_pct")
     @classmethod

@@ -14,9 +14,7 @@ from typing import Any
 from netopsai.diagnosis.base import Finding
 from netopsai.diagnosis.job_rules import Hit, Reads
 from netopsai.diagnosis.pfc_trace import Hop, Trail, far_end, first_over, walk, watchdog_facing
-from netopsai.lab.roce_metrics import ROCE_METRICS
 
-SPREAD_PER_5MIN = ROCE_METRICS["pfc"][1]  # pauses a port receives in 5 minutes worth following
 WATCHDOG_STEP = "Keep the PFC watchdog on (action drop) on every rail leaf."
 
 
@@ -88,7 +86,7 @@ def spread_pauses(x: Reads) -> list[Hit]:
     start. Run when no rule names a fault on the job's own ports."""
     if x.call is None:
         return []
-    rows = [r for r in x.rows("pfc") if _rx(r) > _tx(r) and r["max_per_5min"] >= SPREAD_PER_5MIN
+    rows = [r for r in x.rows("pfc") if _rx(r) > _tx(r) and r["max_per_5min"] >= x.settings.spread_per_5min
             and x.concerns_job(r["device"], r["interface"])]
     if not rows:
         return []

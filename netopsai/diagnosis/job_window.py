@@ -91,6 +91,9 @@ def hosts_window(window: Any, at: str | None, question: str, clock: str | None) 
                          f"(the time the question gives; no job is named, so no run to clamp "
                          f"it to){cut}")
     last = "the last hour"
+    if RESTART.search(question):
+        return JobWindow("1h", f"{last} ('since the restart' with no job named has no start to "
+                         "place it at; name the job, e.g. \"job 4711 ...\", to read from its start)")
     said = unread_time(question)
     return JobWindow("1h", f"{last} ({said})" if said else
                      f"{last} (no time given and no job named, so no run to place the window in)")
