@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 from netopsai.arena import run as arena
-from netopsai.arena.cases import AI_LABEL
-from netopsai.arena.generate_ai import CATEGORIES, generate_ai
+from netopsai.arena.generate_ai import CATEGORIES, LABELS, generate_ai
 from netopsai.hostlist import expand
 from tests.cli_helpers import run_cli
 
@@ -30,22 +29,27 @@ def test_generated_scenarios_put_each_fault_where_its_category_says(tmp_path: Pa
     from netopsai.store import tables as m
     from netopsai.store.engine import engine_for
 
-    made = generate_ai(21, 5)
-    assert made == generate_ai(21, 5)  # same seed, same scenarios
+    made = generate_ai(3 * len(CATEGORIES), 5)
+    assert made == generate_ai(3 * len(CATEGORIES), 5)  # same seed, same scenarios
     assert sorted(sc["id"].split("-ai-")[1] for sc in made) == sorted(
         c.replace("_", "-") for c in CATEGORIES for _ in range(3))
     engine = engine_for(f"sqlite:///{tmp_path / 'lab.db'}")
     init_lab(engine, "ai", "small", 7)
     with Session(engine) as s:
         jobs = {j.id: j.hosts for j in s.exec(select(m.Job))}
+        ends = [((lk.a_device, lk.a_interface), lk.b_device) for lk in s.exec(select(m.Link))]
+        facing = {a: b for a, b in ends} | {(lk.b_device, lk.b_interface): lk.a_device
+                                             for lk in s.exec(select(m.Link))}
     for sc in made:
         q, kind = sc["question"], sc["id"].split("-ai-")[1].replace("-", "_")
         hosts = _jobs_hosts(q, jobs) or expand(q.rsplit(" on ", 1)[1])
         assert hosts, q
         target = next(iter(sc["faults"][0]["target"].values())) if sc["faults"] else ""
         on_job = target.split(":")[0] in hosts
-        if kind in AI_LABEL:
-            assert sc["expect"]["root_cause"] == AI_LABEL[kind] and sc["faults"][0]["kind"] == kind
+        if kind == "crc_errors":  # on a job NIC, or on the leaf port facing one
+            on_job = on_job or facing.get(tuple(target.split(":"))) in hosts
+        if kind in LABELS:
+            assert sc["expect"]["root_cause"] == LABELS[kind] and sc["faults"][0]["kind"] == kind
             assert on_job or kind == "ecmp_collision"  # a collision is on the job's rail leaf
         else:
             assert sc["expect"]["root_cause"] == "none" and not on_job
@@ -53,7 +57,7 @@ def test_generated_scenarios_put_each_fault_where_its_category_says(tmp_path: Pa
 
 def test_the_public_ai_set_is_the_generators_and_scores(tmp_path: Path) -> None:
     again = tmp_path / "again"
-    r = run_cli(tmp_path, "bench", "gen", "--spec", "ai", "--n", "35", "--seed", "1", "-o", str(again))
+    r = run_cli(tmp_path, "bench", "gen", "--spec", "ai", "--n", "40", "--seed", "1", "-o", str(again))
     assert r.returncode == 0, r.stderr
     for p in sorted(PUBLIC.glob("*.yaml")):
         assert (again / p.name).read_text() == p.read_text(), p.name

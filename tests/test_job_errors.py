@@ -32,6 +32,7 @@ def test_crc_errors_on_a_jobs_nic(tmp_path: Path) -> None:
     assert (rc["label"], rc["device"], rc["interface"]) == ("link.errors", HOST, "mlx5_2")
     head = r["answer"].split("\n", 1)[0]
     assert "4000 input errors" in head and "up to 800 per 5 minutes" in head
+    assert "rx power stayed at" in head  # a strong signal: the connector or cable, not the optic
     assert "telemetry:errors" in _cited(r, "**Likely root cause")
     assert "INTERFACE_ERRORS" in r["answer"] and _cited(r, "- **Since:**") == {"alarms:"}
     assert f"Meanwhile drain {HOST}" in r["answer"]

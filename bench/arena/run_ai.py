@@ -3,7 +3,7 @@ AI lab) and two held-out sets generated on the fly (another seed on the small la
 lab of 2,048 GPUs with another lab seed), offline, every baseline; the leaderboards go to
 bench/RESULTS.md (section `arena-ai`).
 
-    .venv/bin/python bench/arena/run_ai.py [--n 35]
+    .venv/bin/python bench/arena/run_ai.py [--n 40]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _score(folder: Path) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=35)
+    ap.add_argument("--n", type=int, default=40)
     ap.add_argument("--out", type=Path, default=HERE.parent / "RESULTS.md")
     a = ap.parse_args()
     boards = [("Public AI set (bench/scenarios-ai)", _score(HERE.parent / "scenarios-ai"))]
@@ -47,7 +47,8 @@ def main() -> None:
     body = (f"## NetOpsArena on the GPU fabric (issue 15) — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC\n\n"
             f"Machine: {mach['cpu']}, {mach['cores']} cores; rev {mach['rev']}. "
             "`bench/arena/run_ai.py`. Job questions with nic_flap, pfc_storm, ecmp_collision, "
-            "rail_link_down and gpu_host_down on the job's NICs, hosts or rail uplinks; healthy "
+            "rail_link_down, gpu_host_down and crc_errors on the job's NICs, hosts, rail uplinks "
+            "or the leaf ports facing its NICs; healthy "
             "jobs; the same faults on hosts the job does not use (must be `none`). The generator "
             "is ours, so these scores show the pipeline works end to end, not that it generalises.\n\n"
             + "".join(board.replace("### ", f"#### {title} — ", 1) + "\n" for title, board in boards))

@@ -22,8 +22,10 @@ from netopsai.store import tables as m
 
 SPEC = "ai"
 NICS = 8
+# the fabric's own kinds, and the standard kinds a GPU fabric suffers as much (scenario.md)
+LABELS = {**AI_LABEL, "crc_errors": "link.errors"}
 # in equal shares: each fault kind on the job, a healthy job, a fault beside the job
-CATEGORIES = (*AI_LABEL, "healthy", "herring")
+CATEGORIES = (*LABELS, "healthy", "herring")
 QUESTIONS = ("job {job} hit an NCCL timeout", "NCCL timeouts in job {job}",
              "why is job {job} slow?", "job {job} stalls in all-reduce, RDMA errors",
              "NCCL timeouts on {hosts}")
@@ -50,6 +52,7 @@ class _Fabric:
         ends = [((lk.a_device, lk.a_interface), (lk.b_device, lk.b_interface)) for lk in links]
         ends += [(z, a) for a, z in ends]  # either way round
         self.leaf_of = {a: z[0] for a, z in ends if a[0] in hosts}
+        self.facing = {a: z for a, z in ends if a[0] in hosts}  # (host, nic) -> (leaf, port)
         rail_leaves = set(self.leaf_of.values())
         self.uplinks = {leaf: sorted(a[1] for a, z in ends if a[0] == leaf and z[0] not in hosts)
                         for leaf in rail_leaves}
@@ -68,6 +71,10 @@ def _fault(fab: _Fabric, rng: random.Random, kind: str, job: m.Job,
         port = rng.choice(fab.uplinks[leaf])
         return ({"kind": kind, "target": {"link": f"{leaf}:{port}"}, "params": {"job": job.id}},
                 {"device": leaf, "interface": port})
+    if kind == "crc_errors":  # counted where the bad signal arrives: the NIC or the leaf's port
+        dev, port = rng.choice([(host, nic), fab.facing[(host, nic)]])
+        return ({"kind": kind, "target": {"link": f"{dev}:{port}"}},
+                {"device": dev, "interface": port})
     where = "interface" if kind == "pfc_storm" else "link"
     params = {"count": rng.randint(4, 9)} if kind == "nic_flap" else {}
     return ({"kind": kind, "target": {where: f"{host}:{nic}"}, "params": params},
@@ -80,12 +87,12 @@ def _one(fab: _Fabric, rng: random.Random, sid: int, category: str, scale: str,
     faults: list[dict[str, Any]] = []
     expect: dict[str, Any] = {"root_cause": "none", "device": None, "interface": None,
                               "must_cite": ["metadata", "telemetry"]}
-    if category in AI_LABEL:
+    if category in LABELS:
         fault, where = _fault(fab, rng, category, job, job.hosts)
-        faults, expect = [fault], {**expect, "root_cause": AI_LABEL[category], **where}
+        faults, expect = [fault], {**expect, "root_cause": LABELS[category], **where}
     elif category == "herring":
         others = [h for h in fab.hosts if h not in set(job.hosts)]
-        kind = rng.choice(["nic_flap", "pfc_storm", "gpu_host_down", "rail_link_down"])
+        kind = rng.choice(["nic_flap", "pfc_storm", "gpu_host_down", "rail_link_down", "crc_errors"])
         faults = [_fault(fab, rng, kind, job, others)[0]]
     for f in faults:
         f["at"] = f"-{rng.randint(12, 40)}m"

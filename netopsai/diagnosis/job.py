@@ -16,16 +16,18 @@ why it was chosen (job_window.py) are said too."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
+from netopsai.diagnosis.job_ecmp import ecmp_collision
+from netopsai.diagnosis.job_errors import link_errors
 from netopsai.diagnosis.job_rails import Tracer, check_rails, rail_nics
 from netopsai.diagnosis.job_rules import (
     Hit,
     Reads,
-    ecmp_collision,
     flapping,
     host_down,
     link_down,
@@ -35,11 +37,13 @@ from netopsai.diagnosis.job_storm import pfc_storm, spread_pauses
 from netopsai.diagnosis.job_window import hosts_window, job_window, trace_time
 from netopsai.hostlist import compress
 
-# tool calls: the job, the hosts, the batch of reads (10), then a storm's Since (up to 10) or
-# spread pauses followed back (pfc_trace.MAX_HOPS hops of 2 reads, then the origin's Since)
+# tool calls: the job, the hosts, the batch of reads (9), an errored port's optics or a hot
+# uplink's ECN (1 each), then a storm's Since (up to 10) or spread pauses followed back
+# (pfc_trace.MAX_HOPS hops of 2 reads, then the origin's Since)
 JOB_BUDGET = 32
-RULES = [host_down, pfc_storm, flapping, link_down, ecmp_collision, rail_unreachable]
-PORT_RULES = 5  # the first five name a fault on the job's own hosts and ports
+RULES = [host_down, pfc_storm, flapping, link_down, link_errors, ecmp_collision,
+         rail_unreachable]
+PORT_RULES = 6  # the first six name a fault on the job's own hosts and ports
 
 
 @dataclass
@@ -89,7 +93,7 @@ def gather(ctx: Context, sc: Scope, tracer: Tracer | None = None) -> Reads:
     reads = Reads(sc.hosts, leaves, attach, status, devs, window=sc.window, call=ctx.call)
     reads.ev["status"] = ctx.call("telemetry", {"metric": "oper_status", "devices": both,
                                                 "window": w, "top": 1000})
-    for metric, devices in (("pfc", both), ("retransmits", sc.hosts), ("ecn", leaves)):
+    for metric, devices in (("pfc", both), ("retransmits", sc.hosts), ("errors", both)):
         reads.ev[metric] = ctx.call("telemetry", {"metric": metric, "devices": devices,
                                                   "window": w, "top": 10})
     reads.ev["utilization"] = ctx.call("telemetry", {"metric": "utilization", "devices": leaves,
@@ -139,14 +143,37 @@ def _verdict(sc: Scope, reads: Reads, hits: list[Hit]) -> Diagnosis:
     hits = [h for h in hits if h not in same]
     d.because = [Finding(top.text, top.cites), *top.more, *(Finding(h.text, h.cites) for h in same)]
     who = f"{sc.name} runs on {len(sc.hosts)} hosts ({compress(sc.hosts)})"
-    d.impact = Finding(f"{who}; affected: {compress(affected)} — every rank of the job waits on "
-                       "them, so its collectives stall (NCCL timeouts)",
+    d.impact = Finding(f"{who}; affected: {compress(affected)}{ranks(sc.hosts, affected, reads)}"
+                       " — every rank of the job waits on them, so its collectives stall (NCCL "
+                       "timeouts)",
                        sc.cites + [reads.ev["nics"].id])
     d.since = top.since_said or (Finding(f"first seen at {top.since}", top.cites)
                                  if top.since else None)
     d.secondary = [Finding(f"also: {h.text}", h.cites) for h in hits[1:4]]
     d.next_steps = top.steps(sc.job)
     return d
+
+
+def ranks(hosts: list[str], affected: list[str], reads: Reads) -> str:
+    """The affected hosts' ranks, as a launcher places them by default: one rank per GPU (one
+    GPU per NIC) in the job's host order (Slurm's block distribution, torchrun's node ranks)."""
+    per = Counter(r["name"] for r in reads.attach if r["name"] in hosts)
+    if not affected or set(affected) >= set(hosts) or not per:
+        return ""
+    spans: list[tuple[int, int]] = []
+    first = 0
+    for h in hosts:  # host h holds ranks first .. first + per[h] - 1
+        last = first + per[h] - 1
+        if h in affected and per[h]:
+            if spans and spans[-1][1] == first - 1:
+                spans[-1] = (spans[-1][0], last)
+            else:
+                spans.append((first, last))
+        first = last + 1
+    if not spans or len(spans) > 4:
+        return ""
+    said = ", ".join(f"{a}–{b}" for a, b in spans)
+    return f" (ranks {said} of {first}, one per GPU in host order)"
 
 
 def _clock(ctx: Context, hosts: list[str]) -> str | None:

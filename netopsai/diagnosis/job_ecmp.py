@@ -7,7 +7,10 @@ a collision, named with its flows and the idle alternatives."""
 
 from __future__ import annotations
 
+from statistics import median
 from typing import Any
+
+from netopsai.diagnosis.job_rules import Hit, Reads
 
 MAX_NAMED = 6  # flows named per uplink in a sentence; the count covers the rest
 
@@ -55,3 +58,44 @@ def uplink_story(placed: dict[str, dict[str, list[str]]], leaf: str, hot: str,
     return (f"the fabric's flow hash puts {len(mine)} of the job's {spread} ring flows through "
             f"{leaf} on {hot}: {named}" + (f"; idle alternatives carrying none of them: {alt}"
                                            if alt else ""))
+
+
+def ecmp_collision(x: Reads) -> list[Hit]:
+    """A rail leaf's uplink near line rate while its siblings idle, with the job's flows placed
+    on it (or not) by the traces, and its ECN marks (read for that uplink only: the one call)."""
+    facing = x.host_ports()
+    out = []
+    for leaf in x.leaves:
+        ups = [r for r in x.rows("utilization") if r["device"] == leaf
+               and (leaf, r["interface"]) not in facing]
+        if len(ups) < 2:
+            continue
+        hot = max(ups, key=lambda r: r["last_pct"])  # the same moment: the window's end
+        rest = median(r["last_pct"] for r in ups if r is not hot)
+        if hot["last_pct"] < x.settings.hot_pct or rest >= x.settings.idle_pct:
+            continue
+        port, rails = hot["interface"], x.ev.get("rails")
+        placed = rails.facts.get("placement", {}) if rails is not None else {}
+        story = uplink_story(placed, leaf, port, {r["interface"]: r["last_pct"] for r in ups})
+        out.append(Hit("link.ecmp_collision", leaf, port, (
+            f"{leaf} uplink {port} runs at {hot['last_pct']:.0f}% at the end of the window while "
+            f"the median of its {len(ups) - 1} sibling uplinks is {rest:.0f}%{_marks(x, leaf, port)}"
+            f": flows hash onto one uplink; {story}"),
+            x.cite("utilization", "ecn", "alarms") + (x.cite("rails") if placed.get(leaf) else []), [
+            f"Change the ECMP hashing on {leaf} (hash on the RoCE UDP source port, or enable "
+            "adaptive routing/packet spraying) so the flows spread.",
+            "Meanwhile move {job}, or set NCCL_IB_QPS_PER_CONNECTION higher for more flows."],
+            # less sure when the traces show the job's ring off the hot uplink
+            0.8 if rails is None or placed.get(leaf, {}).get(port) else 0.7))
+    return out
+
+
+def _marks(x: Reads, leaf: str, port: str) -> str:
+    """", marking N packets with ECN" for the hot uplink (its queue builds), or ""."""
+    if x.call is not None and "ecn" not in x.ev:
+        x.ev["ecn"] = x.call("telemetry", {"metric": "ecn", "devices": [leaf], "interface": port,
+                                           "window": x.window})
+    row = next((r for r in x.rows("ecn") if (r["device"], r["interface"]) == (leaf, port)), None)
+    if not row or not row["total"]:
+        return ""
+    return f", marking {row['total']:,.0f} packets with ECN (its queue builds)"

@@ -28,8 +28,12 @@ def link_errors(x: Reads) -> list[Hit]:
             "corrupted frame is dropped and RoCE retransmits it, stalling the flow")
     cites = x.cite("errors")
     rx = _rx(x, dev, port)
-    if rx is not None:
+    if rx is not None and rx["min_dbm"] <= RX_LOW_DBM:
         text += f"; its rx power fell to {rx['min_dbm']:.1f} dBm (the optic or fibre)"
+        cites += x.cite("rx_power")
+    elif rx is not None:
+        text += (f"; its rx power stayed at {rx['min_dbm']:.1f} dBm or more (the signal arrives "
+                 "strong: a dirty connector or a bad cable rather than a weak optic)")
         cites += x.cite("rx_power")
     alarm = next((a for a in x.rows("alarms") if a["device"] == dev
                   and a.get("interface") == port and a.get("kind") in KINDS), None)
@@ -47,5 +51,9 @@ def link_errors(x: Reads) -> list[Hit]:
 
 
 def _rx(x: Reads, dev: str, port: str) -> dict[str, Any] | None:
+    """The port's rx power row (None: no optic reading), read for that port only."""
+    if x.call is not None and "rx_power" not in x.ev:
+        x.ev["rx_power"] = x.call("telemetry", {"metric": "rx_power", "devices": [dev],
+                                                "interface": port, "window": x.window})
     return next((o for o in x.rows("rx_power") if (o["device"], o["interface"]) == (dev, port)
-                 and o["min_dbm"] is not None and o["min_dbm"] <= RX_LOW_DBM), None)
+                 and o["min_dbm"] is not None), None)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from statistics import median
 from typing import Any
 
 from netopsai.config.roce import RoceSettings, roce_settings
@@ -123,7 +122,7 @@ def flapping(x: Reads) -> list[Hit]:
                     f"{rt['out_of_sequence']:.0f} out-of-sequence packets (lost in flight at each "
                     "drop)", x.cite("retransmits"))] if rt else []
     alarm = next((a for a in x.rows("alarms") if a["kind"] == "LINK_FLAP"
-                  and a["device"] in (r["device"], _peer(x, r))), None)
+                  and a["device"] in (r["device"], peer_of(x, r))), None)
     if alarm:
         more.append(Finding(f"{alarm['device']} {alarm.get('interface')} raised LINK_FLAP at "
                             f"{alarm['raised_at']}", x.cite("alarms")))
@@ -137,7 +136,7 @@ def flapping(x: Reads) -> list[Hit]:
                 0.85, _first(r), more)]
 
 
-def _peer(x: Reads, row: dict[str, Any]) -> str | None:
+def peer_of(x: Reads, row: dict[str, Any]) -> str | None:
     """The rail leaf across a host NIC's link (NIC k is on the leaf of rail k), or the host
     across a leaf port's."""
     nic = re.fullmatch(r"mlx5_(\d+)", str(row["interface"]))
@@ -163,29 +162,6 @@ def link_down(x: Reads) -> list[Hit]:
                     x.hosts else f"Replace the link on {dev} {port}: the rail runs on fewer "
                     "uplinks meanwhile.", "Check the optic's rx power and the port's errors."],
                 0.85, _first(r))]
-
-
-def ecmp_collision(x: Reads) -> list[Hit]:
-    facing = x.host_ports()
-    out = []
-    for leaf in x.leaves:
-        ups = [r for r in x.rows("utilization") if r["device"] == leaf
-               and (leaf, r["interface"]) not in facing]
-        if len(ups) < 2:
-            continue
-        hot = max(ups, key=lambda r: r["last_pct"])  # the same moment: the window's end
-        rest = median(r["last_pct"] for r in ups if r is not hot)
-        if hot["last_pct"] >= x.settings.hot_pct and rest < x.settings.idle_pct:
-            out.append(Hit("link.ecmp_collision", leaf, hot["interface"], (
-                f"{leaf} uplink {hot['interface']} runs at {hot['last_pct']:.0f}% at the end "
-                f"of the window while the median of its {len(ups) - 1} sibling uplinks is "
-                f"{rest:.0f}%: the job's flows hash onto one uplink"),
-                x.cite("utilization", "alarms"), [
-                f"Change the ECMP hashing on {leaf} (hash on the RoCE UDP source port, or "
-                "enable adaptive routing/packet spraying) so the flows spread.",
-                "Meanwhile move {job}, or set NCCL_IB_QPS_PER_CONNECTION higher for more flows."],
-                0.8))
-    return out
 
 
 def rail_unreachable(x: Reads) -> list[Hit]:
