@@ -72,6 +72,7 @@ def test_a_kubernetes_job_by_name_end_to_end(lab: Any) -> None:
     assert [x["id"] for x in rows] == ["research/gpt-train"]
     assert "job research/gpt-train" in r["answer"] and "2 hosts up" in r["answer"]
     assert r["root_cause"]["label"] == "none"
+    assert "the pair on each of the 8 rails reachable" in r["answer"]  # 2 hosts: one pair a rail
 
 
 def test_a_broken_job_table_does_not_stop_the_question(lab: Any) -> None:

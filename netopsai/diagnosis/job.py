@@ -24,7 +24,7 @@ from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.job_ecmp import ecmp_collision
 from netopsai.diagnosis.job_errors import link_errors
-from netopsai.diagnosis.job_rails import Tracer, check_rails, rail_nics
+from netopsai.diagnosis.job_rails import Tracer, check_rails, pairs_said, rail_nics
 from netopsai.diagnosis.job_rules import (
     Hit,
     Reads,
@@ -186,10 +186,7 @@ def _clock(ctx: Context, hosts: list[str]) -> str | None:
 
 
 def rails_reachable(rails: Any) -> str:
-    per = rails.facts.get("rails") or {}
-    counts = sorted({r["checked"] for r in per.values()})
-    each = (f"all {counts[0]} pairs on each of the {len(per)} rails" if len(counts) == 1
-            else f"all {rails.facts.get('checked')} pairs over the {len(per)} rails")
+    each = pairs_said(rails.facts.get("rails") or {}, every=True)
     return f"{each} reachable ({'; '.join(rails.facts.get('how') or [])})"
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from netopsai.diagnosis.job_ecmp import Placement, ring
 from netopsai.evidence import Evidence
+from netopsai.words import count
 
 ALL_PAIRS_HOSTS = 16  # all pairs up to this many hosts (120 pairs per rail)
 MAX_TRACES = 4096  # over all rails: a 512-host job's ring on 8 rails
@@ -130,10 +131,7 @@ def _evidence(eid: str, nics: dict[int, list[Nic]], rows: list[dict[str, Any]],
               at: datetime | None) -> Evidence:
     checked = sum(r["checked"] for r in per_rail.values())
     bad = [k for k, r in per_rail.items() if r["failing"]]
-    counts = sorted({r["checked"] for r in per_rail.values()})
-    each = (f"{counts[0]} pairs on each of the {len(per_rail)} rails" if len(counts) == 1
-            else f"{checked} pairs over {len(per_rail)} rails")
-    head = f"Traced {each} among the job's hosts' NICs ({'; '.join(hows)})"
+    head = f"Traced {pairs_said(per_rail)} among the job's hosts' NICs ({'; '.join(hows)})"
     if not bad:
         summary = f"{head}: all reachable."
     else:
@@ -149,6 +147,17 @@ def _evidence(eid: str, nics: dict[int, list[Nic]], rows: list[dict[str, Any]],
                     facts={"checked": checked, "failing": len(rows), "rails": per_rail,
                            "how": hows, "culprits": {k: culprit(int(k), rows, nics)
                                                      for k in bad}})
+
+
+def pairs_said(per_rail: dict[str, dict[str, int]], every: bool = False) -> str:
+    """"6 pairs on each of the 8 rails", "the pair on each of the 8 rails" (a 2-host job) or
+    "40 pairs over the 3 rails"; `every`: "all 6 pairs ..." for a sentence about all of them."""
+    checked = [r["checked"] for r in per_rail.values()]
+    rails, all_ = count(len(per_rail), "rail"), "all " if every else ""
+    if len(set(checked)) != 1:
+        return f"{all_}{count(sum(checked), 'pair')} over the {rails}"
+    n = checked[0]
+    return f"{all_ + str(n) + ' pairs' if n != 1 else 'the pair'} on each of the {rails}"
 
 
 def culprit(k: int, rows: list[dict[str, Any]], nics: dict[int, list[Nic]]) -> dict[str, Any]:
