@@ -20,14 +20,23 @@ def closest(word: str, choices: Iterable[str], limit: int = 3) -> list[str]:
     return [h[0] for h in hits]
 
 
-def unknown(kind: str, word: str, choices: Iterable[str]) -> NetopsError:
+class UnknownName(NetopsError):
+    """An 'unknown X' error: what kind of name, and the word given (so a caller can retry it
+    spelled as the inventory spells it)."""
+
+    def __init__(self, message: str, kind: str, word: str) -> None:
+        super().__init__(message)
+        self.kind, self.word = kind, word
+
+
+def unknown(kind: str, word: str, choices: Iterable[str]) -> UnknownName:
     """An 'unknown X' error with did-you-mean suggestions."""
     pool = list(choices)
     near = closest(word, pool)
     hint = f"; did you mean {', '.join(near)}?" if near else ""
     if not near and len(pool) <= 12:  # a short list of valid values is the best hint
         hint = f"; valid: {', '.join(pool)}"
-    return NetopsError(f"unknown {kind} {word!r}{hint}")
+    return UnknownName(f"unknown {kind} {word!r}{hint}", kind, word)
 
 
 def read_text(path: Path, what: str) -> str:

@@ -14,7 +14,7 @@ from typing import Any, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from netopsai.backends.base import Backends
-from netopsai.errors import NetopsError, unknown
+from netopsai.errors import NetopsError, UnknownName, unknown
 from netopsai.evidence import Evidence, failed
 from netopsai.timewin import Window, parse_window
 
@@ -139,7 +139,13 @@ def _call(t: Tool, args: dict[str, Any] | str, backends: Backends) -> Evidence:
     except ValidationError as exc:
         return failed(t.name, raw, _validation_message(exc))
     try:
-        ev = t.fn(parsed, backends)
+        try:
+            ev = t.fn(parsed, backends)
+        except UnknownName as exc:  # "DC1-LEAF-03": run again as the inventory spells it
+            respelled = _respelled(parsed, exc, backends)
+            if respelled is None:
+                raise
+            parsed, ev = respelled, t.fn(respelled, backends)
     except NetopsError as exc:
         return failed(t.name, parsed.model_dump(exclude_none=True), str(exc))
     except Exception as exc:  # a backend failure must not crash the agent loop
@@ -147,3 +153,21 @@ def _call(t: Tool, args: dict[str, Any] | str, backends: Backends) -> Evidence:
                       f"backend error: {type(exc).__name__}: {exc}")
     ev.args = parsed.model_dump(exclude_none=True)
     return ev
+
+
+NAME_FIELDS = ("name", "devices")  # the arguments that carry device names
+
+
+def _respelled(parsed: ToolArgs, exc: UnknownName, backends: Backends) -> ToolArgs | None:
+    """The arguments with device names in the inventory's case, or None when that changes
+    nothing (the name is unknown in any case)."""
+    if exc.kind != "device":
+        return None
+    given = {f: getattr(parsed, f) for f in NAME_FIELDS if getattr(parsed, f, None)}
+    names = [n for v in given.values() for n in (v if isinstance(v, list) else [v])]
+    spelled = backends.inventory.spelled(names)
+    if exc.word not in spelled:
+        return None
+    fixed = {f: [spelled.get(n, n) for n in v] if isinstance(v, list) else spelled.get(v, v)
+             for f, v in given.items()}
+    return parsed.model_copy(update=fixed)

@@ -73,6 +73,18 @@ class StoreInventory:
                 if name not in known:
                     raise unknown("device", name, s.exec(select(m.Device.name)))
 
+    def spelled(self, names: list[str]) -> dict[str, str]:
+        """Names given in another case -> the inventory's spelling, where exactly one device
+        matches: device names are case-insensitive, as DNS and the devices' own hostnames are."""
+        lowered = {n.lower() for n in names}
+        with self._s() as s:
+            found = s.exec(select(m.Device.name).where(func.lower(m.Device.name).in_(lowered)))
+            by_lower: dict[str, list[str]] = {}
+            for name in found:
+                by_lower.setdefault(name.lower(), []).append(name)
+        return {n: by_lower[n.lower()][0] for n in names
+                if len(by_lower.get(n.lower(), [])) == 1 and by_lower[n.lower()][0] != n}
+
     def sites(self) -> list[SiteInfo]:
         with self._s() as s:
             pods = dict(s.exec(select(m.Pod.site, func.count()).group_by(col(m.Pod.site))).all())

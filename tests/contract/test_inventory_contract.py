@@ -54,3 +54,10 @@ def test_unknown_names_are_clear_errors(inventory_case: Case) -> None:
         inv.device("no-such-device-9")
     with pytest.raises(NetopsError, match=r"^unknown site 'no-such-site'"):
         inv.check_names(site="no-such-site")
+
+
+def test_names_in_another_case_are_spelled_as_the_inventory_does(inventory_case: Case) -> None:
+    inv = inventory_case.backends.inventory
+    name = inventory_case.devices[0]
+    other = name.swapcase()
+    assert inv.spelled([other, name, "no-such-device-9"]) == {other: name}
