@@ -160,7 +160,9 @@ raised = pd.DataFrame({"at": utc(alarms["raised_at"]), "source": "alarm",
 cleared = alarms.dropna(subset=["cleared_at"])
 cleared = pd.DataFrame({"at": utc(cleared["cleared_at"]), "source": "alarm",
                         "what": cleared["kind"] + " cleared"})
-text = events["mnemonic"].fillna("") + " " + events["message"].fillna("")
+mnemonic, message = events["mnemonic"].fillna(""), events["message"].fillna("")
+said_id = [bool(m) and m in t for m, t in zip(mnemonic, message)]  # "%LINK-3-UPDOWN: ..." names it
+text = message.where(said_id, mnemonic + " " + message)
 said = pd.DataFrame({"at": utc(events["at"]), "source": events["source"].fillna("log"),
                      "what": text.str.strip()})
 result = pd.concat([said, flips, raised, cleared], ignore_index=True).dropna(subset=["at"])
@@ -179,7 +181,7 @@ def _timeline(rows: Rows, params: dict[str, Any], inputs: list[Evidence]) -> str
         return f"nothing was recorded for {port} in the window{link}"
     kinds: dict[str, int] = {}
     for r in rows:
-        word = str(r.get("what", "")).split(" ")[0] or "?"
+        word = str(r.get("what", "")).split(" ")[0].strip("%:") or "?"  # the message id
         kinds[word] = kinds.get(word, 0) + 1
     top = ", ".join(f"{k} x{n}" for k, n in sorted(kinds.items(), key=lambda x: -x[1])[:6])
     return (f"{count(len(rows), 'entry')} for {port} from {rows[0]['at']} to {rows[-1]['at']} (device "
