@@ -70,3 +70,13 @@ def test_the_affected_hosts_ranks_in_host_order(tmp_path: Path) -> None:
     assert ranks(hosts, hosts, reads) == ""  # every rank: the hosts say it
     r = ask(tmp_path, [{"kind": "crc_errors", "target": {"link": f"{HOST}:mlx5_2"}}])
     assert f"affected: {HOST} (ranks 8–15 of 32" in r["answer"]  # the job's second host
+
+
+@pytest.mark.parametrize("rank,said", [
+    (9, "rank 9 runs on dc1-gpu1-010 (ranks 8–15, one per GPU in host order)"),
+    (40, "rank 40 is not one of the job's 32 ranks (one per GPU)"),
+])
+def test_the_rank_the_question_names_is_placed(tmp_path: Path, rank: int, said: str) -> None:
+    r = ask(tmp_path, [{"kind": "crc_errors", "target": {"link": f"{HOST}:mlx5_2"}}],
+            f"rank {rank} of job 4711 timed out")
+    assert said in r["answer"] and r["root_cause"]["device"] == HOST

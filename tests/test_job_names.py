@@ -39,6 +39,8 @@ def _plan(lab: Any, question: str) -> Any:
     ("NCCL timeouts on moe-finetune since 19:00", "4711"),
     ("job research/gpt-train hit an NCCL timeout", "research/gpt-train"),
     ("why is the gpt-train job slow?", "research/gpt-train"),
+    ("training run 4711 is hanging", "4711"),  # a bare number, when it is a job's
+    ("4711 NCCL timeout", "4711"),
 ])
 def test_a_job_named_by_name_is_diagnosed(lab: Any, question: str, job: str) -> None:
     p = _plan(lab, question)
@@ -82,3 +84,15 @@ def test_a_broken_job_table_does_not_stop_the_question(lab: Any) -> None:
     p = plan("NCCL timeouts on dc1-gpu1-[009-010]", Vocabulary.from_inventory(b.inventory), CLOCK,
              job_table=broken)
     assert p.intent == "diagnose.job" and p.entities.devices == ["dc1-gpu1-009", "dc1-gpu1-010"]
+
+
+@pytest.mark.parametrize("question,job", [
+    ("allreduce hang on gpu nodes dc1-gpu1-009,dc1-gpu1-010", True),
+    ("all-gather stuck on dc1-gpu1-009 and dc1-gpu1-010", True),
+    ("dc1-gpu1-009 and dc1-gpu1-010 time out", True),  # a stall of several GPU hosts
+    ("dc1-gpu1-010 is stuck", False),  # one host: that host's question
+])
+def test_a_collectives_words_on_gpu_hosts_are_a_job_question(lab: Any, question: str,
+                                                               job: bool) -> None:
+    p = _plan(lab, question)
+    assert (p.intent == "diagnose.job") == job, (p.intent, p.note)

@@ -16,6 +16,7 @@ why it was chosen (job_window.py) are said too."""
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,7 @@ JOB_BUDGET = 32
 RULES = [host_down, pfc_storm, flapping, link_down, link_errors, ecmp_collision,
          rail_unreachable]
 PORT_RULES = 6  # the first six name a fault on the job's own hosts and ports
+RANK = re.compile(r"\brank\s*#?\s*(\d+)\b", re.I)
 
 
 @dataclass
@@ -125,6 +127,8 @@ def diagnose_job(ctx: Context, job: str | None, hosts: list[str], window: Any = 
     rails = reads.ev.get("rails")
     if rails is not None and not rails.facts.get("failing") and hits:
         d.clean.append(Finding(rails_reachable(rails), [rails.id]))
+    if (said := rank_named(ctx.question, sc, reads)) is not None:
+        d.because.insert(1 if hits else 0, said)
     if sc.why:
         d.because.append(Finding(f"window read: {_span(sc.window)}: {sc.why}",
                                  sc.cites or reads.cite("status")))
@@ -154,26 +158,48 @@ def _verdict(sc: Scope, reads: Reads, hits: list[Hit]) -> Diagnosis:
     return d
 
 
-def ranks(hosts: list[str], affected: list[str], reads: Reads) -> str:
-    """The affected hosts' ranks, as a launcher places them by default: one rank per GPU (one
-    GPU per NIC) in the job's host order (Slurm's block distribution, torchrun's node ranks)."""
+def rank_spans(hosts: list[str], reads: Reads) -> dict[str, tuple[int, int]]:
+    """Each host's ranks as a launcher places them by default: one rank per GPU (one GPU per
+    NIC) in the job's host order (Slurm's block distribution, torchrun's node ranks)."""
     per = Counter(r["name"] for r in reads.attach if r["name"] in hosts)
-    if not affected or set(affected) >= set(hosts) or not per:
+    spans, first = {}, 0
+    for h in hosts:
+        if per[h]:
+            spans[h] = (first, first + per[h] - 1)
+        first += per[h]
+    return spans
+
+
+def ranks(hosts: list[str], affected: list[str], reads: Reads) -> str:
+    """" (ranks 8–15 of 32, one per GPU in host order)" for the affected hosts, or ""."""
+    spans = rank_spans(hosts, reads)
+    if not affected or set(affected) >= set(hosts) or not spans:
         return ""
-    spans: list[tuple[int, int]] = []
-    first = 0
-    for h in hosts:  # host h holds ranks first .. first + per[h] - 1
-        last = first + per[h] - 1
-        if h in affected and per[h]:
-            if spans and spans[-1][1] == first - 1:
-                spans[-1] = (spans[-1][0], last)
-            else:
-                spans.append((first, last))
-        first = last + 1
-    if not spans or len(spans) > 4:
+    merged: list[tuple[int, int]] = []
+    for a, b in (spans[h] for h in hosts if h in affected and h in spans):
+        if merged and merged[-1][1] == a - 1:
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    if not merged or len(merged) > 4:
         return ""
-    said = ", ".join(f"{a}–{b}" for a, b in spans)
-    return f" (ranks {said} of {first}, one per GPU in host order)"
+    total = max(b for _, b in spans.values()) + 1
+    return f" (ranks {', '.join(f'{a}–{b}' for a, b in merged)} of {total}, one per GPU in host order)"
+
+
+def rank_named(question: str, sc: Scope, reads: Reads) -> Finding | None:
+    """"rank 17 of job 4711 timed out": the host that rank runs on."""
+    m = RANK.search(question)
+    spans = rank_spans(sc.hosts, reads)
+    if m is None or not spans:
+        return None
+    n, cites = int(m.group(1)), sc.cites + reads.cite("nics")
+    host = next((h for h, (a, b) in spans.items() if a <= n <= b), None)
+    if host is None:
+        total = max(b for _, b in spans.values()) + 1
+        return Finding(f"rank {n} is not one of the job's {total} ranks (one per GPU)", cites)
+    a, b = spans[host]
+    return Finding(f"rank {n} runs on {host} (ranks {a}–{b}, one per GPU in host order)", cites)
 
 
 def _clock(ctx: Context, hosts: list[str]) -> str | None:

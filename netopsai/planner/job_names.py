@@ -1,7 +1,8 @@
-"""Jobs named by their name or a non-numeric id ("the llama-70b-pretrain job is stuck", "NCCL
-timeouts in ml/bert-sweep"): Slurm jobs are known by name as much as by number, and a
-Kubernetes job's id is `namespace/name`. Read from the job table at question time (jobs come
-and go between imports), only when the question speaks of jobs at all."""
+"""Jobs named by their name, a non-numeric id or a bare number ("the llama-70b-pretrain job is
+stuck", "NCCL timeouts in ml/bert-sweep", "training run 4711 hangs"): Slurm jobs are known by
+name as much as by number, and a Kubernetes job's id is `namespace/name`. Read from the job
+table at question time (jobs come and go between imports), only when the question speaks of
+jobs at all."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def named_job(question: str, table: JobTable | None) -> NamedJob | None:
     by_name: dict[str, list[Mapping[str, Any]]] = {}
     for row in rows:
         for key in {str(row["id"]), str(row.get("name") or "")}:
-            if len(key) >= MIN_NAME and not key.isdigit():  # numbers are planner/jobs.py's
+            if len(key) >= MIN_NAME:  # "training run 4711 hangs": a bare number, if a job's
                 by_name.setdefault(key.lower(), []).append(row)
     low = question.lower()
     for key in sorted(by_name, key=len, reverse=True):

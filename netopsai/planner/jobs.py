@@ -126,10 +126,20 @@ def find_job(question: str, meta: dict[str, dict[str, Any]]) -> JobAsk | None:
                   bool(SYMPTOM.search(question)), problems)
 
 
+# a training job's own words, and a stall's (said of several GPU hosts, a job's symptom too)
+GPU_WORDS = re.compile(r"\bnccl\b|\brdma\b|\broce\b|\ball-?(?:reduce|gather|to-?all)\b"
+                       r"|\bcollectives?\b|\btraining\b", re.I)
+STALL = re.compile(r"\bhang\w*|\bhung\b|\bstuck\b|\bstall\w*|\btime[\s-]?outs?\b"
+                   r"|\btim(?:ing|ed) out\b|\bslow\w*", re.I)
+
+
 def gpu_symptom(question: str, devices: list[str], meta: dict[str, dict[str, Any]]) -> bool:
-    """"NCCL timeouts on dc1-gpu1-003 and dc1-gpu1-004": GPU hosts named with a job's symptom."""
-    return bool(devices) and bool(re.search(r"\bnccl\b|\brdma\b|\broce\b", question, re.I)) and \
-        all(meta.get(d, {}).get("role") in GPU_ROLES for d in devices)
+    """"NCCL timeouts on dc1-gpu1-003 and dc1-gpu1-004", "all-reduce hangs on <hosts>": GPU
+    hosts named with a job's symptom (a stall alone only of two or more: one host that hangs is
+    that host's question)."""
+    if not devices or not all(meta.get(d, {}).get("role") in GPU_ROLES for d in devices):
+        return False
+    return bool(GPU_WORDS.search(question)) or (len(devices) >= 2 and bool(STALL.search(question)))
 
 
 def job_calls(ask: JobAsk | None, ent: Entities) -> tuple[str, list[ToolCall], list[str]]:
