@@ -15,11 +15,12 @@ from typing import Any
 
 from pydantic import SecretStr
 from sqlalchemy import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, or_, select
 
 from netopsai.backends.lab import lab_backends
 from netopsai.backends.receivers import BackgroundIngest, Ingest, IngestSettings
 from netopsai.evidence import Evidence
+from netopsai.lab.loglines import LAB
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
 from netopsai.tools.registry import run_tool
@@ -101,8 +102,11 @@ def send_trap(port: int, trap_oid: str, varbinds: list[tuple[str, Any]], *,
 
 
 def raw_events(engine: Engine, source: str | None = None) -> list[m.RawEvent]:
+    """What the ingest stored: the lab's own log lines (lab/loglines.py) are not its."""
     with Session(engine) as s:
-        q = select(m.RawEvent).order_by(col(m.RawEvent.id))
+        mine = or_(col(m.RawEvent.fingerprint).is_(None),
+                   col(m.RawEvent.fingerprint).not_like(f"{LAB}%"))
+        q = select(m.RawEvent).where(mine).order_by(col(m.RawEvent.id))
         if source:
             q = q.where(m.RawEvent.source == source)
         return list(s.exec(q))
