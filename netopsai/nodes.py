@@ -73,14 +73,25 @@ def _without(note: str, problems: list[str]) -> str:
 
 
 def last_seen(tb: Toolbox, ent: Entities, clock: datetime) -> datetime | None:
-    """When the question's devices (its port, if it names one) last logged anything."""
-    from netopsai.timewin import Window, as_utc
+    """When the question's devices (its port, if it names one) last logged anything, or later
+    raised an alarm or had a change in the last week: a device with old log lines but fresh
+    alarms or changes is live, not a log file loaded after the fact. None: it never logged."""
+    from netopsai.timewin import Window, as_utc, parse_window
+
+    def at(value: str) -> datetime:
+        return as_utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
 
     rows, _ = tb.backends.alarms.events(ent.devices, Window(start=datetime(1970, 1, 1, tzinfo=UTC),
                                                             end=clock),
                                         interface=ent.interfaces[0] if ent.interfaces else None,
                                         limit=1)
-    return as_utc(datetime.fromisoformat(rows[-1]["at"].replace("Z", "+00:00"))) if rows else None
+    if not rows:
+        return None
+    week = parse_window("7d", clock)
+    alarms = tb.backends.alarms.alarms(None, "any", ent.devices, None, week)
+    changes = tb.backends.changes.changes(ent.devices, None, None, week)
+    return max([at(rows[-1]["at"]), *(at(a["raised_at"]) for a in alarms if a.get("raised_at")),
+                *(at(c["start"]) for c in changes if c.get("start"))])
 
 
 def latest_change(tb: Toolbox, ent: Entities, clock: datetime) -> tuple[str, str] | None:

@@ -84,3 +84,30 @@ def test_the_healthy_lab_of_the_next_scenario_has_no_fault_lines(tmp_path: Path)
     ev = run_tool("events", {"devices": ["dc1-leaf-03"], "interface": "Ethernet52",
                              "window": "1h"}, lab_backends(engine))
     assert ev.rows == []
+
+
+def _flaps_window(engine: Any, question: str) -> Any:
+    from netopsai.service import Copilot
+
+    r = Copilot(lab_backends(engine)).answer(question, "anchor")
+    [ev] = [e for e in r["evidence"] if e["tool"] == "telemetry"]
+    return ev["args"].get("window")
+
+
+@pytest.mark.parametrize("change,anchored", [(False, True), (True, False)])
+def test_old_lines_anchor_the_window_unless_the_device_is_live(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               change: bool, anchored: bool) -> None:
+    """A port that last flapped over an hour ago: "is it flapping?" reads the hour up to that line
+    (logs loaded after the fact) — unless the device had a change 10 minutes ago, which makes
+    it a live device whose quiet hour is the answer."""
+    monkeypatch.setenv("NETOPSAI_HOME", str(tmp_path / "home"))
+    faults = [{"at": "-3h", "kind": "link_flap", "target": {"link": "dc1-leaf-03:Ethernet52"},
+               "params": {"count": 2}}]
+    if change:
+        faults.append({"at": "-10m", "kind": "change", "target": {"device": "dc1-leaf-03"},
+                       "params": {"summary": "raise BGP timers", "ticket": "CHG-7"}})
+    engine = engine_for(f"sqlite:///{tmp_path / 'x.db'}")
+    inject(engine, _scenario(faults))
+    window = _flaps_window(engine, "is dc1-leaf-03 Ethernet52 flapping?")
+    assert (isinstance(window, dict) and window["end"] < "2025-11-04T19:00") == anchored, window

@@ -25,7 +25,7 @@ from netopsai.lab.fault_kinds import (
 from netopsai.lab.fault_kinds_ai import check_ai
 from netopsai.lab.faults import Injector, Resolved
 from netopsai.lab.forwarding import Router
-from netopsai.lab.loglines import mirror_port_log
+from netopsai.lab.loglines import mark_port_log, mirror_port_log
 from netopsai.lab.manage import init_lab, lab_info, reset_lab, set_clock, touch
 from netopsai.lab.noise import noise_rows
 from netopsai.lab.scenario import FaultSpec, Scenario
@@ -160,7 +160,7 @@ def inject(engine: Engine, sc: Scenario) -> Injected:
         avoid |= _question_path(engine, lab_info(engine).version, clock, sc.question)
         with Session(engine) as s:
             _noise(s, sc, clock, avoid)
-            mirror_port_log(s)
+            mark_port_log(s)
             touch(s)
             s.commit()
     return Injected(sc.id, clock, [f.kind for f in sc.faults], reinit)

@@ -1,18 +1,22 @@
-"""What the lab's devices log when a port changes state: each oper-status transition the lab
-writes (background flaps, injected faults) is also a syslog line in its device's own format —
+"""What the lab's devices log when a fault changes a port's state: each oper-status transition
+an injected fault writes is also a syslog line in its device's own format —
 NX-OS's ETHPORT, EOS's LINEPROTO, Junos's mib2d SNMP_TRAP_LINK_*, IOS XR's PKT_INFRA-LINK, the
 Linux kernel's NIC driver on hosts and Cumulus, SONiC's orchagent — read by the same parser the
 ingest receivers use, and stored as the `events` tool reads it. The lines only log: the lab
 writes its alarms itself, so none is raised twice.
 
-Each run mirrors the transitions written since the last one (a Meta mark on their ids)."""
+Only injected faults log: the background history and a scenario's noise stay unlogged, as
+before, because a device whose last line is days old reads as a log file loaded after the fact
+(planner/anchors.py) and a healthy lab device must not. Each run mirrors the transitions written
+since the mark (a Meta row holding the last InterfaceEvent id done); `mark_port_log` moves the
+mark past transitions that are not to be logged."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from netopsai.backends.syslog.receiver import syslog_event
 from netopsai.store import tables as m
@@ -101,3 +105,9 @@ def mirror_port_log(s: Session) -> int:
     bulk_insert(s, m.RawEvent, rows)
     set_meta(s, MARK, str(events[-1].id))
     return len(rows)
+
+
+def mark_port_log(s: Session) -> None:
+    """Leave the transitions written so far unlogged (background history, a scenario's noise)."""
+    last = s.exec(select(func.max(m.InterfaceEvent.id))).one()
+    set_meta(s, MARK, str(last or 0))

@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 
 from netopsai.errors import NetopsError
 from netopsai.lab.jobs import lab_jobs
-from netopsai.lab.loglines import mirror_port_log
+from netopsai.lab.loglines import mark_port_log
 from netopsai.lab.noise import noise_rows
 from netopsai.lab.spec import get_scale, load_spec
 from netopsai.lab.topology import build_topology
@@ -59,7 +59,7 @@ def init_lab(engine: Engine, spec_name: str = "default", scale: str = "small", s
                             (models.Alarm, noise["alarms"]), (models.Change, noise["changes"]),
                             (models.InterfaceEvent, noise["events"])):
             bulk_insert(s, table, rows)
-        mirror_port_log(s)  # the background flaps as their devices logged them
+        mark_port_log(s)  # the background flaps stay unlogged: only faults log (loglines.py)
         jobs = lab_jobs(topo.devices, clock, seed)  # GPU PoDs only: none in the default spec
         if jobs:
             bulk_insert(s, models.Job, jobs)
