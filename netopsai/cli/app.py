@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -36,50 +35,6 @@ def _engine() -> Engine:
 
 def _out(text: str) -> None:
     typer.echo(text)
-
-
-@lab_app.command("init")
-def lab_init(scale: Annotated[str, typer.Option(help="small | medium | large")] = "small",
-             seed: Annotated[int, typer.Option(help="Same seed, same lab")] = 7,
-             spec: Annotated[str, typer.Option(help="Lab spec in inventory/ or a YAML path")] = "default",
-             now: Annotated[str | None,
-                            typer.Option(help="Lab clock, ISO time (default: now)")] = None) -> None:
-    """Build the embedded lab with a week of history up to the lab clock."""
-    from netopsai.lab.manage import init_lab
-    from netopsai.timewin import parse_time
-
-    clock = parse_time(now, datetime.now(UTC)) if now else None
-    info = init_lab(_engine(), spec, scale, seed, clock)
-    _out(f"lab {info.spec}/{info.scale} seed {info.seed} ready, clock {info.clock:%Y-%m-%dT%H:%M:%SZ}")
-
-
-@lab_app.command("inject")
-def lab_inject(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file")]) -> None:
-    """Apply a scenario's faults and noise (re-initialising the lab when its lab: differs)."""
-    from netopsai.lab.inject import inject
-    from netopsai.lab.scenario import load_scenario
-
-    done = inject(_engine(), load_scenario(scenario))
-    _out(f"scenario {done.scenario}: injected {', '.join(done.faults) or 'no faults'}; "
-         f"clock {done.clock:%Y-%m-%dT%H:%M:%SZ}{' (lab re-initialised)' if done.reinit else ''}")
-
-
-@lab_app.command("reset")
-def lab_reset() -> None:
-    """Back to the healthy lab of the last init."""
-    from netopsai.lab.manage import reset_lab
-
-    info = reset_lab(_engine())
-    _out(f"lab reset to healthy {info.spec}/{info.scale} seed {info.seed}")
-
-
-@lab_app.command("status")
-def lab_status() -> None:
-    """Show the lab's spec, scale, seed and clock."""
-    from netopsai.lab.manage import lab_info
-
-    info = lab_info(_engine())
-    _out(f"lab {info.spec}/{info.scale} seed {info.seed} clock {info.clock:%Y-%m-%dT%H:%M:%SZ}")
 
 
 STARTUP_GC_GEN0 = 50_000  # allocations between young collections (CPython's default: 700)
@@ -254,10 +209,11 @@ def _register_groups() -> None:
     """Command groups that live in their own modules: real networks (config, poll, ingest, devices,
     lab netns) and the diagnosis engine (incidents, alarms, bench). Each imports only typer here."""
     from netopsai.cli import alarms, bench, config, db, devices, incidents, ingest, jobs, netns, poll, serving
+    from netopsai.cli import lab as lab_group
     from netopsai.cli import snapshots as snapshot_group
 
-    for group in (config, poll, ingest, devices, netns, incidents, alarms, bench, serving, db,
-                  snapshot_group, jobs):
+    for group in (lab_group, config, poll, ingest, devices, netns, incidents, alarms, bench, serving,
+                  db, snapshot_group, jobs):
         group.register(app, lab_app)
     from netopsai.cli import report as report_group  # reliability reports
 
