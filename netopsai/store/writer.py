@@ -24,9 +24,10 @@ from sqlmodel import Session
 
 from netopsai.errors import NetopsError
 from netopsai.store import tables as m
-from netopsai.store.apply import Batch, DeviceCache, Event
+from netopsai.store.apply import Batch, Event
 from netopsai.store.engine import create_all
 from netopsai.store.flaps import Flaps
+from netopsai.store.naming import DeviceCache
 from netopsai.store.spool import Position, Spool
 
 log = logging.getLogger("netopsai.ingest")

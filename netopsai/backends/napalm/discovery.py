@@ -10,7 +10,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from ipaddress import ip_address, ip_interface
+from ipaddress import ip_interface
 from typing import Any
 
 from sqlalchemy import Engine, inspect
@@ -19,6 +19,7 @@ from sqlmodel import Session, select
 from netopsai.backends.napalm.device import DeviceError, DeviceTarget, connect
 from netopsai.store import tables as m
 from netopsai.store.inventory_sync import InventoryBatch, SyncReport, link_kind, sync_inventory
+from netopsai.store.naming import is_ip
 
 Row = dict[str, Any]
 ROLE_WORDS = ("superspine", "spine", "leaf", "tor", "border", "dci", "host", "server")
@@ -127,7 +128,7 @@ def _device_row(r: DeviceReading, role: str, site: str, now: datetime) -> Row:
     f = r.facts
     row: Row = {"name": r.name, "role": role, "site": site, "vendor": f.get("vendor", ""),
                 "model": f.get("model", ""), "os_version": f.get("os_version", ""),
-                "mgmt_ip": r.target.host if _is_ip(r.target.host) else None, "status": "up"}
+                "mgmt_ip": r.target.host if is_ip(r.target.host) else None, "status": "up"}
     uptime = float(f.get("uptime") or -1)
     if uptime > 0:  # whole seconds, so an unchanged uptime does not rewrite the row
         row["booted_at"] = (now - timedelta(seconds=uptime)).replace(microsecond=0)
@@ -135,14 +136,6 @@ def _device_row(r: DeviceReading, role: str, site: str, now: datetime) -> Row:
     if loop:
         row["loopback"] = loop.split("/")[0]
     return row
-
-
-def _is_ip(text: str) -> bool:
-    try:
-        ip_address(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _first_v4(entry: Row) -> str | None:
