@@ -76,6 +76,7 @@ def test_an_action_in_the_thread_is_declined(thread: Any) -> None:
     ("what else runs on dc1-gpu1-010", ["dc1-gpu1-010"]),
     ("jobs on dc1-gpu1-009 and dc1-gpu1-013", ["dc1-gpu1-009", "dc1-gpu1-013"]),
     ("list the running jobs", [None]),
+    ("which jobs run on gpu-010?", ["dc1-gpu1-010"]),  # a scheduler's name for the host
 ])
 def test_job_table_lookups(tmp_path: Path, question: str, names: list[str | None]) -> None:
     b = lab_backends(new_ai_lab(tmp_path / "x.db"))
@@ -100,3 +101,12 @@ def test_help_on_a_gpu_fabric_gives_job_examples_the_planner_answers(tmp_path: P
     for q in re.findall(r'"([^"]+)"', jobs):
         p = plan(q.replace("<id>", "4711"), vocab, CLOCK)
         assert p.intent != "unknown" and p.calls, q
+
+
+def test_jobs_on_a_host_that_is_nowhere_lists_nothing(tmp_path: Path) -> None:
+    b = lab_backends(new_ai_lab(tmp_path / "x.db"))
+    vocab = Vocabulary.from_inventory(b.inventory)
+    p = plan("which jobs run on gpu-999?", vocab, CLOCK)
+    assert p.calls == [] and "'gpu-999' is not in the inventory" in p.note  # not every job
+    named = plan("which jobs run on gpu-010?", vocab, CLOCK)
+    assert "gpu-010 read as dc1-gpu1-010" in named.note and "not in the inventory" not in named.note

@@ -11,7 +11,7 @@ from typing import Any
 from netopsai.planner.calls import ToolCall
 from netopsai.planner.entities import Entities
 from netopsai.planner.followup import FOLLOW
-from netopsai.planner.jobs import GPU_ROLES, JOB_INTENT, JobAsk, job_calls
+from netopsai.planner.jobs import GPU_ROLES, JOB_INTENT, JobAsk, SuffixMatch, job_calls
 
 LOOKUP_INTENT = "inventory.jobs"
 STILL = re.compile(r"\bstill\b|\bright now\b|\bcurrently\b|\bany ?more\b|\bat the moment\b", re.I)
@@ -22,18 +22,26 @@ LOOKUP = re.compile(r"\bjobs\b|\bwhich jobs?\b|\bwhat(?: else)? (?:runs|is runni
 
 
 def job_lookup(question: str, ent: Entities, meta: dict[str, dict[str, Any]]
-               ) -> tuple[str, list[ToolCall]] | None:
-    """The jobs that ran on the GPU hosts named, or every job when none is: a look-up, not a
-    diagnosis. None when the question is not about jobs, or names a device that runs none."""
+               ) -> tuple[str, list[ToolCall], list[str]] | None:
+    """The jobs that ran on the GPU hosts named (a scheduler's node name read as the inventory's
+    host it ends like, and said), or every job when none is: a look-up, not a diagnosis. None
+    when the question is not about jobs, names a device that runs none, or names a host that
+    is nowhere (the planner says which)."""
     if not LOOKUP.search(question) or ent.ips or ent.cidrs:
+        return None
+    match = SuffixMatch(meta)
+    mapped = {u: match(u) for u in ent.unknown}
+    if not all(mapped.values()):
         return None
     hosts = [d for d in ent.devices if meta.get(d, {}).get("role") in GPU_ROLES]
     if len(hosts) < len(ent.devices):  # "what runs on dc1-spine-01": not the job table's question
         return None
-    if not hosts and not re.search(r"\bjobs\b", question, re.I):
+    if not hosts and not mapped and not re.search(r"\bjobs\b", question, re.I):
         return None
-    return LOOKUP_INTENT, [ToolCall("metadata", {"query": "jobs", "name": h}) for h in hosts] \
-        or [ToolCall("metadata", {"query": "jobs"})]
+    notes = [f"{u} read as {h}, the inventory's name ending the same" for u, h in mapped.items()]
+    ent.devices, ent.unknown = [*hosts, *(str(h) for h in mapped.values())], []
+    calls = [ToolCall("metadata", {"query": "jobs", "name": h}) for h in ent.devices]
+    return LOOKUP_INTENT, calls or [ToolCall("metadata", {"query": "jobs"})], notes
 
 
 def follows_job(question: str, job: JobAsk | None, previous_intent: str | None) -> bool:

@@ -216,8 +216,11 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
     if job is not None or gpu_symptom(question, ent.devices, vocab.meta):
         intent, calls, more = job_calls(job, ent)
         return Plan(intent, calls, ent, _sentences(notes + more))
+    unknown = list(ent.unknown)
     if looked_up := job_lookup(question, ent, vocab.meta):
-        return Plan(*looked_up, ent, _sentences(notes))
+        intent, calls, read_as = looked_up  # names read as hosts are not "not in the inventory"
+        kept = [n for n in notes if not any(f"'{u}'" in n for u in unknown)]
+        return Plan(intent, calls, ent, _sentences(kept + read_as))
     intent, recipe, strong = _classify(_Q(ent, rest, vocab))
     said = intent if strong else "unknown"
     inherited = not (ent.ips or ent.devices or ent.invalid or ent.unknown)  # "there" = before
