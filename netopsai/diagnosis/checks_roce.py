@@ -81,16 +81,25 @@ def _not_roce(ctx: Context, what: str) -> Verdict | None:
                     ctx.alarm_ids)
 
 
+def _counters(ctx: Context, what: str, metric: str, said: str, top: int) -> Evidence | Verdict:
+    """The scope's `metric` rows, worst first; or the verdict when there are none to judge by
+    (not a RoCE fabric, or the counters could not be read)."""
+    out = _not_roce(ctx, what)
+    if out is not None:
+        return out
+    ev = _read(ctx, metric, scope_devices(ctx), top)
+    if ev.errors or not ev.rows:
+        return unknown(f"{said} counters could not be read on {ctx.scope}", [ev.id] if ev.id else [])
+    return ev
+
+
 @check("pfc_storm")
 def pfc_storm(ctx: Context) -> Verdict:
     """The port with the most pause frames, far above the others read; the sender is that port
     when it sends more than it receives, else the far end of its link."""
-    out = _not_roce(ctx, "PFC storm")
-    if out is not None:
-        return out
-    ev = _read(ctx, "pfc", scope_devices(ctx), 20)
-    if ev.errors or not ev.rows:
-        return unknown(f"PFC counters could not be read on {ctx.scope}", [ev.id] if ev.id else [])
+    ev = _counters(ctx, "PFC storm", "pfc", "PFC", 20)
+    if not isinstance(ev, Evidence):
+        return ev
     top, cfg = ev.rows[0], roce_settings()  # thresholds: config.yaml `roce:`
     rest = [r["total"] for r in ev.rows[1:] if r["total"] < top["total"] / 2] or [0.0]
     if top["max_per_5min"] < cfg.storm_per_5min or top["total"] < cfg.far_above * median(rest):
@@ -125,12 +134,9 @@ def _storm(ctx: Context, ev: Evidence, top: dict[str, Any], usual: float) -> Ver
 def ecmp_collision(ctx: Context) -> Verdict:
     """The port with the most ECN marks (flagged), on a switch whose one uplink runs near line
     rate while the median of its sibling uplinks idles."""
-    out = _not_roce(ctx, "ECMP collision")
-    if out is not None:
-        return out
-    ecn = _read(ctx, "ecn", scope_devices(ctx), 10)
-    if ecn.errors or not ecn.rows:
-        return unknown(f"ECN counters could not be read on {ctx.scope}", [ecn.id] if ecn.id else [])
+    ecn = _counters(ctx, "ECMP collision", "ecn", "ECN", 10)
+    if not isinstance(ecn, Evidence):
+        return ecn
     hot = ecn.rows[0]
     if hot["max_per_5min"] < ECN_PER_5MIN or _rdma(hot["interface"]):
         return rejected(f"no port of {ctx.scope} marks ECN heavily (at most "

@@ -18,7 +18,6 @@ from datetime import datetime
 
 from sqlmodel import Session, col, func, select
 
-from netopsai.backends.syslog.receiver import syslog_event
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert, get_meta, set_meta
 from netopsai.timewin import as_utc
@@ -79,6 +78,8 @@ def line_for(os_version: str) -> Line | None:
 
 def mirror_port_log(s: Session) -> int:
     """Log lines for the transitions written since the last call; how many were stored."""
+    from netopsai.backends.syslog.receiver import syslog_event  # here: asking needs no parser
+
     done = int(get_meta(s, MARK) or 0)
     events = s.exec(select(m.InterfaceEvent).where(col(m.InterfaceEvent.id) > done)
                     .order_by(col(m.InterfaceEvent.id))).all()
