@@ -29,7 +29,8 @@ from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
 from tests.peers.process import free_port
 from tests.peers.snmpsim import CISCO, SnmpSim, snmpsim  # noqa: F401
-from tests.test_batch import FAULTS, env_for, fault_pairs, small_lab
+from tests.test_batch import FAULTS, fault_pairs, small_lab
+from tests.test_batch_cli import env_for
 
 pytestmark = pytest.mark.integration
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
