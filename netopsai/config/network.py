@@ -140,8 +140,10 @@ class IngestSettings(Section):
     timezone: str = "UTC"
     timezones: dict[str, str] = Field(default_factory=dict)
     max_skew_seconds: float = Field(default=300.0, ge=0)
-    # addresses (or globs) of syslog relays: their lines name the device in the header, and the
-    # relay's own address never stands for it
+    # senders that may speak for other devices (syslog relays, trap forwarders): addresses,
+    # CIDRs or globs ("10.0.0.5", "10.9.0.0/24", "10.9.0.*"). Anyone else is believed only
+    # about itself: a line naming a device from another address is kept, marked, and raises
+    # nothing (netopsai.store.naming). A relay's own address never stands for the device.
     relays: list[str] = Field(default_factory=list)
 
     @field_validator("timezone")
@@ -156,6 +158,28 @@ class IngestSettings(Section):
         for zone in v.values():
             _check_zone(zone)
         return v
+
+    @field_validator("relays")
+    @classmethod
+    def _relays(cls, v: list[str]) -> list[str]:
+        for entry in v:
+            _check_relay(entry)
+        return v
+
+
+def _check_relay(entry: str) -> None:
+    """An address, a CIDR or a glob over addresses; anything else (a host name) would silently
+    match nothing."""
+    import ipaddress
+
+    if any(c in entry for c in "*?["):
+        return
+    try:
+        ipaddress.ip_network(entry.strip(), strict=False)
+    except ValueError:
+        raise PydanticCustomError(
+            "relay", "'{entry}' is not an address, a CIDR (10.0.0.0/24) or a glob (10.0.0.*)",
+            {"entry": entry}) from None
 
 
 def _check_zone(name: str) -> None:
