@@ -43,6 +43,11 @@ _INVISIBLE[0x85] = NEWLINE_MARK  # NEL, the C1 "next line"
 
 _TABLE = {**_C0, **_C1, **_INVISIBLE}
 
+# The first words of a stored event whose sender was not the device it names (nor a relay):
+# kept, raised nothing (netopsai.store.naming). A mark in the text, so every view that shows
+# the message shows it, and one constant, so the tools that count such events agree.
+UNVERIFIED = "[unverified sender]"
+
 
 def visible(text: str) -> str:
     """`text` with every control character replaced by a visible mark.

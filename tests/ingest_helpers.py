@@ -1,6 +1,12 @@
 """Shared pieces of the ingest tests: a small lab store whose devices send from loopback
 addresses, the receivers running on free ports, real senders (pysnmp, UDP, HTTP), and reads of
-what landed in the store."""
+what landed in the store.
+
+Devices speak for themselves (netopsai.store.naming): a line naming an inventory device is
+believed only from that device's address or from a relay in `ingest.relays`. The tests' senders
+other than SENDERS (127.0.0.1, the default source, and 127.0.0.50, the tests' syslog server)
+stand for a lab's relays, so `running` lists them as `ingest.relays` would; a test of the rule
+itself passes `relays=()`."""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -19,6 +26,7 @@ from sqlmodel import Session, col, or_, select
 
 from netopsai.backends.lab import lab_backends
 from netopsai.backends.receivers import BackgroundIngest, Ingest, IngestSettings
+from netopsai.backends.syslog.receiver import SyslogContext
 from netopsai.evidence import Evidence
 from netopsai.lab.loglines import LAB
 from netopsai.store import tables as m
@@ -28,6 +36,8 @@ from netopsai.tools.registry import run_tool
 COMMUNITY = "tr4p-c0mmunity-x7"  # a secret: the tests assert it is never logged or stored
 # Lab devices that "send" from these loopback addresses (their mgmt_ip in the test's store)
 SENDERS = {"dc1-dci-01": "127.0.0.23", "dc1-leaf-01": "127.0.0.22", "dc1-leaf-02": "127.0.0.25"}
+# the lab's relays: the default source and the tests' syslog server, as ingest.relays lists them
+LAB_RELAYS = ("127.0.0.1/32", "127.0.0.50/32")
 
 
 def lab_with_senders(make_lab: Callable[..., Engine]) -> tuple[Engine, str]:
@@ -44,10 +54,16 @@ def lab_with_senders(make_lab: Callable[..., Engine]) -> tuple[Engine, str]:
 
 
 @contextmanager
-def running(url: str, **overrides: Any) -> Iterator[Ingest]:
-    cfg = IngestSettings(trap_port=0, syslog_port=0, webhook_port=0,
-                         community=SecretStr(COMMUNITY), **overrides)
+def running(url: str, relays: tuple[str, ...] = LAB_RELAYS, **overrides: Any) -> Iterator[Ingest]:
+    """The receivers on free ports; `relays` join the syslog context's own (LAB_RELAYS unless
+    the test says otherwise), and the trap receiver gets the same list."""
+    given: SyslogContext = overrides.pop("syslog", SyslogContext())
+    syslog = replace(given, relays=(*given.relays, *relays))
+    ports = {"trap_port": 0, "syslog_port": 0, "webhook_port": 0}
+    cfg = IngestSettings(community=SecretStr(COMMUNITY), syslog=syslog, **{**ports, **overrides})
     with BackgroundIngest(url, cfg) as ingest:
+        if ingest.traps is not None:  # one ingest.relays list for both receivers
+            ingest.traps.relays = syslog.relays
         yield ingest
 
 

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import Field
 
 from netopsai.backends.base import Backends
+from netopsai.errors import NetopsError, UnknownName
 from netopsai.evidence import Evidence
-from netopsai.timewin import as_utc
+from netopsai.timewin import Window, as_utc
 from netopsai.tools.alarm_cases.correlate import compression, correlate
+from netopsai.tools.alarm_cases.fallback import uncorrelated
 from netopsai.tools.alarm_cases.topology import Topology
 from netopsai.tools.base import WindowArgs, as_table, tool
 from netopsai.words import count
+
+log = logging.getLogger("netopsai.tools")
 
 Category = Literal["link", "device", "bgp", "dci", "backbone", "optics", "capacity", "routing"]
 CORRELATE_MIN = 5
@@ -44,8 +49,8 @@ SHOWN = ["raised_at", "cleared_at", "state", "kind", "device", "interface", "pee
 def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
     """Alarms active at any time in a window (raised before its end, not cleared before its
     start), by category, state, devices and site, with whether traffic was fully lost."""
-    backends.inventory.check_names(args.devices, args.site)
     w = args.resolve(backends)
+    _check_names(args, backends, w)
     rows = backends.alarms.alarms(args.category, args.state, args.devices, args.site, w)
     open_ = [r for r in rows if r["state"] == "open"]
     lost = [r for r in rows if r["traffic_lost"]]
@@ -66,24 +71,52 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
                *(["group", "root"] if args.correlate else [])]
     facts: dict[str, Any] = {"alarms": len(rows), "open": len(open_), "closed": len(rows) - len(open_),
                              "traffic_lost": len(lost), "devices": sorted({r["device"] for r in rows})}
+    table = as_table(rows)
     if args.correlate:
-        summary += " " + _cases(as_table(rows), backends, facts)
+        summary += " " + _cases(table, backends, facts, w)
+    summary += _strangers(table, backends, facts, w)
     return Evidence(tool="alarms", summary=summary, columns=columns,
-                    rows=[{c: r.get(c) for c in columns} for r in rows], window=w.as_json(),
+                    rows=[{c: r.get(c) for c in columns} for r in table], window=w.as_json(),
                     facts=facts)
 
 
-def _cases(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any]) -> str:
+def _check_names(args: AlarmsArgs, backends: Backends, w: Window) -> None:
+    """The site and devices asked for must exist; a device the inventory lacks may still have
+    alarms (a new switch logging before it is imported), and then it is read, not refused."""
+    backends.inventory.check_names(None, args.site)
+    try:
+        backends.inventory.check_names(args.devices)
+    except UnknownName:
+        for name in args.devices or []:
+            try:
+                backends.inventory.check_names([name])
+            except UnknownName:
+                if not backends.alarms.alarms(None, "any", [name], None, w):
+                    raise
+
+
+def _cases(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any], w: Window) -> str:
     """Correlate (alarm_cases/): label each row with its case and whether it is the case's
-    suggested root; the cases go to facts. Returns the summary's sentence."""
-    cases = correlate(rows, Topology(backends.inventory), timedelta(minutes=CORRELATE_MIN))
+    suggested root; the cases go to facts. Returns the summary's sentence. Correlation that
+    fails lists each alarm as a case of its own, with a note: never no rows."""
+    try:
+        cases = correlate(rows, Topology(backends.inventory), timedelta(minutes=CORRELATE_MIN))
+    except Exception as exc:  # noqa: BLE001 - one bad row or reader must not hide the alarms
+        log.warning("alarm correlation failed: %s: %s", type(exc).__name__, exc)
+        note = f"correlation failed ({type(exc).__name__}: {exc}): each alarm is listed on its own"
+        cases, facts["note"] = uncorrelated(rows, note), note
     for c in cases:
         for a in c.members:
             a["group"], a["root"] = c.id, a is c.root
     ratio = compression(len(rows), cases)
     listed = [c.as_dict() for c in cases[:MAX_CASES]]
-    shots = _snapshots(listed, backends)
     facts.update(groups=len(cases), compression=ratio, cases=listed)
+    try:
+        shots = _snapshots(listed, backends)
+    except NetopsError as exc:  # the cases stand without their snapshots
+        shots, facts["snapshots_error"] = [], str(exc)
+    if "note" in facts:
+        return f"Not grouped into cases: {facts['note']}."
     if not cases:
         return "No cases."
     multi = [c for c in cases if len(c.members) > 1][:3]
@@ -108,7 +141,7 @@ def _snapshots(cases: list[dict[str, Any]], backends: Backends) -> list[str]:
         ids = set(case["member_ids"])
         for dev in case["devices"]:
             if dev not in by_device:
-                by_device[dev] = backends.inventory.snapshots(dev)
+                by_device[dev] = _device_snapshots(dev, backends)
         own = [(dev, snap) for dev in case["devices"] for snap in by_device[dev]
                if snap["alarm_id"] in ids]
         near = [] if own else _near(case, by_device)
@@ -117,6 +150,58 @@ def _snapshots(cases: list[dict[str, Any]], backends: Backends) -> list[str]:
         said += [f"snapshot {snap['id']} of {dev} at {snap['taken_at']} ({case['case']}"
                  f"{'' if own else ', taken just before'})" for dev, snap in own or near]
     return said
+
+
+def _device_snapshots(device: str, backends: Backends) -> list[Any]:
+    try:
+        return list(backends.inventory.snapshots(device))
+    except NetopsError:  # a device the inventory does not know has none
+        return []
+
+
+MAX_STRANGERS = 5  # devices not in the inventory named in the summary (facts list them all)
+
+
+def _strangers(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any],
+               w: Window) -> str:
+    """The alarms' devices the inventory does not know, each with the addresses its events came
+    from (its sender: the device, a relay, the webhook), under facts `unknown_devices` and on
+    their cases; the summary's sentence naming them."""
+    devices = sorted({str(r["device"]) for r in rows if r.get("device")})
+    try:
+        topo = Topology(backends.inventory)
+        topo.prefetch(set(devices))
+        unknown = [d for d in devices if not topo.known(d)]
+    except Exception as exc:  # noqa: BLE001 - the alarms stand without this note
+        log.warning("alarm devices not checked against the inventory: %s", exc)
+        return ""
+    if not unknown:
+        return ""
+    listed = []
+    for dev in unknown:
+        senders = _senders(dev, backends, w)
+        cases = [c for c in facts.get("cases", []) if dev in c["devices"]]
+        for c in cases:
+            c["senders"] = senders
+            if c.get("unknown_device") and senders:
+                c["impact"]["summary"] += f" (sent from {', '.join(senders)})"
+        listed.append({"device": dev, "senders": senders, "cases": [c["case"] for c in cases]})
+    facts["unknown_devices"] = listed
+    said = "; ".join(f"{u['device']} (sent from {', '.join(u['senders']) or 'no stored event'}"
+                     f"{'; case ' + ', '.join(u['cases']) if u['cases'] else ''})"
+                     for u in listed[:MAX_STRANGERS])
+    more = f" and {len(listed) - MAX_STRANGERS} more" if len(listed) > MAX_STRANGERS else ""
+    return f" Not in the inventory: {said}{more}."
+
+
+def _senders(device: str, backends: Backends, w: Window) -> list[str]:
+    """Where the device's events in the window came from (their senders' addresses)."""
+    try:
+        events, _ = backends.alarms.events([device], w, limit=200)
+    except Exception as exc:  # noqa: BLE001 - the device is still named, without its senders
+        log.warning("events of %s not read: %s", device, exc)
+        return []
+    return sorted({str(e["host"]) for e in events if e.get("host")})
 
 
 SNAPSHOT_NEAR = 10  # minutes: the snapshotter's default per-device rate limit

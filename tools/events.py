@@ -12,6 +12,7 @@ from pydantic import Field
 from netopsai.backends.base import Backends
 from netopsai.backends.rows import EventRecord
 from netopsai.evidence import Evidence, cell_text
+from netopsai.textsafe import UNVERIFIED
 from netopsai.tools.base import WindowArgs, tool
 
 COLUMNS = list(EventRecord.__annotations__)
@@ -51,7 +52,12 @@ def events(args: EventsArgs, backends: Backends) -> Evidence:
                     f"\"{cell_text(rows[-1]['message'], 160)}\"")
     if total > len(rows):
         summary += f" (the latest {len(rows)} shown: narrow the window or the search for the rest)"
+    # events whose sender may not speak for the device they name (netopsai.store.naming)
+    unverified = sum(str(r.get("message", "")).startswith(UNVERIFIED) for r in rows)
+    if unverified:
+        summary += (f"; {unverified} {UNVERIFIED} (named a device from an address that is not "
+                    "its own nor a relay: kept, raised nothing)")
     facts = {"events": total, "shown": len(rows), "by_mnemonic": dict(ids.most_common(10)),
-             "devices": sorted({str(r.get("device")) for r in rows})}
+             "devices": sorted({str(r.get("device")) for r in rows}), "unverified": unverified}
     return Evidence(tool="events", summary=summary + ".", columns=COLUMNS,
                     rows=[dict(r) for r in rows], facts=facts, window=w.as_json())

@@ -13,9 +13,11 @@ from sqlalchemy import Connection, Table, bindparam, insert, update
 from sqlalchemy import select as sa_select  # over core tables (sqlmodel's is typed for models)
 from sqlmodel import Session, or_, select
 
+from netopsai.ifnames import canonical
 from netopsai.store import tables as m
 from netopsai.store.flaps import Flaps
 from netopsai.store.naming import DeviceCache, Named, is_ip
+from netopsai.textsafe import UNVERIFIED, visible
 
 Action = Literal["raise", "clear", "note", "change"]  # change: a config commit, a change record
 LINK_KINDS_AS_CATEGORY = ("dci", "backbone")  # an alarm on these links is filed under its kind
@@ -104,8 +106,12 @@ class Batch:
 
     def apply(self, ev: Event) -> dict[str, Any]:
         """A raise opens an alarm unless one with its key is open, a clear closes the open one,
-        a note only logs. Returns the RawEvent row to be inserted (its `count` may still grow)."""
+        a note only logs. Returns the RawEvent row to be inserted (its `count` may still grow).
+        An event naming a device its sender may not speak for is only logged, marked."""
+        ev = _visible(ev)
         who = self.devices.get(self.s, ev.name, ev.host if ev.resolve_sender else "")
+        if who.claimed is not None:
+            return self._unverified(ev, who)
         if ev.interface:  # as the inventory names the port; the subject follows when it is one
             port = self.devices.port(self.s, who.name, ev.interface)
             if ev.subject == ev.interface:
@@ -146,6 +152,20 @@ class Batch:
         self._rows.append(row)
         return row
 
+    def _unverified(self, ev: Event, who: Named) -> dict[str, Any]:
+        """Kept about its sender (who.name), the device it names in its hostname column and its
+        message: no alarm, no clear, no port state, no change record on the named device."""
+        at = ev.at or ev.received_at
+        self.latest = max(self.latest or at, at)
+        row = {"received_at": ev.received_at, "at": at, "device_time": ev.device_time,
+               "skew_s": ev.skew_s, "source": ev.source, "host": ev.host, "hostname": ev.name,
+               "device": who.name, "interface": canonical(ev.interface) if ev.interface else None,
+               "program": ev.program, "mnemonic": ev.mnemonic, "facility": ev.facility,
+               "severity": ev.syslog_severity, "message": unverified_text(ev, who), "kind": None,
+               "key": None, "alarm_id": None, "count": 1, "fingerprint": ev.fingerprint}
+        self._rows.append(row)
+        return row
+
     def _flap(self, ev: Event, who: Named, at: datetime) -> int | None:
         if self.flaps is None or ev.kind != "LINK_DOWN" or not ev.interface \
                 or ev.action not in ("raise", "clear"):
@@ -179,6 +199,24 @@ class Batch:
         result = self.conn.execute(insert(RAW).returning(RAW.c.id, sort_by_parameter_order=True),
                                    self._rows)
         return [r[0] for r in result]
+
+
+def unverified_text(ev: Event, who: Named) -> str:
+    """The message of an event whose sender may not speak for the device it names, saying so
+    first: wherever the event is shown, it reads as what it is."""
+    own = f" ({who.name})" if who.name != ev.host else ""
+    return (f"{UNVERIFIED} names {who.claimed} but came from {ev.host}{own}, not an address of "
+            f"{who.claimed} nor a relay in ingest.relays; raised nothing: {ev.message}")
+
+
+def _visible(ev: Event) -> Event:
+    """The event's network text with its control characters made visible (netopsai.textsafe):
+    an ESC sequence or a line break inside a message must not reach a terminal or forge a row."""
+    def v(text: str | None) -> str | None:
+        return None if text is None else visible(text)
+    return replace(ev, message=visible(ev.message), name=v(ev.name), subject=v(ev.subject),
+                   interface=v(ev.interface), program=v(ev.program), mnemonic=v(ev.mnemonic),
+                   author=v(ev.author), facility=v(ev.facility), host=visible(ev.host))
 
 
 def _aware(t: datetime, like: datetime) -> datetime:

@@ -1,15 +1,25 @@
 """Who a received event is about: the inventory's device for the name or address the event
 gives (or its sender's), and the inventory's name for the port it writes — remembered for a
-while, since the inventory changes rarely and events come often."""
+while, since the inventory changes rarely and events come often.
+
+Devices speak for themselves: a name in the event (a syslog HOSTNAME, a trap's sysName) is
+believed only when the sender's address is that device's (its management, loopback, interface
+or host address in the inventory), or when the sender may speak for others (a relay listed in
+`ingest.relays`, an operator's log file, the Alertmanager webhook: `Event.resolve_sender`). An
+event naming an inventory device its sender is not is kept, about its sender and marked
+(`Named.claimed`), and never raises an alarm on the device it names — anyone who can reach the
+receiver's port could otherwise open LINK_DOWN on a spine."""
 
 from __future__ import annotations
 
+import fnmatch
 import ipaddress
 import re
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 
-from sqlmodel import Session, or_, select
+from sqlmodel import Session, col, or_, select
 
 from netopsai.ifnames import canonical, match
 from netopsai.store import tables as m
@@ -17,10 +27,13 @@ from netopsai.store import tables as m
 
 @dataclass(frozen=True)
 class Named:
-    """Who an event is about: the inventory's name and site when the inventory knows it."""
+    """Who an event is about: the inventory's name and site when the inventory knows it.
+    `claimed`: the inventory device the event named although its sender may not speak for it
+    (then `name` is the sender's own device, or its address)."""
 
     name: str
     site: str = ""
+    claimed: str | None = None
 
 
 _RE = re.compile(r"^re[01][-.]|[-.]re[01]$", re.I)  # Junos dual routing engines: re0-mx1, mx1-re0
@@ -28,26 +41,103 @@ _RE = re.compile(r"^re[01][-.]|[-.]re[01]$", re.I)  # Junos dual routing engines
 
 def resolve_device(s: Session, name: str | None, sender: str) -> Named:
     """The inventory device the event is about: by the name it gives (exact, without its
-    domain, without a Junos routing-engine prefix, in lower case), by an address it gives, then
-    by the sender's address (unless the sender is a relay: Event.resolve_sender); else the name
-    it gives, else the sender's address."""
-    names: list[str] = []
-    short = ""
-    if name and not is_ip(name):
-        bare = _RE.sub("", name)
-        short = bare.split(".")[0]
-        names = list(dict.fromkeys([name, bare, short, name.lower(), short.lower()]))
-    for candidate in names:
+    domain, without a Junos routing-engine prefix, in lower case) or an address it gives, which
+    the sender must own unless `sender` is empty (a relay, a file, the webhook: they may name
+    any device); else the sender's own device (a device whose hostname is not the inventory's
+    name); else the name it gives (a device the inventory does not know), else the address."""
+    given, short = _given(name)
+    named = _by_name(s, name, given)
+    if not sender:  # the sender may speak for any device
+        return named or Named(short or name or "")
+    owners = owners_of(s, sender)
+    if named is None:
+        if owners:  # the sender's own device, logging under another hostname
+            return owners[0]
+        return Named(short or name or sender)  # a device new to the inventory
+    if any(o.name == named.name for o in owners):
+        return named
+    own = owners[0] if owners else Named(sender)
+    return Named(own.name, own.site, claimed=named.name)
+
+
+def _given(name: str | None) -> tuple[list[str], str]:
+    """The inventory names an event's device name may stand for, and its short form (without
+    the domain and a routing-engine prefix): the name kept for a device the inventory lacks."""
+    if not name or is_ip(name):
+        return [], ""
+    bare = _RE.sub("", name)
+    short = bare.split(".")[0]
+    return list(dict.fromkeys([name, bare, short, name.lower(), short.lower()])), short
+
+
+def _by_name(s: Session, name: str | None, given: list[str]) -> Named | None:
+    for candidate in given:
         dev = s.get(m.Device, candidate)
         if dev is not None:
             return Named(dev.name, dev.site)
-    for ip in (name if name and is_ip(name) else None, sender):
-        if ip and is_ip(ip):
-            dev = s.exec(select(m.Device).where(
-                or_(m.Device.mgmt_ip == ip, m.Device.loopback == ip))).first()
-            if dev is not None:
-                return Named(dev.name, dev.site)
-    return Named(short if names else name or sender)
+    if name and is_ip(name):
+        found = owners_of(s, name)
+        return found[0] if found else None
+    return None
+
+
+def owners_of(s: Session, address: str) -> list[Named]:
+    """The inventory devices that hold this address: as management or loopback address, on an
+    interface, or as a host's address (several, for an address shared by a pair)."""
+    ip = _plain(address)
+    if ip is None:
+        return []
+    names = set(s.exec(select(m.Device.name).where(
+        or_(m.Device.mgmt_ip == ip, m.Device.loopback == ip))))
+    names.update(s.exec(select(m.Interface.device).where(
+        or_(m.Interface.ip == ip, col(m.Interface.ip).startswith(f"{ip}/")))))
+    names.update(s.exec(select(m.HostAddress.device).where(m.HostAddress.ip == ip)))
+    if not names:
+        return []
+    sites = {n: site for n, site in s.exec(select(m.Device.name, m.Device.site).where(
+        col(m.Device.name).in_(names)))}
+    return [Named(n, sites.get(n, "")) for n in sorted(names)]
+
+
+def _plain(address: str) -> str | None:
+    """An address as the inventory writes it: an IPv4 sender on a dual-stack socket arrives as
+    ::ffff:a.b.c.d."""
+    try:
+        ip = ipaddress.ip_address(address.split("%")[0])
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ip)
+
+
+def is_relay(sender: str, relays: tuple[str, ...]) -> bool:
+    """Whether `sender` is among `relays`: addresses, CIDRs (10.0.0.0/24) or globs (10.0.0.*)."""
+    if not relays or not sender:
+        return False
+    nets, globs = _relay_forms(relays)
+    ip = _plain(sender)
+    if ip is not None and any(ipaddress.ip_address(ip) in net for net in nets):
+        return True
+    return any(fnmatch.fnmatchcase(sender, glob) for glob in globs)
+
+
+GLOB_CHARS = frozenset("*?[")
+
+
+@lru_cache(maxsize=32)
+def _relay_forms(relays: tuple[str, ...]) -> tuple[list[ipaddress.IPv4Network | ipaddress.IPv6Network],
+                                                    list[str]]:
+    nets, globs = [], []
+    for entry in relays:
+        if GLOB_CHARS & set(entry):
+            globs.append(entry)
+            continue
+        try:
+            nets.append(ipaddress.ip_network(entry.strip(), strict=False))
+        except ValueError:
+            globs.append(entry)  # the config refuses these; a hand-built context matches exactly
+    return nets, globs
 
 
 class DeviceCache:

@@ -13,6 +13,11 @@ Alarms join a case when one event explains them, each rule within `tol` of raise
 Each case names a suggested root-cause alarm (the outage, else the physical-layer alarm, else
 the link, else the earliest), its members, and its impact: the data centres, PoDs and segments
 affected (the blast radius) and whether traffic was lost.
+
+An alarm on a device the inventory does not know (a new switch, a name only its log lines use)
+has no topology to join: its device's alarms within `tol` of each other form a case of their
+own (rule "unknown", the device named as unknown), and the rest correlate as if it were not
+there — one stranger never hides or blocks the others' cases.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ LINK_CATEGORIES = {"link", "dci", "backbone"}
 SEVERITY = {"critical": 0, "major": 1, "minor": 2, "warning": 3, "info": 4}
 TOL = timedelta(minutes=5)
 BURST_MIN = 3
+UNKNOWN = "unknown"  # the rule of a case on a device the inventory does not know
 
 
 @dataclass
@@ -50,11 +56,12 @@ class Case:
 
     def as_dict(self) -> dict[str, Any]:
         r = self.root
-        return {"case": self.id, "rule": self.rule, "root_alarm": r.get("id"), "root_kind": r["kind"],
-                "root_device": self.impact.get("root_device") or r["device"],
+        return {"case": self.id, "rule": self.rule, "root_alarm": r.get("id"),
+                "root_kind": r.get("kind"), "root_device": self.impact.get("root_device") or r.get("device"),
                 "root_interface": r.get("interface"), "alarms": len(self.members),
                 "member_ids": [a.get("id") for a in self.members],
-                "devices": sorted({a["device"] for a in self.members}),
+                "devices": sorted({str(a.get("device")) for a in self.members}),
+                "unknown_device": self.rule == UNKNOWN,
                 "state": "open" if self.open else "closed",
                 "first_raised": min(a["raised_at"] for a in self.members), "reason": self.reason,
                 "impact": self.impact}
@@ -88,6 +95,19 @@ def correlate(rows: Sequence[dict[str, Any]], topo: Topology, tol: timedelta = T
               burst_min: int = BURST_MIN) -> list[Case]:
     """The cases of these alarms, open ones first, then the largest. Rows are not modified."""
     alarms = sorted(rows, key=alarm_time)
+    topo.prefetch({a["device"] for a in alarms})
+    strangers = {a["device"] for a in alarms if not topo.known(a["device"])}
+    cases = _topology_cases([a for a in alarms if a["device"] not in strangers], topo, tol,
+                            burst_min)
+    cases += unknown_cases([a for a in alarms if a["device"] in strangers], tol)
+    cases.sort(key=lambda c: (not c.open, -len(c.members), alarm_time(c.root)))
+    for i, c in enumerate(cases, 1):
+        c.id = f"C{i}"
+    return cases
+
+
+def _topology_cases(alarms: list[dict[str, Any]], topo: Topology, tol: timedelta,
+                    burst_min: int) -> list[Case]:
     times = [alarm_time(a) for a in alarms]
     ends = [topo.ends(a) for a in alarms]
     topo.prefetch(set().union(*ends) if ends else set())
@@ -96,11 +116,33 @@ def correlate(rows: Sequence[dict[str, Any]], topo: Topology, tol: timedelta = T
     outages = _by_outage(alarms, times, ends, g, tol)
     inferred = _by_burst(alarms, times, ends, g, tol, burst_min, outages)
     _by_session_reset(alarms, times, g, tol, burst_min)
-    cases = [_case(alarms, sorted(c), ends, inferred, topo) for c in g.components()]
-    cases.sort(key=lambda c: (not c.open, -len(c.members), c.root["raised_at"]))
-    for i, c in enumerate(cases, 1):
-        c.id = f"C{i}"
-    return cases
+    return [_case(alarms, sorted(c), ends, inferred, topo) for c in g.components()]
+
+
+def unknown_cases(alarms: Sequence[dict[str, Any]], tol: timedelta = TOL) -> list[Case]:
+    """Alarms on devices the inventory does not know: per device, those raised within `tol` of
+    the one before form one case, its device said to be unknown (what the topology would add,
+    the reach, cannot be known)."""
+    by_device: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for a in sorted(alarms, key=alarm_time):
+        by_device[a["device"]].append(a)
+    out: list[Case] = []
+    for device, items in by_device.items():
+        runs = [[items[0]]]
+        for prev, cur in zip(items, items[1:], strict=False):
+            if alarm_time(cur) - alarm_time(prev) > tol:
+                runs.append([])
+            runs[-1].append(cur)
+        for run in runs:
+            root = min(run, key=_rank)
+            impact = {"dcs": [], "pods": [], "segments": [], "devices": 1, "root_device": device,
+                      "traffic_lost": any(a.get("traffic_lost") for a in run),
+                      "summary": f"unknown: {device} is not in the inventory"}
+            out.append(Case("", root, run, UNKNOWN, (
+                f"{root['kind']} on {device}, a device the inventory does not know: its "
+                f"{len(run)} alarm(s) form a case of their own (no topology relates them to "
+                "others; add the device to the inventory to correlate it)"), impact))
+    return out
 
 
 def compression(n_alarms: int, cases: Sequence[Case]) -> float:

@@ -87,6 +87,11 @@ class Topology:
             self._meta[device] = found
         return self._meta[device]
 
+    def known(self, device: str) -> bool:
+        """Whether the inventory knows the device (an alarm's device may be one it does not:
+        a new switch, a name only its log lines use)."""
+        return bool(self.meta(device))
+
     def segments_behind(self, tor: str) -> list[str]:
         if tor in self._behind:
             return sorted(self._behind[tor])

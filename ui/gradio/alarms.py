@@ -105,6 +105,10 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
         args["category"] = f.category
     open_ev = run_tool("alarms", {**args, "state": "open"}, backends)
     recent = run_tool("alarms", {**args, "state": f.state or "any", "correlate": True}, backends)
+    if recent.errors and not open_ev.errors:  # the cases failed: the alarms are still shown
+        failed = recent.errors[0]
+        recent = run_tool("alarms", {**args, "state": f.state or "any"}, backends)
+        recent.facts.setdefault("note", f"cases not read: {failed}")
     errors = open_ev.errors or recent.errors
     if errors:
         return AlarmsData(summary=f"**error:** {inert(errors[0])}", error=errors[0])
@@ -117,14 +121,28 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
         r["ack"], r["ack_state"] = (st.text(), st.state) if st else ("", "")
     shown = [r for r in open_rows if f.show_silenced or r["ack_state"] != "silenced"]
     ids = {r["id"] for r in rows}
-    cases = [c for c in recent.facts["cases"] if ids & set(c.get("member_ids", []))]
+    cases = [c for c in recent.facts.get("cases", []) if ids & set(c.get("member_ids", []))]
     acked = sum(1 for r in open_rows if r["ack_state"] == "acked")
     summary = (f"**{len(open_rows)} open** ({acked} acknowledged, {len(open_rows) - len(shown)} "
-               f"silenced) · {count(len(rows), 'alarm')} in the window  \n<small>before the severity and "
-               f"device filters: {inert(recent.summary)}</small>")  # inert: names are network text
+               f"silenced) · {count(len(rows), 'alarm')} in the window{_notes(recent.facts)}  \n"
+               f"<small>before the severity and device filters: {inert(recent.summary)}</small>")
     return AlarmsData(_worst(shown), _newest(rows), cases, summary,
                       describe(recent.window, window, backends.zone), clock,
                       len(open_rows) - len(shown))
+
+
+def _notes(facts: dict[str, Any]) -> str:
+    """What the on-call must not miss above the tables (network text made inert): devices the
+    inventory does not know, with their senders, and cases that could not be built."""
+    out = ""
+    strangers = facts.get("unknown_devices") or []
+    if strangers:
+        out += "  \n**not in the inventory:** " + inert("; ".join(
+            f"{u['device']} (sent from {', '.join(u['senders']) or 'no stored event'})"
+            for u in strangers[:8]) + (f" and {len(strangers) - 8} more" if len(strangers) > 8 else ""))
+    if facts.get("note"):
+        out += f"  \n**note:** {inert(str(facts['note']))}"
+    return out
 
 
 def _newest(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -180,7 +198,8 @@ def empty_note(data: AlarmsData, f: Filters, which: str) -> str:
 def cases_frame(cases: list[dict[str, Any]], zone: str | None = None) -> pd.DataFrame:
     """One row a case, open ones and the largest first (the tool's order)."""
     rows = [{"case": c["case"], "suggested root cause": f"{c['root_kind']} on {c['root_device']}"
-             + (f" {c['root_interface']}" if c["root_interface"] else ""),
+             + (f" {c['root_interface']}" if c["root_interface"] else "")
+             + (" (not in the inventory)" if c.get("unknown_device") else ""),
              "alarms": c["alarms"], "state": c["state"],
              "first raised": local_time(c["first_raised"], zone),
              "blast radius": c["impact"]["summary"], "why": c["reason"]} for c in cases]

@@ -179,8 +179,9 @@ def _select_case(cases: dict[str, Any], evt: gr.SelectData) -> tuple[Any, str]:
     c = cases.get(str(case_id))
     if not c:
         return None, NO_CASE
-    where = " ".join(x for x in (c["root_device"], c.get("root_interface")) if x)
-    return case_id, f"case **{c['case']}** selected: root {c['root_kind']} on {where}"
+    where = " ".join(str(x) for x in (c["root_device"], c.get("root_interface")) if x)
+    unknown = " (a device not in the inventory)" if c.get("unknown_device") else ""
+    return case_id, inert(f"case **{c['case']}** selected: root {c['root_kind']} on {where}{unknown}")
 
 
 def _act(engine: Any, backends: Any, zone: str, action: str, selected: str | None, who: str,

@@ -1,12 +1,12 @@
 """A UDP syslog receiver: each datagram becomes an Event for the queued writer, on the device's
-clock (netopsai.backends.syslog.clock) and about the device the header names (a relay may send
-for many); the lines we recognise (netopsai.backends.syslog.parse) raise or clear alarms, the
-rest are kept as raw events."""
+clock (netopsai.backends.syslog.clock) and about the device the header names — when its sender
+may speak for it: the device itself, or a relay listed in `ingest.relays` (netopsai.store.naming
+decides, against the inventory's addresses); the lines we recognise
+(netopsai.backends.syslog.parse) raise or clear alarms, the rest are kept as raw events."""
 
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import hashlib
 import logging
 import socket
@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from netopsai.backends.syslog.clock import Zones, device_time
 from netopsai.backends.syslog.parse import classify, mnemonic, parse_frame
 from netopsai.store.apply import Event
+from netopsai.store.naming import is_relay
 
 log = logging.getLogger("netopsai.ingest")
 MAX_MESSAGE = 4000  # characters kept of one line
@@ -26,15 +27,16 @@ MAX_SKEW_S = 300.0
 @dataclass(frozen=True)
 class SyslogContext:
     """What reading a line needs beyond the line: the devices' zones, how far a clock the
-    device marks unsynchronised may be off, and the relays (addresses or globs) that forward
-    for other devices, whose address never names the device."""
+    device marks unsynchronised may be off, and the relays (addresses, CIDRs or globs) that
+    forward for other devices: only they may name another device, and their own address never
+    names the device."""
 
     zones: Zones = field(default_factory=Zones)
     max_skew_s: float = MAX_SKEW_S
     relays: tuple[str, ...] = ()
 
     def is_relay(self, sender: str) -> bool:
-        return any(fnmatch.fnmatchcase(sender, glob) for glob in self.relays)
+        return is_relay(sender, self.relays)
 
 
 def syslog_event(data: bytes, sender: str, received_at: datetime | None = None,

@@ -1,6 +1,8 @@
 """An SNMP trap receiver (pysnmp 7, asyncio, SNMPv1/v2c): linkDown/linkUp (IF-MIB), BGP
 backward transition and established (BGP4-MIB, and Cisco's CISCO-BGP4-MIB), coldStart and
-warmStart become Events for the queued writer; other traps are kept as raw events.
+warmStart become Events for the queued writer; other traps are kept as raw events. A sysName
+in the trap names the device only when the trap comes from that device's address (or from a
+relay in `relays`): netopsai.store.naming decides, as for syslog.
 
 The community is a SecretStr handed to pysnmp only: it is never logged or stored."""
 
@@ -17,6 +19,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from netopsai.store.apply import Event
+from netopsai.store.naming import is_relay
 
 log = logging.getLogger("netopsai.ingest")
 
@@ -88,8 +91,9 @@ def _interface(oids: dict[str, str]) -> str | None:
 
 
 def trap_event(varbinds: Sequence[tuple[str, str]], sender: str,
-               received_at: datetime | None = None) -> Event:
-    """The Event for one notification's varbinds (OID text, value text) from `sender`."""
+               received_at: datetime | None = None, relays: tuple[str, ...] = ()) -> Event:
+    """The Event for one notification's varbinds (OID text, value text) from `sender`; a
+    sender among `relays` may name another device in sysName."""
     oids = dict(varbinds)
     trap_oid = oids.get(SNMP_TRAP_OID, "")
     name = NAMES.get(trap_oid, trap_oid or "unknown trap")
@@ -97,7 +101,8 @@ def trap_event(varbinds: Sequence[tuple[str, str]], sender: str,
     ev = Event(source="trap", action="note", message=f"{name}: {shown}"[:4000],
                received_at=received_at or datetime.now(UTC),
                fingerprint=hashlib.sha1(repr((sender, sorted(oids.items()))).encode()).hexdigest(),
-               host=sender, name=oids.get(SYS_NAME) or None)
+               host=sender, name=oids.get(SYS_NAME) or None,
+               resolve_sender=not is_relay(sender, relays))
     known = TRAPS.get(trap_oid)
     if known is None:
         return ev
@@ -113,11 +118,13 @@ def trap_event(varbinds: Sequence[tuple[str, str]], sender: str,
 
 
 class TrapReceiver:
-    """Listens on host:port (0 = a free port; `port` is the bound one after `start`)."""
+    """Listens on host:port (0 = a free port; `port` is the bound one after `start`). `relays`:
+    trap forwarders (addresses, CIDRs or globs) whose traps may name another device."""
 
     def __init__(self, host: str, port: int, community: SecretStr,
-                 sink: Callable[[Event], None]) -> None:
+                 sink: Callable[[Event], None], relays: tuple[str, ...] = ()) -> None:
         self.host, self.port, self.sink = host, port, sink
+        self.relays = relays
         self._community = community
         self._engine: Any = None
         self.received = 0
@@ -146,7 +153,7 @@ class TrapReceiver:
         try:
             _domain, address = snmp_engine.message_dispatcher.get_transport_info(state_ref)
             pairs = [(str(oid), _text(value)) for oid, value in varbinds]
-            self.sink(trap_event(pairs, str(address[0])))
+            self.sink(trap_event(pairs, str(address[0]), relays=self.relays))
         except Exception:  # a receiver must outlive any one trap
             log.exception("trap not handled")
 
