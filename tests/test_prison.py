@@ -23,9 +23,10 @@ from tests.sandbox_helpers import (
     survivors,
 )
 
-pytestmark = pytest.mark.skipif(not prison.available(), reason=(
-    "the prison needs root and bubblewrap (apt-get install bubblewrap; scripts/system-deps.sh)"))
 NOBODY = 65534
+pytestmark = pytest.mark.skipif(not prison.available((NOBODY, NOBODY)), reason=(
+    "the prison needs root, bubblewrap and setpriv (apt-get install bubblewrap; "
+    "scripts/system-deps.sh)"))
 
 # F1: a run whose fork outlives it and rewrites every other run's files it can reach, in a loop
 LINGER = """

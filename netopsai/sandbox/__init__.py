@@ -1,23 +1,29 @@
 """Run a piece of pandas code in a separate, contained `python -I` process.
 
-Inputs are JSON files in a fresh temp dir (the child's cwd); child.py loads them into
-DataFrames named after their evidence ids (E1, E2 ...), runs the code and writes `result` back
-as JSON. Containment, in layers, each reported as a violation rather than raised:
+The run's files (its inputs as JSON, the spec, the code) are written to a run dir of its own
+below a runs folder only the running user can enter (rundir.py: checked with lstat, every file
+made and read through directory descriptors); child.py loads them into DataFrames named after
+their evidence ids (E1, E2 ...), runs the code and writes `result` back as JSON into a nameless
+file the parent holds. Containment, in layers, each reported as a violation rather than raised:
 - rlimits: CPU seconds (SIGXCPU -> "cpu"), address space (MemoryError -> "memory"), file size,
-  processes (as root the child drops to an unprivileged user first: root ignores RLIMIT_NPROC);
+  open files, processes (as root the run is an unprivileged user: root ignores RLIMIT_NPROC);
+- a control group per run (cgroup.py, as root): memory counting shared memory and tmpfs pages
+  (an OOM kill -> "memory"), processes, CPU — limits no code can step around;
 - its own network namespace when root (`unshare --net`: only a downed loopback);
-- an audit hook refusing sockets, process creation and writes outside the temp dir; it prints a
+- an audit hook refusing sockets, process creation and writes outside its dir; it prints a
   marker line on stderr before raising, so a violation the code swallows is still reported;
+- a seccomp filter (the kernel's: no ptrace, mounts, namespaces, network sockets, memfd, SysV);
 - a wall-clock timeout that kills the whole process group ("timeout");
 - as root, the prison (prison.py, bubblewrap): the run's own PID, mount, IPC, UTS and network
-  namespaces, a read-only view of the interpreter and its libraries, its run dir the only
-  writable path; nothing it starts outlives it. This layer holds with the others switched off.
+  namespaces, a read-only view of the interpreter and its libraries, size-capped tmpfs scratch
+  as its only writable place, the unprivileged user with no capability from its first
+  instruction; nothing it starts outlives it. This layer holds with the others switched off.
+As root, code never runs without an unprivileged user to run as (`run_as`): it is refused.
 
 Warm runs: the fixed cost (a fresh interpreter importing pandas, ~0.7 s) is paid once by a
-worker (worker.py, zygote.py) that already sits in its own network namespace; each run is a
-fork of it that takes the cold child's steps from there (rlimits, the drop to the unprivileged
-user, the audit hook) before the code runs. When the worker is not ready, busy or broken, the
-run takes the cold path above.
+worker (worker.py, zygote.py) that already sits in its prison; each run is a fork of it that
+takes namespaces of its own, becomes the unprivileged user and takes the cold child's steps from
+there. When the worker is not ready, busy or broken, the run takes the cold path above.
 """
 
 from __future__ import annotations
@@ -25,28 +31,27 @@ from __future__ import annotations
 import json
 import os
 import pwd
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Mapping
 from contextlib import suppress
 from functools import cache
 from pathlib import Path
-from typing import IO, Any, Literal, get_args
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from netopsai.sandbox import prison, worker, zygote
-from netopsai.sandbox.child import MARK
+from netopsai.sandbox import cgroup, prison, rundir, worker, zygote
+from netopsai.sandbox.outcome import VIOLATIONS as VIOLATIONS
+from netopsai.sandbox.outcome import SandboxResult as SandboxResult
+from netopsai.sandbox.outcome import Violation as Violation
+from netopsai.sandbox.outcome import collect, text
 
 BASE_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-Violation = Literal["network", "filesystem", "process", "timeout", "memory", "cpu"]
-VIOLATIONS: tuple[str, ...] = get_args(Violation)
 UNSHARE = "/usr/bin/unshare"
 CHILD = Path(__file__).with_name("child.py")
 
@@ -70,23 +75,18 @@ class SandboxSettings(BaseSettings):
     seccomp: bool = Field(default=True, description="A kernel syscall filter (libseccomp): no "
                           "ptrace, mounts, new namespaces, modules, BPF, io_uring, network sockets")
     run_as: str | None = Field(default="nobody", description="User to drop to when root")
-    tmp_root: str | None = Field(default=None, description="Parent of the temp dirs")
+    tmp_root: str | None = Field(default=None, description="Parent of the run dirs: a directory "
+                                 "of the running user's, mode 0700 (else runs are refused); "
+                                 "default a fresh one per process under the system temp dir")
+    max_disk_mb: int = Field(default=128, ge=8, description="Size of the run's scratch dir and "
+                             "/tmp in the prison (tmpfs; counted in its memory too)")
+    max_open_files: int = Field(default=256, ge=32, description="RLIMIT_NOFILE")
+    cpu_cores: float = Field(default=1.0, gt=0, description="CPU share of the run's control "
+                             "group (1.0: one core)")
+    cgroup: bool = Field(default=True, description="Each run in a control group of its own "
+                         "(root): memory incl. shared memory and tmpfs, processes, CPU")
     warm: bool = Field(default=True, description="Fork runs from a pre-started worker that has "
                        "pandas loaded (same layers); cold start when it is busy or not ready")
-
-
-class SandboxResult(BaseModel):
-    ok: bool
-    columns: list[str] = Field(default_factory=list)
-    rows: list[dict[str, Any]] = Field(default_factory=list)
-    value: Any = None  # a scalar or str result (rows/columns stay empty)
-    truncated: bool = False  # more result rows than max_rows
-    stdout: str = ""
-    error: str | None = None
-    violation: Violation | None = None
-    elapsed_ms: float = 0.0
-    isolation: list[str] = Field(default_factory=list)  # the layers this run had
-    warm: bool = False  # forked from the warm worker rather than a fresh interpreter
 
 
 @cache
@@ -107,25 +107,25 @@ def run_code(code: str, inputs: Mapping[str, Mapping[str, Any]] | None = None,
     """Run `code` over `inputs` ({"E1": {"columns", "rows", "meta"}}); never raises."""
     s = settings or SandboxSettings()
     start = time.monotonic()
-    tmp: Path | None = None
     try:
-        tmp = Path(tempfile.mkdtemp(prefix="netopsai-sbx-", dir=runs_root(s)))
-        res = _run(code, dict(inputs or {}), dict(params or {}), s, tmp)
+        user = _user(s)
+        if os.geteuid() == 0 and user is None:
+            raise rundir.RunsFolderRefused(
+                f"will not run analysis code as root: NETOPSAI_SANDBOX_RUN_AS={s.run_as!r} "
+                "names no user on this host")
+        with rundir.RunDir(rundir.runs_root(s.tmp_root)) as rd:
+            res = _run(code, dict(inputs or {}), dict(params or {}), s, rd, user)
+    except rundir.RunsFolderRefused as exc:
+        res = SandboxResult(ok=False, error=f"sandbox refused: {exc}")
     except Exception as exc:  # the caller gets a result, never a traceback
         res = SandboxResult(ok=False, error=f"sandbox failed to run: {type(exc).__name__}: {exc}")
-    finally:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
     res.elapsed_ms = round((time.monotonic() - start) * 1000, 1)
     return res
 
 
 def runs_root(s: SandboxSettings) -> Path:
-    """The folder the run dirs are made in: the settings' own, else one of ours under the system
-    temp dir (the warm worker's prison binds it, so it must hold nothing but runs)."""
-    root = Path(s.tmp_root) if s.tmp_root else Path(tempfile.gettempdir()) / "netopsai-sandbox"
-    root.mkdir(parents=True, exist_ok=True, mode=0o711)  # entered by path, never listed
-    return root.resolve()
+    """The folder the run dirs are made in (rundir.runs_root: ours alone, checked)."""
+    return rundir.runs_root(s.tmp_root)
 
 
 def _user(s: SandboxSettings) -> tuple[int, int] | None:
@@ -135,7 +135,11 @@ def _user(s: SandboxSettings) -> tuple[int, int] | None:
         pw = pwd.getpwnam(s.run_as)
     except KeyError:
         return None
-    return pw.pw_uid, pw.pw_gid
+    return (pw.pw_uid, pw.pw_gid) if pw.pw_uid != 0 else None
+
+
+def _jailed(s: SandboxSettings, user: tuple[int, int] | None) -> bool:
+    return s.prison and prison.available(user)
 
 
 def prestart(settings: SandboxSettings | None = None, wait: bool = False) -> bool:
@@ -147,85 +151,106 @@ def prestart(settings: SandboxSettings | None = None, wait: bool = False) -> boo
 
 def worker_args(s: SandboxSettings) -> tuple[list[str], dict[str, str]]:
     """What a worker is started with: its prison (or namespace) prefix and base environment
-    (the user drop, the limits and the hook are per run, as on the cold path)."""
+    (outside the prison the user drop, the limits and the hook are per run, as on the cold
+    path)."""
     env = {**BASE_ENV, "HOME": "/", "TMPDIR": "/"}
     user = _user(s)
-    if s.prison and prison.available():
-        runs = runs_root(s)
-        env[zygote.RUNS] = str(runs)  # each job keeps only its own dir of it
-        if user:  # between runs the worker kills whatever the run's user left behind
-            env[zygote.SWEEP_UID] = str(user[0])
-        return prison.argv(runs, network=not s.netns, chdir=False), env
+    if user and _jailed(s, user):
+        runs = runs_root(s).resolve()
+        env.update({zygote.RUNS: str(runs), zygote.SWEEP: "1", zygote.RUN_AS: f"{user[0]}:{user[1]}",
+                    zygote.SCRATCH_MB: str(s.max_disk_mb)})
+        return prison.argv(runs, network=not s.netns, size_mb=s.max_disk_mb, worker=True), env
     return ([UNSHARE, "--net", "--"] if s.netns and netns_available() else []), env
 
 
 def _prepare(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, Any],
-             s: SandboxSettings, tmp: Path) -> tuple[list[str], list[str]]:
-    """Write the run's files; return the command and the isolation layers it will have."""
+             s: SandboxSettings, rd: rundir.RunDir, user: tuple[int, int] | None,
+             ) -> tuple[list[str], list[str]]:
+    """Write the run's files; return the command (less its descriptors) and the isolation
+    layers the run will have. In the prison the run is the unprivileged user from its start and
+    only reads the run dir; outside it, the child drops to that user itself and writes there."""
     bad = [k for k in inputs if not k.isidentifier()]
     if bad:
         raise ValueError(f"input names must be identifiers, got {bad}")
     for name, table in inputs.items():
-        (tmp / f"{name}.json").write_text(json.dumps(
+        rd.write(f"{name}.json", json.dumps(
             {"columns": list(table.get("columns") or []), "rows": list(table.get("rows") or []),
              "meta": dict(table.get("meta") or {})}, default=str))
-    user = _user(s)
-    spec = {"root": str(tmp.resolve()), "inputs": list(inputs), "params": params,
+    jailed = _jailed(s, user)
+    drop = user if not jailed else None
+    spec = {"root": str(rd.path), "inputs": list(inputs), "params": params,
             "cpu_seconds": s.cpu_seconds, "memory_mb": s.memory_mb, "max_procs": s.max_procs,
             "max_file_mb": s.max_file_mb, "max_rows": s.max_rows, "hook": s.audit_hook,
-            "seccomp": s.seccomp, "uid": user[0] if user else None, "gid": user[1] if user else None}
-    (tmp / "spec.json").write_text(json.dumps(spec, default=str))
-    (tmp / "analysis.py").write_text(code)
+            "max_open_files": s.max_open_files, "seccomp": s.seccomp,
+            "uid": drop[0] if drop else None, "gid": drop[1] if drop else None}
+    rd.write("spec.json", json.dumps(spec, default=str))
+    rd.write("analysis.py", code)
     layers = ["rlimits"] + (["audit-hook"] if s.audit_hook else []) + (["seccomp"] if s.seccomp else [])
-    cmd = [sys.executable, "-I", str(CHILD), str(tmp / "spec.json")]
-    if s.prison and prison.available():
-        cmd = [*prison.argv(tmp, network=not s.netns), *cmd]
+    cmd = [sys.executable, "-I", str(CHILD)]
+    if user and jailed:
+        cmd = [*prison.argv(rd.path, network=not s.netns, size_mb=s.max_disk_mb),
+               *prison.drop(user), *cmd]
         layers += ["prison", "netns"] if s.netns else ["prison"]
     elif s.netns and netns_available():
         cmd = [UNSHARE, "--net", "--", *cmd]
         layers.append("netns")
     if user:
-        os.chown(tmp, *user)  # the unprivileged child may write only here (and world-writable dirs)
+        rd.give(*user, writable=not jailed)
         layers.append(f"user:{s.run_as}")
     return cmd, layers
 
 
 def _run(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, Any],
-         s: SandboxSettings, tmp: Path) -> SandboxResult:
-    cmd, layers = _prepare(code, inputs, params, s, tmp)
-    out_path, err_path = tmp.parent / f"{tmp.name}.out", tmp.parent / f"{tmp.name}.err"
-    w = worker.acquire(*worker_args(s)) if s.warm else None
+         s: SandboxSettings, rd: rundir.RunDir, user: tuple[int, int] | None) -> SandboxResult:
+    cmd, layers = _prepare(code, inputs, params, s, rd, user)
+    group = cgroup.create(cgroup.Limits(s.memory_mb << 20, s.max_procs, s.cpu_cores)) \
+        if s.cgroup else None
+    # nameless files, not pipes: output is bounded by RLIMIT_FSIZE and nothing can deadlock
+    out, err, result = rd.nameless(), rd.nameless(), rd.nameless()
+    w = None
     try:
-        # files, not pipes: output is bounded by RLIMIT_FSIZE and nothing can deadlock
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            if w is not None:
-                rc, timed_out = _run_warm(w, tmp, out, err, s.timeout_s)
-            else:
-                env = {**BASE_ENV, "HOME": str(tmp), "TMPDIR": str(tmp)}
-                proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdin=subprocess.DEVNULL,
-                                        stdout=out, stderr=err, start_new_session=True,
-                                        close_fds=True)
-                timed_out = _wait(proc, s.timeout_s)
-                rc = proc.returncode
-        stdout = _head(out_path, s.max_stdout)
-        stderr = _head(err_path, 64_000)
+        fds = [rd.fd, out, err, result, *(group.open() if group else [])]
+        layers += ["cgroup"] if group else []
+        w = worker.acquire(*worker_args(s)) if s.warm else None
+        if w is not None:
+            rc, timed_out = _run_warm(w, fds, s.timeout_s)
+        else:
+            rc, timed_out = _run_cold(cmd, rd, fds, s)
+        stdout = text(rundir.read_head(out, s.max_stdout * 4 + 1), s.max_stdout)
+        stderr = rundir.read_head(err, 64_000).decode("utf-8", "replace")
+        raw = rundir.read_head(result, (s.max_file_mb << 20) + 1)
+        res = collect(raw, stdout, stderr, rc, timed_out, s,
+                       oom=bool(group and group.hit_memory_limit()))
     finally:
-        for p in (out_path, err_path):
-            p.unlink(missing_ok=True)
-    res = _collect(tmp / "result.json", stdout, stderr, rc, timed_out, s)
+        for fd in (out, err, result):
+            os.close(fd)
+        if group:
+            group.destroy()
     res.isolation, res.warm = layers, w is not None
     return res
 
 
-def _run_warm(w: worker.Worker, tmp: Path, out: IO[bytes], err: IO[bytes],
-              timeout: float) -> tuple[int | None, bool]:
+def _run_cold(cmd: list[str], rd: rundir.RunDir, fds: list[int],
+              s: SandboxSettings) -> tuple[int | None, bool]:
+    run_dir, out, err, result, *groups = fds
+    arg = json.dumps({"in": run_dir, "result": result, "cgroups": groups})
+    env = {**BASE_ENV, "HOME": str(rd.path), "TMPDIR": str(rd.path)}
+    # the prison's cwd is its own scratch tmpfs (bwrap --chdir); outside it, the run dir
+    proc = subprocess.Popen([*cmd, arg], cwd=rd.path, env=env, stdin=subprocess.DEVNULL,
+                            stdout=out, stderr=err, start_new_session=True, close_fds=True,
+                            pass_fds=[run_dir, result, *groups])
+    timed_out = _wait(proc, s.timeout_s)
+    return proc.returncode, timed_out
+
+
+def _run_warm(w: worker.Worker, fds: list[int], timeout: float) -> tuple[int | None, bool]:
     """One run forked from the warm worker. A worker that fails mid-run is killed (its job with
     it) and the run reported as failed, never silently re-run."""
     try:
-        return w.run(tmp, out.fileno(), err.fileno(), timeout)
+        return w.run(fds, timeout)
     except (OSError, ValueError, KeyError) as exc:
         worker.fail(w)
-        err.write(f"the sandbox worker failed: {type(exc).__name__}: {exc}\n".encode())
+        os.write(fds[2], f"the sandbox worker failed: {type(exc).__name__}: {exc}\n".encode())
         return None, False
     finally:
         w.lock.release()
@@ -242,39 +267,3 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
         os.killpg(proc.pid, signal.SIGKILL)  # also any straggler the code managed to start
     proc.wait()
     return timed_out
-
-
-def _head(path: Path, limit: int) -> str:
-    with open(path, "rb") as f:
-        data = f.read(limit + 1)
-    text = data.decode("utf-8", "replace")
-    return text[:limit] + ("\n[... output truncated]" if len(text) > limit else "")
-
-
-def _collect(result_path: Path, stdout: str, stderr: str, rc: int | None, timed_out: bool,
-             s: SandboxSettings) -> SandboxResult:
-    """The child's result file and markers, plus what the parent saw, as one SandboxResult."""
-    marks = [line.split(" ", 2) for line in stderr.splitlines() if line.startswith(MARK + " ")]
-    res: dict[str, Any] = {}
-    if result_path.is_file() and result_path.stat().st_size <= (s.max_file_mb << 20):
-        try:
-            res = json.loads(result_path.read_text())
-        except ValueError:
-            res = {}
-    violation, error = res.get("violation"), res.get("error")
-    if marks and marks[0][1] in VIOLATIONS:
-        violation = marks[0][1]
-        error = marks[0][2] if len(marks[0]) > 2 else violation
-    elif timed_out:
-        violation, error = "timeout", f"killed after {s.timeout_s:g} s of wall-clock time"
-    elif not res and rc in (-signal.SIGKILL, -signal.SIGXCPU):
-        violation, error = "cpu", f"killed at the CPU limit ({s.cpu_seconds} s)"
-    elif not res:
-        last = [ln for ln in stderr.splitlines() if ln.strip()][-1:] or [f"exit code {rc}"]
-        error = f"the sandbox exited without a result: {last[0][:300]}"
-    if violation not in VIOLATIONS:
-        violation = None
-    if not (res.get("ok") and violation is None and error is None):  # no data from a failed run
-        return SandboxResult(ok=False, stdout=stdout, error=error or "failed", violation=violation)
-    return SandboxResult(ok=True, columns=res.get("columns") or [], rows=res.get("rows") or [],
-                         value=res.get("value"), truncated=bool(res.get("truncated")), stdout=stdout)

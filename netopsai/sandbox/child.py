@@ -1,10 +1,14 @@
-"""The sandboxed child: `python -I child.py SPEC.json`, run by netopsai.sandbox.run_code.
+"""The sandboxed child: `python -I child.py '{"in": FD, "result": FD, "cgroups": [FD ...]}'`,
+run by netopsai.sandbox.run_code (the cold path), or `run()` in a job forked from the warm worker.
 
 Standard library at import time (pandas inside functions), and no project code: this file is
-executed by path, not imported, in the child. Order matters: limits first; imports while the
-interpreter's files are still readable (as root the child then drops to an unprivileged user,
-and the Python install may sit in a directory that user cannot read); the audit hook last, just
-before the code runs. The code sees its inputs as DataFrames named after their evidence ids.
+executed by path, not imported, in the child. It reaches its run's files only through the
+descriptors it is handed: the run dir (spec, inputs, code: read, never written), a nameless
+result file, and the `cgroup.procs` of its control groups, joined first of all. Order matters:
+the groups, then limits; imports while the interpreter's files are still readable (outside the
+prison, as root, the child then drops to an unprivileged user, and the Python install may sit in
+a directory that user cannot read); the audit hook last, just before the code runs. The code
+sees its inputs as DataFrames named after their evidence ids; its cwd is its scratch dir.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ MARK = "@@sandbox-violation@@"
 PRELOAD = ["math", "statistics", "collections", "itertools", "functools", "operator", "re",
            "datetime", "json", "ipaddress", "decimal", "fractions", "string", "textwrap", "heapq",
            "bisect", "random", "zoneinfo", "csv", "io", "dataclasses", "difflib", "calendar", "time",
-           "socket", "encodings.idna", "numpy", "pandas"]
+           "socket", "encodings.idna", "ctypes", "ctypes.util", "numpy", "pandas"]
 NET_MODULES = {"ssl", "http.client", "urllib.request", "ftplib", "smtplib", "poplib", "imaplib",
                "telnetlib", "socketserver", "xmlrpc.client", "requests", "httpx", "urllib3",
                "aiohttp", "paramiko"}
@@ -64,7 +68,8 @@ def set_limits() -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU, then SIGKILL a second on
     for res, val in ((resource.RLIMIT_AS, SPEC["memory_mb"] * mb),
                      (resource.RLIMIT_FSIZE, SPEC["max_file_mb"] * mb),
-                     (resource.RLIMIT_NPROC, SPEC["max_procs"]), (resource.RLIMIT_CORE, 0)):
+                     (resource.RLIMIT_NPROC, SPEC["max_procs"]), (resource.RLIMIT_CORE, 0),
+                     (resource.RLIMIT_NOFILE, SPEC.get("max_open_files", 256))):
         resource.setrlimit(res, (val, val))
     signal.signal(signal.SIGXCPU, on_xcpu)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails with EFBIG instead
@@ -78,7 +83,12 @@ DENIED = ("ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2",
           "finit_module", "delete_module", "reboot", "swapon", "swapoff", "acct",
           "io_uring_setup", "io_uring_enter", "io_uring_register", "open_by_handle_at",
           "name_to_handle_at", "syslog", "quotactl", "settimeofday", "clock_settime",
-          "adjtimex", "clock_adjtime", "iopl", "ioperm", "fanotify_init")
+          "adjtimex", "clock_adjtime", "iopl", "ioperm", "fanotify_init",
+          # memory no limit sees (a memfd, SysV segments that outlive the run) and IPC that
+          # could carry data from one run to the next
+          "memfd_create", "memfd_secret", "shmget", "shmat", "shmctl", "shmdt", "semget", "semop",
+          "semtimedop", "semctl", "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open",
+          "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr", "mq_unlink")
 NEW_NAMESPACES = (0x20000, 0x2000000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000)
 
 
@@ -156,7 +166,14 @@ def hook(event: str, args: tuple[Any, ...]) -> None:
         raise SandboxViolation(f"{event} refused in the sandbox ({kind})")
 
 
-def load() -> dict[str, Any]:
+def read(dir_fd: int, name: str) -> str:
+    """A file of the run dir, by descriptor; a link there is refused, never followed."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    with open(fd, encoding="utf-8") as f:
+        return f.read()
+
+
+def load(dir_fd: int) -> dict[str, Any]:
     """The namespace the code runs in: pd, np, one DataFrame per input, INPUTS (each input's
     tool, args, facts, columns), TABLES (name -> DataFrame) and PARAMS."""
     import numpy as np
@@ -165,8 +182,7 @@ def load() -> dict[str, Any]:
     tables: dict[str, Any] = {}
     inputs: dict[str, Any] = {}
     for name in SPEC["inputs"]:
-        with open(f"{name}.json") as f:  # relative: the cwd is the run's dir
-            data = json.load(f)
+        data = json.loads(read(dir_fd, f"{name}.json"))
         tables[name] = pd.DataFrame(data["rows"], columns=data["columns"] or None)
         inputs[name] = {**data["meta"], "columns": list(tables[name].columns)}
     return {"pd": pd, "np": np, "TABLES": tables, "INPUTS": inputs, "PARAMS": SPEC["params"],
@@ -231,43 +247,50 @@ def dump(result: Any) -> dict[str, Any]:
     return {"value": json.loads(json.dumps(result, default=str))}
 
 
-def prepare() -> tuple[Any, dict[str, Any], int]:
-    """Limits, imports and inputs, then the privilege drop. The cwd is the run's dir and every
-    path is relative to it, so the inputs and the result file stay reachable by the
-    unprivileged user even when an ancestor of the temp dir is closed to it."""
+def prepare(dir_fd: int) -> tuple[Any, dict[str, Any]]:
+    """Limits, imports and inputs (read through the run dir's descriptor, then closed), then
+    the privilege drop where the child still has one to make."""
     set_limits()
     for name in PRELOAD:  # in a warm worker's job these are already loaded: a dict lookup each
         __import__(name)
-    ns = load()
-    with open("analysis.py") as f:
-        code = compile(f.read(), "<analysis>", "exec")
-    out = os.open("result.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    ns = load(dir_fd)
+    code = compile(read(dir_fd, "analysis.py"), "<analysis>", "exec")
+    os.close(dir_fd)
     if SPEC["uid"] is not None:  # root ignores RLIMIT_NPROC; the unprivileged user does not
         os.setgroups([])
         os.setgid(SPEC["gid"])
         os.setuid(SPEC["uid"])
     if SPEC.get("seccomp"):  # fails closed: no filter, no run
         seccomp_filter()
-    return code, ns, out
+    return code, ns
 
 
-def main(spec_path: str) -> None:
-    """The cold path: a fresh interpreter per run, started in the run's dir."""
-    with open(spec_path) as f:
-        run(json.load(f))
+def join_groups(fds: list[int]) -> None:
+    """Into the run's control groups (netopsai/sandbox/cgroup.py) before anything else runs:
+    "0" written to a group's cgroup.procs moves the writer. A failure ends the run."""
+    for fd in fds:
+        os.write(fd, b"0")
+        os.close(fd)
 
 
-def run(spec: dict[str, Any]) -> None:
-    """One run in this process, cwd the run's dir: limits, inputs, the code, its result file.
-    A warm worker's forked job calls this too (netopsai/sandbox/zygote.py)."""
+def main(arg: str) -> None:
+    """The cold path: a fresh interpreter per run, started in its scratch dir."""
+    fds = json.loads(arg)
+    join_groups(fds["cgroups"])
+    run(json.loads(read(fds["in"], "spec.json")), fds["in"], fds["result"])
+
+
+def run(spec: dict[str, Any], dir_fd: int, out: int) -> None:
+    """One run in this process, cwd its scratch dir: limits, inputs, the code, its result
+    (written to `out`, a nameless file the parent holds). A warm worker's forked job calls this
+    too (netopsai/sandbox/zygote.py)."""
     global PID
     PID = os.getpid()  # the process that reports; any copy the code forks exits silently
     SPEC.update(spec)
     if isinstance(sys.stdout, io.TextIOWrapper):  # what was printed survives a kill at a limit
         sys.stdout.reconfigure(line_buffering=True)
-    out = -1
     try:
-        code, ns, out = prepare()
+        code, ns = prepare(dir_fd)
         if SPEC["hook"]:
             sys.addaudithook(hook)
         exec(code, ns)
@@ -282,9 +305,8 @@ def run(spec: dict[str, Any]) -> None:
         os._exit(0)
     if FOUND:
         result.update(ok=False, violation=FOUND[0])
-    if out < 0:  # failed before the result file was opened (a bad limit, an import)
-        out = os.open("result.json", os.O_WRONLY | os.O_CREAT, 0o600)
-    os.write(out, json.dumps(result, default=str).encode())
+    os.ftruncate(out, 0)  # from the start, whatever the code wrote to the descriptor
+    os.pwrite(out, json.dumps(result, default=str).encode(), 0)
 
 
 if __name__ == "__main__":

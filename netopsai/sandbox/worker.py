@@ -54,14 +54,11 @@ class Worker:
             time.sleep(0.02)
         return self.poll_ready()
 
-    def run(self, root: Path, out: int, err: int, timeout: float) -> tuple[int, bool]:
-        """One run (the caller holds the lock): (its exit code as Popen reports it, timed out).
-        Raises OSError/ValueError when the worker fails; the caller then kills it."""
-        dir_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            socket.send_fds(self.ctl, [f"run {timeout:.3f}".encode()], [dir_fd, out, err])
-        finally:
-            os.close(dir_fd)
+    def run(self, fds: list[int], timeout: float) -> tuple[int, bool]:
+        """One run (the caller holds the lock) over its descriptors (run dir, stdout, stderr,
+        result, control groups): (its exit code as Popen reports it, timed out). Raises
+        OSError/ValueError when the worker fails; the caller then kills it."""
+        socket.send_fds(self.ctl, [f"run {timeout:.3f}".encode()], fds)
         self._reply(REPLY_TIMEOUT_S)  # {"pid": N}: the worker's own numbering in the prison
         # the worker kills the job at the limit; no reply by then plus a margin: it is broken
         reply = self._reply(timeout + REPLY_TIMEOUT_S)

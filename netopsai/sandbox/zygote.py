@@ -3,21 +3,25 @@
 It pays the sandbox's fixed cost once: it imports child.py's PRELOAD (numpy, pandas ...) inside
 the network namespace it was started in. Each run is then a fork: the job gets its own session,
 the run's dir as its cwd and the parent's files as stdout/stderr, and from there follows
-exactly the cold child's steps (child.run: rlimits, inputs, the drop to the unprivileged user,
-the audit hook, the code, the result file). The worker itself never runs analysis code and
-never loads inputs, so no run sees another's data; it keeps the user it was started as, so a
-job (unprivileged by then) can neither signal it nor read its memory.
+exactly the cold child's steps (child.run: its control groups, rlimits, inputs, the audit hook,
+the code, the result). The worker itself never runs analysis code and never loads inputs, so no
+run sees another's data. In the prison the worker keeps root with a few capabilities (prison.py)
+to give each job its own mounts, IPC and PIDs; the job then becomes the unprivileged user with
+none, before the run's files are read, so it can neither signal the worker nor read its memory.
+Outside the prison each job drops to the unprivileged user in child.run.
 
 Protocol on the SOCK_SEQPACKET socket FD (one message each): the worker sends `ready`; the
-parent sends `run SECONDS` with three descriptors (the run's dir, stdout file, stderr file); the
+parent sends `run SECONDS` with the run's descriptors (its dir, stdout, stderr, result file,
+then its control groups' cgroup.procs); the
 worker answers {"pid": N} at the fork and {"status": S, "timed_out": B} (a waitpid status) when
 the job is reaped, killing it at the time limit. An empty read means the parent is gone: the
-worker exits. In the prison (prison.py) it then kills whatever of the run's user is left in its
-PID namespace before it takes the next run. Standard library only, executed by path.
+worker exits. In the prison (prison.py) it then kills whatever is left in its PID namespace
+before it takes the next run. Standard library only, executed by path.
 """
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import json
 import os
@@ -27,14 +31,18 @@ import socket
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from types import ModuleType
 
-SWEEP_UID = "NETOPSAI_SANDBOX_SWEEP_UID"
-RUNS = "NETOPSAI_SANDBOX_RUNS"  # in the prison: the runs folder bound into the worker
-HOLD = "/tmp/.netopsai-run"  # the worker's private /tmp: where a job parks its dir a moment
-CLONE_NEWNS, MS_BIND, MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV, MNT_DETACH = (
-    0x20000, 4096, 16384, 1 << 18, 2, 4, 2)
+SWEEP = "NETOPSAI_SANDBOX_SWEEP"  # in the prison: kill all but the worker between runs
+RUNS = "NETOPSAI_SANDBOX_RUNS"  # in the prison: where each job mounts its own scratch dir
+SCRATCH_MB = "NETOPSAI_SANDBOX_SCRATCH_MB"  # the size of a job's scratch and /tmp
+RUN_AS = "NETOPSAI_SANDBOX_RUN_AS"  # in the prison: "UID:GID" every job becomes
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID = 0x20000, 0x08000000, 0x20000000
+MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV, MS_NOEXEC = 16384, 1 << 18, 2, 4, 8
+PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
+MAX_FDS = 8  # the run dir, stdout, stderr, the result file and up to four control groups
 
 
 def load_child() -> ModuleType:
@@ -51,58 +59,118 @@ def job(child: ModuleType, ctl: socket.socket, fds: list[int]) -> None:
     """The forked run: never returns."""
     try:
         ctl.close()
+        run_dir, out, err, result, *groups = fds
+        child.join_groups(groups)  # first: whatever follows is counted and limited
         os.setsid()  # its own group: the parent kills the whole group when the run ends
-        root, out, err = fds
         os.dup2(out, 1)
         os.dup2(err, 2)
-        os.fchdir(root)
-        for fd in fds:
-            os.close(fd)
-        with open("spec.json") as f:
-            spec = json.load(f)
+        os.close(out)
+        os.close(err)
+        spec = json.loads(child.read(run_dir, "spec.json"))
         if os.environ.get(RUNS):
-            isolate(spec["root"], os.environ[RUNS])
-        os.environ.update(HOME=spec["root"], TMPDIR=spec["root"])  # as the cold path's env
-        tempfile.tempdir = None  # forget a default the worker may have chosen
-        child.run(spec)
-        sys.stdout.flush()
-        sys.stderr.flush()
+            isolate(os.environ[RUNS], str(spec["root"]), int(os.environ.get(SCRATCH_MB) or 64))
+            in_own_pids(lambda: start(child, spec, run_dir, result, jailed=True))
+        else:  # outside the prison the run dir is the scratch dir
+            os.fchdir(run_dir)
+            start(child, spec, run_dir, result, jailed=False)
+    except BaseException as exc:  # noqa: B036 - said on the run's stderr, for its error line
+        os.write(2, f"sandbox job failed: {type(exc).__name__}: {exc}\n".encode())
     finally:
         os._exit(0)
 
 
-def isolate(run_dir: str, runs: str) -> None:
-    """Before the job drops to the unprivileged user: a mount namespace of its own in which an
-    empty tmpfs covers the runs folder, with only this run's dir bound back at its path, so the
-    code can reach no other run's files. Any failure raises: the job then runs nothing."""
-    import ctypes
+def start(child: ModuleType, spec: dict[str, object], run_dir: int, result: int,
+          jailed: bool) -> None:
+    if jailed:
+        ok(_libc().mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None),
+           "mounting the job's own /proc")
+        drop_privileges(*run_as())
+        os.chdir(str(spec["root"]))
+    os.environ.update(HOME=str(spec["root"]), TMPDIR=str(spec["root"]))  # as the cold path's
+    tempfile.tempdir = None  # forget a default the worker may have chosen
+    child.run(spec, run_dir, result)
+    sys.stdout.flush()
+    sys.stderr.flush()
 
-    libc = ctypes.CDLL(None, use_errno=True)
 
-    def ok(rc: int, what: str) -> None:
-        if rc != 0:
-            raise OSError(ctypes.get_errno(), f"prison: {what} failed")
+def in_own_pids(body: Callable[[], None]) -> None:
+    """Run `body` as PID 1 of the PID namespace isolate() made: it sees neither the worker nor
+    any other process, so it cannot signal the worker, and everything it starts dies with it.
+    This process waits and ends as the body did (the same exit code or signal)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            body()
+        except BaseException as exc:  # noqa: B036 - as job() does
+            os.write(2, f"sandbox job failed: {type(exc).__name__}: {exc}\n".encode())
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+    os._exit(os.waitstatus_to_exitcode(status))
 
-    ok(libc.unshare(CLONE_NEWNS), "unshare")
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def ok(rc: int, what: str) -> None:
+    if rc != 0:
+        raise OSError(ctypes.get_errno(), f"prison: {what} failed")
+
+
+def isolate(runs: str, run_dir: str, size_mb: int) -> None:
+    """Mount, IPC and PID namespaces of the job's own: a fresh size-capped /tmp, an empty
+    root-owned tmpfs over the runs folder holding just this run's scratch dir (itself a
+    size-capped tmpfs owned by the run's user), no SysV object of an earlier run (they die with
+    the namespace), and (for the next fork) a PID numbering of its own. Any failure raises:
+    the job then runs nothing."""
+    libc = _libc()
+    ok(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID), "unshare")
     ok(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "making mounts private")
-    os.makedirs(HOLD, exist_ok=True)
-    ok(libc.mount(run_dir.encode(), HOLD.encode(), None, MS_BIND, None), "holding the run dir")
-    ok(libc.mount(b"tmpfs", runs.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=0755"),
-       "covering the runs folder")
-    os.makedirs(run_dir, mode=0o755, exist_ok=True)
-    ok(libc.mount(HOLD.encode(), run_dir.encode(), None, MS_BIND, None), "binding the run dir")
-    ok(libc.umount2(HOLD.encode(), MNT_DETACH), "releasing the hold")
-    os.chdir(run_dir)
+    uid, gid = run_as()
+    for where, opts in (("/tmp", f"size={size_mb}m,mode=01777"), (runs, "size=1m,mode=0755"),
+                        (run_dir, f"size={size_mb}m,mode=0700,uid={uid},gid={gid}")):
+        os.makedirs(where, mode=0o755, exist_ok=True)  # /tmp first: the runs may lie below it
+        ok(libc.mount(b"tmpfs", where.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, opts.encode()),
+           f"a tmpfs on {where}")
+
+
+def run_as() -> tuple[int, int]:
+    uid, gid = (int(x) for x in os.environ[RUN_AS].split(":"))
+    return uid, gid
+
+
+def drop_privileges(uid: int, gid: int) -> None:
+    """The job becomes the unprivileged user for good before anything of the run is loaded:
+    the bounding set emptied while it still may, then no groups, the user, no capability
+    (setresuid clears them; checked), and no exec may gain any back. The user comes from the
+    worker's start (RUN_AS), never from a file of the run."""
+    libc = _libc()
+    for cap in range(64):
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)  # EINVAL past the last one: ignored
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    ok(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    with open("/proc/self/status") as f:
+        held = [line for line in f if line.startswith(("CapEff", "CapPrm", "CapBnd", "CapAmb"))]
+    if any(int(line.split()[1], 16) for line in held) or os.getuid() != uid:
+        raise OSError("prison: privileges still held after the drop")
 
 
 def serve(child: ModuleType, ctl: socket.socket) -> None:
     ctl.send(b"ready")
     while True:
-        msg, fds, _, _ = socket.recv_fds(ctl, 64, 3)
+        msg, fds, _, _ = socket.recv_fds(ctl, 64, MAX_FDS)
         if not msg:
             return
         timeout = _run_timeout(msg)
-        if timeout is None or len(fds) != 3:
+        if timeout is None or len(fds) < 4:
             for fd in fds:
                 os.close(fd)
             ctl.send(b'{"error": "bad request"}')
@@ -151,13 +219,14 @@ def reap(pid: int, ctl: socket.socket, timeout: float) -> tuple[int, bool] | Non
 
 
 def sweep() -> None:
-    """In the prison (NETOPSAI_SANDBOX_SWEEP_UID set): kill every process of the run's user left
-    in this PID namespace — a fork that called setsid() escaped the job's group, not this."""
-    uid = os.environ.get(SWEEP_UID)
-    if not uid:
+    """In the prison (NETOPSAI_SANDBOX_SWEEP set): kill every process left in this PID
+    namespace but its init (1) and the worker — a fork that called setsid() escaped the job's
+    group, not this. The worker and its jobs share one user there, so it goes by PID."""
+    if not os.environ.get(SWEEP):
         return
+    keep = {1, os.getpid()}
     for _ in range(100):
-        left = [int(p) for p in os.listdir("/proc") if p.isdigit() and _owner(p) == int(uid)]
+        left = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in keep]
         if not left:
             return
         for p in left:
@@ -165,13 +234,6 @@ def sweep() -> None:
                 os.kill(p, signal.SIGKILL)
         time.sleep(0.005)
     os._exit(1)  # something outran the sweep: end the worker, and its namespace with it
-
-
-def _owner(pid: str) -> int | None:
-    try:
-        return os.stat(f"/proc/{pid}").st_uid
-    except OSError:
-        return None
 
 
 def main(fd: int) -> None:
