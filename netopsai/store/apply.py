@@ -119,12 +119,7 @@ class Batch:
             ev.interface = port
         key = f"{ev.kind}|{who.name}|{ev.subject or ''}" if ev.kind else None
         at = ev.at or ev.received_at
-        row = {"received_at": ev.received_at, "at": at, "device_time": ev.device_time,
-               "skew_s": ev.skew_s, "source": ev.source, "host": ev.host, "hostname": ev.name,
-               "device": who.name, "interface": ev.interface, "program": ev.program,
-               "mnemonic": ev.mnemonic, "facility": ev.facility, "severity": ev.syslog_severity,
-               "message": ev.message, "kind": ev.kind, "key": key, "alarm_id": None, "count": 1,
-               "fingerprint": ev.fingerprint}
+        row = {**_raw_row(ev, who.name, at), "key": key}
         self.latest = max(self.latest or at, at)
         if ev.interface and (state := PORT_STATE.get((ev.kind or "", ev.action))):
             self._ifevents.append({"device": who.name, "interface": ev.interface, "at": at,
@@ -157,12 +152,8 @@ class Batch:
         message: no alarm, no clear, no port state, no change record on the named device."""
         at = ev.at or ev.received_at
         self.latest = max(self.latest or at, at)
-        row = {"received_at": ev.received_at, "at": at, "device_time": ev.device_time,
-               "skew_s": ev.skew_s, "source": ev.source, "host": ev.host, "hostname": ev.name,
-               "device": who.name, "interface": canonical(ev.interface) if ev.interface else None,
-               "program": ev.program, "mnemonic": ev.mnemonic, "facility": ev.facility,
-               "severity": ev.syslog_severity, "message": unverified_text(ev, who), "kind": None,
-               "key": None, "alarm_id": None, "count": 1, "fingerprint": ev.fingerprint}
+        row = {**_raw_row(ev, who.name, at), "kind": None, "message": unverified_text(ev, who),
+               "interface": canonical(ev.interface) if ev.interface else None}
         self._rows.append(row)
         return row
 
@@ -199,6 +190,16 @@ class Batch:
         result = self.conn.execute(insert(RAW).returning(RAW.c.id, sort_by_parameter_order=True),
                                    self._rows)
         return [r[0] for r in result]
+
+
+def _raw_row(ev: Event, device: str, at: datetime) -> dict[str, Any]:
+    """The RawEvent row of an event about `device`, before it raised or joined anything."""
+    return {"received_at": ev.received_at, "at": at, "device_time": ev.device_time,
+            "skew_s": ev.skew_s, "source": ev.source, "host": ev.host, "hostname": ev.name,
+            "device": device, "interface": ev.interface, "program": ev.program,
+            "mnemonic": ev.mnemonic, "facility": ev.facility, "severity": ev.syslog_severity,
+            "message": ev.message, "kind": ev.kind, "key": None, "alarm_id": None, "count": 1,
+            "fingerprint": ev.fingerprint}
 
 
 def unverified_text(ev: Event, who: Named) -> str:
