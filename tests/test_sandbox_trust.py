@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from netopsai.sandbox import SandboxSettings, prison, run_code
+from netopsai.sandbox import SandboxSettings, prestart, prison, run_code
 from tests.sandbox_helpers import (
     path_fixture,  # noqa: F401  (registers `path`)
     run_by,
@@ -127,42 +127,50 @@ def test_a_runs_folder_anyone_else_could_touch_is_refused(
 
 
 SWAP = r"""
-import json, os, sys, time
+import glob, json, os, sys, time
 spec = json.dumps({"uid": None, "gid": None, "seccomp": False, "hook": False})
-root = sys.argv[1]
-end, tries, refused = time.time() + float(sys.argv[2]), 0, set()
+end, tries, refused, swapped = time.time() + float(sys.argv[2]), 0, set(), 0
 while time.time() < end:
-    try:
-        for name in os.listdir(root):
-            d = os.path.join(root, name)
-            os.rename(d, d + ".old")
-            os.mkdir(d)
-            open(os.path.join(d, "spec.json"), "w").write(spec)
-    except OSError as exc:
-        refused.add(exc.errno)
+    for root in glob.glob(os.path.join(sys.argv[1], "netopsai-sandbox*")):
+        try:
+            for name in os.listdir(root):
+                d = os.path.join(root, name)
+                if not os.path.isdir(d) or name.endswith(".old"):
+                    continue
+                os.rename(d, d + ".old")
+                os.mkdir(d)
+                open(os.path.join(d, "spec.json"), "w").write(spec)
+                swapped += 1
+        except OSError as exc:
+            refused.add(exc.errno)
     tries += 1
-print(tries, sorted(refused))
+print(tries, swapped, sorted(refused))
 """
 
 
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
 def test_another_account_cannot_swap_a_run_for_one_that_keeps_root(
-        path: Callable[..., SandboxSettings], mallory: pwd.struct_passwd, shared: Path) -> None:
-    """(b): mallory races every run for the whole test; each run is still nobody with no
-    capability, and mallory's every attempt was refused by the folder's owner and mode."""
-    runs = shared / "runs"  # mallory may reach the runs folder's door, not go through it
-    path(runs, audit_hook=False, seccomp=False)
-    script = shared / "swap.py"
+        warm: bool, mallory: pwd.struct_passwd, shared_tmp: Path) -> None:
+    """(b): mallory makes the old fixed folder first and races for the whole test to swap any
+    run dir in any runs folder it can find for one whose spec turns the uid drop and seccomp
+    off. Each run is still nobody with no capability: the runs folder is the process's own,
+    and mallory's look inside it is refused."""
+    as_user(mallory, f"mkdir -m 777 {shared_tmp / 'netopsai-sandbox'}")
+    script = shared_tmp / "swap.py"
     script.write_text(SWAP)
     script.chmod(0o644)
-    racer = as_user(mallory, f"exec /usr/bin/python3 {script} {runs} 8", wait=False)
+    s = SandboxSettings(warm=warm, audit_hook=False, seccomp=False)
+    assert not warm or prestart(s, wait=True), "the warm worker did not start"
+    racer = as_user(mallory, f"exec /usr/bin/python3 {script} {shared_tmp} 6", wait=False)
     try:
         for _ in range(5):
-            res = run_by(path, WHO, runs, audit_hook=False, seccomp=False)
-            assert res.ok and held_nothing(res.value), (res.error, res.value)
+            res = run_code(WHO, settings=s)
+            assert res.ok and res.warm == warm and held_nothing(res.value), (res.error, res.value)
     finally:
         out, _ = racer.communicate(timeout=30)
-    tries, refused = out.split(" ", 1)
-    assert int(tries) > 0 and "13" in refused  # EACCES: the folder is root's, 0700
+    tries, swapped, refused = out.split(" ", 2)
+    assert int(tries) > 0 and int(swapped) == 0, out
+    assert "13" in refused, out  # EACCES: the process's own runs folder, found and refused
 
 
 @pytest.mark.skipif(not prison.available((NOBODY, NOBODY)), reason="needs bubblewrap")
