@@ -172,5 +172,5 @@ def test_batch_job_progress_and_csv_in_input_order(url: str, home: Path, tokens:
         assert [r.split(",")[2] for r in rows[1:]] == dst  # input order
         blocked = [d for d in dst if d.startswith("10.2.1.")]
         assert status["summary"]["status"].get("unreachable", 0) == len(blocked)
-        assert c.get("/api/batch/nope").status_code == 400
+        assert c.get("/api/batch/nope").status_code == 404  # unknown, or another token's
         assert c.post("/api/batch", json={"pairs": "nonsense"}).status_code == 400

@@ -3,6 +3,7 @@ evidence / path / plot views, resume, alarms filters, the batch handler, login, 
 
 from __future__ import annotations
 
+import asyncio
 import csv
 from collections.abc import Callable
 from pathlib import Path
@@ -212,8 +213,8 @@ def test_login_users_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert "s3cret" not in users.read_text() and users.stat().st_mode & 0o077 == 0
     monkeypatch.setenv(auth.ENV, str(users))
     check = auth.authenticator()
-    assert check is not None and check("oncall", "s3cret pass")
-    assert not check("oncall", "wrong") and not check("nobody", "s3cret pass")
+    assert check is not None and asyncio.run(check("oncall", "s3cret pass"))
+    assert not asyncio.run(check("oncall", "wrong")) and not asyncio.run(check("nobody", "s3cret pass"))
     users.write_text("broken line\n")
     with pytest.raises(NetopsError, match="users:1"):
         auth.authenticator(users)

@@ -17,7 +17,10 @@ import httpx
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
+from netopsai.api import tokens
 from netopsai.backends.lab import lab_backends
 from netopsai.store.engine import engine_for
 from netopsai.tools.registry import REGISTRY, run_tool
@@ -39,8 +42,20 @@ def server_env(home: Path) -> dict[str, str]:
     return {**env, "NETOPSAI_HOME": str(home), "NO_PROXY": "127.0.0.1,localhost"}
 
 
+def bearer(url: str, token: str) -> Any:
+    """The Streamable HTTP transport sending `token` as its bearer token."""
+    return streamable_http_client(url, http_client=create_mcp_http_client(
+        headers={"Authorization": f"Bearer {token}"}))
+
+
 @pytest.fixture(scope="module")
-def http_url(home: Path) -> Iterator[str]:
+def ide_token(home: Path) -> str:
+    """A read token, as `netopsai tokens create ide` makes it: HTTP callers need one."""
+    return tokens.create(engine_for(f"sqlite:///{home / 'netopsai.db'}"), "ide", ["read"])
+
+
+@pytest.fixture(scope="module")
+def http_url(home: Path, ide_token: str) -> Iterator[str]:
     port = free_port()
     log = home / "mcp-http.log"
     with log.open("wb") as out:
@@ -103,13 +118,15 @@ def test_stdio_the_client_starts_the_server(home: Path) -> None:
     check_session(session(params, CALLS), home)
 
 
-def test_streamable_http(home: Path, http_url: str) -> None:
-    check_session(session(http_url, CALLS), home)
+def test_streamable_http(home: Path, http_url: str, ide_token: str) -> None:
+    check_session(session(bearer(http_url, ide_token), CALLS), home)
 
 
-def test_http_refuses_a_foreign_host_header(http_url: str) -> None:
+def test_http_refuses_a_foreign_host_header(http_url: str, ide_token: str) -> None:
     # DNS rebinding: a page elsewhere must not reach a loopback server through its own name
+    # (with a valid token, so it is the Host that is refused, not the missing token)
     r = httpx.post(http_url, headers={"Host": "attacker.example", "Content-Type": "application/json",
-                                      "Accept": "application/json, text/event-stream"},
+                                      "Accept": "application/json, text/event-stream",
+                                      "Authorization": f"Bearer {ide_token}"},
                    json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=10)
     assert r.status_code in (403, 421), r.status_code

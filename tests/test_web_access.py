@@ -4,6 +4,8 @@ another user who opens the same thread id finds nothing of it and cannot confirm
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,7 @@ def test_a_thread_id_opens_only_its_owners_conversation(backends: Any) -> None:
     theirs = chat.resume("shared-id", "mallory", asked=True)
     assert theirs.history == [] and 'id="ev-' not in theirs.evidence
     assert "not found" in theirs.status
-    # and without login (user None, a single-user loopback app) the id is the thread, as before
+    # and without login (user None, a single-user loopback app) the web's own threads resume
     list(chat.turn("who owns 10.1.3.20?", [], "plain"))
     assert chat.resume("plain", asked=True).history
 
@@ -44,13 +46,18 @@ class Clock:
         return self.now
 
 
+def blocking(check: Any) -> Callable[[str, str], bool]:
+    """The login check (a coroutine, as Gradio awaits it) called as a plain function."""
+    assert check is not None
+    return lambda name, password: bool(asyncio.run(check(name, password)))
+
+
 def test_wrong_passwords_lock_the_name_then_it_recovers(tmp_path: Path) -> None:
     users = tmp_path / "users"
     auth.add_user(users, "oncall", "correct horse")
     auth.add_user(users, "other", "battery staple")
     clock = Clock()
-    check = auth.authenticator(users, auth.Throttle(clock))
-    assert check is not None
+    check = blocking(auth.authenticator(users, auth.Throttle(clock)))
     assert [check("oncall", f"guess-{i}") for i in range(auth.Throttle.FREE)] == [False] * auth.Throttle.FREE
     assert check("oncall", "correct horse") is False  # locked: even the right one is refused now
     assert check("other", "battery staple") is True  # other names are not locked out

@@ -17,7 +17,7 @@ from sse_starlette.sse import EventSourceResponse
 from starlette.concurrency import iterate_in_threadpool
 
 from netopsai.api import tokens
-from netopsai.api.jobs import Jobs
+from netopsai.api.jobs import JobNotFound, Jobs, TooManyJobs
 from netopsai.api.triage import PayloadError, Triage
 from netopsai.errors import NetopsError
 
@@ -113,17 +113,31 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None, *,
                 "correlate": True}
         return tool("alarms", {k: v for k, v in args.items() if v is not None}, _who)
 
+    @api.exception_handler(JobNotFound)
+    def no_job(_req: Request, exc: JobNotFound) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=404)
+
+    @api.exception_handler(TooManyJobs)
+    def too_many(_req: Request, exc: TooManyJobs) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=429)
+
     @api.post("/api/batch", status_code=202)
-    def batch(body: BatchBody, _who: tokens.Caller = caller("read")) -> dict[str, Any]:
-        return jobs.submit(body.pairs, body.source).status()
+    def batch(body: BatchBody, who: tokens.Caller = caller("read")) -> dict[str, Any]:
+        """Start a batch job; it is the calling token's (other tokens get 404 for it)."""
+        return jobs.submit(body.pairs, body.source, who.name).status()
 
     @api.get("/api/batch/{job_id}")
-    def batch_status(job_id: str, _who: tokens.Caller = caller("read")) -> dict[str, Any]:
-        return jobs.get(job_id).status()
+    def batch_status(job_id: str, who: tokens.Caller = caller("read")) -> dict[str, Any]:
+        return jobs.get(job_id, who.name).status()
 
     @api.get("/api/batch/{job_id}/csv", response_class=PlainTextResponse)
-    def batch_csv(job_id: str, _who: tokens.Caller = caller("read")) -> PlainTextResponse:
-        return PlainTextResponse(jobs.get(job_id).csv(), media_type="text/csv")
+    def batch_csv(job_id: str, who: tokens.Caller = caller("read")) -> PlainTextResponse:
+        return PlainTextResponse(jobs.get(job_id, who.name).csv(), media_type="text/csv")
+
+    @api.delete("/api/batch/{job_id}")
+    def batch_cancel(job_id: str, who: tokens.Caller = caller("read")) -> dict[str, Any]:
+        """Cancel a job: pairs in flight finish, no new ones start; the CSV keeps what was done."""
+        return jobs.cancel(job_id, who.name).status()
 
     @api.post("/api/triage/alertmanager", status_code=202)
     async def alertmanager(request: Request, _who: tokens.Caller = caller("read")) -> dict[str, Any]:

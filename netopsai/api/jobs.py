@@ -1,6 +1,8 @@
 """Batch checks as background jobs for the HTTP API: submit pairs, poll progress, fetch the CSV
-(the same rows, order and summary as `netopsai batch`). Jobs live in the API process; a restart
-forgets them (the CLI's --resume is the durable path)."""
+(the same rows, order and summary as `netopsai batch`), cancel. A job belongs to the token that
+submitted it: another token is told there is no such job, and each token runs at most
+`per_caller` jobs at once. Jobs live in the API process; a restart forgets them (the CLI's
+--resume is the durable path)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,15 @@ from netopsai.errors import NetopsError
 
 MAX_JOBS = 50  # finished jobs kept for their CSV; the oldest go first
 MAX_PAIRS = 1_000_000
+PER_CALLER = 2  # running jobs per token: one caller cannot take every probe slot
+
+
+class JobNotFound(NetopsError):
+    """No such job for this caller (another caller's job is not found either: ids do not leak)."""
+
+
+class TooManyJobs(NetopsError):
+    """The caller already runs as many jobs as it may."""
 
 
 @dataclass
@@ -26,13 +37,15 @@ class Job:
     id: str
     total: int
     notes: list[str]
+    owner: str = ""  # the token's name that submitted it
     results: list[PairResult] = field(default_factory=list)
-    state: str = "running"  # running | done | failed | stopped
+    state: str = "running"  # running | done | failed | stopped (shown: stopping once cancelled)
     error: str = ""
     stop: threading.Event = field(default_factory=threading.Event)
 
     def status(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"job": self.id, "state": self.state, "done": len(self.results),
+        state = "stopping" if self.state == "running" and self.stop.is_set() else self.state
+        out: dict[str, Any] = {"job": self.id, "state": state, "done": len(self.results),
                                "total": self.total, "notes": self.notes}
         if self.error:
             out["error"] = self.error
@@ -50,20 +63,24 @@ class Job:
 
 
 class Jobs:
-    def __init__(self, backends: Backends, concurrency: int = 8) -> None:
-        self.backends, self.concurrency = backends, concurrency
+    def __init__(self, backends: Backends, concurrency: int = 8, per_caller: int = PER_CALLER) -> None:
+        self.backends, self.concurrency, self.per_caller = backends, concurrency, per_caller
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
 
-    def submit(self, text: str, source: str | None = None) -> Job:
+    def submit(self, text: str, source: str | None = None, owner: str = "") -> Job:
         """Parse now (bad input is a NetopsError at once), check in a worker thread."""
         parsed = parse_input(text, (source or "").strip() or self._source())
         if not parsed.pairs:
             raise NetopsError(parsed.errors[0] if parsed.errors else "no IP pairs in the input")
         if len(parsed.pairs) > MAX_PAIRS:
             raise NetopsError(f"{len(parsed.pairs)} pairs is more than one job takes ({MAX_PAIRS})")
-        job = Job(uuid.uuid4().hex[:12], len(parsed.pairs), list(parsed.errors))
-        with self._lock:
+        job = Job(uuid.uuid4().hex[:12], len(parsed.pairs), list(parsed.errors), owner)
+        with self._lock:  # counted and added under one lock: two submits cannot both slip in
+            running = sum(1 for j in self._jobs.values() if j.owner == owner and j.state == "running")
+            if running >= self.per_caller:
+                raise TooManyJobs(f"{running} batch jobs of yours are running (at most "
+                                  f"{self.per_caller}); wait for one or cancel it")
             self._jobs[job.id] = job
             for old in list(self._jobs)[:-MAX_JOBS]:
                 if self._jobs[old].state != "running":
@@ -79,10 +96,19 @@ class Jobs:
         threading.Thread(target=work, daemon=True, name=f"netopsai-job-{job.id}").start()
         return job
 
-    def get(self, job_id: str) -> Job:
+    def get(self, job_id: str, owner: str = "") -> Job:
         job = self._jobs.get(job_id)
-        if job is None:
-            raise NetopsError(f"no batch job {job_id!r} (jobs are kept until the API restarts)")
+        if job is None or job.owner != owner:
+            raise JobNotFound(f"no batch job {job_id[:40]!r} of yours (jobs are kept until the "
+                              "API restarts)")
+        return job
+
+    def cancel(self, job_id: str, owner: str = "") -> Job:
+        """Ask a running job to stop: pairs in flight finish, no new ones start; its CSV keeps
+        what was checked. A finished job is left as it is."""
+        job = self.get(job_id, owner)
+        if job.state == "running":
+            job.stop.set()
         return job
 
     def _source(self) -> str | None:

@@ -2,12 +2,18 @@
 over stdio or Streamable HTTP, so an IDE, a desktop assistant or another agent can use the
 same evidence an on-call sees.
 
+Who asks: on stdio, the local user who started the server (threads `mcp:ID`, as before). Over
+HTTP every request carries a bearer token of `netopsai tokens` with the `read` scope (checked by
+the SDK's bearer middleware against our token store); threads are kept under the token's name
+(`mcp:NAME:ID`), and an MCP session answers only the token that opened it.
+
 The low-level server is used, not the decorator one: each tool's input schema is the exact
 one the LLM planner binds to (tools/base.py Tool.schema), and the arguments are checked by
 the tools' own models, whose one-line errors come back as the result, never an exception."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from typing import TYPE_CHECKING, Any
@@ -18,6 +24,8 @@ from mcp.server import Server
 
 if TYPE_CHECKING:
     from mcp.server import ServerRequestContext
+    from mcp.server.auth.provider import AccessToken
+    from sqlalchemy import Engine
 
     from netopsai.service import Copilot
 
@@ -51,9 +59,11 @@ def tool_list() -> list[types.Tool]:
                                annotations=READ_ONLY.model_copy(update={"idempotent_hint": False}))]
 
 
-def call(copilot: Copilot, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+def call(copilot: Copilot, name: str, arguments: dict[str, Any],
+         caller: str | None = None) -> types.CallToolResult:
     """One tool call, synchronously: the evidence (or the answer) as structured content and its
-    summary as text; bad arguments or an unknown tool are an error result naming what was wrong."""
+    summary as text; bad arguments or an unknown tool are an error result naming what was wrong.
+    `caller`: the token's name over HTTP (its threads are its own), None on stdio."""
     from netopsai.errors import NetopsError
     from netopsai.tools.registry import REGISTRY, run_tool
 
@@ -63,7 +73,7 @@ def call(copilot: Copilot, name: str, arguments: dict[str, Any]) -> types.CallTo
             return _error("diagnose needs a question")
         thread = str(arguments.get("thread") or uuid.uuid4().hex[:12])  # none given: a new one
         try:
-            out = copilot.answer(question, f"mcp:{thread}")
+            out = copilot.answer(question, f"mcp:{caller}:{thread}" if caller else f"mcp:{thread}")
         except NetopsError as exc:
             return _error(str(exc))
         return types.CallToolResult(content=[types.TextContent(text=out["answer"])],
@@ -94,9 +104,50 @@ def build_server(copilot: Copilot) -> Server[Any]:
     async def call_tool(_ctx: ServerRequestContext[Any],
                         params: types.CallToolRequestParams) -> types.CallToolResult:
         args = dict(params.arguments or {})
-        return await anyio.to_thread.run_sync(call, copilot, params.name, args)
+        return await anyio.to_thread.run_sync(call, copilot, params.name, args, _caller(_ctx))
 
     return Server("netopsai", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _caller(ctx: ServerRequestContext[Any]) -> str | None:
+    """The token's name the HTTP request was authenticated with (the bearer middleware put it in
+    the request's scope); None on stdio, where there is no request and no token."""
+    request = getattr(ctx, "request", None)
+    user = request.scope.get("user") if request is not None else None
+    token = getattr(user, "access_token", None)
+    return str(token.client_id) if token is not None else None
+
+
+class StoreTokens:
+    """The SDK's TokenVerifier over `netopsai tokens`: a token's name is the MCP client id."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        from mcp.server.auth.provider import AccessToken
+
+        from netopsai.api import tokens
+
+        who = await anyio.to_thread.run_sync(tokens.verify, self.engine, token)
+        if who is None:
+            return None
+        # the SDK keeps the token with the session: a digest serves as well and is not a secret
+        return AccessToken(token=hashlib.sha256(token.encode()).hexdigest(), client_id=who.name,
+                           scopes=sorted(who.scopes))
+
+
+def http_app(copilot: Copilot, engine: Engine, host: str, port: int) -> Any:
+    """The Streamable HTTP app: bearer tokens with the `read` scope required on /mcp (401 or
+    403 otherwise), DNS-rebinding protection on for loopback. The tokens are issued by this
+    server's own store, so the issuer the SDK asks for is this server; no OAuth routes."""
+    from mcp.server.auth.settings import AuthSettings
+
+    name = f"[{host}]" if ":" in host else host
+    auth = AuthSettings(issuer_url=f"http://{name}:{port}", resource_server_url=None,  # type: ignore[arg-type]
+                        required_scopes=["read"])
+    return build_server(copilot).streamable_http_app(host=host, auth=auth,
+                                                     token_verifier=StoreTokens(engine))
 
 
 def run_stdio(copilot: Copilot) -> None:
@@ -110,10 +161,10 @@ def run_stdio(copilot: Copilot) -> None:
     anyio.run(main)
 
 
-def run_http(copilot: Copilot, host: str, port: int) -> None:
-    """Streamable HTTP at http://HOST:PORT/mcp (DNS-rebinding protection on for loopback)."""
+def run_http(copilot: Copilot, engine: Engine, host: str, port: int) -> None:
+    """Streamable HTTP at http://HOST:PORT/mcp, bearer tokens required (http_app)."""
     import uvicorn
 
-    app = build_server(copilot).streamable_http_app(host=host)
+    app = http_app(copilot, engine, host, port)
     print(f"netopsai MCP server on http://{host}:{port}/mcp", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -19,6 +19,7 @@ from netopsai.store.tables import ApiToken
 
 SCOPES = ("read", "confirm")
 PREFIX = "nops_"  # recognisable in a leaked log or a secret scanner
+NAME_MAX = 64
 
 
 @dataclass(frozen=True)
@@ -31,12 +32,28 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot name a token, or None. Thread ids are kept as `api:NAME:THREAD` (and
+    `mcp:NAME:…`): a `:` in a name would let token `a:b` reach token `a`'s thread `b:…`, and a
+    control character would forge lines in a log that names the caller."""
+    if not name:
+        return "a token needs a name, e.g. alertmanager or ide-alice"
+    if ":" in name:
+        return f"a token name cannot contain ':' (thread ids are kept as api:NAME:THREAD): {name!r}"
+    if any(not ch.isprintable() or ch.isspace() for ch in name):
+        return f"a token name cannot contain spaces or control characters: {name!r}"
+    if len(name) > NAME_MAX:
+        return f"a token name is at most {NAME_MAX} characters, not {len(name)}"
+    return None
+
+
 def create(engine: Engine, name: str, scopes: list[str]) -> str:
     """A new token for `name`; returned once, never stored."""
     name = name.strip()
     bad = sorted(set(scopes) - set(SCOPES))
-    if not name:
-        raise NetopsError("a token needs a name, e.g. alertmanager or ide-alice")
+    problem = name_problem(name)
+    if problem:
+        raise NetopsError(problem)
     if bad or not scopes:
         raise NetopsError(f"unknown scope {bad[0]!r}; scopes: {', '.join(SCOPES)}" if bad else
                           f"a token needs a scope: {', '.join(SCOPES)}")
@@ -75,5 +92,7 @@ def verify(engine: Engine, token: str) -> Caller | None:
     with Session(engine) as s:
         row = s.exec(select(ApiToken).where(ApiToken.token_hash == digest)).first()
     if row is None or row.revoked_at is not None or not hmac.compare_digest(row.token_hash, digest):
+        return None
+    if name_problem(row.name):  # made before names were checked: it could reach another's threads
         return None
     return Caller(row.name, frozenset(row.scopes.split(",")))

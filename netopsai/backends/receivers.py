@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import SecretStr
 
-from netopsai.backends.alertmanager.receiver import WebhookReceiver
+from netopsai.backends.alertmanager.receiver import WebhookAuth, WebhookReceiver
 from netopsai.backends.syslog.clock import Zones
 from netopsai.backends.syslog.receiver import SyslogContext, SyslogReceiver
 from netopsai.backends.traps.receiver import TrapReceiver
@@ -48,6 +48,7 @@ class IngestSettings:
     syslog: SyslogContext = field(default_factory=SyslogContext)  # zones, skew, relays
     spool: Path | None = None  # the write-ahead spool's folder; None keeps events in memory only
     fsync: bool = False  # flush each spooled event to the disk (survives a power cut; slower)
+    webhook_auth: WebhookAuth | None = None  # secrets.yaml `webhook:`; None takes any POST
 
 
 def from_config(cfg: NetConfig, *, host: str | None = None, ports: dict[str, int | None] | None = None,
@@ -66,10 +67,13 @@ def from_config(cfg: NetConfig, *, host: str | None = None, ports: dict[str, int
         community = SecretStr(env[COMMUNITY_ENV])
     context = SyslogContext(Zones.from_names(section.timezone, section.timezones),
                             section.max_skew_seconds, tuple(section.relays))
+    hook = cfg.secrets.webhook
+    auth = (WebhookAuth(hook.bearer_token, hook.username, hook.password)
+            if hook.bearer_token or hook.password else None)
     return IngestSettings(host=host or section.host, trap_port=chosen["trap"],
                           syslog_port=chosen["syslog"], webhook_port=chosen["webhook"],
                           community=community or SecretStr(DEFAULT_COMMUNITY),
-                          dedupe_seconds=dedupe_seconds, syslog=context)
+                          dedupe_seconds=dedupe_seconds, syslog=context, webhook_auth=auth)
 
 
 class Ingest:
@@ -101,9 +105,10 @@ class Ingest:
                 await self.syslog.start()
                 lines.append(f"syslog (RFC 3164/5424) on udp {cfg.host}:{self.syslog.port}")
             if cfg.webhook_port is not None:
-                self.webhook = WebhookReceiver(cfg.host, cfg.webhook_port, writer.put)
+                self.webhook = WebhookReceiver(cfg.host, cfg.webhook_port, writer.put, cfg.webhook_auth)
                 self.webhook.start()
-                lines.append(f"Alertmanager webhook on http://{cfg.host}:{self.webhook.port}/")
+                guard = " (auth required)" if cfg.webhook_auth else ""
+                lines.append(f"Alertmanager webhook on http://{cfg.host}:{self.webhook.port}/{guard}")
         except BaseException:
             await self.stop()
             raise

@@ -89,20 +89,55 @@ def token_revoke(name: Annotated[str, typer.Argument(help="The token's name")]) 
 
 
 def mcp_cmd(http: Annotated[bool, typer.Option(
-                "--http", help="Streamable HTTP at http://HOST:PORT/mcp instead of stdio")] = False,
-            host: Annotated[str, typer.Option(help="--http: address to bind")] = "127.0.0.1",
-            port: Annotated[int, typer.Option(help="--http: port")] = 8765) -> None:
+                "--http", help="Same as --transport http")] = False,
+            transport: Annotated[str, typer.Option(
+                help="stdio (the default: the local user who starts it is the caller) or http "
+                     "(Streamable HTTP at http://HOST:PORT/mcp; callers need a token with the "
+                     "read scope from `netopsai tokens create`)")] = "stdio",
+            host: Annotated[str, typer.Option(help="http: address to bind")] = "127.0.0.1",
+            port: Annotated[int, typer.Option(help="http: port")] = 8765) -> None:
     """An MCP server: the read-only tools (metadata, telemetry, traceroute, changelog, alarms,
     events) and `diagnose` (a question in plain words -> the cited answer), for any MCP client.
     stdio by default (stdout is the protocol: messages go to stderr)."""
     import os
 
     from netopsai.api.mcp_server import run_http, run_stdio
-    from netopsai.frontend import frontend_copilot
+    from netopsai.errors import NetopsError
+    from netopsai.frontend import frontend_copilot, store_engine
 
+    if transport not in ("stdio", "http"):
+        raise NetopsError(f"--transport must be stdio or http, not {transport!r}")
+    engine = store_engine() if http or transport == "http" else None
+    if engine is not None:
+        _mcp_http_guard(engine, host)
     os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")  # a tool server: no torch start-up
     copilot = frontend_copilot(first_run_lab=True)
-    if http:
-        run_http(copilot, host, port)
+    if engine is not None:
+        run_http(copilot, engine, host, port)
     else:
         run_stdio(copilot)
+
+
+def _mcp_http_guard(engine: Any, host: str) -> None:
+    """Before anything starts: with no active token every HTTP call would be refused; on
+    loopback that is said and the server runs (a token can be made meanwhile), but on any other
+    address it is refused outright, so a shared server never comes up open or useless."""
+    import ipaddress
+
+    from netopsai.api import tokens
+    from netopsai.errors import NetopsError
+
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if any(t.revoked_at is None for t in tokens.listing(engine)):
+        if not loopback:
+            typer.echo(f"serving MCP on {host} over plain HTTP: tokens cross the network in clear "
+                       "unless a TLS proxy is in front", err=True)
+        return
+    if not loopback:
+        raise NetopsError(f"refusing to serve MCP on {host} without authentication: no API token "
+                          "exists; make one with `netopsai tokens create NAME` first")
+    typer.echo("no API token yet: every MCP call will be refused until `netopsai tokens create "
+               "NAME` makes one", err=True)

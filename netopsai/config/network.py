@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, SecretStr, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -246,11 +246,35 @@ class SshSecrets(Section):
     key_file: Path | None = None
 
 
+class WebhookSecrets(Section):
+    """What `netopsai ingest`'s Alertmanager webhook demands, as Alertmanager's `http_config`
+    sends it: a bearer token (`authorization: {credentials: …}`) and/or basic auth
+    (`basic_auth: {username, password}`). Neither set: the webhook takes any POST."""
+
+    bearer_token: SecretStr | None = None
+    username: str | None = None
+    password: SecretStr | None = None
+
+    @field_validator("username")
+    @classmethod
+    def _plain_name(cls, v: str | None) -> str | None:
+        if v is not None and (":" in v or not v.isprintable()):
+            raise ValueError("a basic-auth user name has no ':' and no control characters")
+        return v
+
+    @model_validator(mode="after")
+    def _pair(self) -> WebhookSecrets:
+        if (self.username is None) != (self.password is None):
+            raise ValueError("webhook basic auth needs both username and password")
+        return self
+
+
 class Secrets(Section):
     """secrets.yaml: never logged, shown masked, passed to backends only when they connect."""
 
     snmp: SnmpSecrets = Field(default_factory=SnmpSecrets)
     ssh: SshSecrets = Field(default_factory=SshSecrets)
+    webhook: WebhookSecrets = Field(default_factory=WebhookSecrets)
 
 
 class NetConfig(BaseModel):
@@ -267,7 +291,8 @@ class NetConfig(BaseModel):
     def secret_values(self) -> list[str]:
         """Every configured secret in clear: what tests (and a log filter) must never see."""
         out = []
-        for section in (self.secrets.snmp, *self.secrets.snmp.devices.values(), self.secrets.ssh):
+        for section in (self.secrets.snmp, *self.secrets.snmp.devices.values(), self.secrets.ssh,
+                        self.secrets.webhook):
             for value in section.__dict__.values():
                 if isinstance(value, SecretStr) and value.get_secret_value():
                     out.append(value.get_secret_value())

@@ -1,12 +1,15 @@
-"""Settings read from the environment (NETOPSAI_HOME, DATABASE_URL)."""
+"""Settings read from the environment (NETOPSAI_HOME, DATABASE_URL; NETOPSAI_UI_* for the web
+app)."""
 
 from __future__ import annotations
 
+import re
 import stat
 from pathlib import Path
+from typing import Annotated, Any
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class StoreSettings(BaseSettings):
@@ -30,6 +33,25 @@ class StoreSettings(BaseSettings):
         """The database file when the store is the default SQLite file."""
         url = self.url
         return Path(url.removeprefix("sqlite:///")) if url.startswith("sqlite:///") else None
+
+
+class UiSettings(BaseSettings):
+    """The web app's (`netopsai serve`): NETOPSAI_UI_USERS, the users file that turns login on;
+    NETOPSAI_UI_ALLOWED_HOSTS, the names it answers to besides localhost, 127.0.0.1 and [::1]
+    ("ops.example.com,10.0.0.5"): a request naming any other Host is refused, so a page that
+    rebinds its own name to this server's address gets nothing."""
+
+    model_config = SettingsConfigDict(env_prefix="NETOPSAI_UI_", extra="ignore")
+
+    users: str | None = None
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [v for v in re.split(r"[\s,]+", value) if v]
+        return value
 
 
 def private_dir(path: Path) -> Path:

@@ -8,13 +8,19 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
 
 import gradio as gr
+from starlette.middleware import Middleware
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from netopsai.backends.base import Backends
+from netopsai.config.settings import UiSettings
 from netopsai.service import Copilot
 from netopsai.ui.gradio.alarms_tab import alarms_tab
-from netopsai.ui.gradio.auth import authenticator
+from netopsai.ui.gradio.auth import LOGIN_ADDRESS, authenticator
 from netopsai.ui.gradio.batch_tab import batch_tab
 from netopsai.ui.gradio.chat_tab import chat_tab
 from netopsai.ui.gradio.device_tab import device_tab
@@ -77,6 +83,79 @@ def _loopback(host: str) -> bool:
         return host == "localhost"
 
 
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+def _host_of(value: str) -> str:
+    """'name:port', '[v6]:port' or 'name' -> the name, lower case, without brackets."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        return value[1:value.find("]")] if "]" in value else ""
+    return value.rsplit(":", 1)[0] if value.count(":") == 1 else value
+
+
+def allowed_hosts(bind: str, configured: Iterable[str] = ()) -> frozenset[str]:
+    """The Host names the app answers to: loopback's, the configured ones, and the address it
+    is bound to when that is one address (not 0.0.0.0 or ::)."""
+    names = {*LOOPBACK_NAMES, *(_host_of(h) for h in configured if h.strip())}
+    if bind not in ("", "0.0.0.0", "::"):
+        names.add(_host_of(f"[{bind}]" if ":" in bind else bind))
+    return frozenset(names)
+
+
+class WebGuard:
+    """In front of every route (ASGI): a request whose Host is not an allowed name gets 400
+    (DNS rebinding: a page elsewhere that points its own name at 127.0.0.1 is same-origin to
+    the browser, but still says its own name in Host); a login posted from a page of another
+    origin gets 403 (login CSRF); and a login's address is handed to the password throttle."""
+
+    def __init__(self, app: ASGIApp, hosts: frozenset[str], configured: frozenset[str]) -> None:
+        self.app, self.hosts, self.configured = app, hosts, configured
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        if _host_of(host) not in self.hosts:
+            return await _refuse(scope, send, 400, "this server does not answer to that host "
+                                 "name (NETOPSAI_UI_ALLOWED_HOSTS lists the names it does)")
+        if scope["type"] != "http" or not scope["path"].rstrip("/").endswith("/login"):
+            return await self.app(scope, receive, send)
+        origin = headers.get("origin")
+        if origin is not None and not self._same_site(origin, host):
+            return await _refuse(scope, send, 403, "a login from a page of another site is refused")
+        token = LOGIN_ADDRESS.set(str((scope.get("client") or ("",))[0]))
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            LOGIN_ADDRESS.reset(token)
+
+    def _same_site(self, origin: str, host: str) -> bool:
+        """The page's origin is this server as the browser named it, or a configured name (a
+        reverse proxy may pass its own Host on); another port of localhost is another site."""
+        netloc = urlsplit(origin).netloc.lower()
+        return bool(netloc) and (netloc == host.strip().lower() or _host_of(netloc) in self.configured)
+
+
+async def _refuse(scope: Scope, send: Send, code: int, text: str) -> None:
+    if scope["type"] == "websocket":
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    body = (text + "\n").encode()
+    await send({"type": "http.response.start", "status": code,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def guard_middleware(bind: str, settings: UiSettings | None = None) -> list[Middleware]:
+    """The app_kwargs middleware for launch(): the WebGuard for this bind address."""
+    configured = (settings or UiSettings()).allowed_hosts
+    extra = frozenset(_host_of(h) for h in configured if h.strip())
+    return [Middleware(WebGuard, hosts=allowed_hosts(bind, configured), configured=extra)]
+
+
 # images, media and frames from this server only: text from the network or a model that slips
 # through as markup still cannot make the browser fetch anything elsewhere (zero-click exfiltration)
 CSP = ('<meta http-equiv="Content-Security-Policy" content="img-src \'self\' data: blob:; '
@@ -97,12 +176,25 @@ document.addEventListener('click', (e) => {
 </script>"""
 
 
+def launch_options(host: str, port: int, auth: Any, settings: UiSettings | None = None) -> dict[str, Any]:
+    """Everything `launch` is given (tests launch with the same)."""
+    return dict(server_name=host, server_port=port, share=False, inbrowser=False, auth=auth,
+                show_error=False, ssr_mode=False, mcp_server=False, quiet=True, css=CSS,
+                footer_links=["settings"], head=CSP + CITE_CLICKS,
+                app_kwargs={"middleware": guard_middleware(host, settings)})
+
+
 def serve(host: str = "127.0.0.1", port: int = 7860) -> None:
-    """`netopsai serve`: launch and block. Login is on when NETOPSAI_UI_USERS names a users file."""
+    """`netopsai serve`: launch and block. Login is on when NETOPSAI_UI_USERS names a users file;
+    the Host names it answers to besides loopback's are NETOPSAI_UI_ALLOWED_HOSTS."""
     _offline()
-    auth = authenticator()
+    settings = UiSettings()
+    auth = authenticator(settings.users)
     if auth is None and not _loopback(host):
         log.warning("serving on %s without login: set NETOPSAI_UI_USERS for a shared deployment", host)
+    if not _loopback(host) and not settings.allowed_hosts:
+        log.warning("serving on %s: requests are answered only when they name localhost or the bound "
+                    "address; set NETOPSAI_UI_ALLOWED_HOSTS to the names people use", host)
     copilot = _copilot()
     copilot.warm_up()  # long-lived: the first analysis should not wait for pandas to load
     app = build_app(copilot)
@@ -110,7 +202,4 @@ def serve(host: str = "127.0.0.1", port: int = 7860) -> None:
     from netopsai.api.socket_server import local_socket
 
     with local_socket(copilot):  # the HTTP API for the owner's thin `ask` and `tool`, same copilot
-        app.queue(default_concurrency_limit=8).launch(
-            server_name=host, server_port=port, share=False, inbrowser=False, auth=auth,
-            show_error=False, ssr_mode=False, mcp_server=False, quiet=True, css=CSS,
-            footer_links=["settings"], head=CSP + CITE_CLICKS)
+        app.queue(default_concurrency_limit=8).launch(**launch_options(host, port, auth, settings))

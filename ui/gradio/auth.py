@@ -1,34 +1,50 @@
 """Optional login for shared deployments: a users file of `name:scrypt$n$r$p$salt$hash` lines
 (stdlib hashlib.scrypt, so no extra dependency). Off unless NETOPSAI_UI_USERS names a file.
+Wrong passwords are throttled per (name, address), per address and globally (Throttle).
 
 Add a user:  python -m netopsai.ui.gradio.auth USERS_FILE NAME   (asks for the password)
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import getpass
 import hashlib
 import hmac
 import logging
-import os
 import secrets
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 
+from netopsai.config.settings import UiSettings
 from netopsai.errors import NetopsError
 
 ENV = "NETOPSAI_UI_USERS"
 log = logging.getLogger("netopsai.ui")
 N, R, P = 2**14, 8, 1  # ~16 MB and ~50 ms per check: slow for guessing, fine for a login
+# who is logging in: set per request by the web app's guard (Gradio hands `auth` only the name
+# and password); "" when unknown, e.g. a direct call
+LOGIN_ADDRESS: ContextVar[str] = ContextVar("netopsai_login_address", default="")
+_HASHING = threading.BoundedSemaphore(4)  # ~16 MB each: a flood cannot take the machine's memory
 
 
 def hash_password(password: str, salt: bytes | None = None) -> str:
     salt = salt or secrets.token_bytes(16)
     digest = hashlib.scrypt(password.encode(), salt=salt, n=N, r=R, p=P)
     return f"scrypt${N}${R}${P}${salt.hex()}${digest.hex()}"
+
+
+@functools.cache
+def _dummy() -> str:
+    """What an unknown name's password is checked against (made once, on first use)."""
+    return hash_password("not a password")
 
 
 def verify_password(password: str, stored: str) -> bool:
@@ -59,62 +75,128 @@ def load_users(path: Path) -> dict[str, str]:
     return users
 
 
+@dataclass
+class _Strikes:
+    failures: int = 0
+    until: float = 0.0  # refused without a check until then
+    last: float = 0.0  # the latest failure: an hour later the count starts again
+
+
 class Throttle:
-    """Guessing passwords gets slow: after FREE failures for a name, that name is refused
-    without a check for a lockout that doubles with each further failure (up to MAX_LOCK_S);
-    a success clears it. Per name, so one user's typos do not lock the others out."""
+    """Guessing passwords gets slow without letting a stranger lock anyone out:
+
+    - per (name, address): after FREE failures, that name from that address is refused without
+      a check for a lockout that doubles with each further failure (up to MAX_LOCK_S); a
+      success clears it. The same name from another address is not affected.
+    - per address: after ADDRESS_FREE failures over any names, the address is locked the same
+      way (one host spraying names).
+    - global: beyond GLOBAL_FREE failures in GLOBAL_WINDOW_S from everywhere, every attempt
+      waits first, doubling with the excess up to GLOBAL_MAX_DELAY_S (a flood from many
+      addresses is slowed; a real user is slowed too, never refused).
+
+    Behind a reverse proxy every login comes from the proxy's address: the per-address rules
+    then act on everyone, as the old per-name lock did."""
 
     FREE, FIRST_LOCK_S, MAX_LOCK_S = 5, 30.0, 900.0
+    ADDRESS_FREE = 20
+    GLOBAL_WINDOW_S, GLOBAL_FREE, GLOBAL_STEP_S, GLOBAL_MAX_DELAY_S = 60.0, 30, 0.05, 5.0
+    FORGET_S = 3600.0  # failures this long ago no longer count (a month of typos is not an attack)
+    MAX_KEYS = 10_000  # strikes kept; a flood of made-up names cannot grow memory without end
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
-        self.failures: dict[str, int] = {}
-        self.until: dict[str, float] = {}
+        self.strikes: dict[tuple[str, str], _Strikes] = {}
+        self.recent: deque[float] = deque()
         self.lock = threading.Lock()
 
-    def locked(self, name: str) -> bool:
+    def locked(self, name: str, address: str) -> bool:
+        now = self.clock()
         with self.lock:
-            return self.clock() < self.until.get(name, 0.0)
+            return any(now < self.strikes.get(key, _Strikes()).until
+                       for key in ((name, address), ("", address)))
 
-    def record(self, name: str, ok: bool) -> None:
+    def delay(self) -> float:
+        """Seconds every attempt waits now, by the failures of the last window from anywhere."""
+        with self.lock:
+            self._forget_old(self.clock())
+            excess = len(self.recent) - self.GLOBAL_FREE
+        if excess <= 0:
+            return 0.0
+        return min(self.GLOBAL_MAX_DELAY_S, self.GLOBAL_STEP_S * 2 ** (excess / 10))
+
+    def record(self, name: str, address: str, ok: bool) -> None:
+        now = self.clock()
         with self.lock:
             if ok:
-                self.failures.pop(name, None)
-                self.until.pop(name, None)
+                self.strikes.pop((name, address), None)
                 return
-            n = self.failures[name] = self.failures.get(name, 0) + 1
-            if n >= self.FREE:
-                wait = min(self.MAX_LOCK_S, self.FIRST_LOCK_S * 2 ** (n - self.FREE))
-                self.until[name] = self.clock() + wait
+            self.recent.append(now)
+            self._forget_old(now)
+            self._strike((name, address), self.FREE, now)
+            self._strike(("", address), self.ADDRESS_FREE, now)
+
+    def _strike(self, key: tuple[str, str], free: int, now: float) -> None:
+        if key not in self.strikes and len(self.strikes) >= self.MAX_KEYS:
+            self._prune(now)
+        s = self.strikes.setdefault(key, _Strikes())
+        s.failures = (s.failures if now - s.last < self.FORGET_S else 0) + 1
+        s.last = now
+        if s.failures >= free:
+            s.until = now + min(self.MAX_LOCK_S, self.FIRST_LOCK_S * 2 ** (s.failures - free))
+
+    def _prune(self, now: float) -> None:
+        """Unlocked entries go first; if every entry is locked, the oldest half goes."""
+        for key in [k for k, s in self.strikes.items() if s.until <= now]:
+            del self.strikes[key]
+        for key in list(self.strikes)[: max(0, len(self.strikes) - self.MAX_KEYS // 2)]:
+            del self.strikes[key]
+
+    def _forget_old(self, now: float) -> None:
+        while self.recent and now - self.recent[0] > self.GLOBAL_WINDOW_S:
+            self.recent.popleft()
 
 
-def authenticator(path: str | Path | None = None,
-                  throttle: Throttle | None = None) -> Callable[[str, str], bool] | None:
-    """Gradio's `auth` callable for the users file, or None when login is off."""
-    where = path or os.environ.get(ENV)
+def authenticator(path: str | Path | None = None, throttle: Throttle | None = None,
+                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                  ) -> Callable[[str, str], Awaitable[bool]] | None:
+    """Gradio's `auth` callable for the users file, or None when login is off. A coroutine:
+    Gradio awaits it on its event loop, so the throttle's waits and the password hashing
+    (in a worker thread, a few at a time) do not stall other requests. The caller's address
+    comes from LOGIN_ADDRESS, set by the web app's guard (app.WebGuard)."""
+    where = path or UiSettings().users
     if not where:
         return None
     users = load_users(Path(where).expanduser())
     guard = throttle or Throttle()
 
-    def check(name: str, password: str) -> bool:
-        if guard.locked(name):
-            log.warning("login refused for %r: too many wrong passwords, locked for now", name)
+    async def check(name: str, password: str) -> bool:
+        address = LOGIN_ADDRESS.get()
+        wait = guard.delay()
+        if wait:
+            await sleep(wait)
+        if guard.locked(name, address):
+            log.warning("login refused for %r from %s: too many wrong passwords, locked for now",
+                        name[:64], address or "?")
             return False
-        stored = users.get(name)
-        if stored is None:
-            verify_password(password, hash_password("x"))  # same cost, so names do not leak by timing
-            ok = False
-        else:
-            ok = verify_password(password, stored)
-        guard.record(name, ok)
+        ok = await asyncio.to_thread(_verify, users.get(name), password)
+        guard.record(name, address, ok)
         return ok
     return check
 
 
+def _verify(stored: str | None, password: str) -> bool:
+    with _HASHING:
+        if stored is None:
+            verify_password(password, _dummy())  # same cost, so names do not leak by timing
+            return False
+        return verify_password(password, stored)
+
+
 def add_user(path: Path, name: str, password: str) -> None:
-    if not name or ":" in name:
-        raise NetopsError("a user name is non-empty and has no ':'")
+    if not name or ":" in name or not name.isprintable():
+        raise NetopsError("a user name is non-empty and has no ':' nor control characters")
+    if name == "anonymous":  # the web's threads without login are web:anonymous:…
+        raise NetopsError("'anonymous' is reserved; pick another user name")
     if not password:
         raise NetopsError("empty password")
     lines = [ln for ln in (path.read_text().splitlines() if path.exists() else [])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Iterator
@@ -52,10 +53,18 @@ def new_thread() -> str:
     return uuid.uuid4().hex[:16]
 
 
+THREAD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
 def thread_key(thread: str, user: str | None) -> str:
-    """A web thread's id in the store: with login on, each user's threads are their own, so an
-    id from someone else opens nothing of theirs."""
-    return f"web:{user}:{thread}" if user else thread
+    """A web thread's id in the store, always under `web:`: with login on each user's threads
+    are their own (`web:NAME:ID`); without it the web's are kept apart from every other front
+    end's (`web:anonymous:ID`), so an id from the API, MCP, Slack or the owner's CLI opens
+    nothing here. An id that is not a web one (`api:tok:…`, `slack:…`) is refused, in one line."""
+    if not THREAD_ID.fullmatch(thread):
+        raise NetopsError(f"{thread[:40]!r} is not a web thread id (letters, digits, - and _; "
+                          "threads of the API, MCP or Slack are not opened here)")
+    return f"web:{user or 'anonymous'}:{thread}"
 
 
 def _pending(what: str) -> ChatMessage:
@@ -244,7 +253,10 @@ class ChatHandler:
     def resume(self, thread: str, user: str | None = None, asked: bool = False) -> ChatView:
         """A saved thread's conversation, so an on-call can pick it up after a reload. `asked`:
         the id came from the on-call (a link, the box), so an empty thread is one not found."""
-        state = self.conversation(thread, user)
+        try:
+            state = self.conversation(thread, user)
+        except NetopsError as exc:  # not a web thread: nothing of it is read
+            return ChatView([], status=f"error: {exc}")
         panel, turn_ev, known = self._views(state)
         history = self._replay(state, self.copilot.trail(thread_key(thread, user)), known)
         status = (f"resumed thread `{thread}`" if history else

@@ -12,7 +12,7 @@ from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from slack_bolt import App
+from slack_bolt import App, BoltResponse
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
 
@@ -37,8 +37,47 @@ def build_app(copilot: Copilot, settings: SlackSettings, client: WebClient | Non
     app = App(client=client, signing_secret=secret, request_verification_enabled=bool(secret),
               process_before_response=process_before_response, name="netopsai",
               logger=logging.getLogger("netopsai.slack.bolt"))
+    app.use(EventDedupe())  # global middleware run after bolt's signature check
     register_all(app, SlackContext(copilot, settings))
     return app
+
+
+class EventDedupe:
+    """Each Events API event is answered once. Slack delivers an event again — same `event_id`,
+    a new timestamp and signature, `X-Slack-Retry-Num` set — when it did not see the first
+    acknowledged within 3 s (a slow answer, or an acknowledgement lost on the way), up to three
+    times over about five minutes; Socket Mode retries the same way. A bolt middleware, so it
+    runs after the signature check (a forged event id cannot shut out a real one) and in both
+    modes. An event is claimed as it is first seen: a retry arriving while the first delivery is
+    still being answered is acknowledged too, not answered a second time."""
+
+    TTL_S, MAX = 3600.0, 10_000
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.seen: dict[str, float] = {}
+        self.lock = threading.Lock()
+
+    def first(self, event_id: str) -> bool:
+        now = self.clock()
+        with self.lock:
+            if len(self.seen) >= self.MAX or next(iter(self.seen.values()), now) < now - self.TTL_S:
+                self.seen = {k: t for k, t in self.seen.items() if now - t < self.TTL_S}
+                for old in list(self.seen)[: max(0, len(self.seen) - self.MAX // 2)]:
+                    del self.seen[old]  # a flood within the hour: the oldest go first
+            if event_id in self.seen:
+                return False
+            self.seen[event_id] = now
+            return True
+
+    def __call__(self, body: dict[str, Any], request: Any, next: Callable[[], Any]) -> Any:  # noqa: A002
+        event_id = body.get("event_id") if isinstance(body, dict) else None
+        if not isinstance(event_id, str) or not event_id or self.first(event_id):
+            return next()
+        retry = (request.headers.get("x-slack-retry-num") or ["-"])[0]
+        log.info("slack event %s delivered again (retry %s): acknowledged, not answered again",
+                 event_id[:40].encode("unicode_escape").decode(), str(retry)[:8])
+        return BoltResponse(status=200, body="")
 
 
 class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):

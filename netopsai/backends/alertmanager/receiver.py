@@ -1,22 +1,22 @@
 """An Alertmanager webhook receiver (webhook payload version 4): firing alerts raise alarms,
 resolved ones close the alarm their fingerprint raised. A payload that is not valid is refused
-whole with 400 and a one-line reason, and nothing of it is stored."""
+whole with 400 and a one-line reason, and nothing of it is stored. Served by server.HookServer
+(one asyncio loop, timeouts, a connection cap, optional bearer or basic auth)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
-import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from netopsai.backends.alertmanager.server import MAX_BODY, HookServer, Refused, WebhookAuth
 from netopsai.store.apply import Event
 
+__all__ = ["MAX_BODY", "PayloadError", "WebhookAuth", "WebhookReceiver", "parse_payload"]
 log = logging.getLogger("netopsai.ingest")
-MAX_BODY = 1 << 20
 CATEGORIES = ("link", "device", "bgp", "dci", "backbone", "optics", "capacity")
 _INFER = (("bgp", "bgp"), ("optic", "optics"), ("rx_power", "optics"), ("dci", "dci"),
           ("backbone", "backbone"), ("util", "capacity"), ("bandwidth", "capacity"),
@@ -104,69 +104,22 @@ def parse_payload(body: bytes, sender: str) -> list[Event]:
     return [_alert_event(a, i, sender, now) for i, a in enumerate(doc["alerts"])]
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+class WebhookReceiver(HookServer):
+    """Serves on host:port (0 = a free port; `port` is the bound one after `start`); each
+    payload's alerts go to `sink` as Events. `auth`: None takes any POST."""
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-        length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
-            return self._reply(400, "a Content-Length header is required")
-        if int(length) > MAX_BODY:
-            return self._reply(413, f"payload over {MAX_BODY} bytes")
-        body = self.rfile.read(int(length))
+    def __init__(self, host: str, port: int, sink: Callable[[Event], None],
+                 auth: WebhookAuth | None = None, **limits: Any) -> None:
+        super().__init__(host, port, auth, **limits)
+        self.sink = sink
+        self.received = 0
+
+    def handle(self, body: bytes, sender: str) -> str:
         try:
-            events = parse_payload(body, self.client_address[0])
+            events = parse_payload(body, sender)
         except PayloadError as exc:
-            return self._reply(400, str(exc).replace("\n", " "))
+            raise Refused(400, str(exc)) from None
         for ev in events:
-            self.server.sink(ev)
-        self.server.received += len(events)
-        self._reply(200, json.dumps({"status": "ok", "alerts": len(events)}), "application/json")
-
-    def do_GET(self) -> None:  # noqa: N802
-        self._reply(405, "POST Alertmanager webhook payloads here")
-
-    def _reply(self, code: int, text: str, ctype: str = "text/plain; charset=utf-8") -> None:
-        data = (text + "\n").encode()
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        log.debug("webhook %s: " + format, self.client_address[0], *args)
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    sink: Callable[[Event], None]
-    received: int = 0
-
-
-class WebhookReceiver:
-    """Serves on host:port (0 = a free port; `port` is the bound one after `start`)."""
-
-    def __init__(self, host: str, port: int, sink: Callable[[Event], None]) -> None:
-        self.host, self.port, self.sink = host, port, sink
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    @property
-    def received(self) -> int:
-        return self._server.received if self._server else 0
-
-    def start(self) -> None:
-        server = _Server((self.host, self.port), _Handler)
-        server.sink = self.sink
-        self.port = server.server_address[1]
-        self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="netopsai-webhook",
-                                        daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+            self.sink(ev)
+        self.received += len(events)
+        return json.dumps({"status": "ok", "alerts": len(events)})
