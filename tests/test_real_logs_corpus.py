@@ -19,7 +19,7 @@ KINDS = {"link_updown", "lineproto_updown", "admin_updown", "bgp", "ospf", "isis
          "duplicate_ip", "cdp_lldp_mismatch", "speed_duplex", "hardware_error", "config_change",
          "auth", "noise", "device_restart"}
 FORMS = {"datagram", "rfc5424", "kiwi", "server_file", "show_logging"}
-STAMPS = {"bsd", "bsd_frac", "bsd_year", "year_first", "rfc3339", "ymd", "kv_date", "uptime", "none"}
+STAMPS = {"bsd", "bsd_frac", "bsd_year", "year_first", "rfc3339", "ymd", "kv_date", "ctime", "uptime", "none"}
 FEATURES = {"clock_mark", "zone_name", "xr_node", "relay_header", "origin_host", "seq"}
 STATES = {"up", "down", None}
 TOP = {"id", "line", "nos", "header_form", "stamp", "features", "derived", "counted", "source",
