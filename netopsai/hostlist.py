@@ -1,76 +1,160 @@
 """Slurm hostlist expressions ("gpu-[001-004,010],login1") expanded to host names, as Slurm's
 `scontrol show hostnames` does: commas inside brackets are ranges, outside they separate names;
-a range keeps its low bound's zero padding; several bracket groups in one name multiply."""
+a range keeps its low bound's zero padding; several bracket groups in one name multiply.
+
+Sized before built (issue 23, B2): an expression is parsed into its brackets' ranges, and the
+number of names it stands for (the product of the bracket sizes, summed over the names) is
+checked against a limit before a single name exists; `hosts` then yields them one at a time.
+Three brackets of a thousand each are a billion names: refused in microseconds, not found by
+the kernel's OOM killer."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from netopsai.errors import NetopsError
 
-MAX_HOSTS = 1_000_000  # a typo like [1-999999999] must not take the machine's memory
+MAX_HOSTS = 1_000_000  # per expression: a typo like [1-999999999] must not take the machine's memory
+MAX_DIGITS = 18  # a host number longer than this is no host number (and int() of 5,000 digits raises)
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
+_BRACKET = re.compile(r"\[([^\]]*)\]")
+NONE = ("none assigned", "(null)", "none")
+
+Ranges = tuple[tuple[int, int, int], ...]  # (low, high, zero-padded width) of one bracket
+
+
+@dataclass(frozen=True)
+class Name:
+    """One comma-separated name of an expression: literal pieces around its brackets."""
+
+    pieces: tuple[str, ...]  # len(brackets) + 1 literals
+    brackets: tuple[Ranges, ...]
+
+    def size(self, limit: int) -> int:
+        """How many names it stands for; stops counting past `limit` (so a billion-name typo
+        costs a few multiplications, never a billion-digit number)."""
+        n = 1
+        for ranges in self.brackets:
+            n *= sum(hi - lo + 1 for lo, hi, _ in ranges)
+            if n > limit:
+                return n
+        return n
+
+    def names(self) -> Iterator[str]:
+        """Its names in Slurm's order (the first bracket varies slowest), built one at a time
+        (itertools.product would hold every bracket's numbers first)."""
+        return _names(self.pieces, self.brackets, "")
+
+
+def _names(pieces: tuple[str, ...], brackets: tuple[Ranges, ...], head: str) -> Iterator[str]:
+    if not brackets:
+        yield head + pieces[0]
+        return
+    for number in _numbers(brackets[0]):
+        yield from _names(pieces[1:], brackets[1:], head + pieces[0] + number)
+
+
+def _numbers(ranges: Ranges) -> Iterator[str]:
+    return (f"{n:0{width}d}" for lo, hi, width in ranges for n in range(lo, hi + 1))
 
 
 def split_top(text: str) -> list[str]:
-    """Split at the commas outside brackets."""
-    parts, depth, cur = [], 0, ""
-    for ch in text:
+    """Split at the commas outside brackets (one pass over the text)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
         if ch == "[":
             depth += 1
             if depth > 1:
-                raise NetopsError(f"bad hostlist {text!r}: nested brackets")
+                raise NetopsError(f"bad hostlist {_short(text)}: nested brackets")
         elif ch == "]":
             depth -= 1
             if depth < 0:
-                raise NetopsError(f"bad hostlist {text!r}: ']' without '['")
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
+                raise NetopsError(f"bad hostlist {_short(text)}: ']' without '['")
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
     if depth:
-        raise NetopsError(f"bad hostlist {text!r}: '[' without ']'")
-    return [p.strip() for p in [*parts, cur] if p.strip()]
+        raise NetopsError(f"bad hostlist {_short(text)}: '[' without ']'")
+    return [p.strip() for p in [*parts, text[start:]] if p.strip()]
 
 
-def _numbers(body: str, text: str) -> list[str]:
-    out: list[str] = []
+def _ranges(body: str, text: str) -> Ranges:
+    out = []
     for part in body.split(","):
         m = _RANGE.match(part.strip())
         if not m:
-            raise NetopsError(f"bad hostlist {text!r}: range {part!r} is not N or N-M")
+            raise NetopsError(f"bad hostlist {_short(text)}: range {part.strip()[:20]!r} is not N or N-M")
         lo, hi = m.group(1), m.group(2) or m.group(1)
+        if max(len(lo), len(hi)) > MAX_DIGITS:
+            raise NetopsError(f"bad hostlist {_short(text)}: a host number has more than "
+                              f"{MAX_DIGITS} digits")
         if int(hi) < int(lo):
-            raise NetopsError(f"bad hostlist {text!r}: range {part!r} runs backwards")
-        if int(hi) - int(lo) >= MAX_HOSTS:
-            raise NetopsError(f"bad hostlist {text!r}: range {part!r} is too large")
-        out += [f"{n:0{len(lo)}d}" for n in range(int(lo), int(hi) + 1)]
-    return out
+            raise NetopsError(f"bad hostlist {_short(text)}: range {part.strip()!r} runs backwards")
+        out.append((int(lo), int(hi), len(lo)))
+    return tuple(out)
 
 
-def _expand_one(name: str, text: str) -> list[str]:
-    m = re.search(r"\[([^\]]*)\]", name)
-    if not m:
-        return [name]
-    head, tail = name[:m.start()], name[m.end():]
-    rest = _expand_one(tail, text)
-    out = [f"{head}{n}{r}" for n in _numbers(m.group(1), text) for r in rest]
-    if len(out) > MAX_HOSTS:
-        raise NetopsError(f"bad hostlist {text!r}: more than {MAX_HOSTS} hosts")
-    return out
+def _name(part: str, text: str) -> Name:
+    pieces, brackets, at = [], [], 0
+    for m in _BRACKET.finditer(part):
+        pieces.append(part[at:m.start()])
+        brackets.append(_ranges(m.group(1), text))
+        at = m.end()
+    return Name((*pieces, part[at:]), tuple(brackets))
 
 
-def expand(text: str) -> list[str]:
-    """Host names in order, duplicates dropped; '' / 'None assigned' / '(null)' are none."""
+def parse(text: str) -> list[Name]:
+    """The names of an expression, parsed but not expanded ('' / 'None assigned' / '(null)':
+    none). Bad syntax is a one-line NetopsError."""
     text = text.strip()
-    if not text or text.lower() in ("none assigned", "(null)", "none"):
+    if not text or text.lower() in NONE:
         return []
-    seen: dict[str, None] = {}
-    for part in split_top(text):
-        for host in _expand_one(part, text):
-            seen.setdefault(host)
-    return list(seen)
+    return [_name(part, text) for part in split_top(text)]
+
+
+def size(text: str, limit: int = MAX_HOSTS) -> int:
+    """How many names `text` stands for, duplicates included, computed from the bracket sizes
+    (a number above `limit` only says it is too many)."""
+    return _total(parse(text), limit)
+
+
+def _total(names: list[Name], limit: int) -> int:
+    total = 0
+    for name in names:
+        total += name.size(limit - total)
+        if total > limit:
+            break
+    return total
+
+
+def hosts(text: str, limit: int = MAX_HOSTS) -> Iterator[str]:
+    """The names of `text`, in order, duplicates dropped, built lazily after the whole
+    expression is sized: more than `limit` names is a NetopsError before the first is built."""
+    names = parse(text)
+    if _total(names, limit) > limit:  # checked here, not at the first next()
+        raise NetopsError(f"bad hostlist {_short(text)}: more than {limit:,} hosts")
+    return _unique(names)
+
+
+def _unique(names: list[Name]) -> Iterator[str]:
+    seen: set[str] = set()
+    for name in names:
+        for host in name.names():
+            if host not in seen:
+                seen.add(host)
+                yield host
+
+
+def expand(text: str, limit: int = MAX_HOSTS) -> list[str]:
+    """Host names in order, duplicates dropped; '' / 'None assigned' / '(null)' are none."""
+    return list(hosts(text, limit))
+
+
+def _short(text: str) -> str:
+    """The expression as an error quotes it: a 100 KB NodeList is not repeated whole."""
+    return repr(text if len(text) <= 80 else text[:77] + "...")
 
 
 _TAIL = re.compile(r"^(.*?)(\d+)$")

@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
 from netopsai.backends.base import Backends
 from netopsai.diagnosis.knowledge import Knowledge
+from netopsai.errors import NetopsError
 from netopsai.evidence import citations
 from netopsai.graph import build_graph
 from netopsai.nodes import start_turn
@@ -26,6 +30,35 @@ if TYPE_CHECKING:  # typing only: these imports cost a second at start-up
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
     from netopsai.store.tables import Incident
+
+
+class AskLimits(BaseSettings):
+    """How much one question may ask of the copilot, checked at its one door before any work
+    (issue 23, B6): its length (NETOPSAI_MAX_QUESTION characters; a question is a few lines,
+    not a pasted log) and its time (NETOPSAI_ASK_BUDGET_S seconds, checked between the
+    graph's steps)."""
+
+    model_config = SettingsConfigDict(env_prefix="NETOPSAI_", extra="ignore")
+
+    max_question: int = Field(default=4000, ge=1)
+    max_window: int = Field(default=200, ge=1)  # a time picker's window in words
+    ask_budget_s: float = Field(default=300.0, gt=0)
+
+    @classmethod
+    def from_env(cls) -> AskLimits:
+        try:
+            return cls()
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise NetopsError(f"NETOPSAI_{str(err['loc'][0]).upper()}: {err['msg']}") from None
+
+
+class Stopped(NetopsError):
+    """An answer stopped between two steps: its caller went away, the server is stopping, or
+    its time budget ran out."""
+
+
+Stop = Callable[[], bool]  # asked between steps: True means stop now
 
 
 @dataclass
@@ -107,7 +140,8 @@ class Thread:
 class Copilot:
     def __init__(self, backends: Backends, llm: BaseChatModel | None = None,
                  checkpointer: BaseCheckpointSaver[Any] | None = None,
-                 knowledge: Knowledge | None = None) -> None:
+                 knowledge: Knowledge | None = None, limits: AskLimits | None = None) -> None:
+        self.limits = limits or AskLimits.from_env()
         self.toolbox = Toolbox(backends)
         self.llm = llm
         self.knowledge = knowledge or Knowledge()
@@ -162,25 +196,48 @@ class Copilot:
 
         prestart()
 
+    def check_question(self, question: str, window_hint: str = "") -> None:
+        """Sized at the door, before anything reads it: a question longer than the limit is a
+        one-line NetopsError every front end shows as it shows bad input."""
+        limit = self.limits.max_question
+        if len(question) > limit:
+            raise NetopsError(f"the question is {len(question):,} characters; at most {limit:,} "
+                              "are read (NETOPSAI_MAX_QUESTION): ask about one thing in a few "
+                              "lines, naming its devices, addresses or job and the time")
+        if len(window_hint) > self.limits.max_window:
+            raise NetopsError(f"the time window is {len(window_hint):,} characters; at most "
+                              f"{self.limits.max_window} are read")
+
     def ask(self, question: str, thread_id: str = "default", user: str | None = None,
-            window_hint: str = "") -> Iterator[Step]:
+            window_hint: str = "", stop: Stop | None = None) -> Iterator[Step]:
         """Answer one question in a thread, yielding each step as it completes. `window_hint`:
         a time picker's window in words ("in the last 6h", "between … and …"), used when the
-        question names none."""
+        question names none. Between steps the answer stops (Stopped) when `stop()` says so
+        or the time budget is spent; the checkpoint keeps the steps done."""
+        self.check_question(question, window_hint)
         config: RunnableConfig = {"configurable": {"thread_id": thread_id},
                                   "metadata": {"user": user or ""}}
         t0 = last = time.perf_counter()
-        for update in self.graph.stream(start_turn(question, window_hint), config, stream_mode="updates"):
-            now = time.perf_counter()
-            for node, delta in update.items():
-                yield Step(node, _describe(node, delta or {}), (now - last) * 1000)
-            last = now
+        budget = self.limits.ask_budget_s
+        _check_stop(stop, t0, t0 + budget, budget)
+        updates = self.graph.stream(start_turn(question, window_hint), config, stream_mode="updates")
+        try:
+            for update in updates:
+                now = time.perf_counter()
+                for node, delta in update.items():
+                    yield Step(node, _describe(node, delta or {}), (now - last) * 1000)
+                last = now
+                if "summarizer" not in update:  # the answer is written: nothing left to stop
+                    _check_stop(stop, time.perf_counter(), t0 + budget, budget)
+        finally:  # stopping early ends the graph's run, not just our loop
+            if close := getattr(updates, "close", None):
+                close()
         yield Step("done", {"elapsed_ms": round((time.perf_counter() - t0) * 1000, 1)})
 
     def answer(self, question: str, thread_id: str = "default", user: str | None = None,
-               window_hint: str = "") -> dict[str, Any]:
+               window_hint: str = "", stop: Stop | None = None) -> dict[str, Any]:
         """The whole answer as `ask --json` prints it (shared/specs/cli-and-evidence.md)."""
-        steps = list(self.ask(question, thread_id, user, window_hint))
+        steps = list(self.ask(question, thread_id, user, window_hint, stop))
         return {**self.result(thread_id), "steps": [s.as_dict() for s in steps[:-1]],
                 "elapsed_ms": steps[-1].data["elapsed_ms"]}
 
@@ -197,6 +254,14 @@ class Copilot:
                 "tokens": state.get("tokens", {"prompt": 0, "completion": 0}),
                 "llm_calls": state.get("llm_calls", 0),
                 "intent": state.get("intent"), "input_errors": state.get("input_errors", [])}
+
+
+def _check_stop(stop: Stop | None, now: float, deadline: float, budget: float) -> None:
+    if stop is not None and stop():
+        raise Stopped("the answer was stopped: its caller went away or the server is stopping")
+    if now > deadline:
+        raise Stopped(f"no answer within {budget:g} s, this server's time budget for a question "
+                      "(NETOPSAI_ASK_BUDGET_S): ask about fewer devices or a shorter window")
 
 
 def _when(stamp: str | None) -> float:

@@ -5,8 +5,12 @@ under the token's name."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterator
+import signal
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
@@ -14,12 +18,12 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 from sse_starlette.sse import EventSourceResponse
-from starlette.concurrency import iterate_in_threadpool
 
 from netopsai.api import tokens
 from netopsai.api.jobs import JobNotFound, Jobs, TooManyJobs
 from netopsai.api.triage import PayloadError, Triage
 from netopsai.errors import NetopsError
+from netopsai.service import Stop, Stopped
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
@@ -81,18 +85,27 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None, *,
         return {"status": "ok", "clock": copilot.backends.inventory.clock().isoformat()}
 
     @api.post("/api/ask")
-    def ask(body: AskBody, request: Request, who: tokens.Caller = caller("read")) -> Any:
+    async def ask(body: AskBody, request: Request, who: tokens.Caller = caller("read")) -> Any:
         """The cited answer as `ask --json` prints it; with `Accept: text/event-stream`, each
-        step as an event (`step`) as it completes, then the answer (`answer`)."""
+        step as an event (`step`) as it completes, then the answer (`answer`), or `error`.
+        The work stops when the caller goes away, the server stops or the time budget is
+        spent (503, naming which)."""
+        copilot.check_question(body.question, body.window or "")  # sized before any work
         if not body.question.strip():
             raise NetopsError("the question is empty")
         thread = body.thread or _new_thread()
         key = thread if local else f"api:{who.name}:{thread}"
+        budget = copilot.limits.ask_budget_s
         if "text/event-stream" in request.headers.get("accept", ""):
-            return EventSourceResponse(iterate_in_threadpool(
-                _stream(copilot, body, key, thread, who.name)))
-        return {**copilot.answer(body.question, key, who.name, window_hint=body.window or ""),
-                "thread": thread}
+            return EventSourceResponse(_events(
+                lambda stop: _stream(copilot, body, key, thread, who.name, stop), budget))
+        work = _Work(lambda stop: iter([copilot.answer(body.question, key, who.name,
+                                                       body.window or "", stop)]))
+        try:
+            out = [o async for o in work.results(budget, request)][0]
+        except Stopped as exc:
+            return JSONResponse({"error": str(exc)}, status_code=503)
+        return {**out, "thread": thread}
 
     @api.post("/api/tools/{name}")
     def tool(name: str, args: dict[str, Any], _who: tokens.Caller = caller("read")) -> Any:
@@ -168,10 +181,84 @@ def _new_thread() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def _stream(copilot: Copilot, body: AskBody, key: str, thread: str,
-            user: str) -> Iterator[dict[str, str]]:
-    for step in copilot.ask(body.question, key, user, body.window or ""):
+def _stream(copilot: Copilot, body: AskBody, key: str, thread: str, user: str,
+            stop: Stop) -> Iterator[dict[str, str]]:
+    for step in copilot.ask(body.question, key, user, body.window or "", stop):
         if step.node != "done":
             yield {"event": "step", "data": json.dumps(step.as_dict(), default=str)}
     out = copilot.result(key)
     yield {"event": "answer", "data": json.dumps({**out, "thread": thread}, default=str)}
+
+
+async def _events(steps: Callable[[Stop], Iterator[dict[str, str]]],
+                  budget: float) -> AsyncIterator[dict[str, str]]:
+    """The SSE stream; sse-starlette closes it when the caller goes away (and the work stops)."""
+    try:
+        async for event in _Work(steps).results(budget):
+            yield event
+    except NetopsError as exc:
+        yield {"event": "error", "data": json.dumps({"error": str(exc)})}
+
+
+GRACE_S = 5.0  # past the copilot's own budget (checked between steps), the caller is let go
+POLL_S = 0.25
+
+
+class _Work:
+    """One answer on a daemon thread of its own, its results handed to the event loop: the
+    handler stops waiting the moment the caller goes away, the server is told to stop or the
+    budget is spent, and the work stops at its next step (Copilot checks `stop` between the
+    graph's nodes). Daemon, so a step still running never holds up the process's exit (with
+    a worker of the shared pool, SIGTERM waited for the answer: issue 23, B6)."""
+
+    def __init__(self, run: Callable[[Stop], Iterator[Any]]) -> None:
+        self.stop = threading.Event()
+        self.loop = asyncio.get_running_loop()
+        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        threading.Thread(target=self._pump, args=(run,), name="netopsai-ask", daemon=True).start()
+
+    def _pump(self, run: Callable[[Stop], Iterator[Any]]) -> None:
+        try:
+            for item in run(self.stop.is_set):
+                self._put("item", item)
+            self._put("end", None)
+        except BaseException as exc:  # handed to the handler, which answers with it
+            self._put("error", exc)
+
+    def _put(self, kind: str, value: Any) -> None:
+        with suppress(RuntimeError):  # the loop is closed: nobody waits for this any more
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, (kind, value))
+
+    async def results(self, budget: float, request: Request | None = None) -> AsyncIterator[Any]:
+        deadline = self.loop.time() + budget + GRACE_S
+        try:
+            while True:
+                try:
+                    kind, value = await asyncio.wait_for(self.queue.get(), POLL_S)
+                except TimeoutError:
+                    await self._check(deadline, budget, request)
+                    continue
+                if kind == "end":
+                    return
+                if kind == "error":
+                    raise value
+                yield value
+        finally:
+            self.stop.set()
+
+    async def _check(self, deadline: float, budget: float, request: Request | None) -> None:
+        if request is not None and await request.is_disconnected():
+            raise Stopped("the caller went away")
+        if _server_stopping():
+            raise Stopped("the server is stopping; ask again when it is back")
+        if self.loop.time() > deadline:
+            raise Stopped(f"no answer within {budget:g} s, this server's time budget for a "
+                          "question (NETOPSAI_ASK_BUDGET_S)")
+
+
+def _server_stopping() -> bool:
+    """Whether the uvicorn server running us was told to stop (SIGTERM, Ctrl-C): its signal
+    handler is a method of the server, as sse-starlette finds it too. uvicorn waits for running
+    requests before it exits, so a long answer must notice and end."""
+    server = getattr(signal.getsignal(signal.SIGTERM), "__self__", None)
+    return bool(getattr(server, "should_exit", False))

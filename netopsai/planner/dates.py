@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import lru_cache
 
 import dateparser
 
@@ -72,6 +73,7 @@ def _read(m: re.Match[str], local: datetime) -> DateHit:
     return hit
 
 
+@lru_cache(maxsize=512)  # a pasted log repeats its dates: dateparser takes a millisecond or two each
 def _parse(cand: str, local: datetime) -> datetime | None:
     settings = {"RELATIVE_BASE": local.replace(tzinfo=None), "PREFER_DATES_FROM": "past"}
     try:

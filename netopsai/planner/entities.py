@@ -108,7 +108,10 @@ _IFTYPES = sorted({n.lower() for n in BASE_INTERFACES if len(n) >= 2 and n.lower
 _IFACE = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(n) for n in _IFTYPES)
                     + r")-?\d+(?:[/:]\d+)*(?:\.\d+)?\b", re.I)
 _GLOB = re.compile(r"(?<![\w*-])[A-Za-z][\w-]*\*[\w*-]*")
-_NAMEISH = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-[A-Za-z]*\d+[A-Za-z0-9]*\b")
+# at most 12 hyphenated words: with `(?:-\w+)*` a long chain of them was rescanned from each
+# of its words (quadratic); possessive words give back nothing they need not
+_NAMEISH = re.compile(r"\b[A-Za-z][A-Za-z0-9]*+(?:-[A-Za-z0-9]++){0,12}-[A-Za-z]*\d+[A-Za-z0-9]*\b")
+SUGGEST = 10  # unknown names given "did you mean": past these, each is only said
 _TOP = re.compile(r"\btop[\s-]*(\d{1,4})\b|\b(\d{1,4})\s+(?:worst|busiest|noisiest)\b", re.I)
 _SIZE = re.compile(r"\b(\d{2,4})[\s-]*(?:bytes?|b)\b", re.I)
 _JUMBO = re.compile(r"\bjumbo\b|\bmtu\b|\blarge (?:packets|frames)\b", re.I)
@@ -125,8 +128,11 @@ class _Text:
         self.masked = self.raw
 
     def mask(self, spans: list[Span]) -> None:
+        """Blank the spans in one pass (a copy of the text per span was quadratic)."""
+        chars = list(self.masked)
         for s, e in spans:
-            self.masked = self.masked[:s] + " " * (e - s) + self.masked[e:]
+            chars[s:e] = " " * (e - s)
+        self.masked = "".join(chars)
 
 
 def extract(question: str, vocab: Vocabulary, clock: datetime,
@@ -161,9 +167,10 @@ def _unknown(text: _Text, ent: Entities, vocab: Vocabulary, notes: list[str]) ->
     """Name-like text that is no inventory name: the closest names, and masked so its words
     ("host" in "dc1-host-03-9") are not read as keywords."""
     found = list(_NAMEISH.finditer(text.masked))
-    for m in found:
+    pool = vocab.devices + vocab.pods
+    for i, m in enumerate(found):
         ent.unknown.append(m.group(0))
-        near = closest(m.group(0), vocab.devices + vocab.pods)
+        near = closest(m.group(0), pool) if i < SUGGEST else []
         ent.problems.append(f"{m.group(0)!r} is not in the inventory"
                             + (f"; did you mean {', '.join(near)}?" if near else "."))
         notes.append(ent.problems[-1])

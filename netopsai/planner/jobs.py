@@ -24,12 +24,15 @@ from netopsai.planner.entities import Entities
 
 JOB_INTENT = "diagnose.job"
 JOB = re.compile(r"\b(?:slurm\s+)?job(?:[\s_-]*id)?\s*[#:=]?\s*(\d[\w.-]*)", re.I)
-HOSTLIST = re.compile(r"[A-Za-z][\w.-]*\[[\d,\s-]+\][\w.-]*(?:\[[\d,\s-]+\][\w.-]*)*")
+# starts only where a name starts: from inside a long word, each start would rescan the word
+HOSTLIST = re.compile(r"(?<![\w.-])[A-Za-z][\w.-]*\[[\d,\s-]+\][\w.-]*(?:\[[\d,\s-]+\][\w.-]*)*")
+QUESTION_HOSTS = 100_000  # host names one question's hostlists may stand for, all together
 SYMPTOM = re.compile(r"\bnccl\b|\brdma\b|\broce\b|\ball-?reduce\b|\bcollectives?\b|\bhang\w*"
                      r"|\btime[\s-]?outs?\b|\btim(?:ing|ed) out\b|\bslow\w*|\bstuck\b|\bfail\w*"
                      r"|\bwhy\b|\bwrong\b|\bissues?\b|\bproblems?\b|\bdiagnos\w*|\bcrash\w*", re.I)
 GPU_ROLES = ("gpu_host",)
-BARE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*[-_][\w-]*\d\b")  # "gpu-001", "node_17"
+BARE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*+[-_][\w-]{0,62}\d\b")  # "gpu-001", "node_17" (bounded:
+# `[\w-]*` rescanned a long hyphenated chain from each of its words)
 TOKEN = re.compile(r"[a-z]+|\d+")
 
 
@@ -44,8 +47,13 @@ class JobAsk:
     problems: list[str] = field(default_factory=list)
 
 
-def _mask(text: str, span: tuple[int, int]) -> str:
-    return text[:span[0]] + " " * (span[1] - span[0]) + text[span[1]:]
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with the spans (in order, not overlapping) blanked, in one pass."""
+    out, at = [], 0
+    for start, end in spans:
+        out += [text[at:start], " " * (end - start)]
+        at = end
+    return "".join([*out, text[at:]])
 
 
 class SuffixMatch:
@@ -102,24 +110,28 @@ def find_job(question: str, meta: dict[str, dict[str, Any]]) -> JobAsk | None:
     match = SuffixMatch(meta)
     job = JOB.search(text)
     if job:
-        text = _mask(text, job.span())
-    for m in list(HOSTLIST.finditer(text)):
-        text = _mask(text, m.span())
+        text = _mask(text, [job.span()])
+    found = list(HOSTLIST.finditer(text))
+    text = _mask(text, [m.span() for m in found])
+    left = QUESTION_HOSTS
+    for m in found:
         try:
-            names = expand(m.group(0))
+            names = expand(m.group(0), left)
         except NetopsError as err:
-            problems.append(str(err))
+            problems.append(str(err) if left == QUESTION_HOSTS else f"{err} (the question's "
+                            f"hostlists together: at most {QUESTION_HOSTS:,})")
             continue
+        left -= len(names)
         known, notes = _resolve(names, meta, match, m.group(0))
         hosts += known
         problems += notes
     if job or SYMPTOM.search(question):  # "NCCL timeouts on gpu-010": a bare scheduler name
-        for m in list(BARE.finditer(text)):
-            if m.group(0) not in meta and (found := match(m.group(0))):
-                text = _mask(text, m.span())
-                hosts.append(found)
-                problems.append(f"{m.group(0)} read as {found}, the inventory's name ending "
-                                "the same")
+        bare = [(m, hit) for m in BARE.finditer(text)
+                if m.group(0) not in meta and (hit := match(m.group(0)))]
+        text = _mask(text, [m.span() for m, _ in bare])
+        for m, hit in bare:
+            hosts.append(hit)
+            problems.append(f"{m.group(0)} read as {hit}, the inventory's name ending the same")
     if job is None and not hosts and not problems:
         return None
     return JobAsk(job.group(1) if job else None, list(dict.fromkeys(hosts)), text,

@@ -46,6 +46,8 @@ STATES = _table([
     ("closed", r"\b(?:closed|cleared|resolved|recovered|historical)\b"),
 ])
 _PORTS = r"\b(?:ports?|links?|interfaces?)\b"
+NEAR = 200  # "ports ... down" within a sentence, this far apart at most: unbounded, each "ports"
+# rescanned its sentence to the end (quadratic in the question's length)
 METRICS = _table([
     *ROCE_METRICS,
     ("flaps", r"\bflap\w*|\bbouncing\b|\bbounced\b"),
@@ -58,7 +60,7 @@ METRICS = _table([
     ("oper_status", r"\b(?:link|port|interface|oper(?:ational)?)[\s_-]?(?:status|state)s?\b|"
                     r"\bup/down\b|\bup or down\b|\bchanged? state\b|\bstate changes?\b|"
                     rf"\b(?:status|state) of (?:the |all )?{_PORTS}|"
-                    rf"{_PORTS}[^.?!]*\b(?:down|up)\b|\b(?:down|up)\b[^.?!]*{_PORTS}"),
+                    rf"{_PORTS}[^.?!]{{0,{NEAR}}}\b(?:down|up)\b|\b(?:down|up)\b[^.?!]{{0,{NEAR}}}{_PORTS}"),
 ])
 
 

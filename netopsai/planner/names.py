@@ -107,7 +107,9 @@ def find_names(text: str, index: NameIndex, hints: list[str]) -> list[Hit]:
             if hit and not (hit.kind == "site" and text[end:end + 1] in ("-", "_")):
                 cands.append(hit)  # the dc1 of an unknown "dc1-leaf-33" is not a site on its own
     taken: list[Hit] = []
+    used = bytearray(len(text))  # the characters taken: a walk over every earlier hit was quadratic
     for hit in sorted(cands, key=lambda h: (h.kind == "site", -h.score, h.start - h.end, h.start)):
-        if all(hit.end <= t.start or hit.start >= t.end for t in taken):
+        if not any(used[hit.start:hit.end]):
             taken.append(hit)
+            used[hit.start:hit.end] = b"\x01" * (hit.end - hit.start)
     return sorted(taken, key=lambda h: h.start)

@@ -27,17 +27,22 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.I)
 
 
+# "can A reach B", "is X ... healthy": the two words at most this far apart. Unbounded (`.*`),
+# each "can" rescanned the rest of its line: 20 K characters of them took seconds (issue 23, B6)
+NEAR = r".{0,200}"
+
+
 DIAG = _rx(r"\bnot\s+(?:able to\s+)?(?:communicat\w*|talk\w*|reach\w*|working|connect\w*|respond\w*)"
            r"|\b(?:can'?t|cannot|can not|couldn'?t|unable to|fails? to|failing to)\s+(?:reach|ping|"
            r"connect|talk|communicate|get to|see)\b|\bunreachable\b|\breachab\w*"
-           r"|\bcan\b.*\b(?:reach|ping|talk to|connect to)\b"
+           r"|\bcan\b" + NEAR + r"\b(?:reach|ping|talk to|connect to)\b"
            r"|\bno (?:connectivity|reachability|route)\b|\bconnectivity\b|\bpacket[\s-]?loss\b"
            r"|\blos(?:s|ing)\b|\bdropp?\w*|\bslow\w*|\blatency\b|\btime[\s-]?outs?\b|\btim(?:ing|ed) "
            r"out\b|\bjitter\b|\bbroken\b|\bflaky\b|\bintermittent\w*|\bmtu\b|\bjumbo\b|\bissues?\b"
            r"|\bproblems?\b|\bdown\b")
 HEALTH = _rx(r"\bwhat(?:'s| is| was)? (?:wrong|going on|happening|up) (?:with|on|at)\b"
              r"|\bwhat happened (?:to|on|with)\b|\bwhy (?:is|are|does|do|did|was)\b"
-             r"|\bis\b.*\b(?:healthy|ok(?:ay)?|fine|alright|sick|broken|unhealthy|in trouble)\b"
+             r"|\bis\b" + NEAR + r"\b(?:healthy|ok(?:ay)?|fine|alright|sick|broken|unhealthy|in trouble)\b"
              r"|\bhealth\w*|\btroubleshoot\w*|\bdiagnos\w*|\b(?:any|the) (?:issues?|problems?|trouble)"
              r" (?:with|on|at)\b|\b(?:issues?|problems?|trouble) (?:with|on|at)\b")
 TRACE = _rx(r"\btrace\w*|\btracert\b|\bpaths?\b|\broutes?\b|\bhops?\b|\bwhich way\b|\bmtr\b")
@@ -62,7 +67,8 @@ DEVICES = _rx(r"\bdevices?\b|\bswitch(?:es)?\b|\brouters?\b|\binventory\b|\bhow 
 OWNER = _rx(r"\bwho (?:owns|has|is)\b|\bowner\b|\bwhose\b|\bbelongs?\b|\bassigned\b|\bwhich (?:device|host|"
             r"server|box)\b|\bwhat is\b|\bwhat's\b|\blook ?up\b|\bfind\b|\bwhere is\b")
 DETAIL = _rx(r"\bdetails?\b|\btell me about\b|\binfo\w*|\bshow me\b|\bdescribe\b|\bwhat is\b|\bwhat's\b"
-             r"|\bmodel\b|\bversion\b|\bvendor\b|\buptime\b|\bstatus of\b|\bis .* (?:up|down)\b|\bwhere is\b")
+             r"|\bmodel\b|\bversion\b|\bvendor\b|\buptime\b|\bstatus of\b|\bis " + NEAR + r" (?:up|down)\b"
+             r"|\bwhere is\b")
 RECIPES = {  # offline analyses the coder agent runs over the calls' evidence
     "top_per_pod": "rank the worst ports of each PoD from one telemetry call per PoD",
     "flaps_vs_changes": "line up flapping ports with change records on the same devices",

@@ -10,7 +10,7 @@ found is the one used.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -28,11 +28,15 @@ _RANGE = re.compile(r"\b(\d{1,2}):(\d{2})()\s*(?:-|–|to)\s*(\d{1,2}):(\d{2})()
 _SINCE = re.compile(rf"\bsince\s+{_T}", re.I)
 _AROUND = re.compile(rf"(?:\b(?:around|about|approx(?:imately|\.)?|circa|near)|~)\s*{_T}", re.I)
 _AT = re.compile(rf"\b(?:at|as of)\s+{_T}", re.I)
-_AFTER_DATE = re.compile(r"\s*,?\s*(\d{1,2}):(\d{2})()\s*(am|pm)?")  # "Sep 1 10:20"
+# bounded: `\s*,?\s*` read the whole blank run after every date (dates already masked): quadratic
+_AFTER_DATE = re.compile(r"\s{0,8}+(?:,\s{0,8}+)?(\d{1,2}):(\d{2})()\s*(am|pm)?")  # "Sep 1 10:20"
 _BEFORE_DATE = re.compile(r"(\d{1,2}):(\d{2})()\s*(am|pm)?\s*(?:on\s+)?$", re.I)  # "10:20 on Sep 1"
+_SINCE_BEFORE = re.compile(r"\b(?:since|after)\s*$", re.I)
+_BETWEEN_BEFORE = re.compile(r"\bbetween\s*$", re.I)
 _TO = re.compile(r"\s*(?:and|to|until|till|through|thru|-|–)\s*$", re.I)
 AROUND = timedelta(minutes=10)  # "around 10:20" is 10:10-10:30
 _MIDNIGHT_CROSSING = timedelta(hours=12)  # "23:00 to 01:00" crosses midnight; "10:25 to 10:15" is reversed
+LOOKBACK = 48  # the words that qualify a date ("since", "between", "10:20 on") are this close before it
 
 
 @dataclass
@@ -43,6 +47,36 @@ class Scan:
     day: date | None = None  # the day clock times fall on
     blocked: bool = False  # an unreadable date: clock times are masked but placed on no day
     timed: bool = False  # a clock time was read: a date only qualifies it, even if it gave no window
+    # out.spans (append-only) marked on a map of the text as they come: "is this place taken?"
+    # asked of every expression was a walk over every span before it (quadratic)
+    cover: bytearray = field(init=False)
+    listed: set[Span] = field(default_factory=set)
+    marked: int = 0
+
+    def __post_init__(self) -> None:
+        self.cover = bytearray(len(self.text))
+
+    def covered(self, at: int) -> bool:
+        """Whether `at` is inside an expression already taken."""
+        self._sync()
+        return 0 <= at < len(self.cover) and bool(self.cover[at])
+
+    def has(self, span: Span) -> bool:
+        self._sync()
+        return span in self.listed
+
+    def _sync(self) -> None:
+        spans = self.out.spans
+        for s, e in spans[self.marked:]:
+            self.cover[s:e] = b"\x01" * (e - s)
+            self.listed.add((s, e))
+        self.marked = len(spans)
+
+
+def before(rx: re.Pattern[str], text: str, at: int) -> re.Match[str] | None:
+    """`rx` (anchored with `$`) ending at `at`, read in the few characters before it: searched
+    over the whole text before every date, a pasted log of dates was quadratic."""
+    return rx.search(text, max(0, at - LOOKBACK), at)
 
 
 def take(scan: Scan, window: Found, where: re.Match[str] | Span | None,
@@ -51,10 +85,10 @@ def take(scan: Scan, window: Found, where: re.Match[str] | Span | None,
     date are masked only)."""
     out = scan.out
     if isinstance(where, re.Match):
-        if any(s <= where.start() < e for s, e in out.spans):
+        if scan.covered(where.start()):
             return  # already part of a longer expression ("since yesterday")
         out.spans.append(where.span())
-    elif where is not None and where not in out.spans:
+    elif where is not None and not scan.has(where):
         out.spans.append(where)
     scan.timed = scan.timed or clock_time
     if window is None or (clock_time and scan.blocked):
@@ -139,7 +173,7 @@ def point(scan: Scan) -> None:
     """'at 19:30' / 'as of 7pm': a point in time, today or (if not reached yet) yesterday."""
     for m in _AT.finditer(scan.text):
         hm = _hm(m, 1)
-        if hm is not None and not any(s <= m.start(1) < e for s, e in scan.out.spans):
+        if hm is not None and not scan.covered(m.start(1)):
             _place_point(scan, _not_reached(scan, _on(scan, hm))[0], m.span())
             return
 
@@ -169,7 +203,7 @@ def dated(scan: Scan, dates: list[DateHit]) -> None:
             _dates_window(scan, d, nxt)
             i += 2
             continue
-        if re.search(r"\b(?:since|after)\s*$", scan.text[:span[0]], re.I):
+        if before(_SINCE_BEFORE, scan.text, span[0]):
             take(scan, (start, scan.local), span)
         elif span != d.span or d.moment is not None:
             _place_point(scan, start, span)
@@ -200,11 +234,11 @@ def _start_of(scan: Scan, d: DateHit, end_of_day: bool = False) -> tuple[datetim
     if d.moment is not None:
         return d.moment if d.moment.tzinfo else d.moment.replace(tzinfo=scan.local.tzinfo), d.span
     after = _AFTER_DATE.match(scan.text, d.span[1])
-    before = _BEFORE_DATE.search(scan.text, 0, d.span[0])
+    ahead = before(_BEFORE_DATE, scan.text, d.span[0])
     for m, span in ((after, (d.span[0], after.end() if after else 0)),
-                    (before, (before.start() if before else 0, d.span[1]))):
+                    (ahead, (ahead.start() if ahead else 0, d.span[1]))):
         hm = _hm(m, 1) if m else None
-        if m and hm and not any(s <= m.start(1) < e for s, e in scan.out.spans):
+        if m and hm and not scan.covered(m.start(1)):
             return _on(scan, hm, d.day), span
     midnight = datetime(d.day.year, d.day.month, d.day.day, tzinfo=scan.local.tzinfo)
     return midnight + timedelta(days=1 if end_of_day else 0), d.span
@@ -215,5 +249,4 @@ def _date_range(scan: Scan, d: DateHit, after: int, nxt: DateHit) -> bool:
     m = _TO.match(scan.text[after:nxt.span[0]])
     if m is None:
         return False
-    return m.group(0).strip().lower() != "and" or bool(
-        re.search(r"\bbetween\s*$", scan.text[:d.span[0]], re.I))
+    return m.group(0).strip().lower() != "and" or bool(before(_BETWEEN_BEFORE, scan.text, d.span[0]))

@@ -12,6 +12,7 @@ names (PT, MT, CT, ET) and IANA names (America/Los_Angeles) follow daylight savi
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -100,13 +101,14 @@ def _candidates(text: str) -> list[tuple[int, int, str, tzinfo]]:
         tz = _offset(m)
         if tz is not None:
             out.append((m.start(), m.end(), "UTC" + m.group(0)[3:].replace(" ", ""), tz))
-    taken = [(s, e) for s, e, _, _ in out]
+    starts, ends = [s for s, _, _, _ in out], [e for _, e, _, _ in out]  # in order, apart
     for m in _IANA.finditer(text):
         tz = zone_of(m.group(1))
         if tz is not None and "/" in m.group(1):
             out.append((m.start(), m.end(), m.group(1), tz))
     for m in _WORD.finditer(text):
-        if not any(s <= m.start() < e for s, e in taken) and _is_zone_word(text, m):
+        i = bisect_right(starts, m.start()) - 1  # the offset before it, if it is inside one
+        if not (i >= 0 and m.start() < ends[i]) and _is_zone_word(text, m):
             word = m.group(1).upper()
             out.append((m.start(), m.end(), word, zone_of(word) or UTC))
     out += [(m.start(), m.end(), "UTC", UTC) for m in _ZULU.finditer(text)]
@@ -122,7 +124,9 @@ def _is_zone_word(text: str, m: re.Match[str]) -> bool:
         return False
     if word.isupper():
         return True
-    return word.upper() not in GENERIC and bool(_AFTER_TIME.search(text[:m.start()]))
+    # the few characters before it, not the whole text before every word (quadratic)
+    return word.upper() not in GENERIC and bool(_AFTER_TIME.search(text, max(0, m.start() - 24),
+                                                                     m.start()))
 
 
 def daylight_note(zone: Zone, at: datetime) -> str | None:

@@ -18,10 +18,11 @@ from sqlmodel import Session, col, select
 
 from netopsai.backends.rows import JobInfo
 from netopsai.errors import MalformedFile, NetopsError, parse_json, read_text, unknown
-from netopsai.hostlist import expand
+from netopsai.hostlist import MAX_HOSTS, expand, size
 from netopsai.store import tables as m
 
 FORMATS = ("sacct", "k8s")
+FILE_HOSTS = 2_000_000  # host names one import may build, all lines together (~150 MB of names)
 # Slurm's header names (sacct --parsable2, squeue -O / -o) for each Job field, lower case
 SLURM_COLUMNS = {"id": ("jobid", "job_id"), "name": ("jobname", "name"),
                  "owner": ("user", "username", "user_name"), "state": ("state", "st"),
@@ -76,6 +77,7 @@ def parse_slurm(text: str, where: str) -> list[dict[str, Any]]:
                                 "in the header (sacct --parsable2 --format=JobID,JobName,User,"
                                 "State,Start,End,NodeList)")
     jobs: dict[str, dict[str, Any]] = {}
+    named = 0  # host names built so far, against the file's budget
     for n, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
             raise MalformedFile(where, "Slurm export", n,
@@ -85,15 +87,27 @@ def parse_slurm(text: str, where: str) -> list[dict[str, Any]]:
             raise MalformedFile(where, "Slurm export", n, "empty JobID")
         if "." in get["id"]:  # a step of a job already listed
             continue
-        try:
-            hosts = expand(get["hosts"])
-        except NetopsError as exc:
-            raise MalformedFile(where, "Slurm export", n, str(exc)) from None
+        hosts = _hosts(get["hosts"], FILE_HOSTS - named, where, n)
+        named += len(hosts)
         jobs[get["id"]] = {"id": get["id"], "name": get["name"], "owner": get["owner"],
                            "state": get["state"].split(" ")[0], "hosts": hosts,
                            "start": _time(get["start"], where, n), "end": _time(get["end"], where, n),
                            "source": "slurm"}
     return list(jobs.values())
+
+
+def _hosts(nodelist: str, left: int, where: str, line: int) -> list[str]:
+    """A NodeList's hosts, sized before any is built: one expression is at most MAX_HOSTS
+    names, the whole file at most FILE_HOSTS (a file of a thousand big lines is as much a
+    memory bomb as one line of three brackets)."""
+    try:
+        count = size(nodelist)  # exact up to MAX_HOSTS; more, and expand says so
+        if left < count <= MAX_HOSTS:
+            raise NetopsError(f"the NodeLists name more than {FILE_HOSTS:,} hosts in all; "
+                              "import the export in parts (sacct -S/-E, a shorter window)")
+        return expand(nodelist)
+    except NetopsError as exc:
+        raise MalformedFile(where, "Slurm export", line, str(exc)) from None
 
 
 def _k8s_time(value: Any, where: str) -> datetime | None:

@@ -146,7 +146,8 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> gr.Textbox:
         with gr.Column(scale=3):
             bot = gr.Chatbot(label="netopsai", height=620, elem_id="chat", buttons=["copy"])
             box = gr.Textbox(placeholder="Ask about the network, e.g. " + SEED_QUESTIONS[0],
-                             show_label=False, submit_btn=True, elem_id="question")
+                             show_label=False, submit_btn=True, elem_id="question",
+                             max_length=copilot.limits.max_question)
             examples = gr.Examples(SEED_QUESTIONS, inputs=[box], label="Try")
             with gr.Accordion("Time window, for questions that name none", open=False,
                               elem_id="chat-window-box"):
