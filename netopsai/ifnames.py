@@ -15,10 +15,19 @@ CONTROLLERS = ("optics", "coherentdsp", "dwdm")
 _NUMBERS = re.compile(r"(\d+(?:[/:]\d+)*)(?:\.\d+)?$")  # 0/0/0/8, 1/1, 49; a .unit dropped
 
 
+# Junos logical interfaces whose unit is the thing itself, not a slice of a port: secure
+# tunnels (st0.60 and st0.61 are two IPsec tunnels), GRE/IP-IP/logical/virtual tunnels, IRB
+# and VLAN interfaces (irb.100 is VLAN 100's SVI): their unit stays
+_UNIT_IS_THE_PORT = re.compile(r"(?:st|irb|vlan|gr-|ip-|lt-|vt-)[\d/-]*\.\d+$", re.I)
+
+
 @lru_cache(maxsize=4096)
 def canonical(name: str) -> str:
-    """The long form, without a sub-interface or unit (`xe-0/0/0.0` -> `xe-0/0/0`)."""
+    """The long form, without a sub-interface or unit (`xe-0/0/0.0` -> `xe-0/0/0`), except
+    where the unit is the interface (`st0.60`, `irb.100`)."""
     full = canonical_interface_name(name.strip())
+    if _UNIT_IS_THE_PORT.fullmatch(name.strip()):
+        return full
     return re.sub(r"\.\d+$", "", full)
 
 

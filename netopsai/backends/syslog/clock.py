@@ -1,7 +1,10 @@
 """The device's clock, read from a syslog header: the forms devices send (RFC 3164 with or
 without a year, milliseconds, a zone name, Cisco's `*` and `.` clock marks; NX-OS's year first;
-RFC 5424 and ISO 8601 with an offset), the year a header leaves out, and the zone a header does
-not name (config: a default zone, and zones per device name or address by glob).
+FRR's `2023/12/22 10:46:01`; RFC 5424 and ISO 8601 with an offset), the year a header leaves
+out, and the zone a header does not name (config: a default zone, and zones per device name or
+address by glob). Zone names resolve through our table of the ambiguous ones, the configured
+zone's own names (with its DST) and dateparser's list of abbreviations. Uptime stamps
+(`00:00:43:`, `2y10w:`) carry no time of day: such a line is placed at its receipt.
 
 Events are placed on the device's clock; the receive time is kept beside it. A clock the header
 itself marks unsynchronised (`*`) and that disagrees with receipt by more than the allowed skew
@@ -15,6 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
+from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from netopsai.errors import NetopsError
@@ -32,10 +36,23 @@ ABBREVIATIONS = {
     "MDT": -6, "EST": -5, "EDT": -4, "AST": -4, "ADT": -3, "NST": -3.5, "NDT": -2.5,
 }
 FUTURE = timedelta(days=1)  # how far ahead of receipt a year-less stamp may be read
-_STAMP = re.compile(
-    r"(?P<mark>[*.])?(?:(?P<y1>\d{4}) +)?(?P<mon>[A-Z][a-z]{2}) +(?P<day>\d{1,2})"
-    r"(?: +(?P<y2>\d{4}))? +(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})(?:\.(?P<frac>\d{1,6}))?"
-    r"(?: +(?P<zone>[A-Z]{1,5})|(?P<sign>[+-])(?P<oh>\d{2}):?(?P<om>\d{2}))?")
+_WEEKDAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)"  # ctime: OpenWrt logread, dmesg -T
+_MONTH = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+# Every absolute stamp the big NOSes print, as one pattern (the header reader finds stamps with
+# it, device_time reads them): `Mmm dd [yyyy] hh:mm:ss[.f]` (RFC 3164, IOS, EOS, Junos, VRP),
+# NX-OS/SONiC year first `yyyy Mmm dd ...`, ctime `Sun Jun 11 23:02:41 2023`, FRR
+# `yyyy/mm/dd hh:mm:ss`, RFC 3339 with `T` or a space; then a zone name (`UTC`, `AEST`,
+# IOS-XE's lower-case `mdt`), an offset (VRP `+08:00`) or `Z`; Cisco's `*` (not synchronised)
+# and `.` (was synchronised) marks before it. A zone name only counts when it is one
+# (zone_hours); the reader drops an unknown one (a hostname).
+STAMP = re.compile(
+    rf"(?P<mark>[*.])?(?:(?:(?P<y1>\d{{4}}) +)?(?:{_WEEKDAY} +)?(?P<mon>{_MONTH}) +(?P<day>\d{{1,2}})"
+    r"(?: +(?P<y2>\d{4}))?"
+    r"|(?P<y3>\d{4})(?P<sep>[/-])(?P<mo>\d{2})(?P=sep)(?P<d2>\d{2})(?=[ T]\d))"
+    r"[ T]+(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})(?:[.,](?P<frac>\d{1,9}))?"
+    r"(?: (?P<y4>\d{4})(?=[\s\]:]|$))?"
+    r"(?:(?P<zsp> *)(?P<zone>[A-Za-z]{1,5})(?=:?(?:\s|$))|(?P<sign>[+-])(?P<oh>\d{2}):?(?P<om>\d{2})"
+    r"|(?P<z>Z))?")
 
 
 @dataclass(frozen=True)
@@ -89,45 +106,58 @@ def _zone(name: str, what: str) -> tzinfo:
 def device_time(stamp: str | None, received: datetime, zone: tzinfo = UTC) -> DeviceTime:
     """The device's time in a header's timestamp. `zone` is the device's configured zone, used
     when the stamp names none; a year the stamp leaves out is the latest that does not put the
-    time more than a day after `received`."""
+    time more than a day after `received`. An uptime stamp (`00:00:43`, `2y10w`) is no time."""
     if not stamp or stamp == "-":
         return DeviceTime(None)
-    text = stamp.strip().rstrip(":")
-    at = _iso(text)
-    synced = True
+    m = STAMP.fullmatch(stamp.strip().rstrip(":"))
+    if m is None or (m["zone"] and zone_hours(m["zone"]) is None):
+        return DeviceTime(None)
+    if m["sign"]:  # Huawei VRP "+08:00", RFC 3339 offsets
+        hours = int(m["oh"]) + int(m["om"]) / 60
+        zone = _fixed(hours if m["sign"] == "+" else -hours)
+    elif m["z"]:
+        zone = UTC
+    else:
+        zone = _named_zone(m["zone"], zone, received)
+    at = _from_parts(m, received, zone)
     if at is None:
-        m = _STAMP.fullmatch(text)
-        if m is None or m["mon"] not in MONTHS:
-            return DeviceTime(None)
-        synced = m["mark"] != "*"
-        if m["sign"]:  # Huawei VRP "+08:00"
-            hours = int(m["oh"]) + int(m["om"]) / 60
-            zone = _fixed(hours if m["sign"] == "+" else -hours)
-        else:
-            zone = _named_zone(m["zone"], zone, received)
-        at = _from_parts(m, received, zone)
-        if at is None:
-            return DeviceTime(None)
+        return DeviceTime(None)
     at = at.astimezone(UTC)
-    return DeviceTime(at, synced, (at - received).total_seconds())
+    return DeviceTime(at, m["mark"] != "*", (at - received).total_seconds())
 
 
-def _iso(text: str) -> datetime | None:
-    if not re.match(r"\d{4}-\d{2}-\d{2}T", text):
+def zone_hours(name: str) -> float | None:
+    """Hours east of UTC of a zone name a device prints: our table first (it decides the
+    ambiguous ones: IST is India's, CST the US's), then dateparser's table of abbreviations
+    (a maintained list of some 200 names: SAST, WIB, ART ...)."""
+    upper = name.upper()
+    if upper in ABBREVIATIONS:
+        return ABBREVIATIONS[upper]
+    return _dateparser_hours(upper)
+
+
+@cache
+def _dateparser_hours(name: str) -> float | None:
+    from dateparser.timezone_parser import pop_tz_offset_from_string
+
+    rest, tz = pop_tz_offset_from_string(f"00:00 {name}")
+    if tz is None or rest.strip() != "00:00":  # the whole name, not a part of it
         return None
-    try:
-        at = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return at if at.tzinfo else at.replace(tzinfo=UTC)  # RFC 5424 requires an offset
+    offset = tz.utcoffset(None)
+    return None if offset is None else offset.total_seconds() / 3600
 
 
 def _named_zone(name: str | None, configured: tzinfo, near: datetime) -> tzinfo:
+    """The zone a stamp's zone name means. A name the configured zone itself uses (CET or CEST
+    for Europe/Berlin, AEST or AEDT for Australia/Sydney) is the configured zone, DST and all:
+    IOS's `clock summer-time CET recurring` prints CET all summer at +2."""
     if not name:
         return configured
-    if near.astimezone(configured).tzname() == name:
+    year = near.astimezone(configured).year
+    if name.upper() in {datetime(year, month, 15, tzinfo=UTC).astimezone(configured).tzname()
+                        for month in (1, 7)} | {near.astimezone(configured).tzname()}:
         return configured
-    hours = ABBREVIATIONS.get(name)
+    hours = zone_hours(name)
     return configured if hours is None else _fixed(hours)
 
 
@@ -138,14 +168,15 @@ def _fixed(hours: float) -> tzinfo:
 
 
 def _from_parts(m: re.Match[str], received: datetime, zone: tzinfo) -> datetime | None:
-    frac = (m["frac"] or "0").ljust(6, "0")
-    year = m["y1"] or m["y2"]
+    frac = (m["frac"] or "0")[:6].ljust(6, "0")
+    year = m["y1"] or m["y2"] or m["y3"] or m["y4"]
+    month, day = (MONTHS[m["mon"]], int(m["day"])) if m["mon"] else (int(m["mo"]), int(m["d2"]))
     local = received.astimezone(zone)
     years = [int(year)] if year else [local.year + 1, local.year, local.year - 1]
     times: list[datetime] = []
     for y in years:
         try:
-            times.append(datetime(y, MONTHS[m["mon"]], int(m["day"]), int(m["h"]), int(m["mi"]),
+            times.append(datetime(y, month, day, int(m["h"]), int(m["mi"]),
                                   int(m["s"]), int(frac), tzinfo=zone))
         except ValueError:  # Feb 29 of a year without it, hour 25 ...
             continue

@@ -106,7 +106,7 @@ class Rule:
             return None
         action, _, kind = decided.partition(" ")
         kind = kind or self.kind
-        iface = got.get("interface")
+        iface = got.get("interface") or got.get("interface2")  # a rule's second form of it
         return Parsed(kind=kind, action=action,  # type: ignore[arg-type]
                       category=CATEGORY.get(kind, "device"), rule=f"{self.family}/{self.name}",
                       interface=iface, peer=got.get("peer"),

@@ -1,0 +1,150 @@
+"""The header of a line that is not RFC 5424: the layers that come before the device's message,
+peeled from the outside in, the innermost device stamp and host winning.
+
+What real lines put there, in any number and nesting: a syslog server's or relay's own stamp
+and host column (rsyslog, syslog-ng traditional or RFC 3339), a whole datagram inside it
+(`<189>`), Cisco sequence numbers (one or two, `000052:`, NX-OS's bare `:`, IOS-XR's negative
+ones), `logging origin-id` hosts (`sw01:`, `10.100.0.32:`), IOS session-id structured data
+(`[syslog@9 s_id="sw1:666"]:`), IOS-XR node ids (`RP/0/RSP0/CPU0:`), then the device's stamp in
+any form clock.STAMP knows (or an uptime stamp, `00:00:43:`, `2y10w:`, which is no time), then
+an RFC 3164 HOSTNAME when the stamp did not end in `:`.
+
+Hand-written over the clock's one stamp pattern: the PyPI syslog parsers are strict RFC 3164 or
+RFC 5424 readers (syslogmp, syslog-rfc5424-parser, hat-syslog), unmaintained or tied to a
+server, and refuse the nesting and the vendor fields above. Peeling never fails: what is not a
+header stays in the text. Elements seen after an outer stamp count only when an inner stamp
+follows them (else `123: text` of a relayed message would lose its `123: `).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from netopsai.backends.syslog.clock import STAMP, zone_hours
+
+_PRI = re.compile(r"<(\d{1,3})>")
+_SEQ = re.compile(r"-?\d+:\s+")  # `service sequence-numbers`; IOS-XR relays print negative ones
+_BARE_SEQ = re.compile(r":\s+")  # NX-OS right after the PRI: "<189>: 2021 Sep  9 ..."
+# IOS-XR "RP/0/RSP0/CPU0:" (and its admin plane's "0/RP0/ADMIN0:") before the time
+_NODE = re.compile(r"((?:RP|LC|\d+)/\S*?(?:CPU|ADMIN)\d+):\s*")
+_KV_DATE = re.compile(r"date=(\d{4}-\d{2}-\d{2}) time=(\d{2}:\d{2}:\d{2})\s+")  # FortiOS fields
+_UPTIME = re.compile(r"(?:\d+[ywdh]\d+[ywdhm]|\d+:\d{2}:\d{2}(?:\.\d+)?):\s+")  # 2y10w: 00:00:43:
+_NAME = r"[A-Za-z0-9][\w.-]*"
+# `logging origin-id`: a name, a colon, then more header (a sequence number, a stamp, a node, SD)
+_ORIGIN = re.compile(rf"({_NAME}):\s+(?=(?:{STAMP.pattern})|-?\d+:\s|(?:RP|LC|\d+)/|\[|"
+                     rf"\d+[ywdh]\d+[ywdhm]:)")
+_XR_HOST = re.compile(rf"({_NAME}) (?=(?:RP|LC|\d+)/\S*?CPU\d+:)")  # "router1 LC/0/2/CPU0:..."
+_SD = re.compile(r"\[([^\s\]=]+)((?:\s+[^\s=\]]+\s*=\s*\"(?:[^\"\\]|\\.)*\")*)\s*\](?::?\s+|(?=\[)|$)")
+_PARAM = re.compile(r'([^\s=\]]+)\s*=\s*"((?:[^"\\]|\\.)*)"')
+_BRACKETED = re.compile(r"\[\s*(?:\d+\.\d+|([A-Z][a-z]{2} [^\]]+))\]\s+")
+# OpenWrt logread's "daemon.notice", MikroTik's "firewall,info": the message's own words
+_NOT_HOST = re.compile(r"(?:kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|"
+                       r"local[0-7])\.(?:emerg|alert|crit|err|warn|warning|notice|info|debug)$|.*,")
+MAX_LAYERS = 12  # a header has a handful of elements; a line of "1: 1: 1: ..." stops here
+
+
+@dataclass
+class Header:
+    timestamp: str | None = None  # the innermost device stamp, as written (None: none)
+    hostname: str | None = None
+    node: str | None = None  # the IOS-XR node that logged it
+    uptime: str | None = None  # an uptime stamp instead of a time
+    text: str = ""  # the message after the header
+    structured: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+def structured_data(text: str, pos: int = 0) -> tuple[dict[str, dict[str, str]], int] | None:
+    """One `[id k="v" ...]` element at `pos` (RFC 5424 STRUCTURED-DATA, IOS's `s_id ="x"` with
+    a blank before `=` too): its id and params (\\" \\] \\\\ unescaped), and where it ends."""
+    m = _SD.match(text, pos)
+    if m is None:
+        return None
+    params = {k: re.sub(r"\\(.)", r"\1", v) for k, v in _PARAM.findall(m.group(2))}
+    return {m.group(1): params}, m.end()
+
+
+def stamp_at(text: str, pos: int) -> tuple[str, int, bool] | None:
+    """The device stamp at `pos`: its text, where the header goes on, and whether it ended in
+    a colon (Cisco's `Mmm dd hh:mm:ss.mmm TZ:`, after which the message starts at once)."""
+    m = STAMP.match(text, pos)
+    if m is None:
+        return None
+    end = m.end()
+    if m["zone"] and zone_hours(m["zone"]) is None:  # a hostname, not a zone: "... 10:00:00 core"
+        end = m.start("zsp")
+    rest = re.compile(r":?\s+|:$|$").match(text, end)
+    if rest is None:  # "10:00:00x": not a stamp
+        return None
+    return text[pos:end], rest.end(), ":" in rest.group(0)
+
+
+def peel(rest: str) -> Header:
+    """The header of `rest` (a line after its PRI)."""
+    h, pos, done = Header(), 0, 0  # done: where the last element that counts ended
+    pending: str | None = None  # a host not yet confirmed by a stamp, node or uptime after it
+    after_pri = True
+    for _ in range(MAX_LAYERS):
+        step = _element(rest, pos, h, after_pri)
+        if step is None:
+            break
+        pos, kind, value, final = step
+        after_pri = kind == "pri"
+        if kind == "host":
+            pending = value
+        elif kind in ("stamp", "node", "uptime"):  # what came before it was header too
+            h.hostname = value or pending or h.hostname
+            pending, done = None, pos
+        if final:
+            break
+    if done == 0 and h.timestamp is None:  # no stamp at all: numbers and names before the text
+        h.hostname, done = pending or h.hostname, pos
+    h.text = rest[done:]
+    return h
+
+
+def _element(s: str, pos: int, h: Header,
+             after_pri: bool) -> tuple[int, str, str | None, bool] | None:
+    """The next header element at `pos`: where it ends, what it was, its value (a host) and
+    whether the message follows at once; None when the message starts here. Fills `h` with
+    stamps, nodes and structured data."""
+    if (m := _PRI.match(s, pos)) and pos > 0:  # a datagram inside a server's file line
+        return m.end(), "pri", None, False
+    if m := (_BARE_SEQ.match(s, pos) if after_pri else None) or _SEQ.match(s, pos):
+        return m.end(), "seq", None, False
+    if s.startswith("[", pos) and (sd := structured_data(s, pos)) is not None:
+        h.structured.update(sd[0])
+        sid = next((p["s_id"] for p in sd[0].values() if "s_id" in p), None)
+        return sd[1], "host" if sid else "sd", sid.rsplit(":", 1)[0] if sid else None, False
+    if m := _NODE.match(s, pos):
+        h.node = m.group(1)
+        return m.end(), "node", None, False
+    if m := _BRACKETED.match(s, pos):  # dmesg: "[471069.670168] " uptime, -T "[Thu Sep 15 ...] "
+        if m.group(1) and (inner := stamp_at(m.group(1), 0)):
+            h.timestamp, h.uptime = inner[0], None
+        else:
+            h.timestamp, h.uptime = None, m.group(0).strip()
+        return m.end(), "stamp", None, True
+    if pos > 0 and (m := _KV_DATE.match(s, pos)):  # after a server's stamp and host column
+        h.timestamp, h.uptime = f"{m.group(1)} {m.group(2)}", None
+        return m.end(), "stamp", None, True
+    if stamp := stamp_at(s, pos):
+        h.timestamp, h.uptime = stamp[0], None
+        end, colon = stamp[1], stamp[2]
+        token = re.match(r"(\S+)\s+(?=\S)", s[end:])
+        if colon or token is None or not _is_hostname(token.group(1)):
+            return end, "stamp", None, True
+        return end + token.end(), "stamp", token.group(1), False  # RFC 3164's HOSTNAME
+    if m := _UPTIME.match(s, pos):
+        h.timestamp, h.uptime = None, m.group(0).rstrip(": \t")
+        return m.end(), "uptime", None, True
+    if m := _ORIGIN.match(s, pos) or _XR_HOST.match(s, pos):
+        return m.end(), "host", m.group(1), False
+    return None
+
+
+def _is_hostname(token: str) -> bool:
+    """After a stamp: a HOSTNAME, unless the token is already the message (%FAC-S-MN, a TAG
+    ending in ':' or carrying a [pid], an inner <PRI>, a facility.severity)."""
+    return not (token.startswith(("%", "<")) or token.endswith(":") or "[" in token
+                or _NOT_HOST.match(token))
