@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, col, func, or_, select
 
 from netopsai.ifnames import canonical, match
 from netopsai.store import tables as m
@@ -40,37 +40,41 @@ _RE = re.compile(r"^re[01][-.]|[-.]re[01]$", re.I)  # Junos dual routing engines
 
 
 def resolve_device(s: Session, name: str | None, sender: str) -> Named:
-    """The inventory device the event is about: by the name it gives (exact, without its
-    domain, without a Junos routing-engine prefix, in lower case) or an address it gives, which
-    the sender must own unless `sender` is empty (a relay, a file, the webhook: they may name
-    any device); else the sender's own device (a device whose hostname is not the inventory's
-    name); else the name it gives (a device the inventory does not know), else the address."""
-    given, short = _given(name)
+    """The inventory device the event is about: by the name it gives (see _by_name) or an
+    address it gives, which the sender must own unless `sender` is empty (a relay, a file, the
+    webhook: they may name any device); else the sender's own device (a device whose hostname
+    is not the inventory's name); else the name it gives, whole (a device the inventory does
+    not know: `host.example.net` stays itself, not an unknown `host`), else the address."""
+    given = _given(name)
     named = _by_name(s, name, given)
+    kept = _RE.sub("", name) if name and not is_ip(name) else name
     if not sender:  # the sender may speak for any device
-        return named or Named(short or name or "")
+        return named or Named(kept or "")
     owners = owners_of(s, sender)
     if named is None:
         if owners:  # the sender's own device, logging under another hostname
             return owners[0]
-        return Named(short or name or sender)  # a device new to the inventory
+        return Named(kept or sender)  # a device new to the inventory
     if any(o.name == named.name for o in owners):
         return named
     own = owners[0] if owners else Named(sender)
     return Named(own.name, own.site, claimed=named.name)
 
 
-def _given(name: str | None) -> tuple[list[str], str]:
-    """The inventory names an event's device name may stand for, and its short form (without
-    the domain and a routing-engine prefix): the name kept for a device the inventory lacks."""
+def _given(name: str | None) -> list[str]:
+    """The inventory names an event's device name may stand for: as given, without a Junos
+    routing-engine prefix, without its domain."""
     if not name or is_ip(name):
-        return [], ""
+        return []
     bare = _RE.sub("", name)
-    short = bare.split(".")[0]
-    return list(dict.fromkeys([name, bare, short, name.lower(), short.lower()])), short
+    return list(dict.fromkeys([name, bare, bare.split(".")[0]]))
 
 
 def _by_name(s: Session, name: str | None, given: list[str]) -> Named | None:
+    """The inventory device a header's host names: exactly, then in any case, then by its
+    domain learned from the inventory (`leaf1` for an inventory's `leaf1.dc1.example.net`, or
+    `leaf1.dc1.example.net` for its `leaf1`, when one device alone fits); an address by the
+    device that holds it."""
     for candidate in given:
         dev = s.get(m.Device, candidate)
         if dev is not None:
@@ -78,7 +82,20 @@ def _by_name(s: Session, name: str | None, given: list[str]) -> Named | None:
     if name and is_ip(name):
         found = owners_of(s, name)
         return found[0] if found else None
-    return None
+    if not given:
+        return None
+    lowered = list(dict.fromkeys(g.lower() for g in given))
+    rows = list(s.exec(select(m.Device.name, m.Device.site).where(
+        func.lower(m.Device.name).in_(lowered))))
+    if not rows:  # the inventory's names carry a domain the header's does not
+        short = lowered[-1]
+        rows = list(s.exec(select(m.Device.name, m.Device.site).where(
+            func.lower(m.Device.name).like(f"{_like(short)}.%", escape="\\")).limit(2)))
+    return Named(rows[0][0], rows[0][1]) if len(rows) == 1 else None
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def owners_of(s: Session, address: str) -> list[Named]:

@@ -65,6 +65,8 @@ def file_events(path: Path, context: SyslogContext, loaded_at: datetime,
     lines name none (`show logging`); a line that names its host keeps it."""
     lines = read_lines(path)  # checks the file first
     first = next(lines, None)
+    if device:  # a line naming no host is the device's: on its zone from ingest.timezones
+        context = replace(context, zones=Zones(context.zones.of(device), context.zones.rules))
     written = datetime.fromtimestamp(path.stat().st_mtime, UTC)
     for line in itertools.chain([first] if first is not None else [], lines):
         ev = syslog_event(line, "", loaded_at, context, near=written)
