@@ -10,13 +10,12 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from sqlalchemy import Connection, Table, bindparam, insert, update
-from sqlalchemy import select as sa_select  # over core tables (sqlmodel's is typed for models)
 from sqlmodel import Session, or_, select
 
 from netopsai.ifnames import canonical
 from netopsai.store import tables as m
 from netopsai.store.flaps import Flaps
-from netopsai.store.naming import DeviceCache, Named, is_ip
+from netopsai.store.naming import DeviceCache, Named, session_link
 from netopsai.textsafe import UNVERIFIED, visible
 
 Action = Literal["raise", "clear", "note", "change"]  # change: a config commit, a change record
@@ -126,8 +125,8 @@ class Batch:
                                    "state": state, "reason": f"{ev.source} {ev.mnemonic or ev.kind}"})
         if ev.action == "change":
             _change(self.conn, ev, who, at)
-        if (flap := self._flap(ev, who, at)) is not None:  # a bounce of a flapping port
-            row["alarm_id"] = flap
+        if (flap := self._flap(ev, who, at, row)) is not None:  # a bounce of a flapping port
+            row.update(alarm_id=flap, key=f"LINK_FLAP|{who.name}|{ev.subject or ''}")
             self._rows.append(row)
             return row
         if key is not None and ev.action == "clear":
@@ -157,7 +156,7 @@ class Batch:
         self._rows.append(row)
         return row
 
-    def _flap(self, ev: Event, who: Named, at: datetime) -> int | None:
+    def _flap(self, ev: Event, who: Named, at: datetime, row: dict[str, Any]) -> int | None:
         if self.flaps is None or ev.kind != "LINK_DOWN" or not ev.interface \
                 or ev.action not in ("raise", "clear"):
             return None
@@ -167,8 +166,26 @@ class Batch:
             alarm_id = _new_alarm(self.conn, flap, who, first)
             self.opened.append((alarm_id, who.name))
             return alarm_id
-        return self.flaps.transition(self.conn, (who.name, ev.interface), at, ev.action == "raise",
-                                     open_flap)
+        absorbed = self.flaps.transition(self.conn, (who.name, ev.interface), at,
+                                         ev.action == "raise", open_flap, kept=(ev, who, row))
+        self._outages()
+        return absorbed
+
+    def _outages(self) -> None:
+        """Storms that ended with the port down: the LINK_DOWN alarm the flap absorbed, raised
+        at its last Down, whose row (stored or still in this batch) now names it."""
+        assert self.flaps is not None
+        while self.flaps.ended:
+            ev, who, row = self.flaps.ended.pop(0).kept
+            at = row["at"]
+            key = f"{ev.kind}|{who.name}|{ev.subject or ''}"
+            alarm_id = _new_alarm(self.conn, ev, who, at)
+            self.opened.append((alarm_id, who.name))
+            self._open[key] = (alarm_id, at)
+            row.update(key=key, alarm_id=alarm_id)
+            if "id" in row:  # stored by an earlier batch
+                self.conn.execute(update(RAW).where(RAW.c.id == row["id"])
+                                  .values(key=key, alarm_id=alarm_id))
 
     def _close(self, key: str, at: datetime) -> int | None:
         """Close the open alarm of this key, if any (never before it was raised); its id."""
@@ -183,13 +200,17 @@ class Batch:
         """Insert the batch's RawEvent rows; their ids, in order."""
         if self.flaps is not None and self.latest is not None:
             self.flaps.expire(self.conn, self.latest)
+            self._outages()
         if self._ifevents:
             self.conn.execute(insert(_IFEVENT), self._ifevents)
         if not self._rows:
             return []
         result = self.conn.execute(insert(RAW).returning(RAW.c.id, sort_by_parameter_order=True),
                                    self._rows)
-        return [r[0] for r in result]
+        ids = [r[0] for r in result]
+        for row, row_id in zip(self._rows, ids, strict=True):
+            row["id"] = row_id  # a flap's last Down may be named by its outage in a later batch
+        return ids
 
 
 def _raw_row(ev: Event, device: str, at: datetime) -> dict[str, Any]:
@@ -246,33 +267,10 @@ def _change(conn: Connection, ev: Event, who: Named, at: datetime) -> None:
         status="completed" if ticket else "unrecorded"))
 
 
-_BGP: Table = m.BgpSession.__table__  # type: ignore[attr-defined]
-
-
-def _session_link(conn: Connection, device: str, peer: str | None) -> tuple[str, int, str] | None:
-    """A BGP session by its peer address: (this device's interface, the link, its kind), from
-    the inventory's sessions, else from the address on the neighbour's interface."""
-    if not peer or not is_ip(peer):
-        return None
-    link_id = conn.execute(sa_select(_BGP.c.link_id).where(or_(
-        (_BGP.c.a_device == device) & (_BGP.c.b_ip == peer),
-        (_BGP.c.b_device == device) & (_BGP.c.a_ip == peer)))).scalar()
-    if link_id is None:
-        far = conn.execute(sa_select(_IFACE.c.link_id).where(
-            _IFACE.c.ip.like(f"{peer}/%"), _IFACE.c.link_id.is_not(None))).first()
-        link_id = far[0] if far else None
-    if link_id is None:
-        return None
-    lk = conn.execute(sa_select(_LINK).where(_LINK.c.id == link_id)).first()
-    if lk is None or device not in (lk.a_device, lk.b_device):
-        return None
-    return (lk.a_interface if lk.a_device == device else lk.b_interface), int(link_id), lk.kind
-
-
 def _new_alarm(conn: Connection, ev: Event, who: Named, at: datetime) -> int:
     link = _link_of(conn, who.name, ev.interface)
     if link is None and ev.category in ("bgp", "routing"):  # the session rides a link
-        found = _session_link(conn, who.name, ev.subject)
+        found = session_link(conn, who.name, ev.subject)
         if found is not None:
             ev = replace(ev, interface=found[0])
             link = found[1:]

@@ -1,9 +1,10 @@
 """Flap dampening on the ingest path: a port that goes down `DOWNS` times within `WINDOW` is
 flapping — one LINK_FLAP alarm with the count and the first and last transition, instead of an
 alarm per bounce — and stops flapping after `QUIET` without a transition (the alarm is cleared
-at its last transition). Times are the events' own (the device's clock), so a storm in a log
-loaded today is dampened as it was then. The state lives in the writer: a restart mid-storm
-starts counting again."""
+at its last transition). A storm that ends with the port down is an outage from its last Down:
+the caller hears of it (`ended`) and opens the LINK_DOWN alarm the flap absorbed. Times are the
+events' own (the device's clock), so a storm in a log loaded today is dampened as it was then.
+The state lives in the writer: a restart mid-storm starts counting again."""
 
 from __future__ import annotations
 
@@ -29,17 +30,30 @@ class _Port:
     count: int = 0  # downs since it started flapping
     first: datetime | None = None
     last: datetime | None = None
+    down: bool = False  # the last transition was a Down
+    down_event: Any = None  # what the caller kept of that Down (its event and row)
+
+
+@dataclass(frozen=True)
+class Ended:
+    """A storm over with its port down: since `at`, its last Down (`kept`: the caller's)."""
+
+    port: tuple[str, str]
+    at: datetime
+    kept: Any
 
 
 class Flaps:
     def __init__(self) -> None:
         self._ports: dict[tuple[str, str], _Port] = {}
+        self.ended: list[Ended] = []  # storms that ended down, for the caller to take
 
     def transition(self, conn: Connection, port: tuple[str, str], at: datetime, down: bool,
-                   open_alarm: Any) -> int | None:
+                   open_alarm: Any, kept: Any = None) -> int | None:
         """Record one up/down of a port. Returns the LINK_FLAP alarm that absorbs the event
         (a down while flapping, or the one that starts it), else None. `open_alarm(first)`
-        inserts the LINK_FLAP alarm raised at `first` and returns its id."""
+        inserts the LINK_FLAP alarm raised at `first` and returns its id; `kept` is what the
+        caller needs of a Down should the storm end on it."""
         p = self._ports.setdefault(port, _Port())
         if p.alarm is not None and p.last is not None and at - p.last > QUIET:
             self._close(conn, port)  # the storm ended before this: a new story
@@ -56,7 +70,9 @@ class Flaps:
             p.alarm = open_alarm(p.first)
         elif down:
             p.count += 1
-        p.last = at
+        p.last, p.down = at, down
+        if down:
+            p.down_event = kept
         conn.execute(update(ALARMS).where(ALARMS.c.id == p.alarm).values(message=_text(p)))
         return p.alarm if down else None
 
@@ -73,6 +89,8 @@ class Flaps:
         if p.alarm is not None:
             conn.execute(update(ALARMS).where(ALARMS.c.id == p.alarm)
                          .values(state="closed", cleared_at=p.last))
+            if p.down and p.last is not None:  # it stopped bouncing, down: an outage from here
+                self.ended.append(Ended(port, p.last, p.down_event))
 
 
 def _text(p: _Port) -> str:

@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 
+from sqlalchemy import Connection, Table
+from sqlalchemy import select as sa_select  # over core tables (sqlmodel's is typed for models)
 from sqlmodel import Session, col, func, or_, select
 
 from netopsai.ifnames import canonical, match
@@ -195,3 +197,28 @@ def is_ip(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+_IFACE: Table = m.Interface.__table__  # type: ignore[attr-defined]
+_LINK: Table = m.Link.__table__  # type: ignore[attr-defined]
+_BGP: Table = m.BgpSession.__table__  # type: ignore[attr-defined]
+
+
+def session_link(conn: Connection, device: str, peer: str | None) -> tuple[str, int, str] | None:
+    """A BGP session by its peer address: (this device's interface, the link, its kind), from
+    the inventory's sessions, else from the address on the neighbour's interface."""
+    if not peer or not is_ip(peer):
+        return None
+    link_id = conn.execute(sa_select(_BGP.c.link_id).where(or_(
+        (_BGP.c.a_device == device) & (_BGP.c.b_ip == peer),
+        (_BGP.c.b_device == device) & (_BGP.c.a_ip == peer)))).scalar()
+    if link_id is None:
+        far = conn.execute(sa_select(_IFACE.c.link_id).where(
+            _IFACE.c.ip.like(f"{peer}/%"), _IFACE.c.link_id.is_not(None))).first()
+        link_id = far[0] if far else None
+    if link_id is None:
+        return None
+    lk = conn.execute(sa_select(_LINK).where(_LINK.c.id == link_id)).first()
+    if lk is None or device not in (lk.a_device, lk.b_device):
+        return None
+    return (lk.a_interface if lk.a_device == device else lk.b_interface), int(link_id), lk.kind
