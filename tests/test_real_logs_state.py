@@ -96,3 +96,31 @@ def test_a_flap_that_ends_up_leaves_nothing_open(store: Engine, tmp_path: Path) 
                device="gw")
     assert [a.kind for a in _alarms(store) if a.state == "open"] == []
     assert any(a.kind == "LINK_FLAP" for a in _alarms(store))
+
+
+def test_a_session_down_in_the_same_second_as_a_link_joins_its_case(backends: Any) -> None:
+    """Alarms shaped as in issue 24's IOS-XR leaf/spine captures: a port goes down and, in the
+    same second, the IPv6 BGP session over it, whose peer no inventory session row names — one
+    case, not a case of its own. A session down a minute later, or in a second when two links of the device
+    went down (which one it rode is not known), stays apart."""
+    from datetime import timedelta
+
+    from netopsai.tools.alarm_cases.correlate import correlate
+    from netopsai.tools.alarm_cases.topology import Topology
+
+    t0 = datetime(2025, 11, 4, 19, 0, tzinfo=UTC)
+    base = {"state": "open", "severity": "major", "message": "", "site": "dc1",
+            "device": "dc1-leaf-01", "peer": None, "link_id": None}
+    link = {**base, "id": 1, "kind": "LINK_DOWN", "category": "link", "interface": "Ethernet49",
+            "link_id": 7, "raised_at": t0.isoformat()}
+    session = {**base, "id": 2, "kind": "BGP_DOWN", "category": "bgp", "interface": None,
+               "peer": "fc00:0:11::1", "raised_at": (t0 + timedelta(milliseconds=400)).isoformat()}
+    later = {**session, "id": 3, "peer": "fc00:0:12::1",
+             "raised_at": (t0 + timedelta(minutes=1)).isoformat()}
+    topo = Topology(backends.inventory)
+    cases = {tuple(sorted(a["id"] for a in c.members)) for c in correlate([link, session, later], topo)}
+    assert cases == {(1, 2), (3,)}
+    other = {**link, "id": 4, "interface": "Ethernet50", "link_id": 8}
+    cases = {tuple(sorted(a["id"] for a in c.members))
+             for c in correlate([link, other, session], Topology(backends.inventory))}
+    assert (2,) in cases

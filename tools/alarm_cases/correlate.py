@@ -3,7 +3,8 @@ reads as one case rather than as the dozen alarms it raised.
 
 Alarms join a case when one event explains them, each rule within `tol` of raised time:
 - one link: both ends of a link, a DCI circuit seen from both sides, and the BGP sessions that
-  ride the link (a BGP alarm carries the link under it, or names its peer);
+  ride the link (a BGP alarm carries the link under it, or names its peer), or, with no link
+  of their own, went down within a second of one link on their device (an IPv6 session);
 - a device outage (unreachable, reload): every alarm on it and every alarm whose link ends on
   it, e.g. its neighbours' link and BGP alarms;
 - a burst: `burst_min` or more links with one common end going down together, when no alarm
@@ -35,6 +36,8 @@ PHYSICAL_KINDS = {"OPTICS_RX_LOW", "INTERFACE_ERRORS", "CRC_ERRORS"}
 LINK_CATEGORIES = {"link", "dci", "backbone"}
 SEVERITY = {"critical": 0, "major": 1, "minor": 2, "warning": 3, "info": 4}
 TOL = timedelta(minutes=5)
+SAME_MOMENT = timedelta(seconds=1)  # a session down this close to a link down rode that link
+SESSION_CATEGORIES = {"bgp", "routing"}
 BURST_MIN = 3
 UNKNOWN = "unknown"  # the rule of a case on a device the inventory does not know
 
@@ -113,6 +116,7 @@ def _topology_cases(alarms: list[dict[str, Any]], topo: Topology, tol: timedelta
     topo.prefetch(set().union(*ends) if ends else set())
     g = _Groups(len(alarms))
     _by_link(alarms, times, g, tol)
+    _by_same_moment(alarms, times, g)
     outages = _by_outage(alarms, times, ends, g, tol)
     inferred = _by_burst(alarms, times, ends, g, tol, burst_min, outages)
     _by_session_reset(alarms, times, g, tol, burst_min)
@@ -175,6 +179,21 @@ def _by_link(alarms: list[dict[str, Any]], times: list[datetime], g: _Groups,
             keyed[key].append(i)
     for idx in keyed.values():
         _chain(idx, times, g, tol)
+
+
+def _by_same_moment(alarms: list[dict[str, Any]], times: list[datetime], g: _Groups) -> None:
+    """Sessions without a link of their own join the one link case of their device that went
+    down within SAME_MOMENT of them (two such links: which one is not known, none is joined)."""
+    links: dict[str, list[int]] = defaultdict(list)
+    for i, a in enumerate(alarms):
+        if a["kind"] in LINK_KINDS:
+            links[a["device"]].append(i)
+    for i, a in enumerate(alarms):
+        if a["category"] not in SESSION_CATEGORIES or a.get("link_id"):
+            continue
+        near = [j for j in links.get(a["device"], ()) if abs(times[j] - times[i]) <= SAME_MOMENT]
+        if near and len({g.find(j) for j in near}) == 1:
+            g.union(near[0], i)
 
 
 def _by_outage(alarms: list[dict[str, Any]], times: list[datetime], ends: list[frozenset[str]],
