@@ -67,23 +67,39 @@ def _findings(title: str, items: list[Finding]) -> str:
     return f"#### {title}\n\n" + "\n".join(f"- {i.text} {_cites(i.cites)}" for i in items)
 
 
+def _lead(f: Finding | None) -> str:
+    """'**Reachable: no** — the trace stops at ... [E1]. ': the question's own answer first."""
+    if f is None:
+        return ""
+    head, _, rest = f.text.partition(" — ")
+    return f"**{head}**{' — ' + rest if rest else ''} {_cites(f.cites)}. "
+
+
+def _head(d: Diagnosis, where: str) -> str:
+    if d.label == "none":
+        return f"**No fault found on {d.scope or 'this path'}.**"
+    if d.label == "inconclusive" and d.scope:
+        return f"**No fault confirmed on {d.scope}.**"
+    if d.label == "inconclusive":
+        return "**Inconclusive**" + (f" (last seen at {where})" if where else "") + "."
+    what = (f"{plain(d.label)} at {where}** (`{d.label}`, confidence {d.confidence:.2f})")
+    if d.relation == "nearby":  # a break the flow routes around is not the flow's cause
+        return f"**Nearby, and routed around: {what}."
+    return f"**Likely root cause: {what}."
+
+
 def conclusion(d: Diagnosis) -> str:
+    """One block: the question's answer (still happening? reachable?), then what and where, its
+    first reason, and impact, since and the windows read."""
     where = " ".join(x for x in (d.device, d.interface) if x)
     first = d.because[0] if d.because else Finding("", [])
-    if d.label == "none":
-        head = f"**No fault found on {d.scope or 'this path'}.**"
-    elif d.label == "inconclusive" and d.scope:
-        head = f"**No fault confirmed on {d.scope}.**"
-    elif d.label == "inconclusive":
-        head = "**Inconclusive**" + (f" (last seen at {where})" if where else "") + "."
-    else:
-        head = (f"**Likely root cause: {plain(d.label)} at {where}** (`{d.label}`, confidence "
-                f"{d.confidence:.2f}).")
+    head = _lead(d.still) + _lead(d.answer) + _head(d, where)
     word = first.text.split(" ", 1)[0]
     text = first.text[:1].upper() + first.text[1:] if word.isalpha() else first.text  # not a name
     facts = "".join(f"\n- **{name}:** {f.text} {_cites(f.cites)}"
-                    for name, f in (("Impact", d.impact), ("Since", d.since)) if f)
-    return f"{head} {text} {_cites(first.cites)}".rstrip() + facts  # one block: what, impact, since
+                    for name, f in (("Impact", d.impact), ("Since", d.since),
+                                    ("Windows read", d.windows)) if f)
+    return f"{head} {text} {_cites(first.cites)}".rstrip() + facts
 
 
 def diagnosis_sections(d: Diagnosis) -> list[str]:

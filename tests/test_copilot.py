@@ -66,7 +66,10 @@ def test_connectivity_answer_has_root_cause_steps_and_evidence_list(copilot: Cop
     assert r["root_cause"]["label"] == "none"
     nodes = [s["node"] for s in r["steps"]]
     assert nodes == ["planner", "tools", "planner", "tools", "diagnose", "summarizer"]
-    assert r["answer"].startswith("**No fault found")
+    # the question's own answer first (issue 25 item 6), then the diagnosis
+    paths = next(e for e in r["evidence"] if e["tool"] == "traceroute")["facts"]["ecmp_paths"]
+    assert r["answer"].startswith(f"**Reachable: yes** — {paths} of {paths} equal-cost paths deliver")
+    assert "**No fault found on this path.**" in r["answer"].split("\n", 1)[0]
     assert "### Evidence" in r["answer"]
     assert {"traceroute", "changelog", "alarms"} <= set(tools_of(r))
 

@@ -21,6 +21,12 @@ from netopsai.words import count
 log = logging.getLogger("netopsai.tools")
 
 Category = Literal["link", "device", "bgp", "dci", "backbone", "optics", "capacity", "routing"]
+# what an on-call means by a category: "DCI link alarms" include the border-DCI backbone links
+# (the same inter-DC path), "link alarms" every link's; each answer says what it counted
+MEANS: dict[str, tuple[str, ...]] = {"dci": ("dci", "backbone"), "backbone": ("backbone", "dci"),
+                                     "link": ("link", "dci", "backbone")}
+WHAT = {"dci": "DCI circuits", "backbone": "border-DCI links", "link": "fabric and host links",
+        "routing": "OSPF, IS-IS, BFD"}
 CORRELATE_MIN = 5
 MAX_CASES = 50  # cases listed in the facts; the rows carry every alarm's case
 COLUMNS = ["id", "raised_at", "cleared_at", "state", "severity", "category", "kind", "device",
@@ -29,8 +35,9 @@ COLUMNS = ["id", "raised_at", "cleared_at", "state", "severity", "category", "ki
 
 class AlarmsArgs(WindowArgs):
     category: Category | None = Field(default=None, description=(
-        "link, device, bgp, dci (inter-DC circuits), backbone (border-DCI), optics, capacity, "
-        "routing (OSPF, IS-IS, BFD adjacencies)"))
+        "link (every link, DCI and backbone included), device, bgp, dci (inter-DC circuits and "
+        "the border-DCI backbone links), backbone (the same two), optics, capacity, routing "
+        "(OSPF, IS-IS, BFD adjacencies)"))
     state: Literal["open", "closed", "any"] = Field(default="any", description="Alarm state")
     devices: list[str] | None = Field(default=None, description="Only alarms on these devices")
     site: str | None = Field(default=None, description="Only this data centre, e.g. dc1")
@@ -51,11 +58,15 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
     start), by category, state, devices and site, with whether traffic was fully lost."""
     w = args.resolve(backends)
     _check_names(args, backends, w)
-    rows = backends.alarms.alarms(args.category, args.state, args.devices, args.site, w)
+    cats = MEANS.get(args.category, (args.category,)) if args.category else ()
+    rows = _read(backends, cats, args, w)
     open_ = [r for r in rows if r["state"] == "open"]
     lost = [r for r in rows if r["traffic_lost"]]
     what = f"{args.category} alarm" if args.category else "alarm"
-    summary = f"{count(len(rows), what)} in the window ({len(open_)} open, {len(rows) - len(open_)} closed)"
+    counted = "; counted: " + ", ".join(f"{c} ({WHAT[c]})" if c in WHAT else c for c in cats) \
+        if cats else ""
+    summary = (f"{count(len(rows), what)} in the window ({len(open_)} open, "
+               f"{len(rows) - len(open_)} closed{counted})")
     if open_:
         summary += ": open " + "; ".join(f"{r['kind']} on {r['device']}"
                                          f"{' ' + r['interface'] if r['interface'] else ''}"
@@ -70,7 +81,8 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
     columns = [*COLUMNS, *(["peer_address"] if any(r.get("peer_address") for r in rows) else []),
                *(["group", "root"] if args.correlate else [])]
     facts: dict[str, Any] = {"alarms": len(rows), "open": len(open_), "closed": len(rows) - len(open_),
-                             "traffic_lost": len(lost), "devices": sorted({r["device"] for r in rows})}
+                             "traffic_lost": len(lost), "devices": sorted({r["device"] for r in rows}),
+                             "categories": list(cats)}
     table = as_table(rows)
     if args.correlate:
         summary += " " + _cases(table, backends, facts, w)
@@ -78,6 +90,17 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
     return Evidence(tool="alarms", summary=summary, columns=columns,
                     rows=[{c: r.get(c) for c in columns} for r in table], window=w.as_json(),
                     facts=facts)
+
+
+def _read(backends: Backends, cats: tuple[str | None, ...], args: AlarmsArgs,
+          w: Window) -> list[Any]:
+    """The rows of every category counted, newest first as one read returns them."""
+    if len(cats) <= 1:
+        return list(backends.alarms.alarms(cats[0] if cats else None, args.state, args.devices,
+                                           args.site, w))
+    rows = [r for c in cats for r in backends.alarms.alarms(c, args.state, args.devices,
+                                                             args.site, w)]
+    return sorted(rows, key=lambda r: str(r["raised_at"]), reverse=True)
 
 
 def _check_names(args: AlarmsArgs, backends: Backends, w: Window) -> None:

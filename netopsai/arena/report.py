@@ -85,6 +85,25 @@ def _misses(results: dict[str, Any], baseline: str, limit: int = 40) -> list[str
     return lines
 
 
+def consistency(results: dict[str, Any]) -> list[str]:
+    """The headline/evidence check's count per baseline whose answers are ours, and the first
+    contradictions found (issue 25 item 6: it must be 0)."""
+    judged = {n: b["summary"] for n, b in results["baselines"].items()
+              if b.get("available") and b["summary"].get("judged")}
+    if not judged:
+        return []
+    counts = ", ".join(f"{n} {s['contradictions']} in {s['contradicting']} of {s['judged']} answers"
+                       for n, s in judged.items())
+    lines = ["", "Headline/evidence consistency (netopsai/diagnosis/consistency.py) over every "
+             f"answer: contradictions: {counts} (target: 0).", ""]
+    bad = [(o["scenario"], o["baseline"], c) for o in results["outcomes"]
+           for c in o.get("contradictions") or []]
+    lines += [f"- {sid} ({name}): {c}" for sid, name, c in bad[:20]]
+    if len(bad) > 20:
+        lines.append(f"- … {len(bad) - 20} more in results.json")
+    return lines
+
+
 def leaderboard(results: dict[str, Any]) -> str:
     m, bl = results["meta"], results["baselines"]
     held = m.get("held_out")
@@ -100,6 +119,7 @@ def leaderboard(results: dict[str, Any]) -> str:
              "LLM calls (mean) | prompt tokens p50 / max | wall ms p50 / p95 | errors |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     lines += [_row(name, b) for name, b in bl.items()]
+    lines += consistency(results)
     full = bl.get("full", {})
     if full.get("available") and full["summary"].get("n"):
         lines += ["", "Targets for the full pipeline (issue 6, section 6):", "",

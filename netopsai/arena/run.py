@@ -20,11 +20,19 @@ from sqlalchemy import Engine
 
 from netopsai.arena.baselines import Reply, engine_strategy, one_shot, traceroute_only
 from netopsai.arena.generate import MANIFEST
-from netopsai.arena.score import NO_DIAGNOSIS, Outcome, check_citations, device_matches, summarize
+from netopsai.arena.score import (
+    NO_DIAGNOSIS,
+    Outcome,
+    check_citations,
+    device_matches,
+    judge,
+    summarize,
+)
 from netopsai.errors import NetopsError
 from netopsai.lab.scenario import Scenario, load_scenario
 
 BASELINES = ("one-shot", "traceroute-only", "cvd", "history", "full")
+OURS = ("cvd", "history", "full")  # answers written by our summarizer: judged for consistency
 ENGINE_BASELINES = {"cvd": "cvd", "history": "history"}
 Progress = Callable[[int, int, str], None]
 
@@ -137,9 +145,12 @@ def ask(baseline: str, sc: Scenario, turn: Turn) -> Reply:
 def score(sc: Scenario, baseline: str, reply: Reply, wall_ms: float) -> Outcome:
     assert sc.expect is not None
     ok, cited, problems = check_citations(reply.answer, reply.evidence, sc.expect.must_cite)
+    said = judge(reply.answer, reply.evidence, reply.label, reply.device, sc.question) \
+        if baseline in OURS else None
     return Outcome(sc.id, baseline, sc.expect.root_cause, reply.label, reply.device,
                    device_matches(sc.expect.device, reply.device), ok, cited, problems,
-                   len(reply.evidence), reply.llm_calls, reply.prompt_tokens, round(wall_ms, 2))
+                   len(reply.evidence), reply.llm_calls, reply.prompt_tokens, round(wall_ms, 2),
+                   contradictions=said)
 
 
 def _one(baseline: str, sc: Scenario, turn: Turn) -> Outcome:

@@ -37,6 +37,7 @@ class Outcome:
     prompt_tokens: int = 0
     wall_ms: float = 0.0
     error: str | None = None
+    contradictions: list[str] | None = None  # headline vs evidence (None: not our answer)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -66,6 +67,15 @@ def check_citations(answer: str, evidence: list[dict[str, Any]],
     cited = sorted({tool_of[c] for c in claim_citations(answer) if c in tool_of})
     problems += [f"cites no {t} evidence" for t in must_cite if t not in cited]
     return not problems, cited, problems
+
+
+def judge(answer: str, evidence: list[dict[str, Any]], label: str, device: str | None,
+          question: str) -> list[str]:
+    """The answer's headline against its own evidence rows (diagnosis/consistency.py)."""
+    from netopsai.diagnosis.consistency import contradictions
+
+    rc = None if label == NO_DIAGNOSIS else {"label": label, "device": device}
+    return contradictions(answer, evidence, rc, question)
 
 
 def f1_table(pairs: list[tuple[str, str]]) -> dict[str, Any]:
@@ -112,6 +122,9 @@ def summarize(outcomes: list[Outcome]) -> dict[str, Any]:
         "location_faults": sum(o.device_ok for o in faults) / len(faults) if faults else None,
         "citations": sum(o.citations_ok for o in outcomes) / n,
         "errors": sum(o.error is not None for o in outcomes),
+        "judged": sum(o.contradictions is not None for o in outcomes),
+        "contradictions": sum(len(o.contradictions or []) for o in outcomes),
+        "contradicting": sum(bool(o.contradictions) for o in outcomes),
         **{f"{k}_mean": statistics.fmean(v) for k, v in cost.items()},
         **{f"{k}_p50": _pct(v, 0.5) for k, v in cost.items()},
         **{f"{k}_p95": _pct(v, 0.95) for k, v in cost.items()},

@@ -88,6 +88,10 @@ class Diagnosis:
     scope: str | None = None  # the device a device diagnosis is about (None: a flow's)
     impact: Finding | None = None  # how much traffic it hurts (headline.impact)
     since: Finding | None = None  # when it started, as far as the evidence shows
+    answer: Finding | None = None  # the question's own answer first: "Reachable: no — ..."
+    still: Finding | None = None  # "is it still happening?": yes/no, the last occurrence
+    windows: Finding | None = None  # the windows the diagnosis read, each cited
+    relation: str = "cause"  # cause | nearby: a break the flow's paths route around
 
     def root_cause(self) -> dict[str, Any]:
         return {"label": self.label, "device": self.device, "interface": self.interface,
@@ -95,7 +99,7 @@ class Diagnosis:
 
     @property
     def citations(self) -> list[str]:
-        heads = [f for f in (self.impact, self.since) if f]
+        heads = [f for f in (self.still, self.answer, self.impact, self.since, self.windows) if f]
         ids = [c for f in (*heads, *self.because, *self.secondary, *self.clean) for c in f.cites]
         ids += [c for r in self.ruled_out for c in r.get("cites", [])]
         return list(dict.fromkeys(ids))
@@ -105,6 +109,6 @@ class Diagnosis:
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
         for key in ("because", "clean", "secondary"):
             known[key] = [Finding(**x) for x in d.get(key) or []]
-        for key in ("impact", "since"):
+        for key in ("impact", "since", "answer", "still", "windows"):
             known[key] = Finding(**d[key]) if d.get(key) else None
         return cls(**known)

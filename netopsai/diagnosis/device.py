@@ -12,12 +12,14 @@ from __future__ import annotations
 from ipaddress import ip_address, ip_network
 from typing import Any
 
-from netopsai.diagnosis.base import Diagnosis, Finding
+from netopsai.diagnosis.answer import frame
+from netopsai.diagnosis.base import Diagnosis, Finding, Verdict
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.rank import Ranker
 from netopsai.diagnosis.report import build, primary
 from netopsai.diagnosis.search import Search
 from netopsai.diagnosis.taxonomy import Taxonomy, load_taxonomy
+from netopsai.words import plain
 
 DEVICE_WINDOW = "6h"  # alarms and changes: this morning's change is still in view
 DEVICE_BUDGET = 24  # tool calls: the first round, the probes and every check's reads
@@ -108,10 +110,14 @@ def diagnose_device(ctx: Context, name: str, taxonomy: Taxonomy | None = None,
     s.everything()
     d = build(ctx, s, tax, "search")
     top, _, _ = primary(s.found)
-    if top is None or name not in (top.device, top.peer):
+    own = [v for v in s.found if name in (v.device, v.peer)]
+    if top is not None and name not in (top.device, top.peer) and own:
+        _upstream(d, name, own[0])
+    elif top is None or name not in (top.device, top.peer):
         _no_fault(ctx, d, name)
     _snapshot(ctx, d, name)
     d.scope = name
+    frame(ctx, d)
     return d
 
 
@@ -129,6 +135,16 @@ def _snapshot(ctx: Context, d: Diagnosis, name: str) -> None:
               "unchanged": "its running config was unchanged"}.get(r["config"], "")
     d.secondary.append(Finding(f"{name}'s state captured at {r['taken_at']}{why}: ports down: "
                                f"{down}" + (f"; {config}" if config else ""), [ev.id]))
+
+
+def _upstream(d: Diagnosis, name: str, own: Verdict) -> None:
+    """The asked device's own confirmed fault shares a cause next to it (a dead neighbour under
+    its down port): the cause is the answer, and the device's fault leads as its effect."""
+    where = " ".join(x for x in (own.device, own.interface) if x)
+    d.answer = Finding(f"Fault on {name}: yes — {plain(own.label)} at {where}, an effect of "
+                       "the cause below", own.cites)
+    d.next_steps = [*d.next_steps, f"{name} recovers with {d.device}: no action on {name} "
+                    "itself beyond checking its port comes back up."]
 
 
 def _no_fault(ctx: Context, d: Diagnosis, name: str) -> None:

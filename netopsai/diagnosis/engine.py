@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Verdict
 from netopsai.diagnosis.context import Context, baseline_calls
 from netopsai.diagnosis.memory import IncidentMemory
@@ -56,6 +57,7 @@ def run_engine(ctx: Context, strategy: str = "full", memory: IncidentMemory | No
         s.everything()
         tier = "search"
     d = build(ctx, s, tax, tier or "history")
+    frame(ctx, d)
     d.llm_calls, d.tokens = ranker.llm_calls, dict(ranker.tokens)
     return d
 

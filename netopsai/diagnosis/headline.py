@@ -35,27 +35,76 @@ def impact(ctx: Context) -> Finding | None:
 
 
 def since(ctx: Context, d: Diagnosis) -> Finding | None:
-    """The start the evidence shows: a change on the device (its start), else the earliest
-    open alarm there, else for a PFC storm the alarm or sample that shows its start."""
+    """The start the history shows: a change on the device (its start), else the earliest open
+    alarm there, else for a PFC storm the alarm or sample that shows its start, else the port
+    going down in its state history; when the evidence in hand has none of these (a follow-up
+    reading a shorter window), the device's last day of changes and alarms is read for it.
+    "Not shown" only when none of them has it, saying where it was looked for."""
     if not d.device:
         return None
+    found = _from_evidence(ctx, d)
+    if found is None and d.label == "link.pfc_storm" and d.interface:
+        found = storm_since(ctx, d)
+    if found is None:
+        found = _from_history(ctx, d)
+    if found is not None:
+        return found
+    looked = [*ctx.change_ids, *ctx.alarm_ids]  # the history reads included
+    if looked:  # say that it is unknown, and where it was looked for
+        also = "changes and open alarms" if d.label in CONFIG_LABELS else "open alarms"
+        return Finding(f"not shown: no change record or open alarm on {d.device} in the window, "
+                       f"and none in its last {SINCE_LOOKBACK} of {also}", looked)
+    return None
+
+
+CONFIG_LABELS = ("config.acl_block", "config.mtu_mismatch", "routing.blackhole")
+SINCE_LOOKBACK = "24h"  # how far back a Since missing from the evidence in hand is looked for
+
+
+def _from_evidence(ctx: Context, d: Diagnosis) -> Finding | None:
     on = ctx.changes_on(d.device)
     if on:
         eid, r = on[0]
         return Finding(f"{r['start']}, when change {r['ticket']} began on {r['device']}", [eid])
     raised = [(eid, r) for eid, r in ctx.alarms.values()
               if r.get("device") == d.device and r.get("state") == "open"]
-    if raised:
-        eid, r = min(raised, key=lambda x: str(x[1].get("raised_at")))
+    if raised:  # the port's own alarm before a session's over it, raised at the same moment
+        eid, r = min(raised, key=lambda x: (str(x[1].get("raised_at")),
+                                            x[1].get("interface") != d.interface))
         return Finding(f"{r.get('raised_at')}, when {r.get('kind')} was raised on {d.device}",
                        [eid])
-    storm = storm_since(ctx, d) if d.label == "link.pfc_storm" and d.interface else None
-    if storm is not None:
-        return storm
-    looked = [*ctx.change_ids, *ctx.alarm_ids]
-    if looked:  # say that it is unknown, and where it was looked for
-        return Finding(f"not shown: no change record or open alarm on {d.device} in the window",
-                       looked)
+    return _went_down(ctx, d)
+
+
+def _went_down(ctx: Context, d: Diagnosis) -> Finding | None:
+    """The port's first 'down' in the state history read (telemetry oper_status events)."""
+    for e in ctx.evidence:
+        if e.tool != "telemetry" or e.errors or e.args.get("metric") != "oper_status":
+            continue
+        for r in e.rows:
+            events = str(r.get("events") or "")
+            if r.get("device") == d.device and (not d.interface or r.get("interface") == d.interface) \
+                    and " down" in events:
+                at = events.split(" down", 1)[0].split("; ")[-1]
+                return Finding(f"{at}, when {d.device} {r.get('interface')} went down", [e.id])
+    return None
+
+
+def _from_history(ctx: Context, d: Diagnosis) -> Finding | None:
+    """The device's open alarms over the last day and, for a configuration fault (which raises
+    no alarm), its changes (a read each, only when the evidence in hand has no start): the onset
+    is kept whatever window a follow-up question read."""
+    if d.label in CONFIG_LABELS:
+        ch = ctx.call("changelog", {"devices": [d.device], "window": SINCE_LOOKBACK})
+        if ch.id and not ch.errors and ch.rows:
+            r = ch.rows[0]  # the latest
+            return Finding(f"{r['start']}, when change {r['ticket']} began on {r['device']} (its "
+                           f"latest change record in the last {SINCE_LOOKBACK})", [ch.id])
+    al = ctx.call("alarms", {"devices": [d.device], "state": "open", "window": SINCE_LOOKBACK})
+    if al.id and not al.errors and al.rows:
+        r = min(al.rows, key=lambda x: str(x.get("raised_at")))
+        return Finding(f"{r.get('raised_at')}, when {r.get('kind')} was raised on {d.device}",
+                       [al.id])
     return None
 
 

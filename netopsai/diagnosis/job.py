@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.job_ecmp import ecmp_collision
@@ -29,8 +30,10 @@ from netopsai.diagnosis.job_rails import Tracer, check_rails, pairs_said, rail_n
 from netopsai.diagnosis.job_rules import (
     Hit,
     Reads,
+    explained_by,
     flapping,
     host_down,
+    leaf_down,
     link_down,
     rail_unreachable,
 )
@@ -42,9 +45,9 @@ from netopsai.hostlist import compress
 # uplink's ECN (1 each), then a storm's Since (up to 10) or spread pauses followed back
 # (pfc_trace.MAX_HOPS hops of 2 reads, then the origin's Since)
 JOB_BUDGET = 32
-RULES = [host_down, pfc_storm, flapping, link_down, link_errors, ecmp_collision,
+RULES = [leaf_down, host_down, pfc_storm, flapping, link_down, link_errors, ecmp_collision,
          rail_unreachable]
-PORT_RULES = 6  # the first six name a fault on the job's own hosts and ports
+PORT_RULES = 7  # the first seven name a fault on the job's own hosts, ports and rail leaves
 RANK = re.compile(r"\brank\s*#?\s*(\d+)\b", re.I)
 
 
@@ -135,6 +138,7 @@ def diagnose_job(ctx: Context, job: str | None, hosts: list[str], window: Any = 
     d.scope = f"{sc.name}'s NICs and rails"
     d.tier = "search"
     d.checks_run = len(RULES)
+    frame(ctx, d)
     return d
 
 
@@ -153,7 +157,10 @@ def _verdict(sc: Scope, reads: Reads, hits: list[Hit]) -> Diagnosis:
                        sc.cites + [reads.ev["nics"].id])
     d.since = top.since_said or (Finding(f"first seen at {top.since}", top.cites)
                                  if top.since else None)
-    d.secondary = [Finding(f"also: {h.text}", h.cites) for h in hits[1:4]]
+    effects = [h for h in hits[1:] if explained_by(top, h, reads)]
+    d.secondary = [Finding(f"caused by it: {h.text}", h.cites) for h in effects[:4]]
+    d.secondary += [Finding(f"also: {h.text}", h.cites)
+                    for h in [h for h in hits[1:] if h not in effects][:3]]
     d.next_steps = top.steps(sc.job)
     return d
 

@@ -93,6 +93,46 @@ def _first(r: dict[str, Any]) -> str | None:
     return ev.split(" down", 1)[0] if " down" in ev else None
 
 
+def leaf_down(x: Reads) -> list[Hit]:
+    """A rail leaf of the job that is dead: its own open unreachable alarm, or every job NIC
+    facing it down on two or more hosts. One leaf under every such NIC is the shared cause, the
+    NICs' link-downs are its effects (issue 25 item 4)."""
+    out = []
+    for leaf in x.leaves:
+        gone = next((a for a in x.rows("alarms") if a["device"] == leaf and a["state"] == "open"
+                     and a["kind"] == "DEVICE_UNREACHABLE"), None)
+        down = [r for r in x.rows("status") if r["device"] in x.hosts and r["state_at_end"] == "down"]
+        dead = {h for h in x.hosts if sum(r["device"] == h for r in down) >= 2}  # host.down's
+        facing = [r for r in down if peer_of(x, r) == leaf and r["device"] not in dead]
+        behind = x.behind(leaf)
+        hosts = sorted({r["device"] for r in facing})
+        if gone is None and not (len(hosts) >= 2 and hosts == behind):
+            continue
+        said = [f"an open unreachable alarm since {gone['raised_at']}"] if gone else []
+        if hosts:
+            nics = ", ".join(f"{r['device']} {r['interface']}" for r in facing[:4])
+            said.append(f"the job's NICs facing it are down on {len(hosts)} of the {len(behind)} "
+                        f"hosts behind it ({nics})")
+        out.append(Hit("device.down", leaf, None, f"{leaf}, a rail leaf of the job, is down: "
+                       + "; ".join(said), x.cite("alarms", "status"), [
+                           f"Bring {leaf} back (console, power) or move the rail's traffic off it: "
+                           "the job's NICs on that rail have no other leaf.",
+                           "Requeue {job} from its last checkpoint once the rail is whole again."],
+                       0.9, str(gone["raised_at"]) if gone else _first(facing[0]),
+                       affects=behind))
+    return out
+
+
+def explained_by(top: Hit, h: Hit, x: Reads) -> bool:
+    """Whether a dead leaf (top) accounts for another finding: a fault on the leaf itself, or on
+    a job NIC whose link ends on it."""
+    if top.label != "device.down" or h is top:
+        return False
+    row = {"device": h.device, "interface": h.interface}
+    return h.device == top.device or (bool(h.interface) and peer_of(x, row) == top.device) \
+        or (h.cites == x.cite("rails") and str(top.device) in h.text)
+
+
 def host_down(x: Reads) -> list[Hit]:
     out = []
     for h in x.hosts:
