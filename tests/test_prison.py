@@ -209,7 +209,8 @@ def test_without_the_filter_those_calls_reach_the_kernel(tmp_path: Path) -> None
     measures the filter, not the namespaces around it."""
     import errno
 
-    s = SandboxSettings(tmp_root=str(tmp_path), warm=False, audit_hook=False, seccomp=False)
+    s = SandboxSettings(tmp_root=str(tmp_path), warm=False, audit_hook=False, seccomp=False,
+                        prison=False)  # the prison applies its own copy of the filter
     res = run_code(SYSCALLS, settings=s)
     assert res.ok, res.error
     assert res.value["ptrace"] == 0 and res.value["inet_socket"] == 0, res.value

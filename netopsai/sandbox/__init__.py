@@ -44,7 +44,7 @@ from typing import Any
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from netopsai.sandbox import cgroup, prison, rundir, worker, zygote
+from netopsai.sandbox import cgroup, child, prison, rundir, worker, zygote
 from netopsai.sandbox.outcome import VIOLATIONS as VIOLATIONS
 from netopsai.sandbox.outcome import SandboxResult as SandboxResult
 from netopsai.sandbox.outcome import Violation as Violation
@@ -68,6 +68,8 @@ class SandboxSettings(BaseSettings):
     max_file_mb: int = Field(default=64, ge=1, description="Largest file the code may write")
     max_stdout: int = Field(default=4000, ge=0, description="Characters of stdout kept")
     max_rows: int = Field(default=1000, ge=1, description="Result rows kept")
+    max_result_kb: int = Field(default=2048, ge=16, description="Largest result the parent reads "
+                               "(the run writes it: a bigger one is refused, never parsed)")
     prison: bool = Field(default=True, description="Each run in its own namespaces (bubblewrap, "
                          "when root): pid, mount, ipc, uts; the run's dir its only writable path")
     netns: bool = Field(default=True, description="Own network namespace when running as root")
@@ -165,7 +167,7 @@ def worker_args(s: SandboxSettings) -> tuple[list[str], dict[str, str]]:
 
 def _prepare(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, Any],
              s: SandboxSettings, rd: rundir.RunDir, user: tuple[int, int] | None,
-             ) -> tuple[list[str], list[str]]:
+             grouped: bool) -> tuple[list[str], list[str]]:
     """Write the run's files; return the command (less its descriptors) and the isolation
     layers the run will have. In the prison the run is the unprivileged user from its start and
     only reads the run dir; outside it, the child drops to that user itself and writes there."""
@@ -179,7 +181,10 @@ def _prepare(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, 
     jailed = _jailed(s, user)
     drop = user if not jailed else None
     spec = {"root": str(rd.path), "inputs": list(inputs), "params": params,
-            "cpu_seconds": s.cpu_seconds, "memory_mb": s.memory_mb, "max_procs": s.max_procs,
+            # with a pids group per run, RLIMIT_NPROC (counted over every process of the
+            # shared unprivileged user) only backs it up, so one run cannot starve another's
+            "cpu_seconds": s.cpu_seconds, "memory_mb": s.memory_mb,
+            "max_procs": s.max_procs * (8 if grouped else 1),
             "max_file_mb": s.max_file_mb, "max_rows": s.max_rows, "hook": s.audit_hook,
             "max_open_files": s.max_open_files, "seccomp": s.seccomp,
             "uid": drop[0] if drop else None, "gid": drop[1] if drop else None}
@@ -202,27 +207,27 @@ def _prepare(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, 
 
 def _run(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, Any],
          s: SandboxSettings, rd: rundir.RunDir, user: tuple[int, int] | None) -> SandboxResult:
-    cmd, layers = _prepare(code, inputs, params, s, rd, user)
     group = cgroup.create(cgroup.Limits(s.memory_mb << 20, s.max_procs, s.cpu_cores)) \
         if s.cgroup else None
     # nameless files, not pipes: output is bounded by RLIMIT_FSIZE and nothing can deadlock
-    out, err, result = rd.nameless(), rd.nameless(), rd.nameless()
+    out, err, result, rules = (rd.nameless(n) for n in ("stdout", "stderr", "result", "seccomp"))
     w = None
     try:
+        cmd, layers = _prepare(code, inputs, params, s, rd, user, group is not None)
         fds = [rd.fd, out, err, result, *(group.open() if group else [])]
         layers += ["cgroup"] if group else []
         w = worker.acquire(*worker_args(s)) if s.warm else None
         if w is not None:
             rc, timed_out = _run_warm(w, fds, s.timeout_s)
         else:
-            rc, timed_out = _run_cold(cmd, rd, fds, s)
+            rc, timed_out = _run_cold(cmd, rd, fds, rules, s)
         stdout = text(rundir.read_head(out, s.max_stdout * 4 + 1), s.max_stdout)
         stderr = rundir.read_head(err, 64_000).decode("utf-8", "replace")
-        raw = rundir.read_head(result, (s.max_file_mb << 20) + 1)
+        raw = rundir.read_head(result, (s.max_result_kb << 10) + 1)
         res = collect(raw, stdout, stderr, rc, timed_out, s,
-                       oom=bool(group and group.hit_memory_limit()))
+                      oom=bool(group and group.hit_memory_limit()))
     finally:
-        for fd in (out, err, result):
+        for fd in (out, err, result, rules):
             os.close(fd)
         if group:
             group.destroy()
@@ -230,15 +235,21 @@ def _run(code: str, inputs: dict[str, Mapping[str, Any]], params: dict[str, Any]
     return res
 
 
-def _run_cold(cmd: list[str], rd: rundir.RunDir, fds: list[int],
+def _run_cold(cmd: list[str], rd: rundir.RunDir, fds: list[int], rules: int,
               s: SandboxSettings) -> tuple[int | None, bool]:
     run_dir, out, err, result, *groups = fds
     arg = json.dumps({"in": run_dir, "result": result, "cgroups": groups})
     env = {**BASE_ENV, "HOME": str(rd.path), "TMPDIR": str(rd.path)}
+    passed = [run_dir, result, *groups]
+    if cmd[0] == prison.BWRAP:  # the prison's own filter, applied whatever the settings say
+        child.seccomp_filter(export_to=rules)
+        os.lseek(rules, 0, os.SEEK_SET)
+        cmd = [cmd[0], "--seccomp", str(rules), *cmd[1:]]
+        passed.append(rules)
     # the prison's cwd is its own scratch tmpfs (bwrap --chdir); outside it, the run dir
     proc = subprocess.Popen([*cmd, arg], cwd=rd.path, env=env, stdin=subprocess.DEVNULL,
                             stdout=out, stderr=err, start_new_session=True, close_fds=True,
-                            pass_fds=[run_dir, result, *groups])
+                            pass_fds=passed)
     timed_out = _wait(proc, s.timeout_s)
     return proc.returncode, timed_out
 

@@ -88,15 +88,19 @@ DENIED = ("ptrace", "process_vm_readv", "process_vm_writev", "mount", "umount2",
           # could carry data from one run to the next
           "memfd_create", "memfd_secret", "shmget", "shmat", "shmctl", "shmdt", "semget", "semop",
           "semtimedop", "semctl", "msgget", "msgsnd", "msgrcv", "msgctl", "mq_open",
-          "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr", "mq_unlink")
+          "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr", "mq_unlink",
+          # the new mount API, as the old one
+          "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr")
 NEW_NAMESPACES = (0x20000, 0x2000000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000)
 
 
-def seccomp_filter() -> None:
-    """Load the filter through libseccomp (as bubblewrap depends on it, it is there). Once
-    loaded the kernel keeps it for this process and every child: nothing the code does can
-    remove it. Also refused: clone with a namespace flag, sockets other than AF_UNIX; clone3
-    answers ENOSYS so the C library falls back to clone, where flags can be checked."""
+def seccomp_filter(export_to: int | None = None) -> None:
+    """Build the filter through libseccomp (as bubblewrap depends on it, it is there) and load
+    it into this process, or with `export_to` write it as a BPF program to that descriptor
+    (for bwrap --seccomp: the prison's own copy, applied whatever the run's settings say).
+    Once loaded the kernel keeps it for this process and every child: nothing the code does
+    can remove it. Also refused: clone with a namespace flag, sockets other than AF_UNIX;
+    clone3 answers ENOSYS so the C library falls back to clone, where flags can be checked."""
     import ctypes
     import ctypes.util
 
@@ -109,6 +113,7 @@ def seccomp_filter() -> None:
     lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
                                            ctypes.c_uint, ctypes.POINTER(Cmp)]
     lib.seccomp_load.argtypes = lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     ctx = lib.seccomp_init(0x7FFF0000)  # SCMP_ACT_ALLOW: refuse only what is named
     eperm, enosys = 0x50000 | errno.EPERM, 0x50000 | errno.ENOSYS
 
@@ -127,8 +132,9 @@ def seccomp_filter() -> None:
             rule(eperm, "clone", (0, 7, flag, flag))
         rule(enosys, "clone3")
         rule(eperm, "socket", (0, 1, 1, 0))  # SCMP_CMP_NE AF_UNIX
-        if lib.seccomp_load(ctx) != 0:
-            raise OSError("seccomp_load failed")
+        done = lib.seccomp_load(ctx) if export_to is None else lib.seccomp_export_bpf(ctx, export_to)
+        if done != 0:
+            raise OSError("seccomp filter not loaded")
     finally:
         lib.seccomp_release(ctx)
 
@@ -265,6 +271,14 @@ def prepare(dir_fd: int) -> tuple[Any, dict[str, Any]]:
     return code, ns
 
 
+def nondumpable() -> None:
+    """No other process of the run's user (another run, a host daemon running as nobody) may
+    debug this one or read its memory: setpriv's exec left it dumpable."""
+    import ctypes
+
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+
+
 def join_groups(fds: list[int]) -> None:
     """Into the run's control groups (netopsai/sandbox/cgroup.py) before anything else runs:
     "0" written to a group's cgroup.procs moves the writer. A failure ends the run."""
@@ -277,6 +291,7 @@ def main(arg: str) -> None:
     """The cold path: a fresh interpreter per run, started in its scratch dir."""
     fds = json.loads(arg)
     join_groups(fds["cgroups"])
+    nondumpable()
     run(json.loads(read(fds["in"], "spec.json")), fds["in"], fds["result"])
 
 

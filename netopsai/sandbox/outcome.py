@@ -14,6 +14,7 @@ from netopsai.sandbox.child import MARK
 if TYPE_CHECKING:
     from netopsai.sandbox import SandboxSettings
 
+MAX_COLUMNS = 200  # of a result table; more is a run playing games, not an analysis
 Violation = Literal["network", "filesystem", "process", "timeout", "memory", "cpu"]
 VIOLATIONS: tuple[str, ...] = get_args(Violation)
 
@@ -41,14 +42,8 @@ def collect(raw: bytes, stdout: str, stderr: str, rc: int | None, timed_out: boo
              s: SandboxSettings, oom: bool = False) -> SandboxResult:
     """The child's result and markers, plus what the parent saw, as one SandboxResult."""
     marks = [line.split(" ", 2) for line in stderr.splitlines() if line.startswith(MARK + " ")]
-    res: dict[str, Any] = {}
-    if raw and len(raw) <= (s.max_file_mb << 20):
-        try:
-            loaded = json.loads(raw)
-            res = loaded if isinstance(loaded, dict) else {}
-        except ValueError:
-            res = {}
-    violation, error = res.get("violation"), res.get("error")
+    res, refused = _result(raw, s)
+    violation, error = res.get("violation"), res.get("error") or refused
     if marks and marks[0][1] in VIOLATIONS:
         violation = marks[0][1]
         error = marks[0][2] if len(marks[0]) > 2 else violation
@@ -59,12 +54,31 @@ def collect(raw: bytes, stdout: str, stderr: str, rc: int | None, timed_out: boo
         error = f"killed at the memory limit ({s.memory_mb} MB, shared memory and files included)"
     elif not res and rc in (-signal.SIGKILL, -signal.SIGXCPU):
         violation, error = "cpu", f"killed at the CPU limit ({s.cpu_seconds} s)"
-    elif not res:
+    elif not res and error is None:
         last = [ln for ln in stderr.splitlines() if ln.strip()][-1:] or [f"exit code {rc}"]
         error = f"the sandbox exited without a result: {last[0][:300]}"
     if violation not in VIOLATIONS:
         violation = None
     if not (res.get("ok") and violation is None and error is None):  # no data from a failed run
         return SandboxResult(ok=False, stdout=stdout, error=error or "failed", violation=violation)
-    return SandboxResult(ok=True, columns=res.get("columns") or [], rows=res.get("rows") or [],
-                         value=res.get("value"), truncated=bool(res.get("truncated")), stdout=stdout)
+    rows: list[Any] = res["rows"] if isinstance(res.get("rows"), list) else []
+    columns = [str(c) for c in (res.get("columns") or [])][:MAX_COLUMNS]
+    kept = [{k: v for k, v in list(r.items())[:MAX_COLUMNS]} for r in rows[:s.max_rows]
+            if isinstance(r, dict)]
+    return SandboxResult(ok=True, columns=columns, rows=kept, value=res.get("value"),
+                         truncated=bool(res.get("truncated")) or len(rows) > s.max_rows,
+                         stdout=stdout)
+
+
+def _result(raw: bytes, s: SandboxSettings) -> tuple[dict[str, Any], str | None]:
+    """The result file as the run wrote it — untrusted: the code holds its descriptor and may
+    have written anything there. Sized before it is parsed; too big or malformed is refused."""
+    if not raw:
+        return {}, None
+    if len(raw) > s.max_result_kb << 10:
+        return {}, f"the result is larger than {s.max_result_kb} KB: not read"
+    try:
+        loaded = json.loads(raw)
+    except (ValueError, RecursionError):
+        return {}, "the result is not readable JSON"
+    return (loaded, None) if isinstance(loaded, dict) else ({}, "the result is not readable JSON")

@@ -44,8 +44,15 @@ PACKAGE = Path(__file__).parent  # child.py and zygote.py, executed by path
 
 
 def _read_only() -> list[str]:
-    """The system's and the interpreter's directories, each once, outermost first."""
-    wanted = [*SYSTEM, sys.base_prefix, sys.prefix, *sys.path, str(PACKAGE),
+    """The system's and the interpreter's directories, each once, outermost first: the prefix,
+    the standard library and site-packages, this package. Not the rest of the parent's
+    sys.path (its cwd, a script's dir, PYTHONPATH): the child runs `python -I`, which reads none
+    of them, and they may be a checkout or NETOPSAI_HOME."""
+    prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix)}
+    libs = [p for p in sys.path if p and (
+        os.path.basename(os.path.normpath(p)) in ("site-packages", "dist-packages")
+        or _inside(os.path.realpath(p), list(prefixes)))]
+    wanted = [*SYSTEM, *prefixes, *libs, str(PACKAGE),
               str(Path(os.path.realpath(sys.executable)).parent)]
     paths = sorted({os.path.realpath(p) for p in wanted if p and os.path.exists(p)}, key=len)
     kept: list[str] = []

@@ -6,7 +6,7 @@ the running user with no access for group or others — else runs are refused, n
 place another account prepared. Everything below it is reached through directory descriptors:
 the run dir is made and opened relative to the folder's descriptor, its files are created with
 O_EXCL|O_NOFOLLOW, and it is removed by descriptor too, so a link planted anywhere on the way
-is never followed. Output files have no name at all (O_TMPFILE): nothing can be swapped for them.
+is never followed. Output files have no name at all (memfds): nothing can be swapped for them.
 """
 
 from __future__ import annotations
@@ -95,18 +95,15 @@ class RunDir:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(data)
 
-    def nameless(self) -> int:
-        """A read-write file with no name in the runs folder (the run's stdout, stderr and
-        result): only a descriptor reaches it."""
-        flags = os.O_RDWR | os.O_CLOEXEC
+    def nameless(self, name: str) -> int:
+        """A read-write file with no name (the run's stdout, stderr and result): only a
+        descriptor reaches it. In memory (a memfd), not on the host's disk: the pages a run
+        puts there (fallocate included) are charged to the run's control group, and a file
+        holds no more than RLIMIT_FSIZE lets the run write."""
         try:
-            return os.open(".", flags | os.O_TMPFILE, 0o600, dir_fd=self.root_fd)
-        except OSError:  # a file system without O_TMPFILE: a fresh name, unlinked at once
-            name = f".out-{secrets.token_hex(8)}"
-            fd = os.open(name, flags | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
-                         dir_fd=self.root_fd)
-            os.unlink(name, dir_fd=self.root_fd)
-            return fd
+            return os.memfd_create(f"netopsai-{name}", os.MFD_CLOEXEC)
+        except OSError:  # no memfd: an unnamed file in our own folder
+            return os.open(".", os.O_RDWR | os.O_CLOEXEC | os.O_TMPFILE, 0o600, dir_fd=self.root_fd)
 
     def give(self, uid: int, gid: int, writable: bool) -> None:
         """Let the run's user in: as owner of the dir (it writes there), or read-only through

@@ -91,7 +91,7 @@ _GUARD = threading.Lock()
 def acquire(prefix: list[str], env: dict[str, str]) -> Worker | None:
     """The ready, idle worker for this isolation (its lock held: release it after the run), or
     None; starts one in the background when there is none yet."""
-    key = tuple(prefix)
+    key = _key(prefix, env)
     with _GUARD:
         _forget_inherited()
         w = _WORKERS.get(key)
@@ -122,8 +122,14 @@ def prestart(prefix: list[str], env: dict[str, str], wait: bool) -> bool:
     if w is not None:
         w.lock.release()
         return True
-    w = _WORKERS.get(tuple(prefix))
+    w = _WORKERS.get(_key(prefix, env))
     return bool(w and wait and w.wait_ready())
+
+
+def _key(prefix: list[str], env: dict[str, str]) -> tuple[str, ...]:
+    """One worker per command line and environment: settings that differ only in the run's
+    user (or scratch size) must not share a worker started for another."""
+    return (*prefix, *sorted(f"{k}={v}" for k, v in env.items()))
 
 
 def fail(w: Worker) -> None:

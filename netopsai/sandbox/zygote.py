@@ -85,6 +85,7 @@ def start(child: ModuleType, spec: dict[str, object], run_dir: int, result: int,
         ok(_libc().mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None),
            "mounting the job's own /proc")
         drop_privileges(*run_as())
+        child.seccomp_filter()  # the prison's own filter, whatever the run's settings say
         os.chdir(str(spec["root"]))
     os.environ.update(HOME=str(spec["root"]), TMPDIR=str(spec["root"]))  # as the cold path's
     tempfile.tempdir = None  # forget a default the worker may have chosen
@@ -144,6 +145,10 @@ def run_as() -> tuple[int, int]:
     return uid, gid
 
 
+class CapHeader(ctypes.Structure):  # struct __user_cap_header_struct
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
 def drop_privileges(uid: int, gid: int) -> None:
     """The job becomes the unprivileged user for good before anything of the run is loaded:
     the bounding set emptied while it still may, then no groups, the user, no capability
@@ -156,9 +161,12 @@ def drop_privileges(uid: int, gid: int) -> None:
     os.setgroups([])
     os.setresgid(gid, gid, gid)
     os.setresuid(uid, uid, uid)
+    data = (ctypes.c_uint32 * 6)()  # what setresuid leaves: the inheritable set, now empty too
+    ok(libc.capset(ctypes.byref(CapHeader(0x20080522, 0)), data), "clearing capabilities")
     ok(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     with open("/proc/self/status") as f:
-        held = [line for line in f if line.startswith(("CapEff", "CapPrm", "CapBnd", "CapAmb"))]
+        held = [line for line in f if line.startswith(("CapEff", "CapPrm", "CapBnd", "CapAmb",
+                                                       "CapInh"))]
     if any(int(line.split()[1], 16) for line in held) or os.getuid() != uid:
         raise OSError("prison: privileges still held after the drop")
 
