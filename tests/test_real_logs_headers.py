@@ -125,6 +125,7 @@ def test_issue_lines_are_on_the_devices_clock(line: str, host: str | None, at: d
     ("dell_os10-0001", "LINK_DOWN", "raise", "ethernet1/1/12"),
     ("frr-0033", "BFD_DOWN", "raise", None),  # bfdd's early "Session 0x1 down peer ..."
     ("cisco_ios-0107", "BGP_DOWN", "raise", None),  # a neighbour the poster masked ("xx")
+    ("cisco_nxos-0004", "SPEED_DUPLEX", "note", "Ethernet1/6"),  # flow control: an event only
 ])
 def test_the_messages_real_networks_raise(rid: str, kind: str, action: str,
                                           interface: str | None) -> None:
