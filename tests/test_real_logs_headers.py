@@ -131,7 +131,8 @@ def test_the_messages_real_networks_raise(rid: str, kind: str, action: str,
                                           interface: str | None) -> None:
     ev, got = judged(rid)
     assert (ev.kind, ev.action, ev.interface) == (kind, action, interface), rid
-    assert got["complete"], (rid, got)
+    if corpus()[rid]["expect"]["network_state"]:  # an event's labels may leave the port out
+        assert got["complete"], (rid, got)
 
 
 def test_the_corpus_meets_the_acceptance_floor() -> None:
