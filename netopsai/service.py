@@ -260,7 +260,7 @@ def _check_stop(stop: Stop | None, now: float, deadline: float, budget: float) -
     if stop is not None and stop():
         raise Stopped("the answer was stopped: its caller went away or the server is stopping")
     if now > deadline:
-        raise Stopped(f"no answer within {budget:g} s, this server's time budget for a question "
+        raise Stopped(f"no answer within {budget:g} s, the time budget for one question "
                       "(NETOPSAI_ASK_BUDGET_S): ask about fewer devices or a shorter window")
 
 
