@@ -10,6 +10,7 @@ from string import Template
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 
+from netopsai.diagnosis.consistency import contradictions
 from netopsai.evidence import Evidence, validate_citations
 from netopsai.llm import ModelError, invoke, usage
 from netopsai.planner.llm import evidence_block
@@ -45,15 +46,41 @@ def write(llm: BaseChatModel, question: str, evidence: list[Evidence], diagnosis
             out.tokens["prompt"] += u["prompt"]
             out.tokens["completion"] += u["completion"]
             text = ai.text if isinstance(ai, AIMessage) else str(ai)
+        text = framed(text, diagnosis)
         problems = validate_citations(text, known)
-        if not problems and text.strip():
+        wrong = contradictions(text, evidence, None, question)
+        if not problems and not wrong and text.strip():
             out.answer = f"{text.strip()}\n\n{evidence_list(evidence)}"
             return out
         if attempt == 0:
+            said = (f"That answer fails the citation check: {'; '.join(problems[:5])}. "
+                    if problems else "")
+            said += f"It contradicts its evidence: {'; '.join(wrong[:5])}. " if wrong else ""
             messages += [AIMessage(text), HumanMessage(
-                "That answer fails the citation check: " + "; ".join(problems[:5])
-                + ". Rewrite it so every factual paragraph cites listed evidence ids only.")]
+                said + "Rewrite it so every factual paragraph cites listed evidence ids only, "
+                "and says nothing its evidence contradicts.")]
             text = ""
     out.note = "The LLM's answer failed the citation check twice; template answer shown."
     return out
+
+
+CAUSE_HEADS = ("**Likely root cause", "**Nearby", "**No fault", "**Inconclusive")
+FACTS = ("- **Since:**", "- **Windows read:**")
+
+
+def framed(text: str, diagnosis: str) -> str:
+    """The model's prose under the diagnosis' own first words (the question's answer:
+    "Reachable: no — …", "Still happening: yes — …") and over its Since and windows read, each
+    as the engine wrote and cited them: prose may reword the cause, never drop or contradict
+    the answer to the question asked (principle 8)."""
+    if not diagnosis.startswith("**") or not text.strip():
+        return text
+    first = diagnosis.split("\n", 1)[0]
+    cut = min((i for i in (first.find(h) for h in CAUSE_HEADS) if i > 0), default=0)
+    lead = first[:cut].strip()
+    body = text.strip()
+    if lead and not body.startswith(lead[:40]):
+        body = f"{lead}\n\n{body}"
+    facts = [ln for ln in diagnosis.split("\n") if ln.startswith(FACTS) and ln not in body]
+    return body + ("\n\n" + "\n".join(facts) if facts else "")
 
