@@ -62,8 +62,8 @@ def running(url: str, relays: tuple[str, ...] = LAB_RELAYS, **overrides: Any) ->
     ports = {"trap_port": 0, "syslog_port": 0, "webhook_port": 0}
     cfg = IngestSettings(community=SecretStr(COMMUNITY), syslog=syslog, **{**ports, **overrides})
     with BackgroundIngest(url, cfg) as ingest:
-        if ingest.traps is not None:  # one ingest.relays list for both receivers
-            ingest.traps.relays = syslog.relays
+        # one ingest.relays list for both receivers, as `netopsai ingest` passes it
+        assert ingest.traps is None or ingest.traps.relays == syslog.relays
         yield ingest
 
 

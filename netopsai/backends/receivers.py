@@ -97,7 +97,8 @@ class Ingest:
                                             self.on_open)
         try:
             if cfg.trap_port is not None:
-                self.traps = TrapReceiver(cfg.host, cfg.trap_port, cfg.community, writer.put)
+                self.traps = TrapReceiver(cfg.host, cfg.trap_port, cfg.community, writer.put,
+                                          cfg.syslog.relays)
                 await self.traps.start()
                 lines.append(f"SNMP traps (v1/v2c) on udp {cfg.host}:{self.traps.port}")
             if cfg.syslog_port is not None:
