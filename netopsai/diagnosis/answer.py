@@ -85,7 +85,8 @@ def still(ctx: Context, d: Diagnosis, state: str | None) -> Finding:
     if state in ("no", "partly", "loss", "small") and m is not None:
         when = span(m.window) if m.window else "now"
         return Finding(f"Still happening: yes — the trace {when} still fails{onset}", cites)
-    faulty = d.label not in ("none", "inconclusive") and d.relation == "cause"
+    # a reboot is over once the device is back; a break routed around is not the flow's
+    faulty = d.label not in ("none", "inconclusive", "device.reboot") and d.relation == "cause"
     if faulty:
         return Finding(f"Still happening: yes — {d.label} at {d.device} is confirmed by the "
                        f"evidence read now{onset}", [*cites, *(d.because[0].cites if d.because else [])])

@@ -66,6 +66,10 @@ def _from_evidence(ctx: Context, d: Diagnosis) -> Finding | None:
     if on:
         eid, r = on[0]
         return Finding(f"{r['start']}, when change {r['ticket']} began on {r['device']}", [eid])
+    if d.label == "device.reboot":
+        booted = _booted(ctx, d.device)
+        if booted is not None:
+            return booted
     raised = [(eid, r) for eid, r in ctx.alarms.values()
               if r.get("device") == d.device and r.get("state") == "open"]
     if raised:  # the port's own alarm before a session's over it, raised at the same moment
@@ -73,7 +77,24 @@ def _from_evidence(ctx: Context, d: Diagnosis) -> Finding | None:
                                             x[1].get("interface") != d.interface))
         return Finding(f"{r.get('raised_at')}, when {r.get('kind')} was raised on {d.device}",
                        [eid])
+    facing = [(eid, r) for eid, r in ctx.alarms.values()
+              if r.get("peer") == d.device and r.get("state") == "open"]
+    if facing:  # a silent device (a dead host): its neighbours saw it go
+        eid, r = min(facing, key=lambda x: str(x[1].get("raised_at")))
+        return Finding(f"{r.get('raised_at')}, when {r.get('kind')} was raised on {r['device']} "
+                       f"{r.get('interface') or ''} facing {d.device}".replace("  ", " "), [eid])
     return _went_down(ctx, d)
+
+
+def _booted(ctx: Context, device: str) -> Finding | None:
+    """A reboot starts when the device booted (its inventory row, read by the reboot check)."""
+    for e in ctx.evidence:
+        if e.tool == "metadata" and not e.errors and e.args.get("name") == device and e.rows \
+                and e.rows[0].get("booted_at"):
+            r = e.rows[0]
+            return Finding(f"{r['booted_at']}, when {device} booted (uptime {r.get('uptime')})",
+                           [e.id])
+    return None
 
 
 def _went_down(ctx: Context, d: Diagnosis) -> Finding | None:
