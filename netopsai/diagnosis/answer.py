@@ -124,6 +124,16 @@ def span(window: dict[str, str]) -> str:
     return f"{a:%Y-%m-%d} {a.strftime(fmt)} – {b:%Y-%m-%d} {b.strftime(fmt)} UTC"
 
 
+def _relative(e: Evidence) -> str:
+    """' (the last 1h)' for a window asked as a duration, ' (now)' for a trace of the present."""
+    w = e.args.get("window")
+    if isinstance(w, str) and w[:-1].isdigit():
+        return f" (the last {w})"
+    if e.tool == "traceroute" and not e.args.get("at"):
+        return " (now)"
+    return ""
+
+
 def _n(eid: str) -> int:
     return int(eid[1:]) if eid[1:].isdigit() else 0
 
@@ -134,7 +144,7 @@ def windows(evidence: list[Evidence]) -> Finding | None:
     groups: dict[str, list[Evidence]] = defaultdict(list)
     for e in evidence:
         if e.id and not e.errors and e.window and e.tool in READS:
-            groups[span(e.window)].append(e)
+            groups[span(e.window) + _relative(e)].append(e)
     if not groups:
         return None
     parts = []
