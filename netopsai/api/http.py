@@ -5,12 +5,8 @@ under the token's name."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import signal
-import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
@@ -21,6 +17,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from netopsai.api import tokens
 from netopsai.api.jobs import JobNotFound, Jobs, TooManyJobs
+from netopsai.api.limits import BodyLimit, HttpLimits, Work
 from netopsai.api.triage import PayloadError, Triage
 from netopsai.errors import NetopsError
 from netopsai.service import Stop, Stopped
@@ -60,6 +57,8 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None, *,
     is the authentication: no token, every scope, and the thread ids of the owner's standalone
     `ask` (so --continue follows up whether or not a server answered)."""
     api = FastAPI(title="netopsai", version="1", description=__doc__)
+    sized = HttpLimits.from_env()  # every body is sized before any of it is parsed
+    api.add_middleware(BodyLimit, limit=sized.max_body, routes=sized.api_routes())
     bearer = HTTPBearer(auto_error=False)
     jobs = Jobs(copilot.backends)
 
@@ -99,10 +98,10 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None, *,
         if "text/event-stream" in request.headers.get("accept", ""):
             return EventSourceResponse(_events(
                 lambda stop: _stream(copilot, body, key, thread, who.name, stop), budget))
-        work = _Work(lambda stop: iter([copilot.answer(body.question, key, who.name,
-                                                       body.window or "", stop)]))
+        work = Work(lambda stop: iter([copilot.answer(body.question, key, who.name,
+                                                      body.window or "", stop)]))
         try:
-            out = [o async for o in work.results(budget, request)][0]
+            out = [o async for o in work.results(budget, request.is_disconnected)][0]
         except Stopped as exc:
             return JSONResponse({"error": str(exc)}, status_code=503)
         return {**out, "thread": thread}
@@ -194,71 +193,7 @@ async def _events(steps: Callable[[Stop], Iterator[dict[str, str]]],
                   budget: float) -> AsyncIterator[dict[str, str]]:
     """The SSE stream; sse-starlette closes it when the caller goes away (and the work stops)."""
     try:
-        async for event in _Work(steps).results(budget):
+        async for event in Work(steps).results(budget):
             yield event
     except NetopsError as exc:
         yield {"event": "error", "data": json.dumps({"error": str(exc)})}
-
-
-GRACE_S = 5.0  # past the copilot's own budget (checked between steps), the caller is let go
-POLL_S = 0.25
-
-
-class _Work:
-    """One answer on a daemon thread of its own, its results handed to the event loop: the
-    handler stops waiting the moment the caller goes away, the server is told to stop or the
-    budget is spent, and the work stops at its next step (Copilot checks `stop` between the
-    graph's nodes). Daemon, so a step still running never holds up the process's exit (with
-    a worker of the shared pool, SIGTERM waited for the answer: issue 23, B6)."""
-
-    def __init__(self, run: Callable[[Stop], Iterator[Any]]) -> None:
-        self.stop = threading.Event()
-        self.loop = asyncio.get_running_loop()
-        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        threading.Thread(target=self._pump, args=(run,), name="netopsai-ask", daemon=True).start()
-
-    def _pump(self, run: Callable[[Stop], Iterator[Any]]) -> None:
-        try:
-            for item in run(self.stop.is_set):
-                self._put("item", item)
-            self._put("end", None)
-        except BaseException as exc:  # handed to the handler, which answers with it
-            self._put("error", exc)
-
-    def _put(self, kind: str, value: Any) -> None:
-        with suppress(RuntimeError):  # the loop is closed: nobody waits for this any more
-            self.loop.call_soon_threadsafe(self.queue.put_nowait, (kind, value))
-
-    async def results(self, budget: float, request: Request | None = None) -> AsyncIterator[Any]:
-        deadline = self.loop.time() + budget + GRACE_S
-        try:
-            while True:
-                try:
-                    kind, value = await asyncio.wait_for(self.queue.get(), POLL_S)
-                except TimeoutError:
-                    await self._check(deadline, budget, request)
-                    continue
-                if kind == "end":
-                    return
-                if kind == "error":
-                    raise value
-                yield value
-        finally:
-            self.stop.set()
-
-    async def _check(self, deadline: float, budget: float, request: Request | None) -> None:
-        if request is not None and await request.is_disconnected():
-            raise Stopped("the caller went away")
-        if _server_stopping():
-            raise Stopped("the server is stopping; ask again when it is back")
-        if self.loop.time() > deadline:
-            raise Stopped(f"no answer within {budget:g} s, this server's time budget for a "
-                          "question (NETOPSAI_ASK_BUDGET_S)")
-
-
-def _server_stopping() -> bool:
-    """Whether the uvicorn server running us was told to stop (SIGTERM, Ctrl-C): its signal
-    handler is a method of the server, as sse-starlette finds it too. uvicorn waits for running
-    requests before it exits, so a long answer must notice and end."""
-    server = getattr(signal.getsignal(signal.SIGTERM), "__self__", None)
-    return bool(getattr(server, "should_exit", False))

@@ -5,7 +5,12 @@ same evidence an on-call sees.
 Who asks: on stdio, the local user who started the server (threads `mcp:ID`, as before). Over
 HTTP every request carries a bearer token of `netopsai tokens` with the `read` scope (checked by
 the SDK's bearer middleware against our token store); threads are kept under the token's name
-(`mcp:NAME:ID`), and an MCP session answers only the token that opened it.
+(`mcp:NAME:ID`), and an MCP session answers only the token that opened it. Request bodies are
+sized before they are read (limits.BodyLimit, NETOPSAI_HTTP_MAX_BODY_KB).
+
+Each call runs on a daemon thread (limits.Work) within the question's time budget: a server
+told to stop (SIGTERM, Ctrl-C) answers a running call at once with an error result saying so,
+and the call stops at its next step, so the server exits promptly instead of waiting for it.
 
 The low-level server is used, not the decorator one: each tool's input schema is the exact
 one the LLM planner binds to (tools/base.py Tool.schema), and the arguments are checked by
@@ -21,6 +26,9 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import mcp_types as types
 from mcp.server import Server
+
+from netopsai.api.limits import GRACEFUL_S, BodyLimit, HttpLimits, Work
+from netopsai.service import Stop, Stopped
 
 if TYPE_CHECKING:
     from mcp.server import ServerRequestContext
@@ -60,10 +68,11 @@ def tool_list() -> list[types.Tool]:
 
 
 def call(copilot: Copilot, name: str, arguments: dict[str, Any],
-         caller: str | None = None) -> types.CallToolResult:
+         caller: str | None = None, stop: Stop | None = None) -> types.CallToolResult:
     """One tool call, synchronously: the evidence (or the answer) as structured content and its
     summary as text; bad arguments or an unknown tool are an error result naming what was wrong.
-    `caller`: the token's name over HTTP (its threads are its own), None on stdio."""
+    `caller`: the token's name over HTTP (its threads are its own), None on stdio; `stop`: when
+    it says so, `diagnose` stops between two steps."""
     from netopsai.errors import NetopsError
     from netopsai.tools.registry import REGISTRY, run_tool
 
@@ -73,7 +82,8 @@ def call(copilot: Copilot, name: str, arguments: dict[str, Any],
             return _error("diagnose needs a question")
         thread = str(arguments.get("thread") or uuid.uuid4().hex[:12])  # none given: a new one
         try:
-            out = copilot.answer(question, f"mcp:{caller}:{thread}" if caller else f"mcp:{thread}")
+            out = copilot.answer(question, f"mcp:{caller}:{thread}" if caller else f"mcp:{thread}",
+                                 stop=stop)
         except NetopsError as exc:
             return _error(str(exc))
         return types.CallToolResult(content=[types.TextContent(text=out["answer"])],
@@ -93,8 +103,9 @@ def _error(message: str) -> types.CallToolResult:
 
 
 def build_server(copilot: Copilot) -> Server[Any]:
-    """The MCP server over one copilot. Tool calls run in a worker thread: the tools and the
-    graph are synchronous, and the event loop must keep serving other sessions."""
+    """The MCP server over one copilot. Tool calls run on a thread of their own (limits.Work):
+    the tools and the graph are synchronous, the event loop must keep serving other sessions,
+    and a stopping server must not wait for them."""
     tools = tool_list()
 
     async def list_tools(_ctx: ServerRequestContext[Any],
@@ -103,8 +114,12 @@ def build_server(copilot: Copilot) -> Server[Any]:
 
     async def call_tool(_ctx: ServerRequestContext[Any],
                         params: types.CallToolRequestParams) -> types.CallToolResult:
-        args = dict(params.arguments or {})
-        return await anyio.to_thread.run_sync(call, copilot, params.name, args, _caller(_ctx))
+        args, caller = dict(params.arguments or {}), _caller(_ctx)
+        work = Work(lambda stop: iter([call(copilot, params.name, args, caller, stop)]))
+        try:
+            return [r async for r in work.results(copilot.limits.ask_budget_s)][0]
+        except Stopped as exc:  # the server is stopping, or the budget is spent
+            return _error(str(exc))
 
     return Server("netopsai", on_list_tools=list_tools, on_call_tool=call_tool)
 
@@ -138,16 +153,18 @@ class StoreTokens:
 
 
 def http_app(copilot: Copilot, engine: Engine, host: str, port: int) -> Any:
-    """The Streamable HTTP app: bearer tokens with the `read` scope required on /mcp (401 or
-    403 otherwise), DNS-rebinding protection on for loopback. The tokens are issued by this
+    """The Streamable HTTP app: bodies over NETOPSAI_HTTP_MAX_BODY_KB refused (413), bearer
+    tokens with the `read` scope required on /mcp (401 or 403 otherwise), DNS-rebinding
+    protection on for loopback. The tokens are issued by this
     server's own store, so the issuer the SDK asks for is this server; no OAuth routes."""
     from mcp.server.auth.settings import AuthSettings
 
     name = f"[{host}]" if ":" in host else host
     auth = AuthSettings(issuer_url=f"http://{name}:{port}", resource_server_url=None,  # type: ignore[arg-type]
                         required_scopes=["read"])
-    return build_server(copilot).streamable_http_app(host=host, auth=auth,
-                                                     token_verifier=StoreTokens(engine))
+    app = build_server(copilot).streamable_http_app(host=host, auth=auth,
+                                                    token_verifier=StoreTokens(engine))
+    return BodyLimit(app, HttpLimits.from_env().max_body)
 
 
 def run_stdio(copilot: Copilot) -> None:
@@ -162,9 +179,11 @@ def run_stdio(copilot: Copilot) -> None:
 
 
 def run_http(copilot: Copilot, engine: Engine, host: str, port: int) -> None:
-    """Streamable HTTP at http://HOST:PORT/mcp, bearer tokens required (http_app)."""
+    """Streamable HTTP at http://HOST:PORT/mcp, bearer tokens required (http_app). On SIGTERM
+    running calls answer that the server is stopping; a connection still open after
+    GRACEFUL_S is closed."""
     import uvicorn
 
     app = http_app(copilot, engine, host, port)
     print(f"netopsai MCP server on http://{host}:{port}/mcp", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACEFUL_S)

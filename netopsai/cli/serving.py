@@ -30,6 +30,7 @@ def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.
 
     from netopsai.api import tokens
     from netopsai.api.http import build_api
+    from netopsai.api.limits import GRACEFUL_S
     from netopsai.api.socket_server import local_socket
     from netopsai.frontend import frontend_copilot, store_engine
 
@@ -43,7 +44,8 @@ def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.
     typer.echo(f"netopsai API on http://{host}:{port} (docs at /docs)")
     triage = _triage(copilot)
     with local_socket(copilot, triage):  # a second app instance, tokenless, on the socket only
-        uvicorn.run(build_api(copilot, engine, triage), host=host, port=port, log_level="warning")
+        uvicorn.run(build_api(copilot, engine, triage), host=host, port=port, log_level="warning",
+                    timeout_graceful_shutdown=GRACEFUL_S)  # then open connections are closed
 
 
 def _triage(copilot: Any) -> Any:

@@ -75,7 +75,7 @@ def _read_yaml(path: Path, problems: list[str], secret: bool) -> tuple[dict[str,
     if data is None:
         return {}, tree
     if not isinstance(data, dict):
-        kind = "secrets (snmp, ssh)" if secret else "sections (backend, snmp, napalm, ...)"
+        kind = "secrets (snmp, ssh, webhook)" if secret else "sections (backend, snmp, napalm, ...)"
         problems.append(f"{path}: the top level must be a mapping of {kind}, not a {type(data).__name__}")
         return {}, None
     return data, tree

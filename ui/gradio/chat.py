@@ -67,6 +67,22 @@ def thread_key(thread: str, user: str | None) -> str:
     return f"web:{user or 'anonymous'}:{thread}"
 
 
+def page_thread(asked: str) -> tuple[str, str]:
+    """The thread a page keeps after opening `asked` (a link's ?thread=, the resume box): the
+    id itself when it is a web one, a fresh one when none was asked; a refused id (another
+    front end's, `api:…`) is never kept, or every next question would fail until "New
+    thread": a fresh web thread starts instead, with the one-line notice why (else "")."""
+    asked = (asked or "").strip()
+    if not asked:
+        return new_thread(), ""
+    try:
+        thread_key(asked, None)
+    except NetopsError as exc:
+        fresh = new_thread()
+        return fresh, inert(f"{exc}; a new thread `{fresh}` starts instead")
+    return asked, ""
+
+
 def _pending(what: str) -> ChatMessage:
     return ChatMessage(f"{what}…", metadata={"title": what, "status": "pending"})
 

@@ -13,7 +13,7 @@ import gradio as gr
 from netopsai.backends.base import Backends
 from netopsai.errors import NetopsError
 from netopsai.service import Copilot
-from netopsai.ui.gradio.chat import ChatHandler, ChatView, new_thread
+from netopsai.ui.gradio.chat import ChatHandler, ChatView, page_thread
 from netopsai.ui.gradio.shell import BROWSER_ZONE, query_param, recolour
 from netopsai.ui.gradio.timepick import time_picker, window_arg
 from netopsai.ui.gradio.views import for_browser, network_wall_time, port_colours
@@ -32,6 +32,12 @@ THREAD_URL = """(tid) => { if (!tid) return;
   const u = new URL(window.location.href); u.hash = '';
   u.searchParams.delete('device'); u.searchParams.set('thread', tid);
   window.history.replaceState(null, '', u.toString()); }"""
+# after the load: a ?thread= the page did not keep (refused: another front end's id) is
+# replaced by the page's own, so a reload or a copied address opens the thread in use
+KEPT_URL = """(tid) => { const u = new URL(window.location.href);
+  const asked = u.searchParams.get('thread');
+  if (!tid || asked === null || asked === tid) return;
+  u.searchParams.set('thread', tid); window.history.replaceState(null, '', u.toString()); }"""
 COPY_LINK = """(tid) => { const u = new URL(window.location.href); u.hash = ''; u.search = '';
   u.searchParams.set('thread', tid);
   if (navigator.clipboard) { navigator.clipboard.writeText(u.toString()); }
@@ -102,8 +108,9 @@ class _ChatEvents:
                 window: str | None, start: str | None, end: str | None, browser: str,
                 request: gr.Request) -> Iterator[tuple[Any, ...]]:
         user = getattr(request, "username", None)  # set when login is on
-        # asked before the page's load gave it a thread: this answer's thread is the page's now
-        tid = tid or new_thread()
+        # asked before the page's load gave it a thread: this answer's thread is the page's now;
+        # never a refused one (page_thread: a fresh web thread instead)
+        tid = page_thread(tid)[0]
         try:  # the picker's window, for a question that names none
             picked = self._picked(use, mode, window, start, end)
         except NetopsError as exc:
@@ -125,8 +132,11 @@ class _ChatEvents:
 
     def open_thread(self, tid: str, browser: str, request: gr.Request) -> tuple[Any, ...]:
         asked = (tid or "").strip()
-        tid = asked or new_thread()
-        view = self.chat.resume(tid, getattr(request, "username", None), asked=bool(asked))
+        tid, refused = page_thread(asked)  # a refused id: a fresh web thread, and why
+        view = self.chat.resume(tid, getattr(request, "username", None),
+                                asked=bool(asked) and not refused)
+        if refused:
+            view.status = refused
         return (tid, tid, *_chat_outputs(view, self.zones(browser))[1:])
 
     def new_thread(self, browser: str, request: gr.Request) -> tuple[Any, ...]:
@@ -180,5 +190,5 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> gr.Textbox:
     copy_btn.click(None, [thread_box], [link], js=COPY_LINK)
     bot.like(ev.like, [thread], [status])  # thumbs-up: the diagnosis joins incident memory
     app.load(ev.on_load, browser, [thread, thread_box, *panels, clock, browser],
-             js=BROWSER_ZONE).then(recolour, colours, line)
+             js=BROWSER_ZONE).then(recolour, colours, line).then(None, [thread_box], None, js=KEPT_URL)
     return box

@@ -2,7 +2,8 @@
 One asyncio loop on its own thread serves every connection, so idle or slow clients cost a
 socket each, never a thread; a whole request (headers and body) must arrive within
 `read_timeout`, connections over `max_connections` are closed at once, and when `auth` is set
-the Authorization header is checked before the body is read."""
+the Authorization header is checked before the body is read. A body is sized before it is
+read: it needs a Content-Length (411 without one, so no chunked body) of at most MAX_BODY (413)."""
 
 from __future__ import annotations
 
@@ -196,8 +197,8 @@ class HookServer:
         if method != "POST":
             raise Refused(405, "POST Alertmanager webhook payloads here")
         length = headers.get("content-length", "")
-        if not length.isdigit():
-            raise Refused(400, "a Content-Length header is required")
+        if not length.isdigit():  # a chunked body is never read: its size is not known first
+            raise Refused(411, "a Content-Length header is required")
         if int(length) > MAX_BODY:
             raise Refused(413, f"payload over {MAX_BODY} bytes")
         return await reader.readexactly(int(length))
