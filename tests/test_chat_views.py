@@ -13,7 +13,7 @@ from gradio import ChatMessage
 from netopsai.evidence import Evidence
 from netopsai.service import Copilot
 from netopsai.summarizer import TABLE_ROWS, table
-from netopsai.ui.gradio.chat import ChatHandler, answer_parts
+from netopsai.ui.gradio.chat import ChatHandler, answer_parts, thread_key
 from netopsai.ui.gradio.views import MAX_PAGES, MAX_ROWS, inert, link_citations, link_devices, rows_table
 
 NAMES = {"dc1-spine-04", "dc1-leaf-03"}
@@ -103,7 +103,7 @@ def test_a_resumed_thread_shows_every_turns_steps(backends: Any) -> None:
                 for m in history]
     assert outline(resumed) == outline(live)
     assert sum(1 for t in outline(resumed) if t.startswith("planner")) >= 2
-    trail = copilot.trail("t-resume")
+    trail = copilot.trail(thread_key("t-resume", None))  # web threads live under web:
     assert [s.node for s in trail[1]] == ["planner", "tools", "summarizer"]
     assert all(s.ms >= 0 for turn in trail for s in turn)
 
@@ -116,7 +116,8 @@ def test_the_time_picker_applies_to_a_question_that_names_no_window(backends: An
             ("any alarms on dc1-spine-01 in the last 2 hours?", "6h", "2h"),  # the question wins
             ("any alarms on dc1-spine-01?", picked, picked),
             ("any alarms on dc1-spine-01?", None, None)):
-        thread = f"w-{question[-6:]}-{window}"
+        # a web thread id is letters, digits, - and _ only
+        thread = re.sub(r"[^A-Za-z0-9_-]", "_", f"w-{question[-6:]}-{window}")[:64]
         *_, final = chat.turn(question, [], thread, window=window)
         [first] = [e for e in final.turn_evidence if e["tool"] == "alarms"]
         assert first["args"].get("window") == wanted, (question, window, first["args"])
