@@ -9,10 +9,12 @@ the intent written beside it and every entity in its `expect` was read: the two 
 (`src`, `dst`) or the addresses named (`endpoints`), the devices as the inventory spells them,
 the window, the port, the job, the alarm category.
 
-The planner does not yet read many of these. The test holds a floor per intent at what the
-planner scored when the set was written (FLOORS, a little below), prints the table of accuracy
-per intent and per style (`pytest -s tests/test_phrasings_hurried.py`), and lists the phrasings
-misread now in tests/data/phrasings/known_misses.txt, the planner's to-do list. After improving
+The test holds a floor per intent at what the planner scores (FLOORS, a little below), prints
+the table of accuracy per intent and per style (`pytest -s tests/test_phrasings_hurried.py`), and
+lists the phrasings misread now in tests/data/phrasings/known_misses.txt, the planner's to-do
+list. So that the score shows what generalises, not what was fitted, every fifth source (in
+sorted order) is held back: the planner was taught from the other sources' misses, and the
+accuracy on the held-back phrasings is printed and held apart (HELD_BACK_FLOOR). After improving
 the planner, regenerate the list and see the floors to raise with
 
     .venv/bin/python -m tests.test_phrasings_hurried --update
@@ -56,18 +58,20 @@ EXPECT_KEYS = {"src", "dst", "endpoints", "devices", "window", "interface", "job
 
 # Share of each intent's phrasings read right (intent and entities) when measured, less one
 # phrasing's worth; raise them as the planner learns (the --update run prints the shares).
-FLOORS = {  # measured at 72d58fe: the same at HEAD and in the working tree of that day
-    "alarms": 0.89, "changes": 0.77, "diagnose.connectivity": 0.60, "diagnose.device": 0.29,
-    "diagnose.job": 0.96, "interface.history": 0.66, "inventory.device": 0.80,
+FLOORS = {  # measured with the hurried-words pass (planner/hurried.py), issue 25 item 3
+    "alarms": 0.96, "changes": 0.95, "diagnose.connectivity": 0.96, "diagnose.device": 0.97,
+    "diagnose.job": 0.96, "interface.history": 0.88, "inventory.device": 0.80,
     "inventory.devices": 0.80, "inventory.hosts": 0.66, "inventory.interfaces": 0.66,
     "inventory.ip": 0.87, "inventory.jobs": 0.83, "inventory.neighbors": 0.83,
     "inventory.pods": 0.66, "inventory.segments": 0.66, "inventory.sites": 0.66,
-    "inventory.upstream": 0.50, "telemetry.discards": 0.90, "telemetry.ecn": 0.75,
-    "telemetry.errors": 0.90, "telemetry.flaps": 0.72, "telemetry.pfc": 0.66,
-    "telemetry.retransmits": 0.50, "telemetry.rx_power": 0.77, "telemetry.status": 0.86,
-    "telemetry.utilization": 0.77, "trace": 0.91,
+    "inventory.upstream": 0.83, "telemetry.discards": 0.95, "telemetry.ecn": 0.75,
+    "telemetry.errors": 0.95, "telemetry.flaps": 0.92, "telemetry.pfc": 0.83,
+    "telemetry.retransmits": 0.75, "telemetry.rx_power": 0.88, "telemetry.status": 0.95,
+    "telemetry.utilization": 0.88, "trace": 0.95,
 }
-OVERALL_FLOOR = 0.78
+OVERALL_FLOOR = 0.97
+HELD_BACK_EVERY = 5  # every fifth source, in sorted order, is held back
+HELD_BACK_FLOOR = 0.94  # 73/75 when first measured, less one phrasing's worth
 
 
 @dataclass
@@ -89,6 +93,15 @@ class Scored:
     @property
     def intent_right(self) -> bool:
         return self.got == self.row["intent"]
+
+
+def held_back(row: dict[str, Any]) -> bool:
+    """The phrasings of every HELD_BACK_EVERY-th source: none of them taught the planner."""
+    return row["source"] in _HELD
+
+
+_HELD = {s for i, s in enumerate(sorted({r["source"] for r in SET})) if i % HELD_BACK_EVERY
+         == HELD_BACK_EVERY - 1}
 
 
 def _lab(b: Backends) -> Lab:
@@ -141,10 +154,13 @@ def table(scored: list[Scored]) -> str:
         for k, (right, intent, n) in shares(scored, key).items():
             lines.append(f"{k:<24} {right / n:>6.0%} {right:>4} {intent / n:>6.0%} {intent:>4} {n:>4}")
         lines.append("")
-    right = sum(s.right for s in scored)
-    intent = sum(s.intent_right for s in scored)
-    lines.append(f"{'all':<24} {right / len(scored):>6.0%} {right:>4} "
-                 f"{intent / len(scored):>6.0%} {intent:>4} {len(scored):>4}")
+    parts = {"all": scored, "taught from": [s for s in scored if not held_back(s.row)],
+             "held back": [s for s in scored if held_back(s.row)]}
+    for name, part in parts.items():
+        right = sum(s.right for s in part)
+        intent = sum(s.intent_right for s in part)
+        lines.append(f"{name:<24} {right / len(part):>6.0%} {right:>4} "
+                     f"{intent / len(part):>6.0%} {intent:>4} {len(part):>4}")
     return "\n".join(lines)
 
 
@@ -199,6 +215,17 @@ def test_hurried_phrasings_hold_their_floors(labs: dict[str, Lab]) -> None:
            if r / n < FLOORS.get(i, 0.0)}
     assert not low, f"below the floor: {low}"
     assert sum(s.right for s in scored) / len(scored) >= OVERALL_FLOOR
+    held = [s for s in scored if held_back(s.row)]
+    assert sum(s.right for s in held) / len(held) >= HELD_BACK_FLOOR
+
+
+def test_held_back_sources_are_a_fifth_and_span_the_intents() -> None:
+    """The held-back part is big enough to say something: a fifth of the sources, their
+    phrasings spread over the major intents."""
+    held = [r for r in SET if held_back(r)]
+    assert len(_HELD) == len({r["source"] for r in SET}) // HELD_BACK_EVERY
+    assert len(held) >= 60
+    assert len({r["intent"] for r in held} & set(MAJOR)) >= 8
 
 
 def _known() -> set[str]:

@@ -53,6 +53,7 @@ class Entities:
     zone: str | None = None  # the time zone the question named ("PDT"); None: the configured one
     since_change: bool = False  # "since the maintenance window": the start is a change record's
     jobs: list[str] = field(default_factory=list)  # compute job ids ("job 4711")
+    ports: list[int] = field(default_factory=list)  # "10.2.1.40:22": a hint, no tool reads ports
 
 
 @dataclass
@@ -88,6 +89,12 @@ class Vocabulary:
     @cached_property
     def index(self) -> NameIndex:
         return NameIndex(self.devices, self.pods, self.sites)
+
+    @cached_property
+    def name_words(self) -> frozenset[str]:
+        """The words of the inventory's names ("spine", "rail", a site's): never spell-corrected."""
+        return frozenset(w for n in [*self.devices, *self.pods, *self.sites]
+                         for w in re.findall(r"[a-z]+", n.lower()))
 
     def named(self, role: str | None = None, site: str | None = None,
               pod: str | None = None) -> list[str]:

@@ -11,7 +11,7 @@ from netopsai.planner.entities import Vocabulary
 
 ACTION = re.compile(r"^\s*(?:(?:and|then|now|so|ok(?:ay)?)\s+)?(?:please\s+)?(?:restart|reset|drain"
                     r"|reboot|reload|shut(?:down)?|no shut|bounce|disable|enable|configure|apply|push"
-                    r"|roll ?back|clear|delete|remove|set|fix)\b", re.I)
+                    r"|roll ?back|clear|delete|remove|set|fix)\b(?!\s*+\?)", re.I)  # "rollback?" asks
 HELP_ASK = re.compile(r"^\s*(?:help|\?|what can you do|what do you know|usage)\W*$", re.I)
 HELP = ("Offline, I can answer: inventory (\"list the PoDs of {site} with their segments\", "
         "\"who owns {ip}?\", \"upstream switch of {host}\", \"neighbours of {spine}\", "

@@ -32,7 +32,7 @@ ROLES = _table([
 CATEGORIES = _table([
     ("dci", r"\bdci\b|\binter[\s-]?(?:dc|site|data[\s-]?cent(?:er|re))\b"),
     ("backbone", r"\bb-?bone\b|\bbackbone\b|\bwan\b"),
-    ("bgp", r"\bbgp\b"),
+    ("bgp", r"\b[ie]?bgp\b"),
     ("routing", r"\bospf\b|\bis-?is\b|\bbfd\b|\badjacenc(?:y|ies)\b"),
     ("optics", r"\boptic(?:s|al)?\b|\btransceivers?\b|\bq?sfp\w*|\blight levels?\b|\brx[\s_-]?power\b"),
     ("capacity", r"\bcapacity\b|\bcongest\w*|\bsaturat\w*"),
@@ -46,22 +46,31 @@ STATES = _table([
     ("closed", r"\b(?:closed|cleared|resolved|recovered|historical)\b"),
 ])
 _PORTS = r"\b(?:ports?|links?|interfaces?)\b"
+# "keeps going up and down", "link up down cycling": a port that flaps, in on-calls' words
+_UPDOWN = (r"\b(?:going|goes|go|went|keeps?|kept|continually|constantly|repeatedly)\s{1,3}up\s{1,3}"
+           r"(?:and\s{1,3})?down\b|\bup[\s/]{1,3}(?:and\s{1,3})?down\s{1,3}(?:cycl\w*|repeatedly|"
+           r"constantly|all (?:day|night)|again)")
 NEAR = 200  # "ports ... down" within a sentence, this far apart at most: unbounded, each "ports"
 # rescanned its sentence to the end (quadratic in the question's length)
 METRICS = _table([
     *ROCE_METRICS,
-    ("flaps", r"\bflap\w*|\bbouncing\b|\bbounced\b"),
+    ("flaps", r"\bflap\w*|\bbouncing\b|\bbounced\b|\bflak(?:e?y|iness)\b|\bon and off\b|\boff and on\b"
+              rf"|{_UPDOWN}"),
     ("rx_power", r"\brx[\s_-]?power\b|\boptic(?:s|al)?\b|\blight levels?\b|\bdbm\b|\breceive power\b|"
                  r"\btransceivers?\b"),
     ("errors", r"\berrors?\b|\bcrcs?\b|\bfcs\b|\berrored\b|\bcorrupt\w*"),
     ("discards", r"\bdiscard\w*|\bdrops?\b|\bdropped\b|\bdropping\b"),
     ("utilization", r"\butili[sz]\w*|\butil\b|\bbandwidth\b|\bthroughput\b|\bbusiest\b|\bhott?est\b|"
-                    r"\bhot[\s-]?spots?\b|\bcongest\w*|\bsaturat\w*|\btraffic (?:load|levels?)\b"),
+                    r"\bhot[\s-]?spots?\b|\bcongest\w*|\bsaturat\w*|\btraffic (?:load|levels?)\b"
+                    r"|\bhow (?:full|busy|loaded)\b|\bpipe (?:is )?full\b"),
     ("oper_status", r"\b(?:link|port|interface|oper(?:ational)?)[\s_-]?(?:status|state)s?\b|"
                     r"\bup/down\b|\bup or down\b|\bchanged? state\b|\bstate changes?\b|"
                     rf"\b(?:status|state) of (?:the |all )?{_PORTS}|"
                     rf"{_PORTS}[^.?!]{{0,{NEAR}}}\b(?:down|up)\b|\b(?:down|up)\b[^.?!]{{0,{NEAR}}}{_PORTS}"),
 ])
+
+
+_UP_OR_DOWN = re.compile(r"\b(?:down|up)\b", re.I)
 
 
 def _found(text: str, table: Table) -> list[tuple[int, str]]:
@@ -89,4 +98,6 @@ def keywords(rest: str, ent: Entities, vocab: Vocabulary) -> None:
     ent.state = states.pop() if len(states) == 1 else ("any" if states else None)
     metrics = _found(rest, METRICS)
     ent.metric = metrics[0][1] if metrics else None
+    if ent.metric is None and ent.interfaces and _UP_OR_DOWN.search(rest):
+        ent.metric = "oper_status"  # "Ethernet49 down on dc1-leaf-04?": the port named is the word
     rail_scope(rest, ent, vocab)

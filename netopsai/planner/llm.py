@@ -26,6 +26,7 @@ from netopsai.errors import unknown
 from netopsai.evidence import DATA_NOTE, Evidence, quoted
 from netopsai.llm import ModelError, invoke, message_text, scrub, secrets_of, usage
 from netopsai.planner.calls import ToolCall
+from netopsai.planner.hurried import normalise
 from netopsai.prompts import load as load_prompt
 from netopsai.tools.base import REGISTRY, Tool, _validation_message
 
@@ -68,7 +69,7 @@ class LLMPlanner:
 
     def messages(self, question: str, clock: datetime, history: Sequence[BaseMessage] = (),
                  evidence: Sequence[Evidence] = ()) -> list[BaseMessage]:
-        ask = f"Question: {question}\n\n{evidence_block(evidence)}"
+        ask = f"Question: {as_meant(question)}\n\n{evidence_block(evidence)}"
         return [SystemMessage(self.system_prompt(clock)), *_history(history), HumanMessage(ask)]
 
     def plan(self, question: str, clock: datetime, history: Sequence[BaseMessage] = (),
@@ -140,6 +141,18 @@ class LLMPlanner:
 
     def _scrub(self, text: str) -> str:
         return scrub(text, self._secrets, MAX_REASON)
+
+
+def as_meant(question: str) -> str:
+    """The question as typed and, when its hurried words read otherwise ("whats wrong w/ X",
+    "alrams", "10.2.1.40:22"), as the offline planner reads them (planner/hurried.py): the model
+    plans from the same reading, and still sees what was typed."""
+    said = normalise(question)
+    text = " ".join(said.text.split())
+    if text == " ".join(question.split()) and not said.ports:
+        return question
+    ports = f" (port {', '.join(map(str, said.ports))})" if said.ports else ""
+    return f"{question}\nRead as: {text}{ports}"
 
 
 def evidence_block(evidence: Sequence[Evidence]) -> str:

@@ -15,9 +15,11 @@ from datetime import datetime
 
 from netopsai.planner.anchors import ChangeStart, LastSeen, resolve_window
 from netopsai.planner.calls import METRIC_INTENTS, ToolCall, build_calls
+from netopsai.planner.complaints import CHANGE_ASK, DIAG, FAILING, HEALTH, NEAR
 from netopsai.planner.entities import Entities, Vocabulary, extract
 from netopsai.planner.followup import is_follow_up, merge
 from netopsai.planner.help import ACTION, HELP_ASK, unknown_note
+from netopsai.planner.hurried import normalise
 from netopsai.planner.job_names import JobTable, named_job
 from netopsai.planner.job_thread import follows_job, job_follow_up, job_lookup
 from netopsai.planner.jobs import JOB_INTENT, SYMPTOM, JobAsk, find_job, gpu_symptom, job_calls
@@ -27,34 +29,18 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.I)
 
 
-# "can A reach B", "is X ... healthy": the two words at most this far apart. Unbounded (`.*`),
-# each "can" rescanned the rest of its line: 20 K characters of them took seconds (issue 23, B6)
-NEAR = r".{0,200}"
-
-
-DIAG = _rx(r"\bnot\s+(?:able to\s+)?(?:communicat\w*|talk\w*|reach\w*|working|connect\w*|respond\w*)"
-           r"|\b(?:can'?t|cannot|can not|couldn'?t|unable to|fails? to|failing to)\s+(?:reach|ping|"
-           r"connect|talk|communicate|get to|see)\b|\bunreachable\b|\breachab\w*"
-           r"|\bcan\b" + NEAR + r"\b(?:reach|ping|talk to|connect to)\b"
-           r"|\bno (?:connectivity|reachability|route)\b|\bconnectivity\b|\bpacket[\s-]?loss\b"
-           r"|\blos(?:s|ing)\b|\bdropp?\w*|\bslow\w*|\blatency\b|\btime[\s-]?outs?\b|\btim(?:ing|ed) "
-           r"out\b|\bjitter\b|\bbroken\b|\bflaky\b|\bintermittent\w*|\bmtu\b|\bjumbo\b|\bissues?\b"
-           r"|\bproblems?\b|\bdown\b")
-HEALTH = _rx(r"\bwhat(?:'s| is| was)? (?:wrong|going on|happening|up) (?:with|on|at)\b"
-             r"|\bwhat happened (?:to|on|with)\b|\bwhy (?:is|are|does|do|did|was)\b"
-             r"|\bis\b" + NEAR + r"\b(?:healthy|ok(?:ay)?|fine|alright|sick|broken|unhealthy|in trouble)\b"
-             r"|\bhealth\w*|\btroubleshoot\w*|\bdiagnos\w*|\b(?:any|the) (?:issues?|problems?|trouble)"
-             r" (?:with|on|at)\b|\b(?:issues?|problems?|trouble) (?:with|on|at)\b")
-TRACE = _rx(r"\btrace\w*|\btracert\b|\bpaths?\b|\broutes?\b|\bhops?\b|\bwhich way\b|\bmtr\b")
+TRACE = _rx(r"\btrace\w*|\btracert\b|\bpaths?\b|\broutes?\b|\bhops?\b|\bwhich way\b|\bmtr\b"
+            r"|\bgo(?:es)? (?:through|via)\b|\btravers\w*")
 BETWEEN = _rx(r"\bbetween\b")
 ALARM = _rx(r"\balarm\w*|\balert\w*|\bfiring\b|\btraps?\b")
 SESSIONS = ("bgp", "routing")  # "which BGP sessions went down", "OSPF adjacency": their alarms
 CHANGE = _rx(r"(?<!state )\bchang(?:e|es|ed|ing)\b(?!\s+state)|\bmaintenance\b|\bdeploy\w*"
-             r"|\bwho touched\b|\bmodified\b|\brollouts?\b|\bupgrade[sd]?\b")
+             r"|\bwho touched\b|\bmodif\w*|\brollouts?\b|\bupgrade[sd]?\b|\broll ?backs?\b")
 GROUP = _rx(r"\bcorrelat\w*|\bgroup\w*|\bdedup\w*|\brelated\b")
 PER_POD = _rx(r"\b(?:per|each|every|by)[\s-]pod\b|\bpod[\s-]by[\s-]pod\b")
 UPSTREAM = _rx(r"\bup-?stream\b|\buplinks?\b|\bparent switch\w*|\b(?:which|what) (?:tor|leaf|switch)"
-               r"\b|\bplugged in(?:to)?\b|\b(?:connected|attached) to which\b|\bfirst[\s-]hop\b")
+               r"\b|\bplugged in(?:to)?\b|\b(?:connected|attached) to which\b|\bfirst[\s-]hop\b"
+               r"|\b(?:switch|tor|leaf)\s{1,3}(?:and|an|&|/)\s{1,3}ports?\b|\bports?\s{1,3}(?:and|&|/)\s{1,3}(?:switch|tor|leaf)\b")
 NEIGHBORS = _rx(r"\bneighbou?r\w*|\blldp\b|\bcdp\b|\bpeers?\b|\bconnected to\b|\bwhat(?:'s| is) "
                 r"(?:connected|attached)\b|\bwired to\b|\bcabling\b")
 SITES = _rx(r"\bsites?\b|\bdata[\s-]?cent(?:er|re)s\b|\bdcs\b|\bregions?\b")
@@ -158,19 +144,24 @@ def _classify(q: _Q) -> tuple[str, str | None, bool]:
 
 
 def _about_device(q: _Q) -> bool:
-    """"What is wrong with X?", "why is X dropping traffic?", "is X healthy?": one network
-    device (no addresses, no port), asked about its health -> a device diagnosis."""
-    ent = q.ent
+    """"What is wrong with X?", "why is X dropping traffic?", "is X healthy?", "X crashed": one
+    network device (no addresses, no port), asked about its health -> a device diagnosis. Words
+    of failure alone ("dead", "hung", "offline") give way to a question for data about it
+    (its alarms, its changes, a metric)."""
+    ent, rest = q.ent, q.rest
     one = len(ent.devices) == 1 and not (ent.ips or ent.invalid or ent.interfaces or q.two_ends)
-    return one and bool(HEALTH.search(q.rest)) and q.vocab.meta.get(ent.devices[0], {}).get(
-        "role") != "host"
+    if not one or q.vocab.meta.get(ent.devices[0], {}).get("role") == "host":
+        return False
+    return bool(HEALTH.search(rest)) or (bool(FAILING.search(rest)) and not (
+        ALARM.search(rest) or ent.metric or CHANGE_ASK.search(rest) or set(SESSIONS) & set(ent.categories)))
 
 
 def _complaint(q: _Q) -> bool:
-    """Connectivity trouble between two ends (or about one address, with no other topic)."""
+    """Connectivity trouble between two ends (or about one address or host, with no other
+    topic)."""
     if q.two_ends:
         return q.hosts_or_ips or not q.ent.metric
-    return bool(q.ent.ips) and not ALARM.search(q.rest) and not q.ent.metric
+    return q.hosts_or_ips and not ALARM.search(q.rest) and not q.ent.metric
 
 
 def _inventory_intent(q: _Q) -> tuple[str, None, bool]:
@@ -210,6 +201,8 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
     named = named_job(question, job_table)  # "the llama-70b-pretrain job", "ml/bert-sweep"
     if named is not None:
         question = named.masked(question)
+    hurried = normalise(question, vocab.name_words)  # "whats wrong w/ X", "alrams", "10.2.1.40:22"
+    question = hurried.text
     job = find_job(question, vocab.meta)  # "job 4711 …", "NCCL timeouts on gpu-[001-064]"
     if named is not None:
         job = job or JobAsk(None, [], question, bool(SYMPTOM.search(question)))
@@ -217,6 +210,7 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
         job.problems += [named.note] if named.note else []
     ent, rest, notes = extract(job.text if job else question, vocab, clock, hints,
                                zone=(previous.zone if previous and previous.zone else zone))
+    ent.ports, notes = hurried.ports, hurried.notes + notes
     if job is not None and follows_job(question, job, previous_intent):
         job.symptom = True
     if job is not None or gpu_symptom(question, ent.devices, vocab.meta):

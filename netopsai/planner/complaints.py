@@ -1,0 +1,62 @@
+"""How on-calls say something is wrong: between two ends (a connectivity complaint) or with one
+device (a device diagnosis).
+
+The words are the ones in operators' tickets and chats (tests/data/phrasings/hurried.yaml):
+"times out", "hangs", "freezes", "stalls", "lost", "not pinging", "not able to ping", "won't
+connect", "doesn't answer", "no response", "connection refused", "flaky"; of a switch, "crashed",
+"dead", "offline", "hung", "stopped forwarding", "high cpu", "something's off with". Read after
+planner/hurried.py, so "cant", "wont", "whats", "w/" arrive as "can't", "won't", "what's", "with".
+Gaps between words are bounded (NEAR): an unbounded one rescanned the rest of the question from
+each word (issue 23, B6).
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+NEAR = r".{0,200}"  # "can A reach B", "is X ... healthy": the two words at most this far apart
+# a negation before a verb of reaching: "can't ssh", "won't connect", "never answers"
+_NEG = (r"(?:can'?t|cannot|can not|couldn'?t|unable to|fails? to|failing to|failed to|won'?t|will not"
+        r"|doesn'?t|does not|don'?t|do not|didn'?t|did not|isn'?t|aren'?t|not able to|never)")
+_VERB = (r"(?:reach|ping|connect|talk|communicat\w*|get (?:on)?to|get through|see|ssh|telnet|access"
+         r"|log ?in(?:to)?|open|load|respond\w*|answer\w*|reply|work\w*|pass|establish)")
+DIAG = _rx(r"\bnot\s+(?:able to\s+)?(?:communicat\w*|talk\w*|reach\w*|working|connect\w*|respond\w*"
+           r"|ping\w*|answer\w*|replying|load\w*|pass\w*)"
+           r"|\b" + _NEG + r"\s+(?:be able to\s+)?(?:even\s+)?" + _VERB + r"\b"
+           # "ssh to B doesn't (from A)": the negation ends the clause
+           r"|\b(?:doesn'?t|does not|won'?t|will not|isn'?t|don'?t)(?=\s*+(?:from\b|[.?!,;]|$))"
+           r"|\bunreachable\b|\breachab\w*"
+           r"|\bcan\b" + NEAR + r"\b(?:reach|ping|talk to|connect to|communicate)\b"
+           r"|\bno (?:connectivity|reachability|route|responses?|reply|replies|answer|ping)\b"
+           r"|\bconnectivity\b|\bpacket[\s-]?loss\b|\blos(?:s|t|e|es|ing)\b|\bdropp?\w*|\bslow\w*"
+           r"|\blatency\b|\btime[\s-]?outs?\b|\btim(?:es|ing|ed) out\b|\bjitter\b|\bbroken\b"
+           r"|\bflak(?:e?y|iness)\b|\bintermittent\w*|\bmtu\b|\bjumbo\b|\bissues?\b|\bproblems?\b"
+           r"|\bdown\b|\bhang(?:s|ing)?\b|\bhung\b|\bfreez\w*|\bfroz(?:e|en)\b|\bstall(?:s|ed|ing)?\b"
+           r"|\bstuck\b|\brefused\b|\bdenied\b|\bfail(?:s|ed|ing|ures?)\b|\bcrash\w*"
+           r"|\bconnection (?:reset|closed)\b")
+_FAILING = (r"\bcrash\w*|\bdead\b|\bdown hard\b|\boffline\b|\bhung\b|\bhang(?:s|ing)?\b|\bfreez\w*"
+            r"|\bfroz(?:e|en)\b|\bstuck\b|\bunresponsive\b|\bnot respon\w*|\b(?:do|does|did) ?n(?:o|')t "
+            r"respon\w*|\bstop(?:s|ped)? (?:forwarding|working|responding|passing)\b|\bhigh cpu\b"
+            r"|\bcpu (?:high|spik\w*|pegged)|\bhosed\b|\bacting up\b|\bmisbehav\w*|\bunreachable\b"
+            r"|\bnot reachable\b|\bslow(?:s|ed)? down\b|\bgot (?:\w+ )?slow\b"
+            r"|\breboot(?:s|ed|ing)? (?:itself|on its own|unexpected\w*|randomly|by itself)")
+HEALTH = _rx(r"\bwhat(?:'s| is| was)? (?:wrong|going on|happening)\b"
+             r"|\bwhat(?:'s| is| was)? up (?:with|on|at)\b"
+             r"|\bwhat happened (?:to|on|with)\b|\bwhy (?:is|are|does|do|did|was)\b"
+             r"|\bis\b" + NEAR + r"\b(?:healthy|ok(?:ay)?|fine|alright|sick|broken|unhealthy|in trouble)\b"
+             r"|\bin trouble\b|\bhealth\w*|\btroubleshoot\w*|\bdiagnos\w*"
+             r"|\b(?:any|the) (?:issues?|problems?|trouble) (?:with|on|at)\b"
+             r"|\b(?:issues?|problems?|trouble) (?:with|on|at|since|after)\b"
+             r"|\b(?:any|some)thing(?:'s| is)? (?:wrong|off|weird|broken)\b")
+# one device failing, in the words of a ticket: a diagnosis unless the question asks for data
+# about it (alarms, changes, a metric) or is about its routing sessions ("bgp neighbor goes
+# offline": the sessions' alarms)
+FAILING = _rx(_FAILING)
+CHANGE_ASK = _rx(r"\b(?:what|which|any|recent|list|show)\s++(?:\w++\s++){0,2}?(?:chang|modif)\w*"
+                 r"|\bwho (?:touched|changed)\b|\bchanges? (?:on|to|for|made)\b"
+                 r"|\b(?:some|any)(?:one|body) (?:chang|modif|touch)\w*")
