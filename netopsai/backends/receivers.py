@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING
 from pydantic import SecretStr
 
 from netopsai.backends.alertmanager.receiver import WebhookAuth, WebhookReceiver
+from netopsai.backends.syslog import receiver as syslog_receiver
 from netopsai.backends.syslog.clock import Zones
 from netopsai.backends.syslog.receiver import SyslogContext, SyslogReceiver
+from netopsai.backends.traps import receiver as trap_receiver
 from netopsai.backends.traps.receiver import TrapReceiver
 from netopsai.store.spool import Spool
 from netopsai.store.writer import OnOpen, QueuedWriter, WriterStats
@@ -93,16 +95,18 @@ class Ingest:
         cfg = self.settings
         lines: list[str] = []
         spool = Spool(cfg.spool, fsync=cfg.fsync) if cfg.spool is not None else None
+        parsers = {"syslog": syslog_receiver.parser(cfg.syslog),
+                   "trap": trap_receiver.parser(cfg.syslog.relays)}
         self.writer = writer = QueuedWriter(self.url, cfg.dedupe_seconds, cfg.drain_seconds, spool,
-                                            self.on_open)
+                                            self.on_open, parsers)
         try:
             if cfg.trap_port is not None:
-                self.traps = TrapReceiver(cfg.host, cfg.trap_port, cfg.community, writer.put,
+                self.traps = TrapReceiver(cfg.host, cfg.trap_port, cfg.community, writer.put_raw,
                                           cfg.syslog.relays)
                 await self.traps.start()
                 lines.append(f"SNMP traps (v1/v2c) on udp {cfg.host}:{self.traps.port}")
             if cfg.syslog_port is not None:
-                self.syslog = SyslogReceiver(cfg.host, cfg.syslog_port, writer.put, cfg.syslog)
+                self.syslog = SyslogReceiver(cfg.host, cfg.syslog_port, writer.put_raw, cfg.syslog)
                 await self.syslog.start()
                 lines.append(f"syslog (RFC 3164/5424) on udp {cfg.host}:{self.syslog.port}")
             if cfg.webhook_port is not None:

@@ -9,11 +9,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from sqlalchemy import Connection, Table, bindparam, insert, update
+from sqlalchemy import Connection, Table, insert, update
 from sqlmodel import Session, or_, select
 
 from netopsai.ifnames import canonical
 from netopsai.store import tables as m
+from netopsai.store.alarmbook import AlarmBook, LinkCache, Open
+from netopsai.store.bulk import insert_rows
 from netopsai.store.flaps import Flaps
 from netopsai.store.naming import DeviceCache, Named, session_link
 from netopsai.textsafe import UNVERIFIED, visible
@@ -57,48 +59,32 @@ class Event:
 # Core tables: the hot path skips the ORM's per-object overhead
 ALARMS: Table = m.Alarm.__table__  # type: ignore[attr-defined]
 RAW: Table = m.RawEvent.__table__  # type: ignore[attr-defined]
-Open = tuple[int, datetime]  # an open alarm: its id and when it was raised
-
-
-_IFACE: Table = m.Interface.__table__  # type: ignore[attr-defined]
-_LINK: Table = m.Link.__table__  # type: ignore[attr-defined]
 _IFEVENT: Table = m.InterfaceEvent.__table__  # type: ignore[attr-defined]
 # what a received event says about a port's state, for the one state history telemetry reads
 PORT_STATE = {("LINK_DOWN", "raise"): "down", ("LINK_DOWN", "clear"): "up",
               ("ADMIN_DOWN", "raise"): "down"}
-# Built once with bind parameters: SQLAlchemy compiles each statement once, not per event
-_LINK_OF = (select(_LINK.c.id, _LINK.c.kind).join(_IFACE, _IFACE.c.link_id == _LINK.c.id)
-            .where(_IFACE.c.device == bindparam("device"), _IFACE.c.name == bindparam("name")))
-_OPEN_ALARM = (select(ALARMS.c.id, ALARMS.c.raised_at).join(RAW, RAW.c.alarm_id == ALARMS.c.id)
-               .where(RAW.c.key == bindparam("key"), ALARMS.c.state == "open")
-               .order_by(ALARMS.c.raised_at.desc()).limit(1))
-_CLOSE = (update(ALARMS).where(ALARMS.c.id == bindparam("alarm_id"))
-          .values(cleared_at=bindparam("at"), state="closed"))
 _INSERT_ALARM = insert(ALARMS).returning(ALARMS.c.id)
-
-
-def _link_of(conn: Connection, device: str, interface: str | None) -> tuple[int, str] | None:
-    """The link (id, kind) the device's interface is cabled to, if the inventory has it."""
-    if not interface:
-        return None
-    row = conn.execute(_LINK_OF, {"device": device, "name": interface}).first()
-    return (row[0], row[1]) if row else None
+Named_ = tuple["Event", Named, str | None]  # an event as shown, who it is about, its alarm key
 
 
 def open_alarm(conn: Connection, key: str) -> Open | None:
     """The open alarm an earlier event with this key raised or joined."""
-    row = conn.execute(_OPEN_ALARM, {"key": key}).first()
-    return (row[0], row[1]) if row else None
+    book = AlarmBook(conn)
+    book.prefetch([key])
+    return book.get(key)
 
 
 class Batch:
     """Applies a batch of events on one connection, inside the caller's transaction: the alarms
-    its events touch are kept by key in memory, and its RawEvent rows go in at `finish`."""
+    its events touch are kept by key in memory (netopsai.store.alarmbook: looked up for the
+    whole batch at once, opened in one insert), and its RawEvent rows go in at `finish`."""
 
-    def __init__(self, s: Session, devices: DeviceCache, flaps: Flaps | None = None) -> None:
+    def __init__(self, s: Session, devices: DeviceCache, flaps: Flaps | None = None,
+                 links: LinkCache | None = None) -> None:
         self.s, self.conn, self.devices, self.flaps = s, s.connection(), devices, flaps
+        self.links = links or LinkCache()
         self.latest: datetime | None = None  # the batch's latest event time
-        self._open: dict[str, Open | None] = {}  # key -> its open alarm (None: none open)
+        self.book = AlarmBook(self.conn)
         self._rows: list[dict[str, Any]] = []
         self._ifevents: list[dict[str, Any]] = []  # port state changes, for telemetry's history
         self.opened: list[tuple[int, str]] = []  # (alarm id, device) of each alarm opened here
@@ -107,16 +93,34 @@ class Batch:
         """A raise opens an alarm unless one with its key is open, a clear closes the open one,
         a note only logs. Returns the RawEvent row to be inserted (its `count` may still grow).
         An event naming a device its sender may not speak for is only logged, marked."""
+        return self._apply(*self._name(ev))
+
+    def apply_all(self, events: list[Event]) -> list[dict[str, Any]]:
+        """`apply` for each event in order, the open alarms of all their keys read at once."""
+        named = [self._name(ev) for ev in events]
+        keys = [key for _, _, key in named if key is not None]
+        keys += [f"{other}|{who.name}|{ev.subject or ''}" for ev, who, key in named
+                 if key is not None for other in ev.clears]
+        self.book.prefetch(keys)
+        return [self._apply(*n) for n in named]
+
+    def _name(self, ev: Event) -> Named_:
+        """The event as stored (network text made visible, the port as the inventory names
+        it), who it is about and its alarm key (None: it raises and clears nothing)."""
         ev = _visible(ev)
         who = self.devices.get(self.s, ev.name, ev.host if ev.resolve_sender else "")
         if who.claimed is not None:
-            return self._unverified(ev, who)
+            return ev, who, None
         if ev.interface:  # as the inventory names the port; the subject follows when it is one
             port = self.devices.port(self.s, who.name, ev.interface)
             if ev.subject == ev.interface:
                 ev.subject = port
             ev.interface = port
-        key = f"{ev.kind}|{who.name}|{ev.subject or ''}" if ev.kind else None
+        return ev, who, f"{ev.kind}|{who.name}|{ev.subject or ''}" if ev.kind else None
+
+    def _apply(self, ev: Event, who: Named, key: str | None) -> dict[str, Any]:
+        if who.claimed is not None:
+            return self._unverified(ev, who)
         at = ev.at or ev.received_at
         row = {**_raw_row(ev, who.name, at), "key": key}
         self.latest = max(self.latest or at, at)
@@ -127,24 +131,31 @@ class Batch:
             _change(self.conn, ev, who, at)
         if (flap := self._flap(ev, who, at, row)) is not None:  # a bounce of a flapping port
             row.update(alarm_id=flap, key=f"LINK_FLAP|{who.name}|{ev.subject or ''}")
-            self._rows.append(row)
-            return row
-        if key is not None and ev.action == "clear":
+        elif key is not None and ev.action == "clear":
             for other in ev.clears:  # e.g. a port up ends an admin shut as well as a failure
                 self._close(f"{other}|{who.name}|{ev.subject or ''}", at)
             row["alarm_id"] = self._close(key, at)
         elif key is not None and ev.action == "raise":
-            alarm = self._open[key] if key in self._open else open_alarm(self.conn, key)
-            if alarm is None:
-                alarm = (_new_alarm(self.conn, ev, who, at), at)
-                self._open[key] = None if ev.instant else alarm
-                if not ev.instant:
-                    self.opened.append((alarm[0], who.name))
-            else:
-                self._open[key] = alarm
-            row["alarm_id"] = alarm[0]
+            row["alarm_id"] = self._raise(ev, who, key, at)
         self._rows.append(row)
         return row
+
+    def _raise(self, ev: Event, who: Named, key: str, at: datetime) -> int:
+        """The open alarm of this key, or a new one (pending until `finish`)."""
+        alarm = self._open_of(key)
+        if alarm is None:
+            alarm = (self.book.add(_alarm_values(self.conn, self.links, ev, who, at)), at)
+            self.book.set(key, None if ev.instant else alarm)
+            if not ev.instant:
+                self.opened.append((alarm[0], who.name))
+        else:
+            self.book.set(key, alarm)
+        return alarm[0]
+
+    def _open_of(self, key: str) -> Open | None:
+        if not self.book.known(key):
+            self.book.prefetch([key])
+        return self.book.get(key)
 
     def _unverified(self, ev: Event, who: Named) -> dict[str, Any]:
         """Kept about its sender (who.name), the device it names in its hostname column and its
@@ -160,10 +171,9 @@ class Batch:
         if self.flaps is None or ev.kind != "LINK_DOWN" or not ev.interface \
                 or ev.action not in ("raise", "clear"):
             return None
-        flap = replace(ev, kind="LINK_FLAP", category="link", instant=False)
-
         def open_flap(first: datetime) -> int:
-            alarm_id = _new_alarm(self.conn, flap, who, first)
+            flap = replace(ev, kind="LINK_FLAP", category="link", instant=False)
+            alarm_id = _new_alarm(self.conn, self.links, flap, who, first)
             self.opened.append((alarm_id, who.name))
             return alarm_id
         absorbed = self.flaps.transition(self.conn, (who.name, ev.interface), at,
@@ -179,9 +189,9 @@ class Batch:
             ev, who, row = self.flaps.ended.pop(0).kept
             at = row["at"]
             key = f"{ev.kind}|{who.name}|{ev.subject or ''}"
-            alarm_id = _new_alarm(self.conn, ev, who, at)
+            alarm_id = _new_alarm(self.conn, self.links, ev, who, at)
             self.opened.append((alarm_id, who.name))
-            self._open[key] = (alarm_id, at)
+            self.book.set(key, (alarm_id, at))
             row.update(key=key, alarm_id=alarm_id)
             if "id" in row:  # stored by an earlier batch
                 self.conn.execute(update(RAW).where(RAW.c.id == row["id"])
@@ -189,28 +199,32 @@ class Batch:
 
     def _close(self, key: str, at: datetime) -> int | None:
         """Close the open alarm of this key, if any (never before it was raised); its id."""
-        alarm = self._open[key] if key in self._open else open_alarm(self.conn, key)
-        self._open[key] = None
+        alarm = self._open_of(key)
+        self.book.set(key, None)
         if alarm is None:
             return None
-        self.conn.execute(_CLOSE, {"alarm_id": alarm[0], "at": max(at, _aware(alarm[1], at))})
+        self.book.close(alarm, at)
         return alarm[0]
 
-    def finish(self) -> list[int]:
-        """Insert the batch's RawEvent rows; their ids, in order."""
-        if self.flaps is not None and self.latest is not None:
+    def finish(self, expire: bool = True) -> list[int]:
+        """Insert the alarms the batch opened, then its RawEvent rows; their ids, in order.
+        `expire`: end the flap storms quiet by the batch's latest event (the writer does it
+        once per EXPIRE_EVERY of event time: it walks every port seen bouncing)."""
+        if expire and self.flaps is not None and self.latest is not None:
             self.flaps.expire(self.conn, self.latest)
             self._outages()
+        alarm_ids = self.book.flush()
+        if alarm_ids:  # the pending alarms' handles become their ids
+            for row in self._rows:
+                if (handle := row["alarm_id"]) is not None and handle < 0:
+                    row["alarm_id"] = alarm_ids[handle]
+            self.opened = [(alarm_ids.get(a, a), dev) for a, dev in self.opened]
         if self._ifevents:
             self.conn.execute(insert(_IFEVENT), self._ifevents)
         if not self._rows:
             return []
-        result = self.conn.execute(insert(RAW).returning(RAW.c.id, sort_by_parameter_order=True),
-                                   self._rows)
-        ids = [r[0] for r in result]
-        for row, row_id in zip(self._rows, ids, strict=True):
-            row["id"] = row_id  # a flap's last Down may be named by its outage in a later batch
-        return ids
+        # each row keeps its id: a flap's last Down may be named by its outage in a later batch
+        return insert_rows(self.conn, RAW, self._rows)
 
 
 def _raw_row(ev: Event, device: str, at: datetime) -> dict[str, Any]:
@@ -234,16 +248,18 @@ def unverified_text(ev: Event, who: Named) -> str:
 def _visible(ev: Event) -> Event:
     """The event's network text with its control characters made visible (netopsai.textsafe):
     an ESC sequence or a line break inside a message must not reach a terminal or forge a row."""
+    texts = (ev.message, ev.name, ev.subject, ev.interface, ev.program, ev.mnemonic, ev.author,
+             ev.facility, ev.host)
+    if all(t is None or t.isprintable() for t in texts):
+        clone = object.__new__(Event)  # the common case; a copy, as the caller's event is not
+        clone.__dict__.update(ev.__dict__)  # ours to edit (copy.copy takes three times as long)
+        return clone
+
     def v(text: str | None) -> str | None:
         return None if text is None else visible(text)
     return replace(ev, message=visible(ev.message), name=v(ev.name), subject=v(ev.subject),
                    interface=v(ev.interface), program=v(ev.program), mnemonic=v(ev.mnemonic),
                    author=v(ev.author), facility=v(ev.facility), host=visible(ev.host))
-
-
-def _aware(t: datetime, like: datetime) -> datetime:
-    """SQLite hands back naive datetimes: compare them as UTC with aware ones."""
-    return t.replace(tzinfo=like.tzinfo) if t.tzinfo is None and like.tzinfo is not None else t
 
 
 _CHANGE: Table = m.Change.__table__  # type: ignore[attr-defined]
@@ -267,8 +283,15 @@ def _change(conn: Connection, ev: Event, who: Named, at: datetime) -> None:
         status="completed" if ticket else "unrecorded"))
 
 
-def _new_alarm(conn: Connection, ev: Event, who: Named, at: datetime) -> int:
-    link = _link_of(conn, who.name, ev.interface)
+def _new_alarm(conn: Connection, links: LinkCache, ev: Event, who: Named, at: datetime) -> int:
+    """Insert an alarm now (a flap's, an outage's: their ids are needed at once)."""
+    return int(conn.execute(_INSERT_ALARM, _alarm_values(conn, links, ev, who, at)).scalar_one())
+
+
+def _alarm_values(conn: Connection, links: LinkCache, ev: Event, who: Named,
+                  at: datetime) -> dict[str, Any]:
+    """The Alarm row an event opens: its link (and a DCI or backbone link's category)."""
+    link = links.link_of(conn, who.name, ev.interface)
     if link is None and ev.category in ("bgp", "routing"):  # the session rides a link
         found = session_link(conn, who.name, ev.subject)
         if found is not None:
@@ -283,4 +306,4 @@ def _new_alarm(conn: Connection, ev: Event, who: Named, at: datetime) -> int:
               "cleared_at": at if ev.instant else None,
               "state": "closed" if ev.instant else "open", "message": ev.message,
               "source": ev.source, "impact": "none", "traffic_lost": False}
-    return int(conn.execute(_INSERT_ALARM, values).scalar_one())
+    return values

@@ -4,13 +4,20 @@ loses only what the kernel had not yet handed over. The queued writer records ho
 spool is in the store, in the same transaction as the events it wrote (a SpoolMark row), and
 the next start writes whatever lies beyond that mark: nothing twice, nothing dropped.
 
-Segments are `NNNNNNNN.jsonl` files of one JSON object per line; appends go to the newest,
+What the UDP receivers take in is spooled raw, before any parsing (`encode_raw`: the kind, the
+time received, the sender and the datagram in base64, one line each, a whole drained batch in
+one write): the writer reads the spool behind them (`read`), parses and stores in batches, and
+a burst larger than the writer's pace waits here, on disk, not in memory. Webhook alerts and
+loaded log lines are spooled as parsed Events (one JSON object a line, starting with `{`).
+
+Segments are `NNNNNNNN.jsonl` files of one record per line; appends go to the newest,
 which rolls over at `segment_bytes`; segments wholly behind the mark are deleted. A lock file
 keeps two ingest processes off one spool. `fsync=True` also survives a power cut, at the cost
-of one disk flush per event."""
+of one disk flush per append (a whole batch of datagrams, or one event)."""
 
 from __future__ import annotations
 
+import binascii
 import contextlib
 import dataclasses
 import fcntl
@@ -29,6 +36,7 @@ from netopsai.store.apply import Event
 
 log = logging.getLogger("netopsai.ingest")
 SEGMENT_BYTES = 16 * 1024 * 1024
+CHUNK = 1024 * 1024  # what one read of the spool takes at most (more for one longer line)
 
 
 class Position(NamedTuple):
@@ -36,6 +44,30 @@ class Position(NamedTuple):
 
     segment: int
     offset: int
+
+
+class Raw(NamedTuple):
+    """A datagram as received: parsed behind the spool by the writer's parser for `kind`."""
+
+    kind: str  # syslog | trap
+    received_us: int  # when it was received, microseconds since the epoch (UTC)
+    sender: str  # the sender's address
+    data: bytes
+
+
+Record = Event | Raw
+
+
+def encode_raw(kind: str, received_us: int, sender: str, data: bytes) -> bytes:
+    return b"%s %d %s " % (kind.encode(), received_us, sender.encode()) + binascii.b2a_base64(data)
+
+
+def decode_record(line: bytes) -> Record:
+    """One spool line: an Event (JSON) or a Raw datagram."""
+    if line[:1] == b"{":
+        return decode(line)
+    kind, when, sender, data = line.split(b" ", 3)
+    return Raw(kind.decode(), int(when), sender.decode(), binascii.a2b_base64(data))
 
 
 # the Event fields that hold times (ISO 8601 in the spool)
@@ -72,6 +104,8 @@ class Spool:
         self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         self._lock_fd = _lock(self.dir)
         self._mutex = threading.Lock()
+        self._readers: dict[int, int] = {}  # segment -> a descriptor the writer reads it by
+        self.unreadable = 0  # lines `read` skipped
         segments = self.segments()
         self._segment = segments[-1] if segments else 1
         self._fd = self._open(self._segment)
@@ -102,23 +136,86 @@ class Spool:
             self._offset += len(data)
             return Position(self._segment, self._offset)
 
-    def pending(self, mark: Position | None) -> Iterator[tuple[Event, Position]]:
-        """Events after `mark` (all of them when None). A torn last line, from a kill in the
-        middle of a write, is skipped with a warning."""
-        start = mark or Position(0, 0)
-        for seg in self.segments():
-            if seg < start.segment:
+    @property
+    def end(self) -> Position:
+        """Just after the last append."""
+        with self._mutex:
+            return Position(self._segment, self._offset)
+
+    def start(self, mark: Position | None) -> Position:
+        """Where reading resumes: at the store's mark, else at the oldest segment's start."""
+        if mark is not None:
+            return mark
+        segments = self.segments()
+        return Position(segments[0] if segments else self._segment, 0)
+
+    def pending(self, mark: Position | None) -> Iterator[tuple[Record, Position]]:
+        """Records after `mark` (all of them when None) up to the last append, oldest first."""
+        at, end = self.start(mark), self.end
+        while True:
+            got, at = self.read(at, end, 10_000)
+            if not got:
+                return
+            yield from got
+
+    def count(self, start: Position, end: Position) -> int:
+        """How many records lie between two positions."""
+        n, seg, off = 0, start.segment, start.offset
+        while (seg, off) < end:
+            chunk = self._chunk(seg, off, end.offset if seg == end.segment else None)
+            if not chunk:
+                seg, off = seg + 1, 0
                 continue
-            offset = start.offset if seg == start.segment else 0
-            with open(self._path(seg), "rb") as f:
-                f.seek(offset)
-                for line in f:
-                    offset += len(line)
-                    try:
-                        yield decode(line), Position(seg, offset)
-                    except (ValueError, TypeError):
-                        log.warning("spool %s: an unreadable entry at byte %d skipped",
-                                    self._path(seg), offset - len(line))
+            n, off = n + chunk.count(b"\n"), off + len(chunk)
+        return n
+
+    def read(self, start: Position, end: Position,
+             limit: int) -> tuple[list[tuple[Record, Position]], Position]:
+        """Up to `limit` records from `start` until `end` (a position an append returned, so
+        whole lines), each with the position just after it, and where the next read starts. An
+        unreadable line (torn by a kill mid-write) is skipped with a warning."""
+        out: list[tuple[Record, Position]] = []
+        seg, off = start
+        while len(out) < limit and (seg, off) < end:
+            chunk = self._chunk(seg, off, end.offset if seg == end.segment else None)
+            if not chunk:  # the end of a segment an append rolled over from
+                seg, off = seg + 1, 0
+                continue
+            for line in chunk.split(b"\n", limit - len(out))[:-1]:  # the rest, or b"", last
+                off += len(line) + 1
+                try:
+                    out.append((decode_record(line), Position(seg, off)))
+                except (ValueError, TypeError, binascii.Error):
+                    self.unreadable += 1
+                    log.warning("spool %s: an unreadable entry at byte %d skipped",
+                                self._path(seg), off - len(line) - 1)
+        self._forget_readers(seg)
+        return out, Position(seg, off)
+
+    def _chunk(self, seg: int, off: int, stop: int | None) -> bytes:
+        """Whole lines of segment `seg` from `off` (up to `stop`): b"" at its end."""
+        fd = self._reader(seg)
+        if fd is None:
+            return b""
+        size = CHUNK if stop is None else min(CHUNK, stop - off)
+        while True:
+            data = os.pread(fd, size, off)
+            cut = data.rfind(b"\n") + 1
+            if cut or len(data) < size:
+                return data[:cut]  # nothing but a torn line at a segment's end: b""
+            size *= 2  # one line longer than a chunk
+
+    def _reader(self, seg: int) -> int | None:
+        if seg not in self._readers:
+            try:
+                self._readers[seg] = os.open(self._path(seg), os.O_RDONLY)
+            except FileNotFoundError:
+                return None
+        return self._readers[seg]
+
+    def _forget_readers(self, current: int) -> None:
+        for seg in [s for s in self._readers if s < current]:
+            os.close(self._readers.pop(seg))
 
     def release(self, mark: Position) -> None:
         """Delete the segments wholly before `mark` (they are in the store)."""
@@ -130,6 +227,7 @@ class Spool:
     def close(self) -> None:
         with self._mutex:
             os.close(self._fd)
+        self._forget_readers(1 << 62)
         os.close(self._lock_fd)
 
     def _path(self, segment: int) -> Path:

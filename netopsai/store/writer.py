@@ -1,21 +1,22 @@
-"""The queued writer behind every receiver: receivers put Events on a queue and never touch the
-database; one thread applies them in order, in batches, and retries a batch while the store is
-locked, so nothing received is lost when another process holds the SQLite write lock for a
-while. With a spool (netopsai.store.spool) every event is on disk before `put` returns, and
-the spool's mark advances in the same transaction as the events, so a killed ingest loses
-nothing it had taken in: the next start writes the rest. Retransmissions of one event (same
-fingerprint) within the dedupe window are counted on the first event's row instead of being
-applied again."""
+"""The queued writer behind every receiver: receivers hand it Events (`put`) or raw datagrams
+(`put_raw`) and never touch the database; one thread parses the datagrams (with the parser
+given for their kind) and applies everything in order, in batches of up to BATCH events, one
+transaction each, and retries a batch while the store is locked, so nothing received is lost
+when another process holds the SQLite write lock for a while. With a spool
+(netopsai.store.spool) every record is on disk before `put`/`put_raw` returns, the writer reads
+it back behind the receivers (netopsai.store.feed), and the spool's mark advances in the same
+transaction as the events, so a killed ingest loses nothing it had taken in: the next start
+parses and writes the rest. Retransmissions of one event (same fingerprint) within the dedupe
+window are counted on the first event's row instead of being applied again."""
 
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, update
@@ -24,20 +25,23 @@ from sqlmodel import Session
 
 from netopsai.errors import NetopsError
 from netopsai.store import tables as m
+from netopsai.store.alarmbook import LinkCache
 from netopsai.store.apply import Batch, Event
 from netopsai.store.engine import create_all
+from netopsai.store.feed import Feed, Item
 from netopsai.store.flaps import Flaps
 from netopsai.store.naming import DeviceCache
-from netopsai.store.spool import Position, Spool
+from netopsai.store.spool import Position, Raw, Spool
 
 log = logging.getLogger("netopsai.ingest")
-BATCH = 200
+BATCH = 1000  # events per transaction at most
 BUSY_MS = 200  # short: a locked store is retried by us, so the receivers' queue keeps moving
 BACKOFF_MAX = 1.0
 IDLE_S = 30.0  # a quiet writer clears ended flap storms this often
-
-
-Item = tuple[Event, Position | None]  # an event and where it ends in the spool
+EXPIRE_EVERY = 1.0  # seconds of event time between two ends of quiet flap storms in a stream
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+Parser = Callable[[bytes, str, datetime], Event]  # (datagram, sender, received at) -> Event
+Parsed = tuple[Event, Position | None]  # an event and where its record ends in the spool
 OnOpen = Callable[[list[tuple[int, str]]], None]  # (alarm id, device) of alarms a batch opened
 
 
@@ -51,12 +55,16 @@ class WriterStats:
     lost: int = 0
     replayed: int = 0  # taken from the spool at start: received before a crash, not yet written
     spooled: int = 0  # left in the spool at stop (the store stayed locked): written next start
+    undecodable: int = 0  # datagrams their parser refused (not a trap, a wrong version)
+    pending: int = 0  # taken in and not yet written: the backlog (refreshed when read)
     kinds: dict[str, int] = field(default_factory=dict)
 
 
-def writer_engine(url: str) -> Engine:
+def writer_engine(url: str, durable: bool = True) -> Engine:
     """Our own engine: SQLite transactions begin IMMEDIATE (take the write lock first, so a
-    batch never fails half-way on a read-to-write upgrade) with a short busy timeout."""
+    batch never fails half-way on a read-to-write upgrade) with a short busy timeout. Not
+    `durable` (a spool without fsync: a power cut may cost the last events anyway), a commit
+    is not flushed to the disk (synchronous=NORMAL: a killed process still loses nothing)."""
     if not url.startswith("sqlite"):
         return create_engine(url, pool_pre_ping=True)
     eng = create_engine(url, connect_args={"check_same_thread": False})
@@ -67,6 +75,7 @@ def writer_engine(url: str) -> Engine:
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA journal_mode=WAL")
         cur.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+        cur.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         cur.close()
 
     @event.listens_for(eng, "begin")
@@ -96,57 +105,58 @@ def _create_tables(engine: Engine, wait_s: float) -> None:
 
 
 class QueuedWriter:
-    """Thread-safe `put`; `stop` drains the queue (retrying a locked store up to `drain_s`).
-    Given a spool, the writer owns it: replays it at start, closes it at stop. `on_open` hears
-    of each alarm opened, once its batch is committed (it must return quickly: snapshots)."""
+    """Thread-safe `put`/`put_raw`; `stop` drains what was taken in (retrying a locked store up
+    to `drain_s`). Given a spool, the writer owns it: writes what an earlier run left in it
+    first, closes it at stop. `parsers` turn raw datagrams into Events by kind ("syslog",
+    "trap"). `on_open` hears of each alarm opened, once its batch is committed (it must return
+    quickly: snapshots)."""
 
     def __init__(self, url: str, dedupe_s: float = 30.0, drain_s: float = 30.0,
-                 spool: Spool | None = None, on_open: OnOpen | None = None) -> None:
-        self.engine = writer_engine(url)
+                 spool: Spool | None = None, on_open: OnOpen | None = None,
+                 parsers: Mapping[str, Parser] | None = None) -> None:
+        self.engine = writer_engine(url, durable=spool is None or spool.fsync)
         _create_tables(self.engine, drain_s)
         self.dedupe_s, self.drain_s, self.spool = dedupe_s, drain_s, spool
-        self.on_open = on_open
-        self.stats = WriterStats()
-        self._q: queue.Queue[Item | None] = queue.Queue()
+        self.on_open, self.parsers = on_open, dict(parsers or {})
+        self._stats = WriterStats()
         self._seen: dict[str, tuple[int, datetime]] = {}  # fingerprint -> (RawEvent id, first)
-        self.devices = DeviceCache()
-        self.flaps = Flaps()
-        self._pending = 0
-        self._idle = threading.Condition()
-        self._stopping = False
-        if spool is not None:
-            self._replay(spool)
+        self.devices, self.links, self.flaps = DeviceCache(), LinkCache(), Flaps()
+        self._deadline: float | None = None  # set by stop: when a locked store is given up
+        self._expired_at: datetime | None = None  # the event time flap storms were last ended at
+        self.feed = Feed(spool, self._mark(spool) if spool is not None else None)
+        self._stats.replayed = self.feed.replayed
+        if self.feed.replayed:
+            log.info("%d events from the spool not yet in the store: writing them first",
+                     self.feed.replayed)
         self._thread = threading.Thread(target=self._run, name="netopsai-ingest-writer", daemon=True)
         self._thread.start()
 
+    @property
+    def stats(self) -> WriterStats:
+        self._stats.received, self._stats.pending = self.feed.received, self.feed.pending
+        return self._stats
+
     def put(self, ev: Event) -> None:
         """Returns once the event is safe: on disk when there is a spool, else queued."""
-        pos = self.spool.append(ev) if self.spool is not None else None
-        with self._idle:
-            self._pending += 1
-            self.stats.received += 1
-        self._q.put((ev, pos))
+        self.feed.add_event(ev)
 
-    def _replay(self, spool: Spool) -> None:
+    def put_raw(self, kind: str, datagrams: Sequence[tuple[bytes, str, int]]) -> None:
+        """Datagrams (bytes, sender address, when received in microseconds since the epoch)
+        for the parser of `kind`: on disk, in one append, when this returns."""
+        self.feed.add_raw(kind, datagrams)
+
+    def _mark(self, spool: Spool) -> Position | None:
         with Session(self.engine) as s:
             row = s.get(m.SpoolMark, spool.name)
-        mark = Position(row.segment, row.offset) if row is not None else None
-        for ev, pos in spool.pending(mark):
-            self._pending += 1
-            self.stats.replayed += 1
-            self._q.put((ev, pos))
-        if self.stats.replayed:
-            log.info("%d events from the spool not yet in the store: writing them first",
-                     self.stats.replayed)
+        return Position(row.segment, row.offset) if row is not None else None
 
     def wait_idle(self, timeout: float) -> bool:
         """True once everything put so far is written (or given up)."""
-        with self._idle:
-            return self._idle.wait_for(lambda: self._pending == 0, timeout)
+        return self.feed.wait_idle(timeout)
 
     def stop(self) -> None:
-        self._stopping = True
-        self._q.put(None)
+        self._deadline = time.monotonic() + self.drain_s
+        self.feed.close()
         self._thread.join()
         self.engine.dispose()
         if self.spool is not None:
@@ -154,27 +164,35 @@ class QueuedWriter:
 
     def _run(self) -> None:
         while True:
-            try:
-                first = self._q.get(timeout=IDLE_S)
-            except queue.Empty:  # quiet: storms that have ended are cleared
+            items = self.feed.take(BATCH, IDLE_S)
+            if items is None:
+                break
+            if not items:  # quiet: storms that have ended are cleared
                 self._expire_flaps()
                 continue
-            batch = [first] if first is not None else []
-            while len(batch) < BATCH:
-                try:
-                    nxt = self._q.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is None:
-                    first = None
-                else:
-                    batch.append(nxt)
-            if batch:
-                self._write(batch)
-                self._done(len(batch))
-            if first is None:
-                self._expire_flaps()
+            if not self._write(self._parse(items), items[-1][1]):
+                self._give_up(self.feed.pending)  # stopping, the store still locked
                 return
+            self.feed.done(len(items))
+        self._expire_flaps()
+
+    def _parse(self, items: list[Item]) -> list[Parsed]:
+        """Events for the batch's records: raw datagrams through their kind's parser."""
+        out: list[Parsed] = []
+        for record, pos in items:
+            if not isinstance(record, Raw):
+                out.append((record, pos))
+                continue
+            parser = self.parsers.get(record.kind)
+            try:
+                if parser is None:
+                    raise ValueError(f"no parser for {record.kind} datagrams")
+                at = EPOCH + timedelta(microseconds=record.received_us)
+                out.append((parser(record.data, record.sender, at), pos))
+            except ValueError as exc:  # a datagram that is not one of ours: counted, kept out
+                self._stats.undecodable += 1
+                log.debug("%s datagram from %s not decoded: %s", record.kind, record.sender, exc)
+        return out
 
     def _expire_flaps(self) -> None:
         try:
@@ -183,73 +201,93 @@ class QueuedWriter:
         except OperationalError as exc:  # locked: the next quiet moment will do it
             log.warning("flapping state not updated: %s", exc.orig)
 
-    def _done(self, n: int) -> None:
-        with self._idle:
-            self._pending -= n
-            self._idle.notify_all()
-
-    def _write(self, batch: list[Item]) -> None:
-        deadline: float | None = None
+    def _write(self, batch: list[Parsed], mark: Position | None) -> bool:
+        """Commit the batch and the spool's mark; False when stopping gave up on a lock."""
         delay = 0.02
         while True:
             try:
-                self._commit(batch)
-                return
+                self._commit(batch, mark)
+                return True
             except OperationalError as exc:
                 if not _is_locked(exc):
                     self._one_by_one(batch, exc)
-                    return
+                    return True
             except Exception as exc:  # a bad event or a bug: isolate it, keep the writer alive
                 self._one_by_one(batch, exc)
-                return
-            self.stats.retries += 1
-            if self._stopping:
-                deadline = deadline or time.monotonic() + self.drain_s
-                if time.monotonic() > deadline:
-                    self._give_up(len(batch))
-                    return
+                return True
+            self._stats.retries += 1
+            if self._deadline is not None and time.monotonic() > self._deadline:
+                return False
             time.sleep(delay)
             delay = min(delay * 2, BACKOFF_MAX)
 
     def _give_up(self, n: int) -> None:
         if self.spool is not None:
-            self.stats.spooled += n
+            self._stats.spooled += n
             log.error("store still locked after %.0f s: %d events stay in the spool for the "
                       "next start", self.drain_s, n)
         else:
-            self.stats.lost += n
+            self._stats.lost += n
             log.error("store still locked after %.0f s: %d events not written", self.drain_s, n)
 
-    def _commit(self, items: list[Item]) -> None:
+    def _commit(self, batch: list[Parsed], mark: Position | None) -> None:
         """One transaction for the batch and the spool's mark; dedupe state changes only once
         it is committed."""
-        fresh: dict[str, tuple[dict[str, Any], datetime]] = {}  # this batch's first events
-        order: list[str] = []
-        dups = 0
-        batch = [ev for ev, _ in items]
-        mark = items[-1][1]
+        kept, extra, bumps = self._dedupe([ev for ev, _ in batch])
         with Session(self.engine, autoflush=False) as s:
-            work = Batch(s, self.devices, self.flaps)
-            for ev in batch:
-                if self._repeat(s, ev, fresh):
-                    dups += 1
-                    continue
-                fresh[ev.fingerprint] = (work.apply(ev), ev.received_at)
-                order.append(ev.fingerprint)
-            ids = work.finish()
+            work = Batch(s, self.devices, self.flaps, self.links)
+            rows = work.apply_all(kept)
+            for index, n in extra.items():
+                rows[index]["count"] += n
+            for raw_id, n in bumps.items():
+                s.execute(update(m.RawEvent).where(m.RawEvent.id == raw_id)  # type: ignore[arg-type]
+                          .values(count=m.RawEvent.count + n))
+            expire = self._expire_due(work.latest)
+            ids = work.finish(expire)
             if self.spool is not None and mark is not None:
                 s.merge(m.SpoolMark(name=self.spool.name, segment=mark.segment, offset=mark.offset))
             s.commit()
+        if expire:
+            self._expired_at = work.latest
         self._opened(work.opened)
         if self.spool is not None and mark is not None:
             self.spool.release(mark)
-        for fp, raw_id in zip(order, ids, strict=True):  # a later same-fingerprint row wins
-            self._seen[fp] = (raw_id, fresh[fp][1])
-        self.stats.written += len(batch)
-        self.stats.duplicates += dups
-        for ev in batch:
-            self.stats.kinds[ev.kind or "raw"] = self.stats.kinds.get(ev.kind or "raw", 0) + 1
-        self._forget(batch[-1].received_at)
+        for ev, raw_id in zip(kept, ids, strict=True):  # a later same-fingerprint row wins
+            self._seen[ev.fingerprint] = (raw_id, ev.received_at)
+        self._stats.written += len(batch)
+        self._stats.duplicates += sum(extra.values()) + sum(bumps.values())
+        for ev, _ in batch:
+            self._stats.kinds[ev.kind or "raw"] = self._stats.kinds.get(ev.kind or "raw", 0) + 1
+        if batch:
+            self._forget(batch[-1][0].received_at)
+
+    def _expire_due(self, latest: datetime | None) -> bool:
+        """Whether this batch ends quiet flap storms: once per EXPIRE_EVERY of event time."""
+        last = self._expired_at
+        return latest is not None and (
+            last is None or abs((latest - last).total_seconds()) >= EXPIRE_EVERY)
+
+    def _dedupe(self, events: list[Event]) -> tuple[list[Event], dict[int, int], dict[int, int]]:
+        """Retransmissions within the window: the events to apply, the repeats of each (by its
+        index) in this batch, and the repeats of rows stored earlier (by RawEvent id)."""
+        first: dict[str, tuple[int, datetime]] = {}  # fingerprint -> (index in kept, when)
+        kept: list[Event] = []
+        extra: dict[int, int] = {}
+        bumps: dict[int, int] = {}
+        for ev in events:
+            fp = ev.fingerprint
+            if fp in first:
+                index, at = first[fp]
+                if (ev.received_at - at).total_seconds() <= self.dedupe_s:
+                    extra[index] = extra.get(index, 0) + 1
+                    continue
+            elif (seen := self._seen.get(fp)) and \
+                    (ev.received_at - seen[1]).total_seconds() <= self.dedupe_s:
+                bumps[seen[0]] = bumps.get(seen[0], 0) + 1
+                continue
+            first[fp] = (len(kept), ev.received_at)
+            kept.append(ev)
+        return kept, extra, bumps
 
     def _opened(self, opened: list[tuple[int, str]]) -> None:
         if self.on_open is None or not opened:
@@ -259,30 +297,15 @@ class QueuedWriter:
         except Exception as exc:  # noqa: BLE001 - an observer never costs the store an event
             log.error("alarm observer failed: %s", type(exc).__name__)
 
-    def _repeat(self, s: Session, ev: Event, fresh: dict[str, tuple[dict[str, Any], datetime]]) -> bool:
-        """A retransmission within the window: count it on the first event's row."""
-        if ev.fingerprint in fresh:
-            row, first_at = fresh[ev.fingerprint]
-            if (ev.received_at - first_at).total_seconds() <= self.dedupe_s:
-                row["count"] += 1
-                return True
-            return False
-        seen = self._seen.get(ev.fingerprint)
-        if seen and (ev.received_at - seen[1]).total_seconds() <= self.dedupe_s:
-            s.execute(update(m.RawEvent).where(m.RawEvent.id == seen[0])  # type: ignore[arg-type]
-                      .values(count=m.RawEvent.count + 1))
-            return True
-        return False
-
-    def _one_by_one(self, batch: list[Item], exc: Exception) -> None:
+    def _one_by_one(self, batch: list[Parsed], exc: Exception) -> None:
         """A batch failed for a reason other than a lock: write its events alone, so one bad
         event costs only itself."""
         if len(batch) == 1:
-            self.stats.failed += 1
+            self._stats.failed += 1
             log.error("could not store a %s event: %s", batch[0][0].source, exc)
             return
         for item in batch:
-            self._write([item])
+            self._write([item], item[1])
 
     def _forget(self, now: datetime) -> None:
         if len(self._seen) > 10_000:

@@ -1,4 +1,6 @@
-"""A UDP syslog receiver: each datagram becomes an Event for the queued writer, on the device's
+"""A UDP syslog receiver. Receiving does no parsing (netopsai.backends.udp): datagrams go to the
+queued writer raw, spooled in batches, and the writer parses them behind the spool with
+`parser(context)`. Each datagram becomes an Event on the device's
 clock (netopsai.backends.syslog.clock) and about the device the header names — when its sender
 may speak for it: the device itself, or a relay listed in `ingest.relays` (netopsai.store.naming
 decides, against the inventory's addresses); the lines we recognise
@@ -9,13 +11,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from netopsai.backends.syslog.clock import Zones, device_time
 from netopsai.backends.syslog.parse import classify, mnemonic, parse_frame
+from netopsai.backends.udp import Datagrams, UdpIntake
 from netopsai.store.apply import Event
 from netopsai.store.naming import is_relay
 
@@ -65,44 +67,41 @@ def syslog_event(data: bytes, sender: str, received_at: datetime | None = None,
     return base
 
 
-class _Protocol(asyncio.DatagramProtocol):
-    def __init__(self, sink: Callable[[Event], None], context: SyslogContext) -> None:
-        self.sink, self.context = sink, context
-        self.received = 0
-
-    def datagram_received(self, data: bytes, addr: tuple[str | int, ...]) -> None:
-        self.received += 1
-        try:
-            self.sink(syslog_event(data, str(addr[0]), context=self.context))
-        except Exception:  # a receiver must outlive any one datagram
-            log.exception("syslog datagram from %s not handled", addr[0])
+def parser(context: SyslogContext) -> Callable[[bytes, str, datetime], Event]:
+    """What the queued writer turns a spooled datagram into an Event with."""
+    def parse(data: bytes, sender: str, received_at: datetime) -> Event:
+        return syslog_event(data, sender, received_at, context)
+    return parse
 
 
 class SyslogReceiver:
-    """Listens on host:port (0 = a free port); `port` is the bound one after `start`."""
+    """Listens on host:port (0 = a free port); `port` is the bound one after `start`. `put_raw`
+    (the queued writer's) takes each drained batch of datagrams, as received."""
 
-    def __init__(self, host: str, port: int, sink: Callable[[Event], None],
+    def __init__(self, host: str, port: int, put_raw: Callable[[str, list[tuple[bytes, str, int]]], None],
                  context: SyslogContext | None = None) -> None:
-        self.host, self.port, self.sink = host, port, sink
-        self._transport: asyncio.DatagramTransport | None = None
-        self._protocol = _Protocol(sink, context or SyslogContext())
+        self.context = context or SyslogContext()
+        self._put_raw = put_raw
+        self.intake = UdpIntake("syslog", host, port, self._take)
+
+    def _take(self, batch: Datagrams) -> int:
+        self._put_raw("syslog", [(data, addr[0], at) for data, addr, at in batch])
+        return len(batch)
+
+    @property
+    def host(self) -> str:
+        return self.intake.host
+
+    @property
+    def port(self) -> int:
+        return self.intake.port
 
     @property
     def received(self) -> int:
-        return self._protocol.received
+        return self.intake.received
 
     async def start(self) -> None:
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_DGRAM)
-        # A burst of datagrams while the loop is busy must wait in the kernel, not be dropped.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 * 1024 * 1024)
-        sock.bind((self.host, self.port))
-        self.port = sock.getsockname()[1]
-        loop = asyncio.get_running_loop()
-        transport, _ = await loop.create_datagram_endpoint(lambda: self._protocol, sock=sock)
-        self._transport = transport
+        self.intake.start()
 
     async def stop(self) -> None:
-        if self._transport is not None:
-            self._transport.close()
-            self._transport = None
+        await asyncio.to_thread(self.intake.stop)

@@ -1,23 +1,28 @@
-"""An SNMP trap receiver (pysnmp 7, asyncio, SNMPv1/v2c): linkDown/linkUp (IF-MIB), BGP
+"""An SNMP trap receiver (SNMPv1/v2c traps and v2c informs): linkDown/linkUp (IF-MIB), BGP
 backward transition and established (BGP4-MIB, and Cisco's CISCO-BGP4-MIB), coldStart and
 warmStart become Events for the queued writer; other traps are kept as raw events. A sysName
 in the trap names the device only when the trap comes from that device's address (or from a
 relay in `relays`): netopsai.store.naming decides, as for syslog.
 
-The community is a SecretStr handed to pysnmp only: it is never logged or stored."""
+Receiving (netopsai.backends.udp) reads only a message's header (netopsai.backends.traps.ber):
+a wrong community or a message that is no notification is refused there, an inform answered
+once spooled; the varbinds are decoded behind the spool, by `parser`. The community is a
+SecretStr compared on receipt only: it is never logged, spooled or stored."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import hmac
 import logging
-import socket
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from pydantic import SecretStr
 
+from netopsai.backends.traps import ber
+from netopsai.backends.udp import Address, Datagrams, UdpIntake
 from netopsai.store.apply import Event
 from netopsai.store.naming import is_relay
 
@@ -52,17 +57,6 @@ NAMES = {"1.3.6.1.6.3.1.1.5.1": "coldStart", "1.3.6.1.6.3.1.1.5.2": "warmStart",
          "1.3.6.1.4.1.9.9.187.0.2": "cbgpBackwardTransition",
          "1.3.6.1.4.1.9.9.187.0.7": "cbgpPeer2EstablishedNotification",
          "1.3.6.1.4.1.9.9.187.0.8": "cbgpPeer2BackwardTransNotification"}
-
-
-def _text(value: Any) -> str:
-    """A varbind value as text: strings as text, everything else as pysnmp prints it."""
-    if hasattr(value, "asOctets"):
-        raw = value.asOctets()
-        try:
-            return str(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            return str(value.prettyPrint())
-    return str(value.prettyPrint()) if hasattr(value, "prettyPrint") else str(value)
 
 
 def _peer(oids: dict[str, str]) -> str | None:
@@ -117,47 +111,67 @@ def trap_event(varbinds: Sequence[tuple[str, str]], sender: str,
     return ev
 
 
+def parser(relays: tuple[str, ...] = ()) -> Callable[[bytes, str, datetime], Event]:
+    """What the queued writer turns a spooled trap into an Event with (ber.BerError, a
+    ValueError, for bytes that are no notification)."""
+    def parse(kept: bytes, sender: str, received_at: datetime) -> Event:
+        return trap_event(ber.decode_kept(kept).varbinds, sender, received_at, relays)
+    return parse
+
+
 class TrapReceiver:
-    """Listens on host:port (0 = a free port; `port` is the bound one after `start`). `relays`:
-    trap forwarders (addresses, CIDRs or globs) whose traps may name another device."""
+    """Listens on host:port (0 = a free port; `port` is the bound one after `start`). `put_raw`
+    (the queued writer's) takes each drained batch of accepted traps. `relays`: trap forwarders
+    (addresses, CIDRs or globs) whose traps may name another device (see `parser`)."""
 
     def __init__(self, host: str, port: int, community: SecretStr,
-                 sink: Callable[[Event], None], relays: tuple[str, ...] = ()) -> None:
-        self.host, self.port, self.sink = host, port, sink
+                 put_raw: Callable[[str, list[tuple[bytes, str, int]]], None],
+                 relays: tuple[str, ...] = ()) -> None:
         self.relays = relays
-        self._community = community
-        self._engine: Any = None
-        self.received = 0
+        self._community = community.get_secret_value().encode()
+        self._put_raw = put_raw
+        self.intake = UdpIntake("traps", host, port, self._take)
+
+    def _take(self, batch: Datagrams) -> int:
+        kept: list[tuple[bytes, str, int]] = []
+        informs: list[tuple[bytes, Address]] = []
+        for data, sender, at in batch:
+            try:
+                head = ber.peek(data)
+            except ber.BerError:
+                continue
+            if head.pdu not in ber.NOTIFICATIONS or \
+                    not hmac.compare_digest(head.community, self._community):
+                continue
+            kept.append((ber.without_community(data, head), sender[0], at))
+            if head.pdu == ber.INFORM:
+                informs.append((ber.inform_response(data, head), sender))
+        self._put_raw("trap", kept)
+        self._answer(informs)
+        return len(kept)
+
+    def _answer(self, informs: list[tuple[bytes, Address]]) -> None:
+        """Each inform's Response, once the inform is spooled, from the socket it came to."""
+        sock = self.intake.sock
+        for response, sender in informs:
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.sendto(response, sender)
+
+    @property
+    def host(self) -> str:
+        return self.intake.host
+
+    @property
+    def port(self) -> int:
+        return self.intake.port
+
+    @property
+    def received(self) -> int:
+        return self.intake.received
 
     async def start(self) -> None:
-        from pysnmp.carrier.asyncio.dgram import udp, udp6
-        from pysnmp.entity import config, engine
-        from pysnmp.entity.rfc3413 import ntfrcv
-
-        v6 = ":" in self.host
-        sock = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 * 1024 * 1024)
-        sock.bind((self.host, self.port))
-        self.port = sock.getsockname()[1]
-        self._engine = engine.SnmpEngine()
-        carrier = udp6.Udp6AsyncioTransport() if v6 else udp.UdpAsyncioTransport()
-        config.add_transport(self._engine, udp6.DOMAIN_NAME if v6 else udp.DOMAIN_NAME,
-                             carrier.open_server_mode(sock=sock))
-        config.add_v1_system(self._engine, "netopsai-ingest", self._community.get_secret_value())
-        ntfrcv.NotificationReceiver(self._engine, self._on_notification)
-        await asyncio.sleep(0)  # let the transport's endpoint open
-
-    def _on_notification(self, snmp_engine: Any, state_ref: Any, _ctx_engine: Any,
-                         _ctx_name: Any, varbinds: Any, _cb_ctx: Any) -> None:
-        self.received += 1
-        try:
-            _domain, address = snmp_engine.message_dispatcher.get_transport_info(state_ref)
-            pairs = [(str(oid), _text(value)) for oid, value in varbinds]
-            self.sink(trap_event(pairs, str(address[0]), relays=self.relays))
-        except Exception:  # a receiver must outlive any one trap
-            log.exception("trap not handled")
+        self.intake.start()
 
     async def stop(self) -> None:
-        if self._engine is not None:
-            self._engine.close_dispatcher()
-            self._engine = None
+        await asyncio.to_thread(self.intake.stop)
