@@ -35,14 +35,21 @@ def init_cmd(scale: Annotated[str, typer.Option(help="small | medium | large")] 
     typer.echo(f"lab {info.spec}/{info.scale} seed {info.seed} ready, clock {info.clock:%Y-%m-%dT%H:%M:%SZ}")
 
 
-def inject_cmd(scenario: Annotated[Path, typer.Argument(help="Scenario YAML file")]) -> None:
-    """Apply a scenario's faults and noise (re-initialising the lab when its lab: differs)."""
+def inject_cmd(scenario: Annotated[Path, typer.Argument(
+                   help="Scenario YAML file; examples: bench/scenarios/*.yaml (the default lab), "
+                        "bench/scenarios-ai/*.yaml (lab: {spec: ai})")],
+               keep: Annotated[bool, typer.Option(
+                   "--keep", help="Add the faults to the lab's current ones (same lab and clock) "
+                                  "instead of resetting it first")] = False) -> None:
+    """Put a scenario's faults and noise into the lab. The lab is reset to healthy first, so
+    faults injected before are gone (--keep adds to them); a scenario's `lab:` (spec, scale,
+    seed; the default lab when absent) and `now:` rebuild the lab when they differ from it.
+    The format: the README's "Scenario files"; examples in bench/scenarios*/."""
     from netopsai.lab.inject import inject
     from netopsai.lab.scenario import load_scenario
 
-    done = inject(_engine(), load_scenario(scenario))
-    typer.echo(f"scenario {done.scenario}: injected {', '.join(done.faults) or 'no faults'}; "
-         f"clock {done.clock:%Y-%m-%dT%H:%M:%SZ}{' (lab re-initialised)' if done.reinit else ''}")
+    done = inject(_engine(), load_scenario(scenario), keep=keep)
+    typer.echo(done.words())
 
 
 def reset_cmd() -> None:

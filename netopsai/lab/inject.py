@@ -13,7 +13,7 @@ from sqlalchemy import Engine, create_engine
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, or_, select
 
-from netopsai.errors import NetopsError, unknown
+from netopsai.errors import NetopsError, UnknownName, unknown
 from netopsai.lab.fabric import parse_ip
 from netopsai.lab.fault_kinds import (
     APPLY,
@@ -26,7 +26,7 @@ from netopsai.lab.fault_kinds_ai import check_ai
 from netopsai.lab.faults import Injector, Resolved
 from netopsai.lab.forwarding import Router
 from netopsai.lab.loglines import mark_port_log, mirror_port_log
-from netopsai.lab.manage import init_lab, lab_info, reset_lab, set_clock, touch
+from netopsai.lab.manage import LabInfo, init_lab, lab_info, reset_lab, set_clock, touch
 from netopsai.lab.noise import noise_rows
 from netopsai.lab.scenario import FaultSpec, Scenario
 from netopsai.store import tables as m
@@ -41,7 +41,25 @@ class Injected:
     scenario: str
     clock: datetime
     faults: list[str]
-    reinit: bool
+    reinit: bool  # the lab was rebuilt for the scenario's lab:/now:
+    kept: bool = False  # the faults went on top of the lab's (--keep); else the lab was reset first
+    lab: str = ""  # the lab they went into, "default/small seed 7"
+
+    def words(self) -> str:
+        """What `lab inject` prints: what happened to the faults already there, then the new ones."""
+        faults = ", ".join(self.faults) or "no faults"
+        stamp = f"{self.clock:%Y-%m-%dT%H:%M:%SZ}"
+        if self.kept:
+            return (f"scenario {self.scenario}: added {faults} to the faults already in lab "
+                    f"{self.lab}; clock {stamp}")
+        how = (f"rebuilt as {self.lab} (the scenario's lab: and now:)" if self.reinit
+               else f"reset to healthy {self.lab}")
+        return (f"scenario {self.scenario}: lab {how}, then injected {faults}; clock {stamp}. "
+                "Faults injected before are gone (--keep adds to them instead)")
+
+
+def lab_words(spec: str, scale: str, seed: int) -> str:
+    return f"{spec}/{scale} seed {seed}"
 
 
 def _resolve(s: Session, f: FaultSpec, question: str) -> Resolved:
@@ -133,15 +151,20 @@ def _question_dst(s: Session, question: str) -> str:
     return host.segment
 
 
-def inject(engine: Engine, sc: Scenario) -> Injected:
+def inject(engine: Engine, sc: Scenario, keep: bool = False) -> Injected:
+    """The scenario's faults and noise, into a healthy lab: the lab is reset first (or rebuilt
+    when the scenario's lab:/now: differ), so faults injected before are gone. `keep`: add them
+    to the lab as it is instead (its spec, scale, seed and clock must be the scenario's)."""
     for f in sc.faults:  # cheap checks first: a bad param must not cost a scratch lab
         f.check_params()
     now = as_utc(sc.now) if sc.now else None
-    reinit = _needs_init(engine, sc, now)
-    _validate(_scratch_lab(sc, now) if reinit else engine, sc)  # before touching anything
+    reinit = False if keep else _needs_init(engine, sc, now)
+    if keep:
+        _can_keep(engine, sc, now)
+    _validate(_scratch_lab(sc, now) if reinit else engine, sc, engine)  # before any change
     if reinit:
         init_lab(engine, sc.lab.spec, sc.lab.scale, sc.lab.seed, now)
-    else:
+    elif not keep:
         reset_lab(engine)
     info = lab_info(engine)
     clock = info.clock
@@ -163,15 +186,64 @@ def inject(engine: Engine, sc: Scenario) -> Injected:
             mark_port_log(s)
             touch(s)
             s.commit()
-    return Injected(sc.id, clock, [f.kind for f in sc.faults], reinit)
+    return Injected(sc.id, clock, [f.kind for f in sc.faults], reinit, keep,
+                    lab_words(info.spec, info.scale, info.seed))
 
 
-def _validate(engine: Engine, sc: Scenario) -> None:
-    clock = lab_info(engine).clock
+def _store_lab(engine: Engine) -> LabInfo | None:
+    try:
+        return lab_info(engine)
+    except NetopsError:
+        return None
+
+
+def _can_keep(engine: Engine, sc: Scenario, now: datetime | None) -> None:
+    """--keep adds to the lab as it is: the scenario must be about that lab, at its clock."""
+    info = _store_lab(engine)
+    want = lab_words(sc.lab.spec, sc.lab.scale, sc.lab.seed)
+    if info is None:
+        raise NetopsError("--keep adds faults to the lab in the store, and there is none yet; "
+                          "run 'netopsai lab init' or inject without --keep")
+    have = lab_words(info.spec, info.scale, info.seed)
+    if have != want:
+        raise NetopsError(f"--keep adds faults to the lab as it is ({have}), but scenario {sc.id} "
+                          f"is for {want} (its lab:, or the default without one); inject without "
+                          "--keep to rebuild the lab, or make its lab: match")
+    if now is not None and now != as_utc(info.clock):
+        raise NetopsError(f"--keep adds faults at the lab's clock {iso(info.clock)}, but scenario "
+                          f"{sc.id} sets now: {iso(now)}; remove its now: or inject without --keep")
+
+
+def _validate(engine: Engine, sc: Scenario, store: Engine | None = None) -> None:
+    """Every target resolved in the lab the scenario will run on. A device that lab lacks is
+    reported with the lab it was looked for in and, when the store's lab has it, how to name
+    that lab in the scenario."""
+    info = lab_info(engine)
     with Session(engine) as s:
         for f in sc.faults:
-            _resolve(s, f, sc.question)
-            f.time(clock)
+            try:
+                _resolve(s, f, sc.question)
+            except UnknownName as exc:
+                if exc.kind != "device":
+                    raise
+                raise NetopsError(f"{exc} — looked for in lab "
+                                  f"{lab_words(info.spec, info.scale, info.seed)}"
+                                  f"{_lab_hint(sc, store, exc.word)}") from None
+            f.time(info.clock)
+
+
+def _lab_hint(sc: Scenario, store: Engine | None, device: str) -> str:
+    """Which lab a scenario needs, said where it can be: the store's, when it has the device."""
+    why = "" if "lab" in sc.model_fields_set else " (the default: the scenario names no lab:)"
+    info = _store_lab(store) if store is not None else None
+    if info is not None and (info.spec, info.scale, info.seed) != (sc.lab.spec, sc.lab.scale,
+                                                                   sc.lab.seed):
+        with Session(store) as s:
+            if s.get(m.Device, device) is not None:
+                return (f"{why}; the store's lab {lab_words(info.spec, info.scale, info.seed)} has "
+                        f"it: add `lab: {{spec: {info.spec}, scale: {info.scale}, seed: "
+                        f"{info.seed}}}` to the scenario")
+    return why + ("; the GPU fabric's devices need `lab: {spec: ai}`" if sc.lab.spec != "ai" else "")
 
 
 def _scratch_lab(sc: Scenario, now: datetime | None) -> Engine:

@@ -67,9 +67,28 @@ def init_lab(engine: Engine, spec_name: str = "default", scale: str = "small", s
                            ("clock", iso(clock)), ("init_clock", iso(clock))):
             set_meta(s, key, value)
         set_meta(s, "version", uuid.uuid4().hex)
+        set_meta(s, "generation", uuid.uuid4().hex)  # a new set of names: see generation()
         s.commit()
     _snapshot(engine)
     return lab_info(engine)
+
+
+# Meta keys that change when the store's set of names does: a lab init, an inventory import or
+# a discovery (store/inventory_sync.py), the namespace lab; not an injection, a reset or a poll
+GENERATION_KEYS = ("generation", "spec", "scale", "seed", "init_clock", "inventory_updated",
+                   "network", "source", "netns_lab")
+
+
+def generation(engine: Engine) -> str:
+    """What the store's inventory is, in one string: a long-running server that keeps the
+    names it read (the planner's vocabulary) compares it to know when to read them again.
+    "" for a store with no tables yet."""
+    try:
+        with Session(engine) as s:
+            rows = s.exec(select(models.Meta).where(models.Meta.key.in_(GENERATION_KEYS))).all()  # type: ignore[attr-defined]
+    except OperationalError:
+        return ""
+    return "|".join(f"{r.key}={r.value}" for r in sorted(rows, key=lambda r: r.key))
 
 
 def lab_info(engine: Engine) -> LabInfo:

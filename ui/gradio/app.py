@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from netopsai.backends.base import Backends
 from netopsai.config.settings import UiSettings
 from netopsai.service import Copilot
+from netopsai.ui.gradio.alarms import store_of
 from netopsai.ui.gradio.alarms_tab import alarms_tab
 from netopsai.ui.gradio.auth import LOGIN_ADDRESS, authenticator
 from netopsai.ui.gradio.batch_tab import batch_tab
@@ -26,6 +27,7 @@ from netopsai.ui.gradio.chat_tab import chat_tab
 from netopsai.ui.gradio.device_tab import device_tab
 from netopsai.ui.gradio.reliability_tab import reliability_tab
 from netopsai.ui.gradio.shell import ALARMS, BATCH, CHAT, DEVICE, Shell
+from netopsai.ui.gradio.watch import StoreWatch
 
 log = logging.getLogger(__name__)
 CSS = """
@@ -197,6 +199,7 @@ def serve(host: str = "127.0.0.1", port: int = 7860) -> None:
                     "address; set NETOPSAI_UI_ALLOWED_HOSTS to the names people use", host)
     copilot = _copilot()
     copilot.warm_up()  # long-lived: the first analysis should not wait for pandas to load
+    StoreWatch(copilot, store_of(copilot.backends)).start()  # a lab init or import: names read again
     app = build_app(copilot)
     print(f"netopsai web app on http://{host}:{port}", flush=True)
     from netopsai.api.socket_server import local_socket
