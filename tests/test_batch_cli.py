@@ -64,7 +64,8 @@ def test_cli_csv_to_stdout_with_summary_on_stderr(home: Path, hosts: list[dict[s
     bad_line = text.splitlines().index("not-an-ip") + 1
     summary = tmp_path / "summary.json"
     r = netopsai(home, "batch", str(write_input(tmp_path / "pairs.csv", text)), "--summary", str(summary))
-    assert r.returncode == 1, r.stderr  # fping's: some pairs unreachable
+    # fping's: a bad line outranks unreachable pairs (2), the valid pairs are still checked
+    assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stdout + r.stderr
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
     assert len(rows) == 25 and list(rows[0]) == COLUMNS
@@ -79,6 +80,8 @@ def test_cli_csv_to_stdout_with_summary_on_stderr(home: Path, hosts: list[dict[s
     assert {x["reachable"] for x in rows} == {"true", "false"}
     err = r.stderr.splitlines()
     assert err[0] == f"skipped line {bad_line}: 'not-an-ip' is not an IPv4 address"
+    assert err[-1] == (f"error: line {bad_line}: 'not-an-ip' is not an IPv4 address (1 bad line "
+                       "not checked; the 25 valid pairs were)")
     assert "checked 25 pairs: 3 reachable, 21 unreachable, 1 error" in err
     assert f"16 pairs fail at {ACL_TOR}: config.acl_block" in err
     assert f"3 pairs fail at {DOWN_TOR}: link.down" in err

@@ -11,8 +11,10 @@ from pydantic import Field
 
 from netopsai.backends.base import Backends
 from netopsai.backends.rows import EventRecord
+from netopsai.errors import UnknownName
 from netopsai.evidence import Evidence, cell_text
 from netopsai.textsafe import UNVERIFIED
+from netopsai.timewin import Window
 from netopsai.tools.base import WindowArgs, tool
 
 COLUMNS = list(EventRecord.__annotations__)
@@ -38,6 +40,7 @@ def events(args: EventsArgs, backends: Backends) -> Evidence:
     window on the device's clock: by device, interface, message id or text. Use for "what
     happened to X", a timeline of a port, or log lines an alarm does not cover."""
     w = args.resolve(backends)
+    _check_devices(args.devices, w, backends)
     rows, total = backends.alarms.events(args.devices, w, interface=args.interface,
                                          mnemonic=args.mnemonic, text=args.text,
                                          source=args.source, limit=args.limit)
@@ -61,3 +64,18 @@ def events(args: EventsArgs, backends: Backends) -> Evidence:
              "devices": sorted({str(r.get("device")) for r in rows}), "unverified": unverified}
     return Evidence(tool="events", summary=summary + ".", columns=COLUMNS,
                     rows=[dict(r) for r in rows], facts=facts, window=w.as_json())
+
+
+def _check_devices(devices: list[str] | None, w: Window, backends: Backends) -> None:
+    """Refuse, as changelog and alarms do, a device name that is nowhere: not in the inventory
+    and naming no event in the window (a device the inventory lacks may still log: a new switch,
+    a sender kept under its own name; those are read). A typo would otherwise answer "0 events"."""
+    try:
+        backends.inventory.check_names(devices)
+    except UnknownName:
+        for name in devices or []:
+            try:
+                backends.inventory.check_names([name])
+            except UnknownName:  # with the closest names; run_tool retries another case
+                if not backends.alarms.events([name], w, limit=1)[1]:
+                    raise

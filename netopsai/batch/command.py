@@ -8,6 +8,10 @@ paths), unreachable or error. Bad lines, the progress bar (on a terminal only) a
 go to stderr, and the summary as JSON to --summary FILE. Exit codes as fping's: 0 every pair
 reachable, 1 some degraded, unreachable or not checkable, 2 with one line for bad input (no
 file, no valid line, a foreign file to resume); 130 after Ctrl-C, every finished row flushed.
+A file with some bad lines is still checked, as fping pings the hosts it can resolve: the
+valid pairs run, are written (and recorded with --record), then the run ends with exit 2 and a
+last `error:` line naming the first bad line (SkippedLines), so a script never mistakes a
+half-read file for a clean run.
 With --engine ray the pairs are traced on Ray (ray_engine.py): the same rows, byte for byte.
 With --record every pair's result of this run (not those --resume found) is also stored with the
 run's time (netopsai.store.probes), the probe history the reliability report counts; a run
@@ -37,13 +41,26 @@ from netopsai.batch.runner import BatchChecker
 from netopsai.errors import NetopsError
 from netopsai.ray_cluster import RayOptions
 from netopsai.store import probes
+from netopsai.textsafe import visible
 from netopsai.timewin import iso
 from netopsai.words import count
 
 MAX_BAD_SHOWN = 20
+MAX_CONCURRENCY = 256
 
 
 BackendsFactory = Callable[[], Backends]
+
+
+class SkippedLines(NetopsError):
+    """Some input lines could not be read: the others were checked and written (`results`)."""
+
+    def __init__(self, errors: list[str], results: list[PairResult]) -> None:
+        self.errors, self.results = errors, results
+        n = len(errors)
+        what = "1 bad line" if n == 1 else f"{n} bad lines, the first"
+        super().__init__(f"{errors[0]} ({what} not checked; the "
+                         f"{count(len(results), 'valid pair')} were)")
 
 
 def cli_main(engine: Engine, file: Path, *, out: Path | None = None, as_json: bool = False,
@@ -56,13 +73,15 @@ def cli_main(engine: Engine, file: Path, *, out: Path | None = None, as_json: bo
     netopsai.frontend), so a bad file is reported before a bad store or config. `ray`: trace
     on Ray instead of local processes. `record`: store this run's results (probe history)."""
     try:
-        results = _main(engine, file, out, as_json, resume, concurrency, source, (processes, ray),
-                        backends or (lambda: _configured(engine)), record)
+        results, bad = _main(engine, file, out, as_json, resume, concurrency, source,
+                             (processes, ray), backends or (lambda: _configured(engine)), record)
     except KeyboardInterrupt:  # before any pair ran (once they run, _main says how far it got)
         print("interrupted before any pair was checked", file=sys.stderr)
         raise SystemExit(130) from None
     if summary is not None:
         write_summary(summary, results)
+    if bad:
+        raise SkippedLines(bad, results)
     return results
 
 
@@ -85,9 +104,13 @@ def _configured(engine: Engine) -> Backends:
 
 def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: bool,
           concurrency: int, source: str | None, how: tuple[bool | None, RayOptions | None],
-          make_backends: BackendsFactory, record: bool = False) -> list[PairResult]:
+          make_backends: BackendsFactory, record: bool = False
+          ) -> tuple[list[PairResult], list[str]]:
+    """Every result in OUT, and the input's bad lines ("line N: why")."""
     if concurrency < 1:
         raise NetopsError(f"--concurrency must be at least 1, not {concurrency}")
+    if concurrency > MAX_CONCURRENCY:  # each is a thread of ours: a typo must not start 10**20
+        raise NetopsError(f"--concurrency must be at most {MAX_CONCURRENCY}, not {concurrency}")
     if resume and out is None:
         raise NetopsError("--resume needs -o FILE: the output of the run to complete")
     text = read_text(file)
@@ -100,7 +123,9 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
     earlier = read_done(out, as_json) if resume and out is not None else []
     have = {(r.src, r.dst) for r in earlier}
     todo = [p for p in parsed.pairs if (p.src, p.dst) not in have]
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    # stderr carries the input's and the network's words (bad lines, devices, causes): read as
+    # plain text, never as rich markup or emoji codes, and each line's controls made visible
+    err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
     _notes(err, parsed, len(earlier), out)
     checker = BatchChecker(backends, concurrency, *how)  # how: (processes, ray), where pairs are traced
     with _open(out, append=bool(earlier)) as fh, _progress(err, len(todo)) as advance:
@@ -117,17 +142,17 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
         except KeyboardInterrupt:
             sink.drain()  # finished pairs held back for order: written, not lost
             where = f"to {out}; run it again with --resume to finish" if out else "above"
-            err.print(f"interrupted: {sink.rows} of {len(todo)} pairs written {where}")
+            err.print(visible(f"interrupted: {sink.rows} of {len(todo)} pairs written {where}"))
             # not KeyboardInterrupt: typer turns that into an exit code netopsai.cli.app.main drops
             raise SystemExit(130) from None
     everything = earlier + results
     first_error = next((f"line {r.line}: {r.error}" for r in everything if r.error), None)
     for line in summary_lines(summarize(everything), first_error):
-        err.print(line)
+        err.print(visible(line))
     if run_at is not None:
         n = probes.record(engine, results, run_at, backends.inventory.ip_owner)
         err.print(f"recorded {count(n, 'probe result')} at {iso(run_at)}")
-    return everything
+    return everything, parsed.errors
 
 
 def _recording(engine: Engine, backends: Backends) -> datetime:
@@ -167,13 +192,13 @@ def _source(backends: Backends, source: str | None) -> str | None:
 
 def _notes(err: Console, parsed: Parsed, resumed: int, out: Path | None) -> None:
     for msg in parsed.errors[:MAX_BAD_SHOWN]:
-        err.print(f"skipped {msg}")
+        err.print(visible(f"skipped {msg}"))
     if len(parsed.errors) > MAX_BAD_SHOWN:
         err.print(f"skipped {len(parsed.errors) - MAX_BAD_SHOWN} more bad lines")
     if parsed.duplicates:
         err.print(f"skipped {count(parsed.duplicates, 'duplicate pair')}")
     if resumed:
-        err.print(f"resuming: {resumed} pairs already in {out}")
+        err.print(visible(f"resuming: {resumed} pairs already in {out}"))
 
 
 @contextmanager

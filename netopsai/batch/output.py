@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from netopsai.batch.check import PairResult
 from netopsai.errors import NetopsError
+from netopsai.textsafe import visible
 from netopsai.words import count
 
 COLUMNS = [f.name for f in fields(PairResult)]
@@ -57,14 +58,17 @@ class Sink:
 
 
 def to_row(r: PairResult) -> list[str]:
+    """One CSV row. Reasons and causes may quote the network (an interface description): each
+    cell is one physical line with its control characters visible, so the file opened in a
+    terminal or a spreadsheet shows no escape sequence and no forged row."""
     def cell(v: Any) -> str:
         if v is None:
             return ""
         if isinstance(v, bool):
             return "true" if v else "false"
         if isinstance(v, list):
-            return "; ".join(v)
-        return " ".join(str(v).split())  # one physical line per row
+            return visible("; ".join(str(x) for x in v))
+        return visible(" ".join(str(v).split()))  # one physical line per row
     return [cell(getattr(r, c)) for c in COLUMNS]
 
 

@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
+from netopsai.textsafe import visible
+
 
 def register(app: typer.Typer, lab_app: typer.Typer) -> None:
     """Add this group's commands; heavy imports stay inside the commands."""
@@ -26,6 +28,8 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
         from netopsai.frontend import frontend_backends
         from netopsai.tools.registry import run_tool
 
+        if not window.strip():  # the tool would read its default hour, not what was meant
+            raise NetopsError("--window is empty; e.g. 2h, 24h, 7d or START..END")
         args: dict[str, Any] = {"window": window, "state": state, "correlate": True}
         if site:
             args["site"] = site
@@ -44,12 +48,18 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
 
 
 def _print_cases(window: dict[str, Any], f: dict[str, Any]) -> None:
+    """Device and interface names and the reasons quote the network: every cell goes through
+    render.cell (visible, never markup)."""
     from rich.console import Console
     from rich.table import Table
 
+    from netopsai.cli.render import cell
+    from netopsai.cli.textout import markup
+
     console = Console()
-    console.print(f"{f['alarms']} alarms in {window.get('start')} .. {window.get('end')} -> "
-                  f"{f['groups']} cases ({f['compression']:g} alarms per case)")
+    console.print(f"{f['alarms']} alarms in {markup(window.get('start'))} .. "
+                  f"{markup(window.get('end'))} -> {f['groups']} cases "
+                  f"({f['compression']:g} alarms per case)")
     if not f["cases"]:
         return
     table = Table("case", "root cause (suggested)", "alarms", "state", "first raised",
@@ -57,8 +67,9 @@ def _print_cases(window: dict[str, Any], f: dict[str, Any]) -> None:
     for c in f["cases"]:
         root = f"{c['root_kind']} {c['root_device']}" + (f" {c['root_interface']}"
                                                          if c["root_interface"] else "")
-        table.add_row(c["case"], root, str(c["alarms"]), c["state"], str(c["first_raised"]),
-                      c["impact"]["summary"], c["reason"])
+        table.add_row(*(cell(v) for v in (c["case"], root, c["alarms"], c["state"],
+                                          c["first_raised"], c["impact"]["summary"],
+                                          c["reason"])))
     console.print(table)
     if f["groups"] > len(f["cases"]):
         console.print(f"(the first {len(f['cases'])} cases of {f['groups']}: narrow the window)")
@@ -108,10 +119,10 @@ def acks_cmd(alarm_id: Annotated[int | None, typer.Option("--id", help="Only thi
     if as_json:
         typer.echo(json.dumps(rows))
         return
-    for r in rows:
+    for r in rows:  # who and why as stored (rows older than the plain-text check too): visible
         until = f" until {r['until']}" if r["until"] else ""
-        typer.echo(f"{r['at']}  #{r['alarm_id']}  {r['action']}{until}  by {r['by']}"
-                   f"{': ' + str(r['why']) if r['why'] else ''}")
+        typer.echo(visible(f"{r['at']}  #{r['alarm_id']}  {r['action']}{until}  by {r['by']}"
+                           f"{': ' + str(r['why']) if r['why'] else ''}"))
     if not rows:
         typer.echo("no acknowledgements or silences")
 
@@ -121,14 +132,16 @@ def _act(alarm_id: int, action: str, by: str | None, why: str, span: str | None 
     import getpass
 
     from netopsai.frontend import store_engine
-    from netopsai.store.acks import record
+    from netopsai.store.acks import record, silence_end
     from netopsai.store.network import network_clock
-    from netopsai.timewin import iso, parse_duration
+    from netopsai.timewin import iso
 
     engine = store_engine()
     now = network_clock(engine)
-    until = now + parse_duration(span) if span else None
-    row = record(engine, alarm_id, action, by or getpass.getuser(), why, now, until)
+    until = silence_end(now, span) if span is not None else None
+    # --by "" is refused by record (who is required), not replaced by the login name
+    row = record(engine, alarm_id, action, getpass.getuser() if by is None else by, why, now,
+                 until)
     done = {"ack": "acknowledged", "silence": f"silenced until {iso(row.until) if row.until else ''}",
             "unack": "acknowledgement taken back"}[action]
     typer.echo(f"alarm {alarm_id} {done} by {row.by} (kept in netopsai's store, not on the device)")

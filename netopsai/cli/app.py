@@ -12,7 +12,9 @@ import typer
 from typer.exceptions import TyperException
 
 from netopsai.cli.poll import AddressOption, EngineName, EngineOption, ray_choice
+from netopsai.cli.textout import lines
 from netopsai.errors import NetopsError
+from netopsai.textsafe import visible
 from netopsai.tools import tool_names
 
 if TYPE_CHECKING:
@@ -65,7 +67,7 @@ def tool_cmd(name: Annotated[str, typer.Argument(help=TOOL_HELP)],
     if ev.errors and not ev.partial:
         raise NetopsError(ev.errors[0])
     for problem in ev.errors:  # partial: what could not be read (e.g. a device that timed out)
-        typer.echo(f"warning: {problem}", err=True)
+        typer.echo(f"warning: {visible(problem)}", err=True)
 
 
 def _copilot() -> Copilot:
@@ -134,19 +136,20 @@ def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain
         raise NetopsError("the question is empty")
     thread = pick_thread(thread, resume)
     result = _answer(question, thread)
-    if as_json:
+    if as_json:  # JSON escapes every control character itself
         _out(json.dumps({**result, "thread": thread}, default=str))
     else:
         typer.echo(f"thread {thread}: follow up with --continue", err=True)
+        answer = lines(result["answer"])  # it quotes network text: controls made visible
         if sys.stdout.isatty():
             from rich.console import Console
             from rich.markdown import Markdown
 
-            Console().print(Markdown(result["answer"]))
+            Console().print(Markdown(answer))
         else:  # a script gets the markdown itself: nothing wrapped, padded or cut
-            typer.echo(result["answer"])
+            typer.echo(answer)
     if result["input_errors"]:  # the answer leads with it; scripts see it in the exit code
-        typer.echo(f"error: {result['input_errors'][0]}", err=True)
+        typer.echo(f"error: {visible(result['input_errors'][0])}", err=True)
         raise typer.Exit(2)
 
 
@@ -154,8 +157,9 @@ def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain
 def chat_cmd(thread: Annotated[str, typer.Option(help="Conversation thread id")] = "chat") -> None:
     """Chat in the terminal; each step shows as it happens. Ctrl-D or 'exit' to leave."""
     from netopsai.cli.chat import run_chat
+    from netopsai.cli.threads import check_thread
 
-    run_chat(_copilot(), thread)
+    run_chat(_copilot(), check_thread(thread))
 
 
 @app.command("batch")
@@ -192,7 +196,7 @@ def serve_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.
     """The Gradio web app on the configured backends (the embedded lab, built on first run, by default)."""
     from netopsai.ui.gradio.app import serve
 
-    serve(host=host, port=port)
+    serve(host=host, port=_port(port))
 
 
 @app.command("slack")
@@ -202,7 +206,14 @@ def slack_cmd(http: Annotated[bool, typer.Option("--http", help="HTTP mode inste
     """The Slack bot (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET; SLACK_APP_TOKEN for Socket Mode)."""
     from netopsai.ui.slack.app import main as slack_main
 
-    slack_main(http=http, host=host, port=port)
+    slack_main(http=http, host=host, port=_port(port))
+
+
+def _port(port: int) -> int:
+    """A TCP port to listen on, checked before anything starts (0: any free port)."""
+    if not 0 <= port <= 65535:
+        raise NetopsError(f"--port {port} is not a port (0-65535)")
+    return port
 
 
 def _register_groups() -> None:
@@ -249,8 +260,8 @@ def _main(argv: list[str] | None) -> int:
                         standalone_mode=False)
         if isinstance(code, int) and code:  # typer returns 130 after Ctrl-C rather than raising
             return code
-    except NetopsError as exc:
-        typer.echo(f"error: {exc}", err=True)
+    except NetopsError as exc:  # it may quote what was given or read: one line, visible
+        typer.echo(f"error: {visible(str(exc))}", err=True)
         return 2
     except typer.Exit as exc:
         return int(exc.exit_code)
@@ -260,13 +271,13 @@ def _main(argv: list[str] | None) -> int:
     except TyperException as exc:  # usage errors: typer vendors its own click
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
         if message:  # 'no arguments' has already printed the help
-            typer.echo(f"error: {message}", err=True)
+            typer.echo(f"error: {visible(message)}", err=True)
         return int(getattr(exc, "exit_code", 2) or 2)
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         return 130
     except Exception as exc:  # last resort: still one line, and say it is our bug
-        typer.echo(f"internal error: {type(exc).__name__}: {exc}", err=True)
+        typer.echo(f"internal error: {type(exc).__name__}: {visible(str(exc))}", err=True)
         return 1
     return 0
 

@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.markdown import Markdown
 
+from netopsai.cli.textout import lines, markup
 from netopsai.service import Copilot, Step
 
 
@@ -26,7 +27,7 @@ def describe(step: Step) -> str:
 def run_chat(copilot: Copilot, thread: str, console: Console | None = None) -> None:
     console = console or Console()
     copilot.warm_up()  # a session: the first analysis should not wait for pandas to load
-    console.print(f"netopsai chat — thread [bold]{thread}[/bold]. Ask; 'exit' to leave.")
+    console.print(f"netopsai chat — thread [bold]{markup(thread)}[/bold]. Ask; 'exit' to leave.")
     while True:
         try:
             question = console.input("[bold cyan]you>[/bold cyan] ").strip()
@@ -37,8 +38,8 @@ def run_chat(copilot: Copilot, thread: str, console: Console | None = None) -> N
             return
         if not question:
             continue
-        for step in copilot.ask(question, thread):
+        for step in copilot.ask(question, thread):  # steps and answer quote the network
             if step.node == "summarizer":
-                console.print(Markdown(step.data.get("answer", "")))
+                console.print(Markdown(lines(step.data.get("answer", ""))))
             elif step.node != "done":
-                console.print(f"[dim]  {describe(step)} ({step.ms:.0f} ms)[/dim]")
+                console.print(f"[dim]  {markup(describe(step))} ({step.ms:.0f} ms)[/dim]")

@@ -6,9 +6,11 @@ overrides and names every problem (file or variable, field, line, closest valid 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
+
+from netopsai.textsafe import visible
 
 if TYPE_CHECKING:
     from netopsai.config.network import NetConfig
@@ -16,10 +18,10 @@ if TYPE_CHECKING:
 config_app = typer.Typer(no_args_is_help=True, help="Backends, targets and credentials (config.yaml).")
 
 
-def _fail(problems: list[str]) -> None:
+def _fail(problems: list[str]) -> NoReturn:
     """Every problem on its own line (stderr), then a non-zero exit: never a traceback."""
     for line in problems:
-        typer.echo(f"error: {line}", err=True)
+        typer.echo(f"error: {visible(line)}", err=True)
     raise typer.Exit(2)
 
 
@@ -62,16 +64,17 @@ def check() -> None:
     if cfg is not None:
         problems += _availability(cfg)
         for line in open_to_others(cfg.home):  # a warning: older releases made it 0755
-            typer.echo(f"warning: {line}", err=True)
+            typer.echo(f"warning: {visible(line)}", err=True)
     if problems or cfg is None:
         _fail(problems)
         return
+    in_use = _in_use(cfg)  # before "config ok": a store out of reach fails the check
     b = cfg.settings.backend
     typer.echo(f"config ok: telemetry {b.telemetry}, paths {b.paths}; inventory, changes and alarms "
                f"from the store; {len(cfg.settings.snmp.targets)} SNMP targets, "
                f"{len(cfg.settings.napalm)} NAPALM devices")
-    for line in [*_sources(cfg), _in_use(cfg)]:
-        typer.echo(f"  {line}")
+    for line in [*_sources(cfg), in_use]:
+        typer.echo(f"  {visible(line)}")
 
 
 def _in_use(cfg: NetConfig) -> str:
@@ -79,13 +82,15 @@ def _in_use(cfg: NetConfig) -> str:
     from netopsai.backends.registry import resolved_kinds
     from netopsai.config.settings import StoreSettings
     from netopsai.errors import NetopsError
-    from netopsai.store.engine import engine_for
+    from netopsai.store.engine import StoreUnreachable, engine_for
 
     store = StoreSettings()
     if store.sqlite_path is not None and not store.sqlite_path.exists():  # checking creates nothing
         return f"store: no database yet at {store.sqlite_path}"
     try:
         telemetry, paths = resolved_kinds(engine_for(store.url), cfg)
+    except StoreUnreachable as exc:  # DATABASE_URL is configuration too: the check fails
+        _fail([str(exc)])
     except NetopsError as exc:
         return f"store: {exc}"
     return f"for the store now: telemetry {telemetry}, paths {paths}"

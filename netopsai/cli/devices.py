@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
+from netopsai.cli.textout import echo
+
 devices_app = typer.Typer(no_args_is_help=True, help="Real devices through NAPALM (read-only).")
 inventory_app = typer.Typer(no_args_is_help=True, help="Import an inventory into the store.")
 
@@ -40,7 +42,7 @@ def inventory_import(
     from netopsai.store.inventory_import import import_files
 
     result = import_files(get_engine(), files, scale=scale, seed=seed, replace=replace, force=force)
-    typer.echo(result.line())
+    echo(result.line())
 
 
 def _targets(hosts: list[str] | None, port: int, driver: str, username: str, password_env: str,
@@ -82,11 +84,11 @@ def devices_discover(host: HostOpt = None, port: PortOpt = 22, driver: DriverOpt
 
     targets = _targets(host, port, driver, username, password_env, timeout)
     result = discover(get_engine(), targets, site=site, role=role)
-    typer.echo(result.line())
+    echo(result.line())
     if result.errors and not result.devices:
         raise NetopsError(result.errors[0])
-    for err in result.errors:
-        typer.echo(f"partial: {err}", err=True)
+    for err in result.errors:  # the devices' own words: visible (netopsai.cli.render)
+        echo(f"partial: {err}", err=True)
 
 
 @devices_app.command("snapshot")
@@ -101,8 +103,8 @@ def devices_snapshot(host: HostOpt = None, port: PortOpt = 22, driver: DriverOpt
     targets = _targets(host, port, driver, username, password_env, timeout)
     result = snapshot(get_engine(), targets)
     for line in result.lines():
-        typer.echo(line)
+        echo(line)
     if result.errors and not result.taken:
         raise NetopsError(result.errors[0])
     for err in result.errors:
-        typer.echo(f"partial: {err}", err=True)
+        echo(f"partial: {err}", err=True)

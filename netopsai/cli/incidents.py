@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from netopsai.textsafe import visible
+
 
 def register(app: typer.Typer, lab_app: typer.Typer) -> None:
     """Add this group's commands; heavy imports stay inside the commands."""
@@ -34,8 +36,8 @@ def confirm_cmd(thread: Annotated[str | None, typer.Option(
     if not copilot.thread(thread).state:
         raise NetopsError(f"no conversation thread {thread!r} in {home}")
     row = copilot.confirm(thread, user, "confirm")
-    typer.echo(f"incident {row.id} saved: {row.label} at {row.device or '-'}"
-               f"{' ' + row.interface if row.interface else ''}")
+    typer.echo(visible(f"incident {row.id} saved: {row.label} at {row.device or '-'}"
+                       f"{' ' + row.interface if row.interface else ''}"))
 
 
 def import_cmd(file: Annotated[Path, typer.Argument(help="YAML or JSON list of incidents")]) -> None:
@@ -62,7 +64,8 @@ def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="Print JSON")]
         typer.echo(json.dumps([r.model_dump(mode="json") for r in rows]))
         return
     for r in rows:
-        typer.echo(f"{r.id}\t{r.at:%Y-%m-%dT%H:%M:%SZ}\t{r.label}\t{r.device or '-'}\t"
-                   f"{r.interface or '-'}\t{r.confirmed_by}\t{r.symptoms[:60]}")
+        typer.echo(f"{r.id}\t{r.at:%Y-%m-%dT%H:%M:%SZ}\t" + visible(  # symptoms quote the network
+            f"{r.label}\t{r.device or '-'}\t{r.interface or '-'}\t{r.confirmed_by}\t"
+            f"{r.symptoms[:60]}"))
     if not rows:
         typer.echo("no incidents in memory")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+
+from netopsai.textsafe import visible
 
 if TYPE_CHECKING:
     from netopsai.backends.receivers import Ingest, IngestSettings
@@ -43,7 +46,10 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
         community from secrets.yaml (snmp.community), NETOPSAI_TRAP_COMMUNITY overriding it
         (default: public). Every event is written to a spool in NETOPSAI_HOME/spool as it
         arrives, so a crash or kill loses nothing taken in: the next start stores the rest.
-        Ctrl-C stops. With --file, loads log files written earlier (on the devices' clocks;
+        Ctrl-C stops. Its counters (received, refused, dropped by the kernel, written, waiting
+        in the spool) are printed every minute while they change, on SIGUSR1 and at exit, and
+        kept in NETOPSAI_HOME/ingest.prom (Prometheus text format). With --file, loads log
+        files written earlier (on the devices' clocks;
         loading one twice stores it once) and exits."""
         if file:
             _load(file, device, timezone)
@@ -76,7 +82,7 @@ def _settings(host: str | None, flags: dict[str, int | None], dedupe: float) -> 
     from netopsai.errors import NetopsError
 
     ports = {n: _port(n, v) for n, v in flags.items() if v is not None}
-    if dedupe < 0:
+    if not 0 <= dedupe < float("inf"):  # "nan" and "inf" parse as floats too
         raise NetopsError("--dedupe must be 0 or more seconds")
     cfg = from_config(load_netconfig(), host=host, ports=ports, dedupe_seconds=dedupe)
     try:
@@ -106,7 +112,12 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: b
     make_store_dir(store)
     cfg.spool, cfg.fsync = private_dir(store.home) / "spool", fsync
 
+    watches: list[Any] = []  # the ingest's counters (netopsai.backends.ingest_stats)
+
     def ready(ingest: Ingest, lines: list[str]) -> None:
+        from netopsai.backends.ingest_stats import Watch
+
+        watches.append(Watch(ingest, typer.echo, store.home / "ingest.prom"))
         for line in lines:
             typer.echo(f"listening: {line}")
         replayed = ingest.writer.stats.replayed if ingest.writer else 0
@@ -127,6 +138,8 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: b
             if snaps is not None:
                 await asyncio.to_thread(snaps.close)
         _report(stats)
+        for watch in watches:  # the receivers' own counters: kernel drops, refusals, backlog
+            watch.close()
 
     try:
         asyncio.run(main())
@@ -157,24 +170,59 @@ def _load(files: list[Path], device: str | None, zone: str | None) -> None:
     from netopsai.backends.syslog.files import load_files
     from netopsai.config.load import load_netconfig
     from netopsai.config.settings import StoreSettings
-    from netopsai.store.engine import make_store_dir
+    from netopsai.store.engine import check_reachable, engine_for, make_store_dir
 
     store = StoreSettings()
     make_store_dir(store)
+    check_reachable(engine_for(store.url))  # one line naming the store, before any reading
     context = from_config(load_netconfig()).syslog
     err = Console(stderr=True, highlight=False)
+    failed = _Failures()  # the writer logs each event it could not store
     with Progress(TextColumn("storing events"), BarColumn(), MofNCompleteColumn(), console=err,
-                  transient=True, disable=not err.is_terminal) as bar:
+                  transient=True, disable=not err.is_terminal) as bar, failed:
         task = bar.add_task("load", total=None)
         stats = load_files(store.url, files, device=device, zone=zone, context=context,
                            progress=lambda done, total: bar.update(task, completed=done, total=total))
     typer.echo(f"{stats.lines} lines read from {len(files)} file{'s' * (len(files) > 1)}: "
-               f"{stats.stored} events stored, {stats.known} already in the store")
+               f"{max(stats.stored, 0)} events stored, {stats.known} already in the store")
     if stats.no_device:
         typer.echo(f"{stats.no_device} lines name no device: give --device NAME for a capture "
                    "of one device's log", err=True)
     if stats.no_time:
         typer.echo(f"{stats.no_time} lines carry no time: placed at the file's time", err=True)
+    if failed.count:  # a store that took nothing (read-only, gone) must not exit 0
+        from netopsai.errors import NetopsError
+
+        raise NetopsError(f"{failed.count} of {stats.lines - stats.known} events could not be "
+                          f"stored: {failed.first}")
+
+
+class _Failures(logging.Handler):
+    """While a file loads: counts the events the writer could not store and keeps the first
+    reason's first line (the writer's log record carries the SQL and the event's text, many
+    lines; the command says one)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.count, self.first = 0, ""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        if text.startswith("could not store"):  # one event
+            self.count += 1
+        elif text.startswith("store still locked") and "not written" in text:  # a batch given up
+            args = record.args if isinstance(record.args, tuple) else ()
+            self.count += args[1] if len(args) > 1 and isinstance(args[1], int) else 1
+        else:
+            return
+        self.first = self.first or visible(text.splitlines()[0])
+
+    def __enter__(self) -> _Failures:
+        logging.getLogger("netopsai.ingest").addHandler(self)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        logging.getLogger("netopsai.ingest").removeHandler(self)
 
 
 def _report(stats: WriterStats | None) -> None:

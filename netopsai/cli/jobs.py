@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from netopsai.textsafe import visible
+
 
 def register(app: typer.Typer, lab_app: typer.Typer) -> None:
     """Add this group's commands; heavy imports stay inside the commands."""
@@ -30,7 +32,7 @@ def import_cmd(
     from netopsai.store.engine import get_engine
     from netopsai.store.jobs_import import import_jobs
 
-    typer.echo(import_jobs(get_engine(), file, fmt, label).line())
+    typer.echo(visible(import_jobs(get_engine(), file, fmt, label).line()))
 
 
 def list_cmd(running: Annotated[bool, typer.Option(help="Only jobs running now")] = False,
@@ -50,6 +52,8 @@ def list_cmd(running: Annotated[bool, typer.Option(help="Only jobs running now")
         hosts = ", ".join(j.hosts[:3]) + (f" … ({len(j.hosts)} hosts)" if len(j.hosts) > 3 else "")
         when = f"{j.start:%Y-%m-%d %H:%M}" if j.start else "-"
         until = f"{j.end:%Y-%m-%d %H:%M}" if j.end else "running" if j.state == "RUNNING" else "-"
-        typer.echo(f"{j.id}\t{j.name}\t{j.owner}\t{j.state}\t{when} .. {until}\t{hosts}")
+        # names, owners and hosts are the scheduler's export's words: visible, one line a job
+        typer.echo(visible(f"{j.id}\t{j.name}\t{j.owner}\t{j.state}\t{when} .. {until}\t")
+                   + visible(hosts))
     if not jobs:
         typer.echo("no jobs in the store")

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from netopsai.textsafe import visible
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -115,8 +117,13 @@ def report_json(rep: PollReport) -> dict[str, Any]:
 
 
 def _print(rep: PollReport) -> None:
+    """Each device's table. sysName, sysDescr and interface names are the agent's words:
+    shown visible and never read as markup (netopsai.cli.render)."""
     from rich.console import Console
     from rich.table import Table
+
+    from netopsai.cli.render import cell
+    from netopsai.cli.textout import markup
 
     console = Console()
     if not console.is_terminal:  # piped: whole names and counters rather than an 80-column fit
@@ -124,17 +131,18 @@ def _print(rep: PollReport) -> None:
     for r in rep.readings:
         if not r.ok:
             continue
-        console.print(f"[bold]{r.device}[/bold] ({r.target.endpoint}) up {_uptime(r.uptime_cs)}\n"
-                      f"{r.sys_descr.splitlines()[0] if r.sys_descr else ''}")
+        console.print(f"[bold]{markup(r.device)}[/bold] ({markup(r.target.endpoint)}) up "
+                      f"{_uptime(r.uptime_cs)}\n"
+                      f"{markup(r.sys_descr.splitlines()[0]) if r.sys_descr else ''}")
         table = Table("index", "name", "oper", "admin", "speed_mbps", "in_octets", "out_octets",
                       "in_errors", "in_discards")
         for i in reading_json(r)["interfaces"]:
-            table.add_row(*(str(i[k] if i[k] is not None else "") for k in (
+            table.add_row(*(cell(i[k]) for k in (
                 "index", "name", "oper_status", "admin_status", "speed_mbps", "in_octets",
                 "out_octets", "in_errors", "in_discards")))
         console.print(table)
         if r.partial:
-            console.print(f"[yellow]partial:[/yellow] {r.partial}")
+            console.print(f"[yellow]partial:[/yellow] {markup(r.partial)}")
     console.print(f"stored: {rep.devices} devices, {rep.interfaces} interfaces, "
                   f"{rep.events} state changes, {rep.samples} counter samples")
 
@@ -147,7 +155,7 @@ def _emit(rep: PollReport, as_json: bool) -> None:
     else:
         _print(rep)
     for problem in rep.failures.values():
-        typer.echo(f"warning: {problem}", err=True)
+        typer.echo(f"warning: {visible(problem)}", err=True)
 
 
 def poll(once: Annotated[bool, typer.Option("--once", help="Poll once and exit")] = False,

@@ -16,6 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from netopsai.errors import NetopsError
+from netopsai.textsafe import visible
 
 if TYPE_CHECKING:
     import http.client
@@ -75,7 +76,8 @@ def _call_socket(sock_path: str, path: str, body: dict[str, Any]) -> dict[str, A
         r = conn.getresponse()
         raw = r.read()
     except OSError as exc:  # it accepted, then failed: worth a line, as for NETOPSAI_URL
-        print(f"netopsai server at {sock_path} not reachable ({exc}); answering here", file=sys.stderr)
+        print(visible(f"netopsai server at {sock_path} not reachable ({exc}); answering here"),
+              file=sys.stderr)
         return None
     finally:
         conn.close()
@@ -117,7 +119,7 @@ def _call_url(where: Server, path: str, body: dict[str, Any]) -> dict[str, Any] 
         return _refused(exc.code, str(exc.reason), _body(exc))
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        print(f"netopsai server at {where.url} not reachable ({reason}); answering here",
+        print(visible(f"netopsai server at {where.url} not reachable ({reason}); answering here"),
               file=sys.stderr)
         return None
 

@@ -1,18 +1,26 @@
 """Evidence rendered for a terminal (rich), or for a script (CSV, or a table at full width).
 
 On a terminal a table fits the window and shows its first MAX_ROWS rows; into a pipe or a file
-nothing is cut: every row, every cell whole, as wide as the data."""
+nothing is cut: every row, every cell whole, as wide as the data.
+
+Network text (syslog, descriptions, alarm names) is untrusted: every cell, summary and line
+printed here has its control characters made visible (netopsai.textsafe), so an ESC sequence
+cannot clear or retitle the on-call's terminal and a CR/LF inside a message cannot forge a row;
+and it reaches rich as Text, never as markup, so "[red]" in a message is printed as it is."""
 
 from __future__ import annotations
 
 import csv
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from netopsai.cli.textout import markup
 from netopsai.evidence import Evidence, cell_text
+from netopsai.textsafe import visible
 
 MAX_ROWS = 40
 PIPE_WIDTH = 100_000  # not a terminal: no wrapping, no ellipsis
@@ -23,18 +31,24 @@ def out_console() -> Console:
     return Console() if sys.stdout.isatty() else Console(width=PIPE_WIDTH, soft_wrap=True)
 
 
+def cell(value: Any) -> Text:
+    """One table cell as rich prints it: visible, and Text so that no markup is read in it."""
+    return Text(visible(cell_text(value)))
+
+
 def write_csv(ev: Evidence, out: TextIO) -> None:
-    """Every row and column of the evidence, as CSV (cells as the tables show them)."""
+    """Every row and column of the evidence, as CSV (cells as the tables show them: a line
+    break inside a message is a mark, so each record is one physical line)."""
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(ev.columns)
+    w.writerow([visible(c) for c in ev.columns])
     for row in ev.rows:
-        w.writerow([cell_text(row.get(c), 100_000) for c in ev.columns])
+        w.writerow([visible(cell_text(row.get(c), 100_000)) for c in ev.columns])
 
 
 def render_evidence(ev: Evidence, console: Console) -> None:
-    console.print(f"[bold][{ev.id}] {ev.tool}[/bold] {ev.args}")
+    console.print(f"[bold]\\[{ev.id}] {markup(ev.tool)}[/bold] {markup(ev.args)}")
     if ev.window:
-        console.print(f"window {ev.window['start']} .. {ev.window['end']}")
+        console.print(f"window {markup(ev.window['start'])} .. {markup(ev.window['end'])}")
     if ev.rows:
         from netopsai.tools.registry import REGISTRY
 
@@ -42,13 +56,13 @@ def render_evidence(ev: Evidence, console: Console) -> None:
         cols = [c for c in (tool.shown_columns(ev) if tool else ev.columns)
                 if any(c in r for r in ev.rows[:MAX_ROWS])] or ev.columns
         shown = MAX_ROWS if console.is_terminal else len(ev.rows)
-        table = Table(*cols, show_lines=False, header_style="bold cyan")
+        table = Table(*(markup(c) for c in cols), show_lines=False, header_style="bold cyan")
         for row in ev.rows[:shown]:
-            table.add_row(*(cell_text(row.get(c)) for c in cols))
+            table.add_row(*(cell(row.get(c)) for c in cols))
         console.print(table)
         hidden = len(ev.columns) - len(cols)
         if len(ev.rows) > shown or hidden > 0:
             more = [f"{len(ev.rows) - shown} more rows"] if len(ev.rows) > shown else []
             more += [f"{hidden} more columns"] if hidden > 0 else []
             console.print(f"... {' and '.join(more)} (--format csv or --json for all)")
-    console.print(ev.summary)
+    console.print(Text(visible(ev.summary)))

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+
+from netopsai.cli.textout import lines
+from netopsai.textsafe import visible
 
 DeviceArg = Annotated[str, typer.Argument(help="Device name, as config.yaml's napalm/snmp lists it")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON")]
@@ -48,11 +51,30 @@ def snapshots_cmd(device: DeviceArg, limit: Annotated[int, typer.Option(
     from netopsai.store.engine import get_engine
     from netopsai.store.snapshots import device_snapshots, summary_row
 
-    rows = [summary_row(s) for s in device_snapshots(get_engine(), device, limit)]
+    engine = get_engine()
+    rows = [summary_row(s) for s in device_snapshots(engine, device, limit)]
+    if not rows:
+        _check_device(engine, device)  # a typo must not read as "no snapshots"
     if not rows and not as_json:
-        typer.echo(f"no snapshots of {device}")
+        typer.echo(visible(f"no snapshots of {device}"))
         return
     _print(rows, as_json)
+
+
+def _check_device(engine: Any, device: str) -> None:
+    """A one-line error, with the closest names, for a device that is neither in the
+    inventory nor among the snapshots' devices (a configured device need not be in the
+    inventory)."""
+    from sqlmodel import Session, select
+
+    from netopsai.errors import unknown
+    from netopsai.store import tables as m
+
+    with Session(engine) as s:
+        names = set(s.exec(select(m.Device.name))) | set(
+            s.exec(select(m.DeviceSnapshot.device).distinct()))
+    if device not in names:
+        raise unknown("device", device, sorted(names))
 
 
 def _print(rows: list[dict[str, object]], as_json: bool) -> None:
@@ -61,9 +83,9 @@ def _print(rows: list[dict[str, object]], as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(rows, default=str))
         return
-    for row in rows:
-        typer.echo(describe(row))
-        for line in str(row["config_diff"]).splitlines():
+    for row in rows:  # the device's own words (its config, its errors): visible, line by line
+        typer.echo(visible(describe(row)))
+        for line in lines(row["config_diff"]).split("\n") if row["config_diff"] else []:
             typer.echo(f"  {line}")
         for err in row["errors"]:  # type: ignore[attr-defined]
-            typer.echo(f"  not read: {err}")
+            typer.echo(f"  not read: {visible(str(err))}")

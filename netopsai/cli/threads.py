@@ -8,12 +8,28 @@ import uuid
 
 from netopsai.config.settings import StoreSettings, private_dir
 from netopsai.errors import NetopsError
+from netopsai.textsafe import visible
 
 LAST = "last_thread"
 
 
+def check_thread(thread: str) -> str:
+    """A thread id given on the command line: not empty, and plain text (it is echoed to the
+    terminal and kept in last_thread, whose one line a line break would split)."""
+    if not thread.strip():
+        raise NetopsError("--thread is empty: give a thread id, or leave it out for a new "
+                          "conversation")
+    for ch in thread:
+        if visible(ch) != ch:
+            raise NetopsError(f"--thread has a control character (U+{ord(ch):04X}); use "
+                              "letters, digits, - and _")
+    return thread
+
+
 def pick_thread(thread: str | None, resume: bool) -> str:
     home = StoreSettings().home
+    if thread is not None:
+        check_thread(thread)
     if thread and resume:
         raise NetopsError("give --thread ID or --continue, not both")
     if resume:

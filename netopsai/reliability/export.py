@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from netopsai.reliability.model import TABLES, Report
+from netopsai.textsafe import visible
 
 
 def to_json(report: Report) -> str:
@@ -17,10 +18,14 @@ def to_json(report: Report) -> str:
 
 
 def to_csv(report: Report) -> str:
+    """Cells as as_text_rows gives them: device and link names come from the network, so a
+    control character in one is a visible mark and no cell spans two lines (which would also
+    break read_csv's blank-line split between tables)."""
     buf = io.StringIO()
-    buf.write(f"# reliability {report.window['start']}..{report.window['end']} by {report.by}\n")
+    buf.write(visible(f"# reliability {report.window['start']}..{report.window['end']} by "
+                      f"{report.by}") + "\n")
     for name in TABLES:
-        rows = report.table(name)
+        rows = as_text_rows(report.table(name))
         buf.write(f"\n# {name}\n")
         if not rows:
             continue
@@ -45,5 +50,6 @@ def read_csv(text: str) -> dict[str, list[dict[str, str]]]:
 
 
 def as_text_rows(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """Rows as CSV reads them back: None empty, True/False and numbers as Python prints them."""
-    return [{k: "" if v is None else str(v) for k, v in r.items()} for r in rows]
+    """Rows as CSV reads them back: None empty, True/False and numbers as Python prints them,
+    control characters as visible marks (netopsai.textsafe)."""
+    return [{visible(k): "" if v is None else visible(str(v)) for k, v in r.items()} for r in rows]

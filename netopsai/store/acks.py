@@ -11,7 +11,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import Engine, inspect
 from sqlmodel import Session, col, select
@@ -19,10 +19,15 @@ from sqlmodel import Session, col, select
 from netopsai.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.engine import create_all
-from netopsai.timewin import as_utc, iso
+from netopsai.textsafe import visible
+from netopsai.timewin import as_utc, iso, parse_duration
 
 ACTIONS = ("ack", "silence", "unack")
 MAX_BY, MAX_WHY = 80, 500
+MAX_ID = 2**63 - 1  # the largest id a database column holds: beyond it no alarm can exist
+# A silence is for a known while (a maintenance, a fix in flight); one longer than this hides
+# an alarm for good, which is what closing it or fixing the network is for.
+MAX_SILENCE = timedelta(days=366)
 _READY: weakref.WeakSet[Engine] = weakref.WeakSet()  # engines whose alarm_ack table exists
 
 
@@ -53,9 +58,10 @@ def ensure_table(engine: Engine) -> None:
 
 
 def check_alarm(engine: Engine, alarm_id: int) -> None:
-    """A one-line error naming the newest alarm ids when `alarm_id` is not in the store."""
+    """A one-line error naming the newest alarm ids when `alarm_id` is not in the store (an id
+    out of the database's range is not looked up: the driver would fail on it)."""
     with Session(engine) as s:
-        if s.get(m.Alarm, alarm_id) is not None:
+        if 0 < alarm_id <= MAX_ID and s.get(m.Alarm, alarm_id) is not None:
             return
         newest = s.exec(select(m.Alarm.id).order_by(col(m.Alarm.raised_at).desc()).limit(5)).all()
     hint = f"; the newest alarms are {', '.join(str(i) for i in newest)}" if newest else \
@@ -63,9 +69,30 @@ def check_alarm(engine: Engine, alarm_id: int) -> None:
     raise NetopsError(f"unknown alarm id {alarm_id}{hint}")
 
 
+def silence_end(now: datetime, span: str) -> datetime:
+    """When a silence of `span` (30m, 2h, 1d) started at `now` ends, or a one-line error: a
+    malformed span, or one longer than MAX_SILENCE (checked before adding: a span of a million
+    days would overflow the calendar)."""
+    delta = parse_duration(span)
+    if delta > MAX_SILENCE:
+        raise NetopsError(f"a silence lasts at most {MAX_SILENCE.days} days, not {span}; "
+                          "acknowledge the alarm instead")
+    return now + delta
+
+
+def _plain(text: str, what: str) -> None:
+    """Who and why are shown beside the alarm in terminals and the web app: a control character
+    in them (an ESC sequence, a line break) would act there, so it is refused, never stored."""
+    for i, ch in enumerate(text):
+        if visible(ch) != ch:
+            raise NetopsError(f"{what} has a control character (U+{ord(ch):04X} at position "
+                              f"{i + 1}); use one line of plain text")
+
+
 def record(engine: Engine, alarm_id: int, action: str, by: str, why: str, at: datetime,
            until: datetime | None = None) -> m.AlarmAck:
-    """Store one action after checking it: a known alarm, a name, a silence that ends later."""
+    """Store one action after checking it: a known alarm, a name, plain text, a silence that
+    ends later but not too late."""
     by, why = (by or "").strip(), (why or "").strip()
     if action not in ACTIONS:
         raise NetopsError(f"unknown action {action!r}; use one of {', '.join(ACTIONS)}")
@@ -73,8 +100,12 @@ def record(engine: Engine, alarm_id: int, action: str, by: str, why: str, at: da
         raise NetopsError("say who you are (by)")
     if len(by) > MAX_BY or len(why) > MAX_WHY:
         raise NetopsError(f"too long: who is at most {MAX_BY} characters, why {MAX_WHY}")
+    _plain(by, "who (by)")
+    _plain(why, "why")
     if action == "silence" and (until is None or as_utc(until) <= as_utc(at)):
         raise NetopsError("a silence needs an end after now, e.g. --for 2h")
+    if action == "silence" and until is not None and as_utc(until) - as_utc(at) > MAX_SILENCE:
+        raise NetopsError(f"a silence lasts at most {MAX_SILENCE.days} days")
     ensure_table(engine)
     check_alarm(engine, alarm_id)
     row = m.AlarmAck(alarm_id=alarm_id, action=action, by=by, why=why, at=as_utc(at),

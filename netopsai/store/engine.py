@@ -8,10 +8,44 @@ from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Engine, event, insert, inspect
+from sqlalchemy.engine import ExceptionContext, make_url
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from netopsai.config.settings import StoreSettings, private_dir
+from netopsai.errors import NetopsError
 from netopsai.store import tables as models
+
+
+class StoreUnreachable(NetopsError):
+    """The database could not be opened or connected to at all: its URL (password hidden) and
+    the driver's reason, one line. Not "no lab in the store": that would invite a re-init over
+    real data that is only out of reach."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        shown = make_url(url).render_as_string(hide_password=True)
+        secret = make_url(url).password
+        if secret:  # a driver may quote the DSN it was given
+            reason = reason.replace(str(secret), "***")
+        super().__init__(f"the database cannot be reached at {shown}: {reason}")
+
+
+def _first_line(exc: BaseException) -> str:
+    """The driver's reason without its hints and background links (psycopg adds a second
+    line; SQLAlchemy a link)."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return lines[0] if lines else type(exc).__name__
+
+
+def _unreachable(ctx: ExceptionContext) -> None:
+    """SQLAlchemy's handle_error hook: a failure to open a connection at all (refused, no such
+    file, not a database) becomes StoreUnreachable. A lock or a busy store is left alone: the
+    writers retry those."""
+    if ctx.connection is not None or ctx.engine is None:
+        return  # an error on an open connection: a statement's, not the store's reachability
+    reason = _first_line(ctx.original_exception)
+    if "locked" in reason.lower() or "busy" in reason.lower():
+        return
+    raise StoreUnreachable(ctx.engine.url.render_as_string(hide_password=False), reason)
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -30,6 +64,7 @@ def engine_for(url: str) -> Engine:
         event.listen(eng, "connect", _sqlite_pragmas)
     else:
         eng = create_engine(url, pool_pre_ping=True)
+    event.listen(eng, "handle_error", _unreachable)
     file = url.removeprefix("sqlite:///") if url.startswith("sqlite:///") else None
     if file is not None and os.path.exists(file):
         from netopsai.store.migrate import is_store, upgrade
@@ -39,6 +74,14 @@ def engine_for(url: str) -> Engine:
         else:  # another database of ours (incident memory): its tables gain new columns
             add_new_columns(eng)
     return eng
+
+
+def check_reachable(engine: Engine) -> Engine:
+    """The engine, once a connection opens (else StoreUnreachable, through the hook): for a
+    command that would otherwise fail deep inside a worker with the driver's words."""
+    with engine.connect():
+        pass
+    return engine
 
 
 def get_engine(settings: StoreSettings | None = None) -> Engine:
@@ -53,10 +96,14 @@ def make_store_dir(settings: StoreSettings) -> None:
     path = settings.sqlite_path
     if path is None:
         return
-    if path.parent == settings.home:
-        private_dir(path.parent)
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if path.parent == settings.home:
+            private_dir(path.parent)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file where the folder should be, a read-only disk
+        raise StoreUnreachable(settings.url, f"cannot make its folder {path.parent}: "
+                               f"{exc.strerror or exc}") from None
 
 
 def create_all(engine: Engine) -> None:
