@@ -52,7 +52,7 @@ class Injected:
         if self.kept:
             return (f"scenario {self.scenario}: added {faults} to the faults already in lab "
                     f"{self.lab}; clock {stamp}")
-        how = (f"rebuilt as {self.lab} (the scenario's lab: and now:)" if self.reinit
+        how = (f"re-initialised as {self.lab} (the scenario's lab: and now:)" if self.reinit
                else f"reset to healthy {self.lab}")
         return (f"scenario {self.scenario}: lab {how}, then injected {faults}; clock {stamp}. "
                 "Faults injected before are gone (--keep adds to them instead)")
