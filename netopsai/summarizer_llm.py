@@ -78,9 +78,10 @@ def framed(text: str, diagnosis: str) -> str:
     first = diagnosis.split("\n", 1)[0]
     cut = min((i for i in (first.find(h) for h in CAUSE_HEADS) if i > 0), default=0)
     lead = first[:cut].strip()
-    body = text.strip()
-    if lead and not body.startswith(lead[:40]):
-        body = f"{lead}\n\n{body}"
-    facts = [ln for ln in diagnosis.split("\n") if ln.startswith(FACTS) and ln not in body]
-    return body + ("\n\n" + "\n".join(facts) if facts else "")
+    head, _, rest = text.strip().partition("\n\n")
+    if lead and not head.startswith(lead[:40]):
+        head = f"{lead} {head}"
+    facts = [ln for ln in diagnosis.split("\n") if ln.startswith(FACTS) and ln not in text]
+    head += "".join(f"\n{ln}" for ln in facts)  # in the conclusion's block, as the template's
+    return head + (f"\n\n{rest}" if rest else "")
 

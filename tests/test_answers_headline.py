@@ -123,3 +123,28 @@ def test_since_comes_from_the_history_when_the_window_is_shorter_than_the_fault(
     change = next(e for e in r["evidence"] if e["id"] in ids)
     assert change["tool"] == "changelog" and change["args"]["window"] == "24h"
     assert any(row["ticket"] == "CHG-1042" for row in change["rows"])
+
+
+def test_a_delivering_path_is_not_called_healthy_over_an_unverified_open_alarm(
+        make_lab: Any, backends: Any) -> None:
+    """The history strategy runs no check: an open errors alarm on a traced link stays a lead
+    to verify, never 'no fault found' (it was, before: the bench's history baseline)."""
+    from netopsai.diagnosis.engine import diagnose
+    from netopsai.tools.registry import run_tool
+
+    owner = run_tool("metadata", {"query": "ip", "ip": "10.2.1.40"}, backends).rows[0]
+    leaf, ifname = owner["tor"], owner["tor_interface"]  # the destination host's ToR port
+    engine = make_lab()
+    lab_copilot(engine, [{"kind": "crc_errors", "target": {"interface": f"{leaf}:{ifname}"},
+                          "params": {"rate": 1294}}])
+    out = diagnose(lab_backends(engine), src="10.1.3.20", dst="10.2.1.40", strategy="history")
+    d = out.diagnosis
+    assert (d.label, d.device) == ("inconclusive", leaf)
+    assert "was not verified as a cause or ruled out" in d.because[0].text
+    answer = render(out.evidence, d)
+    evidence = [e.model_dump(mode="json") for e in out.evidence]
+    assert contradictions(answer, evidence, d.root_cause(), QUESTION) == []
+    d.label, d.device = "none", None  # what it said before
+    healthy = render(out.evidence, d).replace("**No fault confirmed on", "**No fault found on")
+    assert any(f"open INTERFACE_ERRORS on {leaf} {ifname}" in p
+               for p in contradictions(healthy, evidence, d.root_cause(), QUESTION))

@@ -76,7 +76,7 @@ def test_llm_diagnosis_still_verifies(backends: Any, fake_openai: FakeOpenAI) ->
     assert r["root_cause"]["label"] == "none"
     # the diagnosis' answer to the question leads the model's prose (issue 25 item 6)
     assert r["answer"].startswith("**Reachable: yes** — ")
-    assert "\n\nNo fault: the trace reaches the host [E1]" in r["answer"]
+    assert "[E1]. No fault: the trace reaches the host [E1]" in r["answer"].split("\n", 1)[0]
     assert r["tokens"]["prompt"] > 0 and r["llm_calls"] == 2
     assert "tools" not in fake_openai.requests[-1]  # the summarizer call carries no schemas
 

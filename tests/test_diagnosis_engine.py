@@ -174,4 +174,6 @@ def test_copilot_asks_its_model_to_rank_a_real_tie(make_lab: Any, fake_openai: F
     root = next(s for s in steps if s["action"] == "rank" and s["node"] == "root")
     assert "the model's ranking" in root["text"]
     assert root["text"].index("config") < root["text"].index("link")
-    assert r["answer"].startswith("The ACL on dc1-leaf-03")
+    # the model's prose, under the diagnosis' answer to the question (issue 25 item 6)
+    assert r["answer"].startswith("**Reachable: no** — the trace stops at dc1-leaf-03")
+    assert "[E1]. The ACL on dc1-leaf-03 drops the flow [E1]." in r["answer"].split("\n", 1)[0]

@@ -66,7 +66,7 @@ def _from_evidence(ctx: Context, d: Diagnosis) -> Finding | None:
     if on:
         eid, r = on[0]
         return Finding(f"{r['start']}, when change {r['ticket']} began on {r['device']}", [eid])
-    if d.label == "device.reboot":
+    if d.label == "device.reboot" and d.device:
         booted = _booted(ctx, d.device)
         if booted is not None:
             return booted

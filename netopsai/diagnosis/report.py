@@ -6,6 +6,7 @@ a failing flow — an escalation ticket draft."""
 from __future__ import annotations
 
 from dataclasses import asdict
+from typing import Any
 
 from netopsai.diagnosis.base import Diagnosis, Finding, Verdict
 from netopsai.diagnosis.context import Context
@@ -70,6 +71,8 @@ def build(ctx: Context, s: Search, tax: Taxonomy, tier: str) -> Diagnosis:
         d.next_steps = list(leaf.next_steps) if leaf else []
         _changes(ctx, d)
         d.since = since(ctx, d)
+    elif healthy(ctx) and (unchecked := open_on_path(ctx)):
+        d = _unverified(ctx, s, tax, unchecked)
     elif healthy(ctx):
         m = ctx.main
         assert m is not None
@@ -117,6 +120,32 @@ def _clean(ctx: Context, d: Diagnosis) -> list[Finding]:
         out.append(Finding(f"no open alarm on {ctx.scope} or the links between them",
                            ctx.alarm_ids))
     return out
+
+
+def open_on_path(ctx: Context) -> list[tuple[str, dict[str, Any]]]:
+    """Open alarms about the traced path itself (a device alarm on a hop, or a link between two
+    consecutive hops): a path that delivers is not called healthy over them."""
+    path = list((ctx.main.facts.get("path_devices") or []) if ctx.main else [])
+    hops = {frozenset(p) for p in zip(path, path[1:], strict=False)}
+    return [(eid, r) for eid, r in ctx.alarms.values() if r["state"] == "open"
+            and r["device"] in path and (frozenset((r["device"], r.get("peer"))) in hops
+                                         if r.get("peer") else not r.get("interface"))]
+
+
+def _unverified(ctx: Context, s: Search, tax: Taxonomy,
+                found: list[tuple[str, dict[str, Any]]]) -> Diagnosis:
+    """The flow delivers, but open alarms on its path were not confirmed as a cause (a strategy
+    that runs no check): said as unverified, never as healthy."""
+    d = _inconclusive(ctx, s, tax)
+    eid, r = found[0]
+    where = " ".join(x for x in (r["device"], r.get("interface")) if x)
+    d.device, d.ticket = r["device"], None
+    d.because = [Finding(f"the flow delivers, but the open {r['kind']} on {where}, on its traced "
+                         "path, was not verified as a cause or ruled out",
+                         [ctx.main.id if ctx.main else "", *dict.fromkeys(e for e, _ in found)])]
+    d.next_steps = [f"Verify {r['kind']} on {where}: its counters and state over the last hour.",
+                    *d.next_steps[:-1]]
+    return d
 
 
 def _untraced(ctx: Context) -> Diagnosis:
