@@ -87,7 +87,7 @@ def devices_discover(host: HostOpt = None, port: PortOpt = 22, driver: DriverOpt
     echo(result.line())
     if result.errors and not result.devices:
         raise NetopsError(result.errors[0])
-    for err in result.errors:  # the devices' own words: visible (netopsai.cli.render)
+    for err in result.errors:  # the devices' own words: visible (netopsai.cli.textout)
         echo(f"partial: {err}", err=True)
 
 
