@@ -23,6 +23,7 @@ from netopsai.backends.syslog.clock import Zones
 from netopsai.backends.syslog.receiver import SyslogContext, SyslogReceiver
 from netopsai.backends.traps import receiver as trap_receiver
 from netopsai.backends.traps.receiver import TrapReceiver
+from netopsai.store.parsing import Parsers, default_workers
 from netopsai.store.spool import Spool
 from netopsai.store.writer import OnOpen, QueuedWriter, WriterStats
 
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 # cluster port 9094 (same defaults as the ingest section of config.yaml, netopsai.config.network)
 DEFAULT_PORTS = {"trap": 1162, "syslog": 1514, "webhook": 9095}
 COMMUNITY_ENV = "NETOPSAI_TRAP_COMMUNITY"  # overrides secrets.yaml's snmp.community
+WORKERS_ENV = "NETOPSAI_PARSE_WORKERS"  # processes parsing datagrams (default: a core less one)
 DEFAULT_COMMUNITY = "public"
 
 
@@ -51,6 +53,7 @@ class IngestSettings:
     spool: Path | None = None  # the write-ahead spool's folder; None keeps events in memory only
     fsync: bool = False  # flush each spooled event to the disk (survives a power cut; slower)
     webhook_auth: WebhookAuth | None = None  # secrets.yaml `webhook:`; None takes any POST
+    parse_workers: int = 0  # processes parsing datagrams behind the spool (0: the writer's thread)
 
 
 def from_config(cfg: NetConfig, *, host: str | None = None, ports: dict[str, int | None] | None = None,
@@ -58,7 +61,8 @@ def from_config(cfg: NetConfig, *, host: str | None = None, ports: dict[str, int
     """Receiver settings from the ingest section of config.yaml, what was given explicitly (the
     command line's flags) winning: `host`, and `ports` by receiver ("trap", "syslog",
     "webhook"; None turns one off). The trap community is secrets.yaml's snmp.community, unless
-    NETOPSAI_TRAP_COMMUNITY is set; "public" when neither is."""
+    NETOPSAI_TRAP_COMMUNITY is set; "public" when neither is. Datagrams are parsed in
+    worker processes (netopsai.store.parsing): NETOPSAI_PARSE_WORKERS of them, 0 for none."""
     section, given = cfg.settings.ingest, ports or {}
     configured = {"trap": section.trap_port, "syslog": section.syslog_port,
                   "webhook": section.webhook_port}
@@ -72,10 +76,12 @@ def from_config(cfg: NetConfig, *, host: str | None = None, ports: dict[str, int
     hook = cfg.secrets.webhook
     auth = (WebhookAuth(hook.bearer_token, hook.username, hook.password)
             if hook.bearer_token or hook.password else None)
+    workers = env.get(WORKERS_ENV, "")
     return IngestSettings(host=host or section.host, trap_port=chosen["trap"],
                           syslog_port=chosen["syslog"], webhook_port=chosen["webhook"],
                           community=community or SecretStr(DEFAULT_COMMUNITY),
-                          dedupe_seconds=dedupe_seconds, syslog=context, webhook_auth=auth)
+                          dedupe_seconds=dedupe_seconds, syslog=context, webhook_auth=auth,
+                          parse_workers=int(workers) if workers.isdigit() else default_workers())
 
 
 class Ingest:
@@ -95,10 +101,10 @@ class Ingest:
         cfg = self.settings
         lines: list[str] = []
         spool = Spool(cfg.spool, fsync=cfg.fsync) if cfg.spool is not None else None
-        parsers = {"syslog": syslog_receiver.parser(cfg.syslog),
+        parsers: Parsers = {"syslog": syslog_receiver.parser(cfg.syslog),
                    "trap": trap_receiver.parser(cfg.syslog.relays)}
         self.writer = writer = QueuedWriter(self.url, cfg.dedupe_seconds, cfg.drain_seconds, spool,
-                                            self.on_open, parsers)
+                                            self.on_open, parsers, cfg.parse_workers)
         try:
             if cfg.trap_port is not None:
                 self.traps = TrapReceiver(cfg.host, cfg.trap_port, cfg.community, writer.put_raw,

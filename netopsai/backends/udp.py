@@ -40,6 +40,7 @@ class UdpIntake:
     def __init__(self, name: str, host: str, port: int, take: Take) -> None:
         self.name, self.host, self.port, self.take = name, host, port, take
         self.received = self.refused = self.errors = 0
+        self._drops = 0  # the kernel's count when the socket was closed
         self.sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
         self._stopping = False
@@ -67,7 +68,7 @@ class UdpIntake:
 
     def kernel_drops(self) -> int:
         """Datagrams the kernel dropped for this socket (its receive buffer was full)."""
-        return socket_drops(self.sock) if self.sock is not None else 0
+        return socket_drops(self.sock) if self.sock is not None else self._drops
 
     def kernel_queue(self) -> int:
         """Bytes waiting in the kernel for this socket, not yet read."""
@@ -116,6 +117,7 @@ class UdpIntake:
             self.sock.shutdown(socket.SHUT_RD)
         if self._thread is not None:
             self._thread.join(10)
+        self._drops = socket_drops(self.sock)
         self.sock.close()
         self.sock = None
 

@@ -46,8 +46,11 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
         community from secrets.yaml (snmp.community), NETOPSAI_TRAP_COMMUNITY overriding it
         (default: public). Every event is written to a spool in NETOPSAI_HOME/spool as it
         arrives, so a crash or kill loses nothing taken in: the next start stores the rest.
-        Ctrl-C stops. With --file, loads log files written earlier (on the devices' clocks;
-        loading one twice stores it once) and exits."""
+        Ctrl-C stops. Its counters (received, refused, dropped by the kernel, written, waiting
+        in the spool) are printed every minute while they change, on SIGUSR1 and at exit, and
+        kept in NETOPSAI_HOME/ingest.prom (Prometheus text format). With --file, loads log
+        files written earlier (on the devices' clocks; loading one twice stores it once) and
+        exits."""
         if file:
             _load(file, device, timezone)
             return
@@ -109,7 +112,12 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: b
     make_store_dir(store)
     cfg.spool, cfg.fsync = private_dir(store.home) / "spool", fsync
 
+    watches: list[Any] = []  # the ingest's counters (netopsai.backends.ingest_stats)
+
     def ready(ingest: Ingest, lines: list[str]) -> None:
+        from netopsai.backends.ingest_stats import Watch
+
+        watches.append(Watch(ingest, typer.echo, store.home / "ingest.prom"))
         for line in lines:
             typer.echo(f"listening: {line}")
         replayed = ingest.writer.stats.replayed if ingest.writer else 0
@@ -130,6 +138,8 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: b
             if snaps is not None:
                 await asyncio.to_thread(snaps.close)
         _report(stats)
+        for watch in watches:  # the receivers' own counters: kernel drops, refusals, backlog
+            watch.close()
 
     try:
         asyncio.run(main())

@@ -14,34 +14,30 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import UTC, datetime
 
-from sqlalchemy import Engine, create_engine, event, update
+from sqlalchemy import update
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
-from netopsai.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.alarmbook import LinkCache
 from netopsai.store.apply import Batch, Event
-from netopsai.store.engine import create_all
-from netopsai.store.feed import Feed, Item
+from netopsai.store.feed import Feed
 from netopsai.store.flaps import Flaps
 from netopsai.store.naming import DeviceCache
-from netopsai.store.spool import Position, Raw, Spool
+from netopsai.store.parsing import Parsed, Parsers, Parsing, Pending
+from netopsai.store.spool import Position, Spool
+from netopsai.store.writing import create_tables, is_locked, writer_engine
 
 log = logging.getLogger("netopsai.ingest")
 BATCH = 1000  # events per transaction at most
-BUSY_MS = 200  # short: a locked store is retried by us, so the receivers' queue keeps moving
 BACKOFF_MAX = 1.0
 IDLE_S = 30.0  # a quiet writer clears ended flap storms this often
 EXPIRE_EVERY = 1.0  # seconds of event time between two ends of quiet flap storms in a stream
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-Parser = Callable[[bytes, str, datetime], Event]  # (datagram, sender, received at) -> Event
-Parsed = tuple[Event, Position | None]  # an event and where its record ends in the spool
 OnOpen = Callable[[list[tuple[int, str]]], None]  # (alarm id, device) of alarms a batch opened
 
 
@@ -60,64 +56,22 @@ class WriterStats:
     kinds: dict[str, int] = field(default_factory=dict)
 
 
-def writer_engine(url: str, durable: bool = True) -> Engine:
-    """Our own engine: SQLite transactions begin IMMEDIATE (take the write lock first, so a
-    batch never fails half-way on a read-to-write upgrade) with a short busy timeout. Not
-    `durable` (a spool without fsync: a power cut may cost the last events anyway), a commit
-    is not flushed to the disk (synchronous=NORMAL: a killed process still loses nothing)."""
-    if not url.startswith("sqlite"):
-        return create_engine(url, pool_pre_ping=True)
-    eng = create_engine(url, connect_args={"check_same_thread": False})
-
-    @event.listens_for(eng, "connect")
-    def _connect(dbapi_conn: Any, _record: Any) -> None:
-        dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
-        cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute(f"PRAGMA busy_timeout={BUSY_MS}")
-        cur.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
-        cur.close()
-
-    @event.listens_for(eng, "begin")
-    def _begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
-
-    return eng
-
-
-def _is_locked(exc: OperationalError) -> bool:
-    """Worth retrying: SQLite's lock, or a database connection that dropped."""
-    text = str(exc.orig).lower()
-    return exc.connection_invalidated or "locked" in text or "busy" in text
-
-
-def _create_tables(engine: Engine, wait_s: float) -> None:
-    """The store's tables (RawEvent may be new), waiting out a lock held at start-up."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        try:
-            create_all(engine)
-            return
-        except OperationalError as exc:
-            if not _is_locked(exc) or time.monotonic() > deadline:
-                raise NetopsError(f"cannot prepare the store: {exc.orig}") from None
-            time.sleep(0.2)
-
-
 class QueuedWriter:
     """Thread-safe `put`/`put_raw`; `stop` drains what was taken in (retrying a locked store up
     to `drain_s`). Given a spool, the writer owns it: writes what an earlier run left in it
     first, closes it at stop. `parsers` turn raw datagrams into Events by kind ("syslog",
-    "trap"). `on_open` hears of each alarm opened, once its batch is committed (it must return
+    "trap"), in `parse_workers` processes (0: in the writer's thread). `on_open` hears of
+    each alarm opened, once its batch is committed (it must return
     quickly: snapshots)."""
 
     def __init__(self, url: str, dedupe_s: float = 30.0, drain_s: float = 30.0,
                  spool: Spool | None = None, on_open: OnOpen | None = None,
-                 parsers: Mapping[str, Parser] | None = None) -> None:
+                 parsers: Parsers | None = None, parse_workers: int = 0) -> None:
         self.engine = writer_engine(url, durable=spool is None or spool.fsync)
-        _create_tables(self.engine, drain_s)
+        create_tables(self.engine, drain_s)
         self.dedupe_s, self.drain_s, self.spool = dedupe_s, drain_s, spool
-        self.on_open, self.parsers = on_open, dict(parsers or {})
+        self.on_open = on_open
+        self.parsing = Parsing(parsers or {}, parse_workers)
         self._stats = WriterStats()
         self._seen: dict[str, tuple[int, datetime]] = {}  # fingerprint -> (RawEvent id, first)
         self.devices, self.links, self.flaps = DeviceCache(), LinkCache(), Flaps()
@@ -158,41 +112,39 @@ class QueuedWriter:
         self._deadline = time.monotonic() + self.drain_s
         self.feed.close()
         self._thread.join()
+        self.parsing.close()
         self.engine.dispose()
         if self.spool is not None:
             self.spool.close()
 
     def _run(self) -> None:
+        """Read batches, have them parsed (a few ahead when workers parse), write them in order."""
+        inflight: deque[Pending] = deque()
         while True:
-            items = self.feed.take(BATCH, IDLE_S)
-            if items is None:
-                break
-            if not items:  # quiet: storms that have ended are cleared
-                self._expire_flaps()
+            items = self.feed.take(BATCH, 0.0 if inflight else IDLE_S)
+            if items:
+                inflight.append(self.parsing.submit(items))
+                if len(inflight) <= self.parsing.depth:
+                    continue
+            if not inflight:
+                if items is None:
+                    break
+                self._expire_flaps()  # quiet: storms that have ended are cleared
                 continue
-            if not self._write(self._parse(items), items[-1][1]):
+            if not self._write_parsed(inflight.popleft()):
                 self._give_up(self.feed.pending)  # stopping, the store still locked
                 return
-            self.feed.done(len(items))
         self._expire_flaps()
 
-    def _parse(self, items: list[Item]) -> list[Parsed]:
-        """Events for the batch's records: raw datagrams through their kind's parser."""
-        out: list[Parsed] = []
-        for record, pos in items:
-            if not isinstance(record, Raw):
-                out.append((record, pos))
-                continue
-            parser = self.parsers.get(record.kind)
-            try:
-                if parser is None:
-                    raise ValueError(f"no parser for {record.kind} datagrams")
-                at = EPOCH + timedelta(microseconds=record.received_us)
-                out.append((parser(record.data, record.sender, at), pos))
-            except ValueError as exc:  # a datagram that is not one of ours: counted, kept out
-                self._stats.undecodable += 1
-                log.debug("%s datagram from %s not decoded: %s", record.kind, record.sender, exc)
-        return out
+    def _write_parsed(self, pending: Pending) -> bool:
+        parsed, refused = pending.result()
+        for why in refused:  # a datagram that is not one of ours: counted, kept out
+            self._stats.undecodable += 1
+            log.debug("%s", why)
+        if not self._write(parsed, pending.items[-1][1]):
+            return False
+        self.feed.done(len(pending.items))
+        return True
 
     def _expire_flaps(self) -> None:
         try:
@@ -209,7 +161,7 @@ class QueuedWriter:
                 self._commit(batch, mark)
                 return True
             except OperationalError as exc:
-                if not _is_locked(exc):
+                if not is_locked(exc):
                     self._one_by_one(batch, exc)
                     return True
             except Exception as exc:  # a bad event or a bug: isolate it, keep the writer alive

@@ -67,11 +67,19 @@ def syslog_event(data: bytes, sender: str, received_at: datetime | None = None,
     return base
 
 
-def parser(context: SyslogContext) -> Callable[[bytes, str, datetime], Event]:
-    """What the queued writer turns a spooled datagram into an Event with."""
-    def parse(data: bytes, sender: str, received_at: datetime) -> Event:
-        return syslog_event(data, sender, received_at, context)
-    return parse
+@dataclass(frozen=True)
+class SyslogParser:
+    """What the queued writer turns a spooled datagram into an Event with (picklable: it may
+    parse in a worker process)."""
+
+    context: SyslogContext
+
+    def __call__(self, data: bytes, sender: str, received_at: datetime) -> Event:
+        return syslog_event(data, sender, received_at, self.context)
+
+
+def parser(context: SyslogContext) -> SyslogParser:
+    return SyslogParser(context)
 
 
 class SyslogReceiver:

@@ -17,6 +17,7 @@ import hashlib
 import hmac
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from pydantic import SecretStr
@@ -111,12 +112,19 @@ def trap_event(varbinds: Sequence[tuple[str, str]], sender: str,
     return ev
 
 
-def parser(relays: tuple[str, ...] = ()) -> Callable[[bytes, str, datetime], Event]:
+@dataclass(frozen=True)
+class TrapParser:
     """What the queued writer turns a spooled trap into an Event with (ber.BerError, a
-    ValueError, for bytes that are no notification)."""
-    def parse(kept: bytes, sender: str, received_at: datetime) -> Event:
-        return trap_event(ber.decode_kept(kept).varbinds, sender, received_at, relays)
-    return parse
+    ValueError, for bytes that are no notification; picklable: it may parse in a worker)."""
+
+    relays: tuple[str, ...] = ()
+
+    def __call__(self, kept: bytes, sender: str, received_at: datetime) -> Event:
+        return trap_event(ber.decode_kept(kept).varbinds, sender, received_at, self.relays)
+
+
+def parser(relays: tuple[str, ...] = ()) -> TrapParser:
+    return TrapParser(relays)
 
 
 class TrapReceiver:
