@@ -129,7 +129,9 @@ def test_ask_thread_ids(home: Path, thread: str, needle: str) -> None:
 
 
 @pytest.mark.parametrize("args", [["serve", "--port", "99999999"], ["serve", "--port", "-1"],
-                                  ["slack", "--http", "--port", "70000"]])
+                                  ["slack", "--http", "--port", "70000"],
+                                  ["api", "--port", "99999999"],
+                                  ["mcp", "--transport", "http", "--port", "70000"]])
 def test_ports_out_of_range(home: Path, args: list[str]) -> None:
     done = run_cli(home, *args)
     one_line(done, f"--port {args[-1]} is not a port (0-65535)")

@@ -196,7 +196,7 @@ def serve_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.
     """The Gradio web app on the configured backends (the embedded lab, built on first run, by default)."""
     from netopsai.ui.gradio.app import serve
 
-    serve(host=host, port=_port(port))
+    serve(host=host, port=check_port(port))
 
 
 @app.command("slack")
@@ -206,10 +206,10 @@ def slack_cmd(http: Annotated[bool, typer.Option("--http", help="HTTP mode inste
     """The Slack bot (SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET; SLACK_APP_TOKEN for Socket Mode)."""
     from netopsai.ui.slack.app import main as slack_main
 
-    slack_main(http=http, host=host, port=_port(port))
+    slack_main(http=http, host=host, port=check_port(port))
 
 
-def _port(port: int) -> int:
+def check_port(port: int) -> int:
     """A TCP port to listen on, checked before anything starts (0: any free port)."""
     if not 0 <= port <= 65535:
         raise NetopsError(f"--port {port} is not a port (0-65535)")

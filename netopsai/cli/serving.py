@@ -32,8 +32,10 @@ def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.
     from netopsai.api.http import build_api
     from netopsai.api.limits import GRACEFUL_S
     from netopsai.api.socket_server import local_socket
+    from netopsai.cli.app import check_port
     from netopsai.frontend import frontend_copilot, store_engine
 
+    check_port(port)
     os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
     copilot = frontend_copilot(first_run_lab=True)
     engine = store_engine()
@@ -109,6 +111,9 @@ def mcp_cmd(http: Annotated[bool, typer.Option(
 
     if transport not in ("stdio", "http"):
         raise NetopsError(f"--transport must be stdio or http, not {transport!r}")
+    from netopsai.cli.app import check_port
+
+    check_port(port)
     engine = store_engine() if http or transport == "http" else None
     if engine is not None:
         _mcp_http_guard(engine, host)
