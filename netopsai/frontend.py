@@ -31,11 +31,14 @@ def ensure_network(engine: Engine) -> bool:
     when the lab was built."""
     from netopsai.errors import NetopsError
     from netopsai.lab.manage import init_lab
+    from netopsai.store.engine import StoreUnreachable
     from netopsai.store.network import network_kind
 
     try:
         network_kind(engine)
         return False
+    except StoreUnreachable:
+        raise  # out of reach is not empty: never "first run" over a store we cannot read
     except NetopsError:
         if engine.dialect.name != "sqlite":  # a team's database: never filled with a demo lab
             print("the store holds no network yet: run `netopsai lab init`, or poll, discover "

@@ -97,14 +97,14 @@ def test_sqlite_path_that_is_a_directory(tmp_path: Path, files: dict[str, Path],
 
 
 @pytest.mark.parametrize("args", [("lab", "status"), ("db", "upgrade"), ("tokens", "list"),
-                                  ("ingest", "--file", "LOG")])
+                                  ("ingest", "--file", "LOG"), ("serve", "--port", "0")])
 def test_sqlite_file_that_is_not_a_database(tmp_path: Path, files: dict[str, Path],
                                             args: tuple[str, ...]) -> None:
     path = files["base"] / "not-a-db.db"
     before = path.read_bytes()
     url = f"sqlite:///{path}"
     done = run(tmp_path / "home", url, *[str(files["log"]) if a == "LOG" else a for a in args])
-    assert "file is not a database" in check_one_line(done, url)
+    assert "file is not a database" in check_one_line(done, url)  # never "first run: building"
     assert path.read_bytes() == before  # not "repaired", not written
 
 
