@@ -12,10 +12,12 @@ the window, the port, the job, the alarm category.
 The test holds a floor per intent at what the planner scores (FLOORS, a little below), prints
 the table of accuracy per intent and per style (`pytest -s tests/test_phrasings_hurried.py`), and
 lists the phrasings misread now in tests/data/phrasings/known_misses.txt, the planner's to-do
-list. So that the score shows what generalises, not what was fitted, every fifth source (in
-sorted order) is held back: the planner was taught from the other sources' misses, and the
-accuracy on the held-back phrasings is printed and held apart (HELD_BACK_FLOOR). After improving
-the planner, regenerate the list and see the floors to raise with
+list. So that the score shows what generalises, not what was fitted, two parts are kept apart
+in the tables: of the first round, every fifth source (in sorted order) is held back, the
+planner having been taught from the other sources' misses (HELD_BACK_FLOOR); the second round
+(`round: 2`) was written after the planner learnt the hurried words and scored before it was
+taught from them (its first score is in the README). After improving the planner, regenerate
+the list and see the floors to raise with
 
     .venv/bin/python -m tests.test_phrasings_hurried --update
 """
@@ -59,17 +61,17 @@ EXPECT_KEYS = {"src", "dst", "endpoints", "devices", "window", "interface", "job
 # Share of each intent's phrasings read right (intent and entities) when measured, less one
 # phrasing's worth; raise them as the planner learns (the --update run prints the shares).
 FLOORS = {  # measured with the hurried-words pass (planner/hurried.py), issue 25 item 3
-    "alarms": 0.96, "changes": 0.95, "diagnose.connectivity": 0.96, "diagnose.device": 0.97,
+    "alarms": 0.96, "changes": 0.96, "diagnose.connectivity": 0.97, "diagnose.device": 0.97,
     "diagnose.job": 0.96, "interface.history": 0.88, "inventory.device": 0.80,
     "inventory.devices": 0.80, "inventory.hosts": 0.66, "inventory.interfaces": 0.66,
     "inventory.ip": 0.87, "inventory.jobs": 0.83, "inventory.neighbors": 0.83,
     "inventory.pods": 0.66, "inventory.segments": 0.66, "inventory.sites": 0.66,
     "inventory.upstream": 0.83, "telemetry.discards": 0.95, "telemetry.ecn": 0.75,
-    "telemetry.errors": 0.95, "telemetry.flaps": 0.92, "telemetry.pfc": 0.83,
-    "telemetry.retransmits": 0.75, "telemetry.rx_power": 0.88, "telemetry.status": 0.95,
-    "telemetry.utilization": 0.88, "trace": 0.95,
+    "telemetry.errors": 0.95, "telemetry.flaps": 0.93, "telemetry.pfc": 0.83,
+    "telemetry.retransmits": 0.75, "telemetry.rx_power": 0.90, "telemetry.status": 0.95,
+    "telemetry.utilization": 0.90, "trace": 0.96,
 }
-OVERALL_FLOOR = 0.97
+OVERALL_FLOOR = 0.98
 HELD_BACK_EVERY = 5  # every fifth source, in sorted order, is held back
 HELD_BACK_FLOOR = 0.94  # 73/75 when first measured, less one phrasing's worth
 
@@ -96,12 +98,12 @@ class Scored:
 
 
 def held_back(row: dict[str, Any]) -> bool:
-    """The phrasings of every HELD_BACK_EVERY-th source: none of them taught the planner."""
-    return row["source"] in _HELD
+    """A first-round phrasing of every HELD_BACK_EVERY-th source: none of them taught the planner."""
+    return "round" not in row and row["source"] in _HELD
 
 
-_HELD = {s for i, s in enumerate(sorted({r["source"] for r in SET})) if i % HELD_BACK_EVERY
-         == HELD_BACK_EVERY - 1}
+_HELD = {s for i, s in enumerate(sorted({r["source"] for r in SET if "round" not in r}))
+         if i % HELD_BACK_EVERY == HELD_BACK_EVERY - 1}
 
 
 def _lab(b: Backends) -> Lab:
@@ -154,8 +156,10 @@ def table(scored: list[Scored]) -> str:
         for k, (right, intent, n) in shares(scored, key).items():
             lines.append(f"{k:<24} {right / n:>6.0%} {right:>4} {intent / n:>6.0%} {intent:>4} {n:>4}")
         lines.append("")
-    parts = {"all": scored, "taught from": [s for s in scored if not held_back(s.row)],
-             "held back": [s for s in scored if held_back(s.row)]}
+    first = [s for s in scored if "round" not in s.row]
+    parts = {"all": scored, "round 1, taught from": [s for s in first if not held_back(s.row)],
+             "round 1, held back": [s for s in first if held_back(s.row)],
+             "round 2": [s for s in scored if "round" in s.row]}
     for name, part in parts.items():
         right = sum(s.right for s in part)
         intent = sum(s.intent_right for s in part)
@@ -180,7 +184,7 @@ def test_set_is_big_sourced_and_covers_intents_and_styles() -> None:
     qs = [r["q"] for r in SET]
     assert len(set(qs)) == len(qs), [q for q, n in Counter(qs).items() if n > 1]
     for r in SET:
-        assert set(r) <= {"q", "intent", "expect", "style", "source", "quote", "lab"}, r
+        assert set(r) <= {"q", "intent", "expect", "style", "source", "quote", "lab", "round"}, r
         assert r["intent"] in INTENTS, r
         assert set(r["expect"]) <= EXPECT_KEYS, r
         assert r["source"].startswith(("https://", "http://")), r
@@ -223,7 +227,7 @@ def test_held_back_sources_are_a_fifth_and_span_the_intents() -> None:
     """The held-back part is big enough to say something: a fifth of the sources, their
     phrasings spread over the major intents."""
     held = [r for r in SET if held_back(r)]
-    assert len(_HELD) == len({r["source"] for r in SET}) // HELD_BACK_EVERY
+    assert len(_HELD) == len({r["source"] for r in SET if "round" not in r}) // HELD_BACK_EVERY
     assert len(held) >= 60
     assert len({r["intent"] for r in held} & set(MAJOR)) >= 8
 

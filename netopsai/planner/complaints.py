@@ -38,25 +38,28 @@ DIAG = _rx(r"\bnot\s+(?:able to\s+)?(?:communicat\w*|talk\w*|reach\w*|working|co
            r"|\bflak(?:e?y|iness)\b|\bintermittent\w*|\bmtu\b|\bjumbo\b|\bissues?\b|\bproblems?\b"
            r"|\bdown\b|\bhang(?:s|ing)?\b|\bhung\b|\bfreez\w*|\bfroz(?:e|en)\b|\bstall(?:s|ed|ing)?\b"
            r"|\bstuck\b|\brefused\b|\bdenied\b|\bfail(?:s|ed|ing|ures?)\b|\bcrash\w*"
-           r"|\bconnection (?:reset|closed)\b")
-_FAILING = (r"\bcrash\w*|\bdead\b|\bdown hard\b|\boffline\b|\bhung\b|\bhang(?:s|ing)?\b|\bfreez\w*"
-            r"|\bfroz(?:e|en)\b|\bstuck\b|\bunresponsive\b|\bnot respon\w*|\b(?:do|does|did) ?n(?:o|')t "
-            r"respon\w*|\bstop(?:s|ped)? (?:forwarding|working|responding|passing)\b|\bhigh cpu\b"
-            r"|\bcpu (?:high|spik\w*|pegged)|\bhosed\b|\bacting up\b|\bmisbehav\w*|\bunreachable\b"
-            r"|\bnot reachable\b|\bslow(?:s|ed)? down\b|\bgot (?:\w+ )?slow\b"
-            r"|\breboot(?:s|ed|ing)? (?:itself|on its own|unexpected\w*|randomly|by itself)")
+           r"|\bconnection (?:reset|closed)\b|\bunresponsive\b|\bdisconnect\w*|\binterrupt\w*"
+           r"|\bterminat\w*|\bendless\w*|\bforever\b|\binaccessible\b|\bnot pingable\b")
 HEALTH = _rx(r"\bwhat(?:'s| is| was)? (?:wrong|going on|happening)\b"
              r"|\bwhat(?:'s| is| was)? up (?:with|on|at)\b"
              r"|\bwhat happened (?:to|on|with)\b|\bwhy (?:is|are|does|do|did|was)\b"
-             r"|\bis\b" + NEAR + r"\b(?:healthy|ok(?:ay)?|fine|alright|sick|broken|unhealthy|in trouble)\b"
              r"|\bin trouble\b|\bhealth\w*|\btroubleshoot\w*|\bdiagnos\w*"
-             r"|\b(?:any|the) (?:issues?|problems?|trouble) (?:with|on|at)\b"
-             r"|\b(?:issues?|problems?|trouble) (?:with|on|at|since|after)\b"
              r"|\b(?:any|some)thing(?:'s| is)? (?:wrong|off|weird|broken)\b")
-# one device failing, in the words of a ticket: a diagnosis unless the question asks for data
-# about it (alarms, changes, a metric) or is about its routing sessions ("bgp neighbor goes
-# offline": the sessions' alarms)
-FAILING = _rx(_FAILING)
+# Weaker: a doubt about one device, or its failure in a ticket's words. A device diagnosis unless
+# the question asks for data about it ("rx power on X, is that ok?": the metric; "alarms on X
+# after it crashed": the alarms)
+DOUBT = _rx(r"\bis\b" + NEAR + r"\b(?:ok(?:ay)?|fine|alright|sick|broken|unhealthy)\b"
+            r"|\b(?:issues?|problems?|trouble) (?:with|on|at|since|after)\b")
+FAILING = _rx(r"\bcrash\w*|\bhung\b|\bhang(?:s|ing)?\b|\bfreez\w*|\bfroz(?:e|en)\b|\bstuck\b"
+              r"|\bunresponsive\b|\bnot respon\w*|\b(?:do|does|did) ?n(?:o|')t respon\w*"
+              r"|\bstop(?:s|ped)? (?:forwarding|working|responding|passing)\b|\bhigh cpu\b"
+              r"|\bcpu (?:is )?(?:high|spik\w*|pegged)|\bhosed\b|\bacting up\b|\bmisbehav\w*"
+              r"|\bslow(?:s|ed)? down\b|\bgot (?:\w+ )?slow\b|\btime[\s-]?outs?\b|\btim(?:es|ing|ed) out\b"
+              r"|\binaccessible\b|\bnot (?:pingable|accessible)\b|\bunpingable\b"
+              r"|\breboot(?:s|ed|ing)? (?:itself|on its own|unexpected\w*|randomly|by itself)")
+# Words of state, said of a box and of its routing sessions alike: "bgp neighbor goes offline"
+# asks for the sessions' alarms, "dc1-border-02 offline" for a diagnosis
+GONE = _rx(r"\bdead\b|\bdown hard\b|\boffline\b|\bunreachable\b|\bnot reachable\b")
 CHANGE_ASK = _rx(r"\b(?:what|which|any|recent|list|show)\s++(?:\w++\s++){0,2}?(?:chang|modif)\w*"
                  r"|\bwho (?:touched|changed)\b|\bchanges? (?:on|to|for|made)\b"
                  r"|\b(?:some|any)(?:one|body) (?:chang|modif|touch)\w*")

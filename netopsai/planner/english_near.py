@@ -25,15 +25,15 @@ carding carling carlino carnot caroling carping carting carving carwash cash cas
 cashews cashing cassis cassius casting castrol caulking causing ceasing ceiling central chablis
 chafing chained chaining chaired chairing chalked chalking challis chamois chance chanced
 chancel chances chancey chancing chandos chang changeling changer changers changeup changi
-changin channel channels channing channon chanted chantel chanter chanting chapped charge
-charged charger chargers charges charging charing charles charmed charming charred charring
-charted charting chasers chasing chastise chatted chatting cheated cheered chester chongqing
-chugged chugging chungking chunking circling clanging clanking clash clashed clashes clashing
-clasped clasping classed classes classic classics classing classism classist clatter cleaned
-cleaner cleansed clearer clearest clearly cleaved cleaver cleaves clinging cloaked clocked
-clogged cloister cloned close closely closer closers closes closest closet closeted closets
-closeup clothed clotted clouded clustered clusters clutter coached coaches coaching coasted
-coaster coasting cocking coiling collared collect collected collectible collectibles collecting
+channel channels channing channon chanted chantel chanter chanting chapped charge charged
+charger chargers charges charging charing charles charmed charming charred charring charted
+charting chasers chasing chastise chatted chatting cheated cheered chester chongqing chugged
+chugging chungking chunking circling clanging clanking clash clashed clashes clashing clasped
+clasping classed classes classic classics classing classism classist clatter cleaned cleaner
+cleansed clearer clearest clearly cleaved cleaver cleaves clinging cloaked clocked clogged
+cloister cloned close closely closer closers closes closest closet closeted closets closeup
+clothed clotted clouded clustered clusters clutter coached coaches coaching coasted coaster
+coasting cocking coiling collared collect collected collectible collectibles collecting
 collection collections collectively collectivism collectivist collectivity colored communicable
 communicated communicates communications communicative communicator conceit conceited concept
 conception conceptions concert concerted concession concoct concocted concocting concoction
@@ -49,158 +49,157 @@ cracking cradled cradles cradling crafted crafting crammed cramming cramped cram
 cranking crapped crapping crasher crashers crass crassus crating craving crawled crawling
 crazies creaked creamed creased creases creasing created crested cresting cringed cringes
 cringing crossed crosses crossing crush crushed crusher crushers crushes crushing crusted
-culling curling currant currants curren currency currents cushing custer cyclin cyclist cyclone
-dawn deads deaf deal dean dear debited deceiver decided decides decried deduces deed defied
-defiled defined defines deified delayed delicate denials denier deniers denies denizen denoted
-dented denuded depicts depleted deplore deplored deplores deploys deposed derails derided
-derived derives described describes descript desired desires detail detailed detains deviance
-deviate deviates deviled deville devine devious devise devised devises devizes devotes devries
+culling curling currant currants curren currency currents cushing custer cyclist cyclone dawn
+deads deaf deal dean dear debited deceiver decided decides decried deduces deed defied defiled
+defined defines deified delayed delicate denials denier deniers denies denizen denoted dented
+denuded depicts depleted deplore deplored deplores deploys deposed derails derided derived
+derives described describes descript desired desires detail detailed detains deviance deviate
+deviates deviled deville devine devious devise devised devises devizes devotes devries
 diagnosed diagnoses diagnosing diagnostic diagnostics diehard diehards dillard dipping disarmed
 disarms disband disbanded disbarred discern discerned discharged discord discords divides
 divines doan doin donn doon dorn dovetails dowd downe downs downy draping dread dripped
-dripping drippings drips droning drooled drooling drooping drop droplet dropper droppin
-droppings dross drown drowned drowning duplicated duplicates duplicative duplicity dyad earning
-enumerated enumerates errol errr evading evelina eveline even evenin evenings evens evensong
-eventing evert evident evoking extents fabled fabri fabrice fabrics facials facs fads fags fail
-failings failures fainted fainting faired fairing fairings fairley fairs fall falling falls
-familys fane fang fangled fangs fani fanning fano fant fapping faqs faraday faring farmers
-farming fars farting fasting fats faulted faulting favs fawning fawns fearing feeding feeling
-fell felling fens fide fife figuring file filed filing filings fill filling filming fils fina
-find finding fined finer fines fing fini fining fink finke finn fino fins fiorina fire firenze
-firings firming firmino fishing fisting fite fitting five fiving fixe fixing fixings fizzing
-flab flac flag flagged flagging flags flailing flails flak flake flakey flaking flam flames
-flaming flan flanged flanked flanking flapper flappers flaring flashed flashing flat flatbed
-flats flav flaw flaws flax flay flaying fleeces fleecing fleeing fleeting flip flipped flipper
-flippin flipping flips flirting flop flopped flopping flops foiled foiling foils foll fone fons
-fooling forages foramen forcing forewarning forging forking forming fouling frame framed framer
-framers frances frans franzen frap frasers freaking freebie freebies freeing freemen freese
-freeza freezer freezers frenzel fretting frida fridays friedan frieze friezes frilled fring
-froze fuel fueling fuld fully fyne ging glowing goading goering goin goings goins golding
-golfing gong gooding goofing gorging goring gosling gouging grasped gripped groaned groomed
-grooved groped groping grossed grounded groupe grouper groupie groupies groupon groups grout
-growing growled grownup haag hacking haggling hags haig hailing halting halving hamming
-hampered hampering hana hand handing handling hands hanes hangars hangers hangings hanh hani
-hank hankins hanks hann hans hants hanyang happenings happens haps hardened hardening harding
-harking harming harping hashing hast hastened hastening haug hauling haunting haveing hawking
-healthily hearth hearths heath heatley hedging heng henning herstory hickory hing hinging
-hinting hips hist histoire histone historia historian historic historically historie hoang hoar
-hoes hogging hogs hoist hoisted hoists holed holiest hols holst holt homed homs honed hong
-honking honours hons hoops hoot hoots hope hoped hopes hopf hopi hopps hors horst hort horus
-hose hosea hoses hosp hoss hosted hostels hostess hotness hots hott hotties hous housed hout
-hows hoyt huang hugging humours hung hunting hwang hyang hysterical inco indo infor informatics
-informational informations informative infos ingo inno insures interact interacts interfaced
-interfax interfere interferes interlace interlaced into inventor inventors investor investors
-inyo issued issuer issuers jaguars jane jaune jeune jitters jittery joly jude judy juke jule
-juli jund jung junge juni junie junk juno jure jury jute juve lags lait lansing lash lashing
-lasing lass lasting lasts lats lazenby lead leaders leads leafy leagues leah leak leakers leaks
-leal lean leans leap leaps lear leas leases leashes leasing least leave leaved leaven leaver
-leavers leff legates legs leif lensing less lessing lest levees level leveled levers liat licht
-lick licks liek lift lighted lighten lighter lightly lights lilt lina linc lincs lind line
-lines ling lings linh linke linksys linky linn lino linq lins lint linus linx linz lisa lise
-lish lisi lisp liss lista liste listing lists liszt litt loading loads loaf loafing loam loan
-loaning loaves lobbing lobe lobs locking lockup lode lodging loess loft logan loge logging
-loggins logic logie logins logo logon logos loin lois loke lolling lols lond lone longing longs
-looe looking lookout lookups looming looping loos loose loosing loot looting lope lord lording
-lore lorin loring loser loses lossy lots lott loud louse lout love lovin loving lowe lowing
-lows loyd lsat lugs lust lusting lyse mach machete machetes machida machin machina machined
-machinery machinist maclaine maks manchin manning marah marc marca marche marched marches
-marchi marching marci marco marcy mares marines maris mark marke markers markets marking marko
-markos markson markt markups markus marky marling marring mars marsh marth martine marts marys
-mashing masks match matching mauch mcknight meaning merch merging midnite mingles minster
-minuet minuets minuses minutely minutia minutiae minutos misuses moaning mobbing mocking modal
-modding mode modeled modeler modell modelo models modem modes modifier modifiers modifies
-molding molting monarch mondale mondays mooning mooring mopping moraine morel moringa mornings
-morphing mortification mortified motel mounting mourning munday murch nacl naver neer
-neighborly neighbourly neon netting neuer neve nevers neves newer nicht nigh nighter nightie
-nightly nights nighty nighy nodding nono noob nook noona noone nooo noor noot norn notching
-nothin nothings noticing noting notting noun nutting oaky oden offical offside offsite okey
-olay omen oncoming opec oped opel opens oper operation operationally operations optic optically
-optician optimal optimus optional options oren otay outgoing outline outstandingly oven
-overnights oversight oversights overweight owen owens owes owler owls owned owners oxen pabst
-packed packer packers pact pads pageant pahs painting paise pallets palouse pang pangs panning
-pant panting parental parents parkers parse part parts pasa pash paso pass passe pasta paste
-pasts pasty pata patch patches pate patent patents pathe pathos pati patient pato pats patt
-paule paulsen paused pauses payment pear pears pease peder peds peed peek peeks peel peels peen
-peep peepers peeps pees peet peeters pegging pending peng penning peppers percent pere peres
-pers pert pest peter peters petr phds pickens pickers picket pickets pickett picking piecing
-pier piers pieters pigs pilings pilling pimping pina pinching pine pines pini pining pink pinks
-pinning pino pins pint pints pinus pissing pith pitting pitying pking plagued plath pleaded
-pleas pleased pleaser pleasers pleases pleasure pleated pledged ploughed plucked plumbed
-plumped plunged plunger plunges plunging plunked pocket pockets poder poet poets pointing pois
-poker pols poms ponds pong pons pont ponting poos poot pops pore pores pork porn porta portals
-portas porte portent porters portes porth porthos portis porto poser poss post posts pots pott
-potts pout pouts powder powders powdery powe powered powerpc powers powerup pows precious
-prefaces prefers prefixed premises premixed presides previews previously pring printing probity
-problema prods profiles prot prowler psat psst puckett punning punting purging puth rach
-racking radials rafters raid raids raila rain rains rais rall rallies ranching rations raul
-rawls reached reacher reaches react reacted reacting reactive readability readable readies
-reading readying realise realises realizes realy reaping reapply rearing reasons rebates rebook
-rebuked rebutted recanted receipt received receiver receivers receives receptive recessive
-recited reckons recline reconvened recover recoveries recovers recovery recurve recused
-redacted redbook redmond reduced refered refined refocused refried refueled refugee refuges
-refunded refusal refuse refuses refuted refutes regains regaled regimen regimens regimes regio
-regional regionals regulated rehashing reheated reich rejoins relapsed relate relates relaxed
-relaxer relaxes relayed released relegated relented reliefs relies relieve religion religions
-relived relives reloaded relocated rely rematch removed renamed renly renters repairs repay
-repeated repl replaced replaces replanted replay replayed replays replica replicas replied
-reported reports reposted reposts reprise reprises reptiles repulsed reputed reroute rerouted
-rescind rescinding rescuing reserve reserved reshoot reshoots resigns resolve resolver resolves
-resorted resorts resound resounding responded respondent responder responders responds
-responsive restated restive resulted resumed retails retch retching retooled retorted retorts
-reunion reunions reused reuter reuters reuther revered revised revolted revolts revolve
-revolved revolver revolves rewatch rewatching rial rials rioters roach roaster roasters robbers
-rockers rodgers rollers roofers rooster roosters rooter roster rosters rotated rotates rote
-rotter roubles rouge rougher rounder rounders rouse rouses rout routed routh routine routines
-routs rutgers sack sailing sall salting salutation sapiens sapling sate sates satiate satiated
-satiation saturate saturates saturating saturdays scalded scalding scaling scalped scalping
-science scooped sealers sealing seaver seconded secondly secord secours secunda sediment
-sediments seekers seething segmental segmented seine sellers selling semites sence senders
-sentence sequelae sequenced sequencer sequences sergent serpent serpents serve served serves
-servicer servicers servlet sete setters sever severs severus shall shavers shelled shelling
-shiites shill shilling shine shines shipped shite shivers shopped shopper show shrines shriver
-shuck sica sich sicko side sides siete sige sike sikes silence silk sill silvers sime simonds
-sincere sine sines singe sink sire sires sirte sisk sisters sita sitc sitch sited sith siti
-sits sitters situ situate situated situation situs sive sixes sixties size sizes skate sketches
-skill skilled skilling skipped slapped slate slavers slaw slew slick slipped slivers slob sloe
-slog slop slot slowest slows small smaller smalley smalling smalls smelled smelling smite
-smoothing snapped snarled snarling snatches snelling snipped snitch snitched snitches snow
-snuck sock solow solvers somethin somethings sonnets soothing soundly souness spalding spall
-spate spelled spelling sphinxes spice spices spiders spie spies spike spikes spill spilled
-spilling spin spina spindle spindles spinel spink spinks spinner spinners spins spiny spire
-spires spite splices spline splines splints sponges springs sprints sprites squalls staal
-stabbed stabbing stabler stables stabling stace stack stacked stacking stade stadler staffed
-staffing stage staging stahl stained staines staining stake staking stal stale stalk stalked
-stalker stalking stalks stallard stallings stallion stallions stallone stamped stamping
-standing stanley stanning stapled stapler staples stapling stare staring starlet starlin
-starling starlings starred starring started starter starting startle startled startling startup
-startups starved starving stashed stashing stat stata stated stately staten stater staters
-states statics stating statins statism statist statler stato stats statue statues stature
-statuses statute statutes stave staving stawell staying stealing steeled steeped stell steller
-stepped stepper steppes sterling sterner stick stifled stifling stile stilled stiller stills
-stilt stilted stine stirling stitch stitched stitcher stitches stock stocked stoll stoller
-stomped stomper stooped stoopid stoped stoppard stopper stoppers stoppin stor store stores
-storeys storied stories stork storks stormed stormer stormers stormy storrs story stovall stow
-strapped stratos stratum stratus striped stripped stritch strolled strolling strolls strom
-struck stuckey stumped stunk sturm stuxnet styling subject subjects sublet submits subset
-subsets subtext subunit subunits subvert subverts suck suite suites sunbeds sunbelt sunda
-sundae sundaes sundar sundays sundial sundry sunray sunsets sunway superfine supersize supine
-suppl supple supplied supplier suppliers supposes surfers surveys swapped swatch swatches
-swathes swelled swelling swerved swerves swill swilling swine switched switcher switchers
-swooped symonds tabling tack tacking tackling taek tagging tailing tainting taiping takeout
-taking takings tala talc tale tali talkies talkin talks talky tall tallinn tallying taluk tamed
-tames taming tamping tank tanking tanning tapping taps tarp tarps tarring task tasking tasting
-taxiing teal teaming teel teeming tefl teil tela tele telling tello tells telly terming terrace
-thanking theming thorough though thought thrace throngs throughly throughout throughs thursdays
-ticking tides tidings tidying tied ties tiled tiles tiling till tilling tilting timberline
-timbers time timelines timeliness timer timers timex timey timezone timid timings timmins timms
-tims tines tinting tipping tired tires tiring tithing titling toady toda todas todays toddy
-toiling toll tolling tomes tonights toothed torched torches touche touches touchpad toughen
-tougher tousled trac traced tracer tracers tracery traces tracey trachea traci tracie tracing
-track tracked tracker trackers tracking tract tracy trad trade traders trading trae traffics
-trai trailing trainings traipsing trak tral tram tramp tramping tramps trams tran trance
-tranche trane trans transcriber transverse trapp trapping tras trashing trav travels travers
-traversal traversed traverses trawling trax tray trays treacle treeline tremble tribble trice
-trimble trimmed trimming trip trips trop troubled troubles troubleshooter trough troughs
+dripping drippings drips droning drooled drooling drooping drop droplet dropper droppings dross
+drown drowned drowning duplicated duplicates duplicative duplicity dyad earning enumerated
+enumerates errol errr evading evelina eveline even evenings evens evensong eventing evert
+evident evoking extents fabled fabri fabrice fabrics facials facs fads fags fail failings
+failures fainted fainting faired fairing fairings fairley fairs fall falling falls familys fane
+fang fangled fangs fani fanning fano fant fapping faqs faraday faring farmers farming fars
+farting fasting fats faulted faulting favs fawning fawns fearing feeding feeling fell felling
+fens fide fife figuring file filed filing filings fill filling filming fils fina find finding
+fined finer fines fing fini fining fink finke finn fino fins fiorina fire firenze firings
+firming firmino fishing fisting fite fitting five fiving fixe fixing fixings fizzing flab flac
+flag flagged flagging flags flailing flails flak flake flakey flaking flam flames flaming flan
+flanged flanked flanking flapper flappers flaring flashed flashing flat flatbed flats flav flaw
+flaws flax flay flaying fleeces fleecing fleeing fleeting flip flipped flipper flippin flipping
+flips flirting flop flopped flopping flops foiled foiling foils foll fone fons fooling forages
+foramen forcing forewarning forging forking forming fouling frame framed framer framers frances
+frans franzen frap frasers freaking freebie freebies freeing freemen freese freeza freezer
+freezers frenzel fretting frida fridays friedan frieze friezes frilled fring froze fuel fueling
+fuld fully fyne ging glowing goading goering goings goins golding golfing gong gooding goofing
+gorging goring gosling gouging grasped gripped groaned groomed grooved groped groping grossed
+grounded groupe grouper groupie groupies groupon groups grout growing growled grownup haag
+hacking haggling hags haig hailing halting halving hamming hampered hampering hana hand handing
+handling hands hanes hangars hangers hangings hanh hani hank hankins hanks hann hans hants
+hanyang happenings happens haps hardened hardening harding harking harming harping hashing hast
+hastened hastening haug hauling haunting haveing hawking healthily hearth hearths heath heatley
+hedging heng henning herstory hickory hing hinging hinting hips hist histoire histone historia
+historian historic historically historie hoang hoar hoes hogging hogs hoist hoisted hoists
+holed holiest hols holst holt homed homs honed hong honking honours hons hoops hoot hoots hope
+hoped hopes hopf hopi hopps hors horst hort horus hose hosea hoses hosp hoss hosted hostels
+hostess hotness hots hott hotties hous housed hout hows hoyt huang hugging humours hung hunting
+hwang hyang hysterical inco indo infor informatics informational informations informative infos
+ingo inno insures interact interacts interfaced interfax interfere interferes interlace
+interlaced into inventor inventors investor investors inyo issued issuer issuers jaguars jane
+jaune jeune jitters jittery joly jude judy juke jule juli jund jung junge juni junie junk juno
+jure jury jute juve lags lait lansing lash lashing lasing lass lasting lasts lats lazenby lead
+leaders leads leafy leagues leah leak leakers leaks leal lean leans leap leaps lear leas leases
+leashes leasing least leave leaved leaven leaver leavers leff legates legs leif lensing less
+lessing lest levees level leveled levers liat licht lick licks liek lift lighted lighten
+lighter lightly lights lilt lina linc lincs lind line lines ling lings linh linke linksys linky
+linn lino linq lins lint linus linx linz lisa lise lish lisi lisp liss lista liste listing
+lists liszt litt loading loads loaf loafing loam loan loaning loaves lobbing lobe lobs locking
+lockup lode lodging loess loft logan loge logging loggins logic logie logins logo logon logos
+loin lois loke lolling lols lond lone longing longs looe looking lookout lookups looming
+looping loos loose loosing loot looting lope lord lording lore lorin loring loser loses lossy
+lots lott loud louse lout love lovin loving lowe lowing lows loyd lsat lugs lust lusting lyse
+mach machete machetes machida machin machina machined machinery machinist maclaine maks manchin
+manning marah marc marca marche marched marches marchi marching marci marco marcy mares marines
+maris mark marke markers markets marking marko markos markson markt markups markus marky
+marling marring mars marsh marth martine marts marys mashing masks match matching mauch
+mcknight meaning merch merging midnite mingles minster minuet minuets minuses minutely minutia
+minutiae minutos misuses moaning mobbing mocking modal modding mode modeled modeler modell
+modelo models modem modes modifier modifiers modifies molding molting monarch mondale mondays
+mooning mooring mopping moraine morel moringa mornings morphing mortification mortified motel
+mounting mourning munday murch nacl naver neer neighborly neighbourly neon netting neuer neve
+nevers neves newer nicht nigh nighter nightie nightly nights nighty nighy nodding nono noob
+nook noona noone nooo noor noot norn notching nothings noticing noting notting noun nutting
+oaky oden offical offside offsite okey olay omen oncoming opec oped opel opens oper operation
+operationally operations optic optically optician optimal optimus optional options oren otay
+outgoing outline outstandingly oven overnights oversight oversights overweight owen owens owes
+owler owls owned owners oxen pabst packed packer packers pact pads pageant pahs painting paise
+pallets palouse pang pangs panning pant panting parental parents parkers parse part parts pasa
+pash paso pass passe pasta paste pasts pasty pata patch patches pate patent patents pathe
+pathos pati patient pato pats patt paule paulsen paused pauses payment pear pears pease peder
+peds peed peek peeks peel peels peen peep peepers peeps pees peet peeters pegging pending peng
+penning peppers percent pere peres pers pert pest peter peters petr phds pickens pickers picket
+pickets pickett picking piecing pier piers pieters pigs pilings pilling pimping pina pinching
+pine pines pini pining pink pinks pinning pino pins pint pints pinus pissing pith pitting
+pitying pking plagued plath pleaded pleas pleased pleaser pleasers pleases pleasure pleated
+pledged ploughed plucked plumbed plumped plunged plunger plunges plunging plunked pocket
+pockets poder poet poets pointing pois poker pols poms ponds pong pons pont ponting poos poot
+pops pore pores pork porn porta portals portas porte portent porters portes porth porthos
+portis porto poser poss post posts pots pott potts pout pouts powder powders powdery powe
+powered powerpc powers powerup pows precious prefaces prefers prefixed premises premixed
+presides previews previously pring printing probity problema prods profiles prot prowler psat
+psst puckett punning punting purging puth rach racking radials rafters raid raids raila rain
+rains rais rall rallies ranching rations raul rawls reached reacher reaches react reacted
+reacting reactive readability readable readies reading readying realise realises realizes realy
+reaping reapply rearing reasons rebates rebook rebuked rebutted recanted receipt received
+receiver receivers receives receptive recessive recited reckons recline reconvened recover
+recoveries recovers recovery recurve recused redacted redbook redmond reduced refered refined
+refocused refried refueled refugee refuges refunded refusal refuse refuses refuted refutes
+regains regaled regimen regimens regimes regio regional regionals regulated rehashing reheated
+reich rejoins relapsed relate relates relaxed relaxer relaxes relayed released relegated
+relented reliefs relies relieve religion religions relived relives reloaded relocated rely
+rematch removed renamed renly renters repairs repay repeated repl replaced replaces replanted
+replay replayed replays replica replicas replied reported reports reposted reposts reprise
+reprises reptiles repulsed reputed reroute rerouted rescind rescinding rescuing reserve
+reserved reshoot reshoots resigns resolve resolver resolves resorted resorts resound resounding
+responded respondent responder responders responds responsive restated restive resulted resumed
+retails retch retching retooled retorted retorts reunion reunions reused reuter reuters reuther
+revered revised revolted revolts revolve revolved revolver revolves rewatch rewatching rial
+rials rioters roach roaster roasters robbers rockers rodgers rollers roofers rooster roosters
+rooter roster rosters rotated rotates rote rotter roubles rouge rougher rounder rounders rouse
+rouses rout routed routh routine routines routs rutgers sack sailing sall salting salutation
+sapiens sapling sate sates satiate satiated satiation saturate saturates saturating saturdays
+scalded scalding scaling scalped scalping science scooped sealers sealing seaver seconded
+secondly secord secours secunda sediment sediments seekers seething segmental segmented seine
+sellers selling semites sence senders sentence sequelae sequenced sequencer sequences sergent
+serpent serpents serve served serves servicer servicers servlet sete setters sever severs
+severus shall shavers shelled shelling shiites shill shilling shine shines shipped shite
+shivers shopped shopper show shrines shriver shuck sica sich sicko side sides siete sige sike
+sikes silence silk sill silvers sime simonds sincere sine sines singe sink sire sires sirte
+sisk sisters sita sitc sitch sited sith siti sits sitters situ situate situated situation situs
+sive sixes sixties size sizes skate sketches skill skilled skilling skipped slapped slate
+slavers slaw slew slick slipped slivers slob sloe slog slop slot slowest slows small smaller
+smalley smalling smalls smelled smelling smite smoothing snapped snarled snarling snatches
+snelling snipped snitch snitched snitches snow snuck sock solow solvers somethings sonnets
+soothing soundly souness spalding spall spate spelled spelling sphinxes spice spices spiders
+spie spies spike spikes spill spilled spilling spin spina spindle spindles spinel spink spinks
+spinner spinners spins spiny spire spires spite splices spline splines splints sponges springs
+sprints sprites squalls staal stabbed stabbing stabler stables stabling stace stack stacked
+stacking stade stadler staffed staffing stage staging stahl stained staines staining stake
+staking stal stale stalk stalked stalker stalking stalks stallard stallings stallion stallions
+stallone stamped stamping standing stanley stanning stapled stapler staples stapling stare
+staring starlet starlin starling starlings starred starring started starter starting startle
+startled startling startup startups starved starving stashed stashing stat stata stated stately
+staten stater staters states statics stating statins statism statist statler stato stats statue
+statues stature statuses statute statutes stave staving stawell staying stealing steeled
+steeped stell steller stepped stepper steppes sterling sterner stick stifled stifling stile
+stilled stiller stills stilt stilted stine stirling stitch stitched stitcher stitches stock
+stocked stoll stoller stomped stomper stooped stoopid stoped stoppard stopper stoppers stoppin
+stor store stores storeys storied stories stork storks stormed stormer stormers stormy storrs
+story stovall stow strapped stratos stratum stratus striped stripped stritch strolled strolling
+strolls strom struck stuckey stumped stunk sturm stuxnet styling subject subjects sublet
+submits subset subsets subtext subunit subunits subvert subverts suck suite suites sunbeds
+sunbelt sunda sundae sundaes sundar sundays sundial sundry sunray sunsets sunway superfine
+supersize supine suppl supple supplied supplier suppliers supposes surfers surveys swapped
+swatch swatches swathes swelled swelling swerved swerves swill swilling swine switched switcher
+switchers swooped symonds tabling tack tacking tackling taek tagging tailing tainting taiping
+takeout taking takings tala talc tale tali talkies talks talky tall tallinn tallying taluk
+tamed tames taming tamping tank tanking tanning tapping taps tarp tarps tarring task tasking
+tasting taxiing teal teaming teel teeming tefl teil tela tele telling tello tells telly terming
+terrace thanking theming thorough though thought thrace throngs throughly throughout throughs
+thursdays ticking tides tidings tidying tied ties tiled tiles tiling till tilling tilting
+timberline timbers time timelines timeliness timer timers timex timey timezone timid timings
+timmins timms tims tines tinting tipping tired tires tiring tithing titling toady toda todas
+todays toddy toiling toll tolling tomes tonights toothed torched torches touche touches
+touchpad toughen tougher tousled trac traced tracer tracers tracery traces tracey trachea traci
+tracie tracing track tracked tracker trackers tracking tract tracy trad trade traders trading
+trae traffics trai trailing trainings traipsing trak tral tram tramp tramping tramps trams tran
+trance tranche trane trans transcriber transverse trapp trapping tras trashing trav travels
+travers traversal traversed traverses trawling trax tray trays treacle treeline tremble tribble
+trice trimble trimmed trimming trip trips trop troubled troubles troubleshooter trough troughs
 trounce truce trucked tucking tuesdays tull twining unreadable unreserved unsolved unstable
 unusable unviable uplands uplifts uploaded uploading usable useable ustream utilise utilised
 utilises utilize utilizes vans vendome vendors venison verizon versions vian vlad vulcans
@@ -208,7 +207,7 @@ walking wanking warding warming warning warping warring watchdogs watchin watchi
 wednesdays weeb weed weeds weee weekes weems ween weep weeps weet weirded were werk wham whan
 whare whats wheat whee wher whereas whereby wherein whereof wheres whet whic whirled whish whit
 whole whore whoring whos whoso whut wicking wierd wilfred wined winking wiped wird wire wires
-wised wishing witching withing woking wong woong wording workin workings worming worrying
-worthing wring writhing wronged wrongly wrongs wrung wyong yesterdays
+wised wishing witching withing woking wong woong wording workings worming worrying worthing
+wring writhing wronged wrongly wrongs wrung wyong yesterdays
 """
 NEAR: frozenset[str] = frozenset(_WORDS.split())

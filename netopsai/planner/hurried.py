@@ -45,7 +45,8 @@ SHORT = {
 }
 _SHORT = re.compile(r"(?<![\w./:@'-])(?:" + "|".join(sorted(map(re.escape, SHORT), key=len, reverse=True))
                     + r")(?![\w/:@'-]|\.[A-Za-z0-9])", re.I)
-_SLASHED = re.compile(r"(?<![\w/])(?:(w/o(?:ut)?)(?![\w/])|(b/[wt])(?![\w/])|(w/)(?!/))", re.I)
+# "w/ X", "w/X", "w/o", "b/w"; never "w/e" (whatever) or a path ("a/b/w")
+_SLASHED = re.compile(r"(?<![\w/])(?:(w/o(?:ut)?)(?![\w/])|(b/[wt])(?![\w/])|(w/)(?![/]|[A-Za-z]\b))", re.I)
 _APOSTROPHE = re.compile(r"(?<=[A-Za-z])[’‘´`](?=[A-Za-z])")
 _AND = re.compile(r"(?<=\s)&(?=\s)")
 _ADDR = r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}"

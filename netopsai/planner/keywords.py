@@ -46,10 +46,14 @@ STATES = _table([
     ("closed", r"\b(?:closed|cleared|resolved|recovered|historical)\b"),
 ])
 _PORTS = r"\b(?:ports?|links?|interfaces?)\b"
-# "keeps going up and down", "link up down cycling": a port that flaps, in on-calls' words
-_UPDOWN = (r"\b(?:going|goes|go|went|keeps?|kept|continually|constantly|repeatedly)\s{1,3}up\s{1,3}"
-           r"(?:and\s{1,3})?down\b|\bup[\s/]{1,3}(?:and\s{1,3})?down\s{1,3}(?:cycl\w*|repeatedly|"
-           r"constantly|all (?:day|night)|again)")
+# a port that flaps, in on-calls' words: "keeps going up and down", "link up-down randomly",
+# "periodic link down+up", "up/down cycling" (a bare "up/down" is a question of state)
+_PAIR = r"(?:up(?:\s{0,3}(?:/|and|n|&)\s{0,3}|\s{1,3})down|down(?:\s{0,3}(?:/|and|n|&)\s{0,3}|\s{1,3})up)\b"
+_OFTEN = (r"(?:random\w*|periodic\w*|repeated\w*|constant\w*|continual\w*|keeps?|kept|going|goes|go"
+          r"|went|cycl\w*|again|all (?:day|night)|every|frequent\w*|on and off)")
+_WORDS = r"\W{1,3}(?:\w{1,20}\W{1,3}){0,3}?"  # a few words between, at most
+_UPDOWN = (r"\b(?:up-down|down-up|up\s?\+\s?down|down\s?\+\s?up)\b"
+           rf"|\b{_OFTEN}{_WORDS}{_PAIR}|\b{_PAIR}{_WORDS}{_OFTEN}\b")
 NEAR = 200  # "ports ... down" within a sentence, this far apart at most: unbounded, each "ports"
 # rescanned its sentence to the end (quadratic in the question's length)
 METRICS = _table([

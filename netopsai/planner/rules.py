@@ -15,7 +15,7 @@ from datetime import datetime
 
 from netopsai.planner.anchors import ChangeStart, LastSeen, resolve_window
 from netopsai.planner.calls import METRIC_INTENTS, ToolCall, build_calls
-from netopsai.planner.complaints import CHANGE_ASK, DIAG, FAILING, HEALTH, NEAR
+from netopsai.planner.complaints import CHANGE_ASK, DIAG, DOUBT, FAILING, GONE, HEALTH, NEAR
 from netopsai.planner.entities import Entities, Vocabulary, extract
 from netopsai.planner.followup import is_follow_up, merge
 from netopsai.planner.help import ACTION, HELP_ASK, unknown_note
@@ -36,6 +36,7 @@ ALARM = _rx(r"\balarm\w*|\balert\w*|\bfiring\b|\btraps?\b")
 SESSIONS = ("bgp", "routing")  # "which BGP sessions went down", "OSPF adjacency": their alarms
 CHANGE = _rx(r"(?<!state )\bchang(?:e|es|ed|ing)\b(?!\s+state)|\bmaintenance\b|\bdeploy\w*"
              r"|\bwho touched\b|\bmodif\w*|\brollouts?\b|\bupgrade[sd]?\b|\broll ?backs?\b")
+CONFIG = _rx(r"\bconfig(?:uration)?s?\b|\bcommit\w*")  # "ospf config changed": a change, not a session
 GROUP = _rx(r"\bcorrelat\w*|\bgroup\w*|\bdedup\w*|\brelated\b")
 PER_POD = _rx(r"\b(?:per|each|every|by)[\s-]pod\b|\bpod[\s-]by[\s-]pod\b")
 UPSTREAM = _rx(r"\bup-?stream\b|\buplinks?\b|\bparent switch\w*|\b(?:which|what) (?:tor|leaf|switch)"
@@ -133,8 +134,8 @@ def _classify(q: _Q) -> tuple[str, str | None, bool]:
         return "diagnose.device", None, True
     words: list[tuple[bool, str]] = [
         (bool(DIAG.search(rest)) and _complaint(q), "diagnose.connectivity"),
-        (bool(ALARM.search(rest)) or (bool(set(SESSIONS) & set(ent.categories))
-                                      and not q.two_ends), "alarms"),
+        (bool(ALARM.search(rest)) or (bool(set(SESSIONS) & set(ent.categories)) and not q.two_ends
+                                      and not CONFIG.search(rest)), "alarms"),
         (bool(ent.tickets or CHANGE.search(rest)), "changes"),
         (bool(TRACE.search(rest)) and bool(q.two_ends or ent.ips), "trace"),
         (bool(ent.metric), METRIC_INTENTS.get(ent.metric or "", "")),
@@ -144,16 +145,20 @@ def _classify(q: _Q) -> tuple[str, str | None, bool]:
 
 
 def _about_device(q: _Q) -> bool:
-    """"What is wrong with X?", "why is X dropping traffic?", "is X healthy?", "X crashed": one
-    network device (no addresses, no port), asked about its health -> a device diagnosis. Words
-    of failure alone ("dead", "hung", "offline") give way to a question for data about it
-    (its alarms, its changes, a metric)."""
+    """"What is wrong with X?", "why is X dropping traffic?", "X crashed", "X offline": one network
+    device (no addresses, no port), asked about its health -> a device diagnosis. A doubt or words
+    of failure alone give way to a question for data about it (its alarms, its changes, a
+    metric); words of state ("offline") also to its routing sessions, which have their alarms."""
     ent, rest = q.ent, q.rest
     one = len(ent.devices) == 1 and not (ent.ips or ent.invalid or ent.interfaces or q.two_ends)
     if not one or q.vocab.meta.get(ent.devices[0], {}).get("role") == "host":
         return False
-    return bool(HEALTH.search(rest)) or (bool(FAILING.search(rest)) and not (
-        ALARM.search(rest) or ent.metric or CHANGE_ASK.search(rest) or set(SESSIONS) & set(ent.categories)))
+    if HEALTH.search(rest):
+        return True
+    if ALARM.search(rest) or ent.metric or CHANGE_ASK.search(rest):
+        return False
+    return bool(DOUBT.search(rest) or FAILING.search(rest)) or (
+        bool(GONE.search(rest)) and not set(SESSIONS) & set(ent.categories))
 
 
 def _complaint(q: _Q) -> bool:

@@ -13,7 +13,7 @@ for example a scratch virtualenv:
 tests/test_planner_hurried_words.py fails when the planner's words (planner/lexicon.py) change
 and this was not re-run. Web text also counts common misspellings as words ("happend",
 "comming"); those that are misspellings of a planner word are listed below and left out, so
-they stay correctable.
+they stay correctable, as are a planner word's forms without their final g ("somethin").
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ def near_words(english: list[str], lex) -> list[str]:  # type: ignore[no-untyped
     out = set()
     for word in english:
         if (not word.isalpha() or not word.isascii() or len(word) < lex.MIN_LENGTH
-                or word in lex.VOCAB or word in lex.JARGON or word in MISSPELLINGS):
+                or word in lex.VOCAB or word in lex.JARGON or word in MISSPELLINGS
+                or word.endswith("in") and word + "g" in lex.VOCAB):  # "somethin", "pingin"
             continue
         r = lex.radius(word)
         if any(abs(len(v) - len(word)) <= r and osa(word, v) <= r for v in by_initial.get(word[0], [])):
