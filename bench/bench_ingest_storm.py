@@ -2,7 +2,7 @@
 this checkout side by side with an earlier commit, in one run, on loopback.
 
     .venv/bin/python bench/bench_ingest_storm.py [--base e47b4d3] [--burst-rate 50000]
-        [--burst-seconds 10] [--sustained 50000] [--traps 20000] [--no-pg] [--out bench/RESULTS.md]
+        [--burst-seconds 10] [--sustained 30000] [--traps 10000] [--no-pg] [--out bench/RESULTS.md]
 
 Each ingest runs in a process of its own (bench/ingest_harness.py; the earlier commit's tree is
 unpacked with `git archive` and put first on PYTHONPATH), its spool in a temporary folder, with
@@ -243,9 +243,9 @@ def main() -> None:
     ap.add_argument("--base", default="e47b4d3", help="the commit to compare with")
     ap.add_argument("--burst-rate", type=float, default=50_000)
     ap.add_argument("--burst-seconds", type=float, default=10)
-    ap.add_argument("--catch-up", type=float, default=120, help="seconds to wait for the store")
-    ap.add_argument("--sustained", type=int, default=50_000)
-    ap.add_argument("--traps", type=int, default=20_000)
+    ap.add_argument("--catch-up", type=float, default=60, help="seconds to wait for the store")
+    ap.add_argument("--sustained", type=int, default=30_000)
+    ap.add_argument("--traps", type=int, default=10_000)
     ap.add_argument("--workers", type=int, default=default_workers())
     ap.add_argument("--no-pg", action="store_true")
     ap.add_argument("--no-base", action="store_true")

@@ -205,3 +205,22 @@ def test_postgresql_takes_batches_by_copy(tmp_path: Path) -> None:
     ids = {a.id for a in found}
     assert all(r.alarm_id in ids for r in raw)  # every row names its alarm by its real id
     assert raw[0].received_at.replace(tzinfo=None) == datetime(2026, 11, 23, 3, 10)  # naive UTC
+
+
+def test_a_backlog_at_stop_stays_in_the_spool_for_the_next_start(tmp_path: Path) -> None:
+    """With a spool, stop writes for drain_s at most: what is left is written by the next start,
+    each event once."""
+    engine, url = fresh_url(tmp_path)
+    parsers = {"syslog": parser(SyslogContext())}
+    n = 5000
+    w = QueuedWriter(url, drain_s=0.0, spool=Spool(tmp_path / "spool"), parsers=parsers)
+    w.put_raw("syslog", [(_syslog(i), "127.0.0.1", 1_764_000_000_000_000 + i) for i in range(n)])
+    w.stop()
+    first = w.stats
+    assert first.spooled > 0 and first.written + first.spooled == n and first.lost == 0
+    again = QueuedWriter(url, spool=Spool(tmp_path / "spool"), parsers=parsers)
+    assert again.stats.replayed == first.spooled
+    assert again.wait_idle(300)
+    again.stop()
+    stored = raw_events(engine, "syslog")
+    assert len(stored) == n and len({r.message for r in stored}) == n

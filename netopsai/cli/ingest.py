@@ -231,5 +231,5 @@ def _report(stats: WriterStats | None) -> None:
     typer.echo(f"stopped: {stats.received} events received, {stats.written} written, "
                f"{stats.duplicates} repeats, {stats.lost} lost")
     if stats.spooled:
-        typer.echo(f"{stats.spooled} events stay in the spool (the store was locked): the next "
-                   "start writes them")
+        typer.echo(f"{stats.spooled} events stay in the spool (not yet written at stop): the "
+                   "next start writes them")

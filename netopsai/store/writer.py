@@ -58,11 +58,11 @@ class WriterStats:
 
 class QueuedWriter:
     """Thread-safe `put`/`put_raw`; `stop` drains what was taken in (retrying a locked store up
-    to `drain_s`). Given a spool, the writer owns it: writes what an earlier run left in it
-    first, closes it at stop. `parsers` turn raw datagrams into Events by kind ("syslog",
-    "trap"), in `parse_workers` processes (0: in the writer's thread). `on_open` hears of
-    each alarm opened, once its batch is committed (it must return
-    quickly: snapshots)."""
+    to `drain_s`; with a spool, writing for `drain_s` at most, the rest left in the spool).
+    Given a spool, the writer owns it: writes what an earlier run left in it first, closes it
+    at stop. `parsers` turn raw datagrams into Events by kind ("syslog", "trap"), in
+    `parse_workers` processes (0: in the writer's thread). `on_open` hears of each alarm
+    opened, once its batch is committed (it must return quickly: snapshots)."""
 
     def __init__(self, url: str, dedupe_s: float = 30.0, drain_s: float = 30.0,
                  spool: Spool | None = None, on_open: OnOpen | None = None,
@@ -134,7 +134,19 @@ class QueuedWriter:
             if not self._write_parsed(inflight.popleft()):
                 self._give_up(self.feed.pending)  # stopping, the store still locked
                 return
+            if self._past_deadline() and self.spool is not None:  # a backlog at stop stays
+                self._leave(self.feed.pending)  # in the spool: the next start writes it
+                return
         self._expire_flaps()
+
+    def _past_deadline(self) -> bool:
+        return self._deadline is not None and time.monotonic() > self._deadline
+
+    def _leave(self, n: int) -> None:
+        if n > 0:
+            self._stats.spooled += n
+            log.warning("stopping after %.0f s of writing: %d events stay in the spool for the "
+                        "next start", self.drain_s, n)
 
     def _write_parsed(self, pending: Pending) -> bool:
         parsed, refused = pending.result()
@@ -168,7 +180,7 @@ class QueuedWriter:
                 self._one_by_one(batch, exc)
                 return True
             self._stats.retries += 1
-            if self._deadline is not None and time.monotonic() > self._deadline:
+            if self._past_deadline():
                 return False
             time.sleep(delay)
             delay = min(delay * 2, BACKOFF_MAX)
