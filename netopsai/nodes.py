@@ -11,7 +11,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage
 
 from netopsai.diagnosis.base import Diagnosis
-from netopsai.diagnosis.context import baseline_calls
+from netopsai.diagnosis.context import asked, baseline_calls
 from netopsai.diagnosis.knowledge import Knowledge
 from netopsai.evidence import Evidence, Ledger, validate_citations
 from netopsai.planner import Entities, Plan, plan
@@ -111,8 +111,16 @@ def latest_change(tb: Toolbox, ent: Entities, clock: datetime) -> tuple[str, str
 
 def diagnosis_checks(state: CopilotState) -> list[dict[str, Any]]:
     """After the traceroute: the diagnosis engine's baseline evidence (changes and alarms on
-    the flow, open alarms, the destination's owner, a jumbo probe), in one concurrent round."""
-    return baseline_calls([e for e in turn_evidence(state) if e.tool == "traceroute"])
+    the flow, open alarms, the destination's owner, a jumbo probe), in one concurrent round,
+    over the question's window (and the flow traced at its moment, for a past one)."""
+    traces = [e for e in turn_evidence(state) if e.tool == "traceroute"]
+    return baseline_calls(traces, *_asked(state, traces))
+
+
+def _asked(state: CopilotState, traces: list[Evidence]) -> tuple[Any, str | None]:
+    """The window every read of the diagnosis takes, and the moment it traces: the planner's."""
+    ent = _entities(state)
+    return asked(traces, ent.window if ent else None, ent.at if ent else None)
 
 
 def tools_node(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
@@ -165,7 +173,9 @@ def diagnose_node(state: CopilotState, tb: Toolbox | None = None, llm: Any = Non
                       DEVICE_BUDGET + len(state.get("turn", [])))
         d = diagnose_device(ctx, focus, know.taxonomy, Ranker(model))
     else:
-        ctx = Context(turn_evidence(state), run, state["question"])
+        ev = turn_evidence(state)
+        window, at = _asked(state, [e for e in ev if e.tool == "traceroute"])
+        ctx = Context(ev, run, state["question"], window=window, at=at)
         d = run_engine(ctx, "full", know.incident_memory(), know.taxonomy, Ranker(model))
     d.tool_calls = len(state.get("turn", [])) + ctx.tool_calls
     tokens = state.get("tokens") or {"prompt": 0, "completion": 0}

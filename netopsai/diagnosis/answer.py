@@ -18,6 +18,7 @@ from typing import Any
 
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
+from netopsai.diagnosis.episodes import episodes
 from netopsai.evidence import Evidence
 
 # labels that say the flow cannot pass where the fault is: over a flow delivering on every
@@ -70,9 +71,23 @@ def frame(ctx: Context, d: Diagnosis) -> None:
         state, d.answer = got
         if state == "yes" and d.label in BREAKS:
             d.relation = "nearby"
+        d.answer = _told(ctx, d.answer)
     if STILL.search(ctx.question or ""):
         d.still = still(ctx, d, got[0] if got else None)
     d.windows = windows(ctx.evidence)
+
+
+def _told(ctx: Context, answer: Finding) -> Finding:
+    """The answer at the moment traced (a past window's), then what came and went on the flow
+    in the window (or, asked about now, in the last hours), each with its start and end."""
+    m, text = ctx.main, answer.text
+    if m is not None and m.args.get("at") and m.window:
+        text = text.replace(" — ", f" — {span(m.window)}, ", 1)
+    ep = episodes(ctx)
+    if ep is None:
+        return Finding(text, answer.cites)
+    return Finding(f"{text}. {ep.text[:1].upper()}{ep.text[1:]}",
+                   list(dict.fromkeys([*answer.cites, *ep.cites])))
 
 
 def still(ctx: Context, d: Diagnosis, state: str | None) -> Finding:

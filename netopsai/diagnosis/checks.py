@@ -10,7 +10,7 @@ from typing import Any
 
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.checks_device import down_devices
-from netopsai.diagnosis.context import DIAG_WINDOW, Context
+from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.registry import check
 from netopsai.diagnosis.symptoms import DCI, DOWN
 
@@ -42,7 +42,7 @@ def _reason(ctx: Context, r: dict[str, Any]) -> tuple[str, list[str]]:
 
 def _port_state(ctx: Context, device: str, ifname: str | None) -> tuple[str | None, str]:
     """The port's oper state at the end of the window ('up'/'down'; None if unreadable)."""
-    args: dict[str, Any] = {"metric": "oper_status", "devices": [device], "window": DIAG_WINDOW}
+    args: dict[str, Any] = {"metric": "oper_status", "devices": [device], "window": ctx.window}
     if ifname:
         args["interface"] = ifname
     ev = ctx.call("telemetry", args)
@@ -127,7 +127,7 @@ def _counter_check(ctx: Context, alarms: list[Alarm], metric: str, key: str, lim
         targets = [(d, None, "", 3, None) for d in _loss_devices(ctx)]
     cites: list[str] = []
     for dev, ifname, eid, pos, peer in targets:
-        args: dict[str, Any] = {"metric": metric, "devices": [dev], "window": DIAG_WINDOW, "top": 3}
+        args: dict[str, Any] = {"metric": metric, "devices": [dev], "window": ctx.window, "top": 3}
         if ifname:
             args["interface"] = ifname
         ev = ctx.call("telemetry", args)

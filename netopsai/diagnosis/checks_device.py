@@ -146,6 +146,6 @@ def _booted(row: dict[str, Any] | None) -> datetime | None:
 
 def _window_start(ctx: Context) -> datetime | None:
     for e in ctx.evidence:
-        if e.tool == "alarms" and e.window:
+        if e.tool == "alarms" and e.window and e not in ctx.recent:
             return datetime.fromisoformat(e.window["start"].replace("Z", "+00:00"))
     return None

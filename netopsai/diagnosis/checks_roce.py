@@ -13,7 +13,7 @@ from typing import Any
 
 from netopsai.config.roce import roce_settings
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
-from netopsai.diagnosis.context import DIAG_WINDOW, ECMP, Context
+from netopsai.diagnosis.context import ECMP, Context
 from netopsai.diagnosis.registry import check, symptom
 from netopsai.diagnosis.symptoms import ALARMED
 from netopsai.evidence import Evidence
@@ -64,7 +64,7 @@ def roce_fabric(ctx: Context) -> float:
 
 
 def _read(ctx: Context, metric: str, devices: list[str], top: int) -> Evidence:
-    return ctx.call("telemetry", {"metric": metric, "devices": devices, "window": DIAG_WINDOW,
+    return ctx.call("telemetry", {"metric": metric, "devices": devices, "window": ctx.window,
                                   "top": top})
 
 
@@ -148,7 +148,7 @@ def _collision(ctx: Context, ecn: Evidence, hot: dict[str, Any]) -> Verdict:
     dev, port = hot["device"], hot["interface"]
     nb = ctx.call("metadata", {"query": "neighbors", "name": dev})
     util = ctx.call("telemetry", {"metric": "utilization", "devices": [dev],
-                                  "window": DIAG_WINDOW, "top": 1000})
+                                  "window": ctx.window, "top": 1000})
     cites = [c for c in (ecn.id, nb.id, util.id) if c]
     if nb.errors or util.errors:
         return unknown(f"could not read {dev}'s uplinks and their utilisation", cites)

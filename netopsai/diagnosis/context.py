@@ -7,40 +7,90 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from netopsai.diagnosis.base import Verdict
 from netopsai.evidence import Evidence, failed
 
 DIAG_WINDOW = "1h"
+RECENT = "6h"  # asked about now: what happened on the flow's devices in the last hours
+PAST_MARGIN = timedelta(minutes=5)  # a window ending earlier than this before now is the past
+AROUND = timedelta(minutes=15)  # "at 18:05": the alarms of the half hour before, a quarter after
 JUMBO = 9000  # the hosts' MTU: a jumbo probe that fits every healthy link
 STOP, PATH, ECMP, NEAR = 4, 3, 2, 1  # how close a device is to the flow
 MAX_TOOL_CALLS = 12  # per diagnosis, baseline included: past it, checks get `unknown`
 Runner = Callable[[str, dict[str, Any]], Evidence]
 
 
-def baseline_calls(traces: list[Evidence]) -> list[dict[str, Any]]:
-    """After the traceroute, in one concurrent round: changes and alarms (open or closed) on the
-    flow's devices, every open alarm (a dead device drops out of the paths: its neighbours'
-    alarms point at it), who owns both ends (hosts and ToRs), and a jumbo probe when small
-    packets pass (MTU)."""
+def asked(traces: list[Evidence], window: Any, at: str | None) -> tuple[Any, str | None]:
+    """The question's window for every read and the moment to trace: the point it named (with
+    the half hour before it), else the middle of a window that ended before now; else the last
+    hour, and the trace of now (None). Now is when the planner's trace ran."""
+    ok = [t for t in traces if t.tool == "traceroute" and not t.errors and not t.args.get("at")]
+    clock = _time((ok[0].window or {}).get("end")) if ok else None
+    point = _time(at) if at else None
+    if window is None and point is not None:
+        end = min(point + AROUND, clock) if clock else point + AROUND
+        return {"start": _iso(point - 2 * AROUND), "end": _iso(end)}, _iso(point)
+    win = window or DIAG_WINDOW
+    if point is not None or clock is None or not isinstance(win, dict):
+        return win, _iso(point) if point else None
+    first, last = _time(win.get("start")), _time(win.get("end"))
+    if first is None or last is None or last >= clock - PAST_MARGIN:
+        return win, None
+    return win, _iso(first + (last - first) / 2)
+
+
+def _recent(e: Evidence, window: Any) -> bool:
+    """The read of the last hours' closed alarms beside a question about now: told, never a
+    cause (baseline_calls)."""
+    return e.args.get("window") == RECENT and e.args.get("state") == "closed" and window != RECENT
+
+
+def _time(text: Any) -> datetime | None:
+    try:
+        t = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+
+
+def _iso(t: datetime) -> str:
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def baseline_calls(traces: list[Evidence], window: Any = None,
+                   at: str | None = None) -> list[dict[str, Any]]:
+    """After the traceroute, in one concurrent round, over the question's window (default the
+    last hour): changes and alarms (open or closed) on the flow's devices, every alarm of the
+    window (open ones for a window that reaches now: a dead device drops out of the paths, its
+    neighbours' alarms point at it), who owns both ends (hosts and ToRs), the flow traced at
+    the asked moment `at` (a past window) and a jumbo probe when small packets pass (MTU).
+    Asked about now, the flow's devices' alarms of the last hours too (what happened on it)."""
     ok = [e for e in traces if e.tool == "traceroute" and not e.errors]
     if not ok:
         return []
     f, args = ok[0].facts, ok[0].args
+    win = window or DIAG_WINDOW
     devices = sorted(set(f.get("ecmp_devices") or []) | set(f.get("path_devices") or [])
                      | ({f["stopped_at"]} if f.get("stopped_at") else set()))
     calls: list[dict[str, Any]] = []
     if devices:
-        calls += [{"tool": "changelog", "args": {"devices": devices, "window": DIAG_WINDOW}},
-                  {"tool": "alarms", "args": {"devices": devices, "window": DIAG_WINDOW}}]
-    calls += [{"tool": "alarms", "args": {"state": "open", "window": DIAG_WINDOW}},
+        calls += [{"tool": "changelog", "args": {"devices": devices, "window": win}},
+                  {"tool": "alarms", "args": {"devices": devices, "window": win}}]
+        if win == DIAG_WINDOW and at is None:
+            calls.append({"tool": "alarms", "args": {"devices": devices, "state": "closed",
+                                                     "window": RECENT}})
+    calls += [{"tool": "alarms", "args": {"state": "any" if at else "open", "window": win}},
               {"tool": "metadata", "args": {"query": "ip", "ip": args["src"]}},
               {"tool": "metadata", "args": {"query": "ip", "ip": args["dst"]}}]
-    if len(ok) == 1 and f.get("reached"):
+    if at and not any(t.args.get("at") == at for t in ok):
         calls.append({"tool": "traceroute", "args": {"src": args["src"], "dst": args["dst"],
-                                                     "size": JUMBO}})
+                                                     "at": at}})
+    elif len(ok) == 1 and f.get("reached"):
+        calls.append({"tool": "traceroute", "args": {"src": args["src"], "dst": args["dst"],
+                                                     "size": JUMBO, **({"at": at} if at else {})}})
     return calls
 
 
@@ -61,8 +111,10 @@ def _key(tool: str, args: dict[str, Any]) -> str:
 class Context:
     def __init__(self, evidence: list[Evidence], run: Runner | None = None,
                  question: str = "", focus: str | None = None,
-                 budget: int = MAX_TOOL_CALLS) -> None:
+                 budget: int = MAX_TOOL_CALLS, window: Any = None, at: str | None = None) -> None:
         self.question = question
+        self.window = window or DIAG_WINDOW  # every read's window: the question's, else 1h
+        self.at = at  # the moment traced (a past window's); None: now
         self.focus = focus  # a device diagnosis' device: it stands where a flow would stop
         self.evidence = list(evidence)
         self._run = run
@@ -104,18 +156,29 @@ class Context:
     def _derive(self) -> None:
         ok = [e for e in self.evidence if not e.errors]
         self.traces = [e for e in ok if e.tool == "traceroute" and e is not self.before]
-        self.main = next((t for t in self.traces if int(t.args.get("size", 60)) <= 1500),
-                         self.traces[0] if self.traces else None)
+        small = [t for t in self.traces if int(t.args.get("size", 60)) <= 1500]
+        self.main = next((t for t in small if self.at and t.args.get("at") == self.at),
+                         small[0] if small else self.traces[0] if self.traces else None)
         self.alarms: dict[Any, tuple[str, dict[str, Any]]] = {}
+        self.recent = [e for e in ok if e.tool == "alarms" and _recent(e, self.window)]
         for e in ok:
-            for r in e.rows if e.tool == "alarms" else []:
-                self.alarms.setdefault(r.get("id") or json.dumps(r, default=str), (e.id, r))
+            for r in e.rows if e.tool == "alarms" and e not in self.recent else []:
+                self.alarms.setdefault(r.get("id") or json.dumps(r, default=str),
+                                       (e.id, self._as_then(r)))
         self.changes = [(e.id, r) for e in ok if e.tool == "changelog" for r in e.rows]
         self.alarm_ids = [e.id for e in ok if e.tool == "alarms"]
         self.change_ids = [e.id for e in ok if e.tool == "changelog"]
         self.owners = {e.args.get("ip"): (e.id, e.rows[0]) for e in ok
                        if e.tool == "metadata" and e.args.get("query") == "ip" and e.rows}
         self._geometry()
+
+    def _as_then(self, r: dict[str, Any]) -> dict[str, Any]:
+        """An alarm as it stood at the end of a past window: open if it cleared after it."""
+        end = _time(self.window.get("end")) if self.at and isinstance(self.window, dict) else None
+        cleared = _time(r.get("cleared_at")) if r.get("cleared_at") else None
+        if end is None or cleared is None or cleared <= end or r.get("state") != "closed":
+            return r
+        return {**r, "state": "open"}
 
     def _geometry(self) -> None:
         f = self.main.facts if self.main else {}

@@ -1,0 +1,51 @@
+"""Faults that came and went (issue 25 item 1): the alarms on a flow that were raised and
+cleared, named with their start and end. Asked about a past window, those inside it; asked
+about now, those of the last hours (baseline_calls' RECENT read), so that a path healthy now
+is never said healthy over what happened on it an hour ago."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netopsai.diagnosis.base import Finding
+from netopsai.diagnosis.context import RECENT, Context
+
+SHOWN = 3  # episodes named; the rest counted
+FIRST = {"DEVICE_REBOOT": 0, "DEVICE_UNREACHABLE": 0}  # a device's own alarm before its links'
+
+
+def _hm(stamp: Any) -> str:
+    text = str(stamp or "")
+    return text[11:16] if len(text) >= 16 else text or "?"
+
+
+def _closed(rows: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    out = [(eid, r) for eid, r in rows if r.get("state") == "closed" and r.get("cleared_at")
+           and r.get("impact") != "none"]  # a fan or a PSU did not touch the traffic
+    return sorted(out, key=lambda x: (FIRST.get(x[1]["kind"], 1), str(x[1]["raised_at"])))
+
+
+def _text(eps: list[tuple[str, dict[str, Any]]]) -> str:
+    def one(r: dict[str, Any]) -> str:
+        where = " ".join(x for x in (r["device"], r.get("interface")) if x)
+        day = str(r["raised_at"])[:10]
+        return f"{r['kind']} on {where} {day} {_hm(r['raised_at'])}–{_hm(r['cleared_at'])} UTC"
+    more = len(eps) - SHOWN
+    return "; ".join(one(r) for _, r in eps[:SHOWN]) + (f"; and {more} more" if more > 0 else "")
+
+
+def episodes(ctx: Context) -> Finding | None:
+    """The flow's closed alarms: inside the asked past window, else of the last hours."""
+    if ctx.focus:
+        return None
+    if ctx.at:  # a past window: what began and ended in it
+        rows = [(eid, r) for eid, r in ctx.alarms.values() if ctx.alarm_position(r) > 0]
+        eps = _closed(rows)
+        return Finding(f"began and ended in the window: {_text(eps)}",
+                       list(dict.fromkeys(e for e, _ in eps[:SHOWN]))) if eps else None
+    rows = [(e.id, r) for e in ctx.recent for r in e.rows if ctx.pos.get(r["device"])]
+    eps = _closed(list({r.get("id"): (eid, r) for eid, r in rows}.values()))
+    if not eps:
+        return None
+    return Finding(f"earlier on this path (the last {RECENT}, cleared since): {_text(eps)}",
+                   list(dict.fromkeys(e for e, _ in eps[:SHOWN])))
