@@ -60,6 +60,14 @@ def reach(ctx: Context) -> tuple[str, Finding] | None:
                                 f"({big.facts.get('reason') or 'some paths fail'})",
                                 [m.id, big.id])
     share = f"{good} of {paths} equal-cost paths deliver" if counted else "the destination answers"
+    back = next((t for t in ctx.traces if t.args.get("src") == m.args.get("dst")
+                 and t.args.get("dst") == m.args.get("src")), None)
+    if back is not None and not back.facts.get("reached"):
+        return "oneway", Finding(f"Reachable: one way only — {m.args.get('src')} to "
+                                 f"{m.args.get('dst')} delivers ({share}); the return path "
+                                 f"stops at {back.facts.get('stopped_at')}: "
+                                 f"{back.facts.get('reason') or 'no reply beyond it'}",
+                                 [m.id, back.id])
     return "yes", Finding(f"Reachable: yes — {share}, no probe lost", [m.id])
 
 
@@ -97,7 +105,7 @@ def still(ctx: Context, d: Diagnosis, state: str | None) -> Finding:
     m = ctx.main
     onset = f"; first onset: {d.since.text}" if d.since else ""
     cites = [*([m.id] if m is not None else []), *(d.since.cites if d.since else [])]
-    if state in ("no", "partly", "loss", "small") and m is not None:
+    if state in ("no", "partly", "loss", "small", "oneway") and m is not None:
         when = span(m.window) if m.window else "now"
         return Finding(f"Still happening: yes — the trace {when} still fails{onset}", cites)
     # a reboot is over once the device is back; a break routed around is not the flow's

@@ -89,7 +89,9 @@ def _flow(head: str, ev: list[Evidence], rc: dict[str, Any] | None) -> list[str]
     f = m.facts
     if "Reachable:" not in first:
         out.append("the flow's headline does not say first whether the pair can reach")
-    if "Likely root cause" in first and rc.get("label") in BREAKS and delivers(m):
+    back = [t for t in ev if t.tool == "traceroute" and not t.errors and not t.facts.get("reached")
+            and t.args.get("src") == m.args.get("dst") and t.args.get("dst") == m.args.get("src")]
+    if "Likely root cause" in first and rc.get("label") in BREAKS and delivers(m) and not back:
         out.append(f"root cause {rc['label']} headlined over a flow delivering on all "
                    f"{f.get('ecmp_paths')} paths [{m.id}]")
     said = re.search(r"Reachable: ?(\w+)", first.replace("**", ""))

@@ -91,6 +91,10 @@ def baseline_calls(traces: list[Evidence], window: Any = None,
     elif len(ok) == 1 and f.get("reached"):
         calls.append({"tool": "traceroute", "args": {"src": args["src"], "dst": args["dst"],
                                                      "size": JUMBO, **({"at": at} if at else {})}})
+    if f.get("reached") and not any(t.args.get("src") == args["dst"] for t in ok):
+        # the way back: a flow that goes out can still get no answer (issue 25 item 2)
+        calls.append({"tool": "traceroute", "args": {"src": args["dst"], "dst": args["src"],
+                                                     **({"at": at} if at else {})}})
     return calls
 
 
