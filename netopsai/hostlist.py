@@ -18,6 +18,10 @@ from netopsai.errors import NetopsError
 
 MAX_HOSTS = 1_000_000  # per expression: a typo like [1-999999999] must not take the machine's memory
 MAX_DIGITS = 18  # a host number longer than this is no host number (and int() of 5,000 digits raises)
+# a host name is at most 253 characters (DNS), and a list of them is sized in bytes as well as
+# names: 100,000 names of 4 KB each are 400 MB though "only" 100,000 names
+MAX_NAME = 253
+BYTES_PER_NAME = 64  # the byte budget of a list is its name limit times this
 _RANGE = re.compile(r"^(\d+)(?:-(\d+))?$")
 _BRACKET = re.compile(r"\[([^\]]*)\]")
 NONE = ("none assigned", "(null)", "none")
@@ -41,6 +45,11 @@ class Name:
             if n > limit:
                 return n
         return n
+
+    def width(self) -> int:
+        """The length of its longest name."""
+        return sum(map(len, self.pieces)) + sum(
+            max(max(len(str(hi)), width) for _, hi, width in ranges) for ranges in self.brackets)
 
     def names(self) -> Iterator[str]:
         """Its names in Slurm's order (the first bracket varies slowest), built one at a time
@@ -102,7 +111,11 @@ def _name(part: str, text: str) -> Name:
         pieces.append(part[at:m.start()])
         brackets.append(_ranges(m.group(1), text))
         at = m.end()
-    return Name((*pieces, part[at:]), tuple(brackets))
+    name = Name((*pieces, part[at:]), tuple(brackets))
+    if name.width() > MAX_NAME:
+        raise NetopsError(f"bad hostlist {_short(text)}: a host name of more than {MAX_NAME} "
+                          "characters")
+    return name
 
 
 def parse(text: str) -> list[Name]:
@@ -135,6 +148,9 @@ def hosts(text: str, limit: int = MAX_HOSTS) -> Iterator[str]:
     names = parse(text)
     if _total(names, limit) > limit:  # checked here, not at the first next()
         raise NetopsError(f"bad hostlist {_short(text)}: more than {limit:,} hosts")
+    if sum(n.size(limit) * n.width() for n in names) > limit * BYTES_PER_NAME:
+        raise NetopsError(f"bad hostlist {_short(text)}: more than "
+                          f"{limit * BYTES_PER_NAME >> 20 or 1:,} MB of host names")
     return _unique(names)
 
 

@@ -134,3 +134,47 @@ def test_jobs_import_of_a_bomb_is_one_line(tmp_path: Path) -> None:
     asked = run_cli(home, "ask", f"NCCL timeouts on {BOMB}", "--json", preexec_fn=_limit(LIMIT_2G))
     assert asked.returncode == 0, asked.stderr[-2000:]
     assert "more than 100,000 hosts" in json.loads(asked.stdout)["answer"]
+
+
+# the second hostile pass: a name-count budget alone lets long names through (100,000 names of
+# 4 KB are 400 MB; a 60 KB import line with [1-99999] was 6 GB)
+LONG = "g" * 3900 + "[1-99999]"
+
+
+def test_long_names_are_refused_by_their_length_before_any_is_built() -> None:
+    with pytest.raises(NetopsError, match="a host name of more than 253 characters"):
+        hosts(LONG)
+    with pytest.raises(NetopsError, match="MB of host names"):
+        hosts("n" * 200 + "[1-99999]", 100_000)  # within both limits alone, not together
+    assert len(expand("gpu-[001-004,010]", 100_000)) == 5  # real names are untouched
+
+
+def test_an_import_line_of_long_names_is_refused_under_1_gib() -> None:
+    done = _python(f"""
+        from netopsai.errors import MalformedFile
+        from netopsai.store.jobs_import import parse_slurm
+        text = "{HEADER}\\n1|x|u|RUNNING|2026-11-27T05:00:00|Unknown|" + "g" * 60000 + "[1-99999]\\n"
+        try:
+            parse_slurm(text, "long.txt")
+        except MalformedFile as exc:
+            print(exc)
+        """)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "line 2" in done.stdout and "more than 253 characters" in done.stdout, done.stdout
+
+
+def test_a_question_of_long_names_is_planned_under_1_gib() -> None:
+    done = _python(f"""
+        from netopsai.planner.jobs import find_job
+        ask = find_job("why is job slow on {LONG}", {{}})
+        print(ask.problems if ask else None)
+        """)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "more than 253 characters" in done.stdout, done.stdout
+
+
+def test_a_spent_budget_is_said_as_such() -> None:
+    from netopsai.planner.jobs import find_job
+
+    ask = find_job("NCCL timeouts on a[1-50000],b[1-50000],c[1-5]", {})
+    assert ask is not None and not any("more than 0 hosts" in p for p in ask.problems)

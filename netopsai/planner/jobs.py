@@ -115,6 +115,10 @@ def find_job(question: str, meta: dict[str, dict[str, Any]]) -> JobAsk | None:
     text = _mask(text, [m.span() for m in found])
     left = QUESTION_HOSTS
     for m in found:
+        if left <= 0:
+            problems.append(f"the question's hostlists name more than {QUESTION_HOSTS:,} hosts "
+                            "together; the rest are not read")
+            break
         try:
             names = expand(m.group(0), left)
         except NetopsError as err:
