@@ -39,6 +39,9 @@ def unknown(kind: str, word: str, choices: Iterable[str]) -> UnknownName:
     return UnknownName(f"unknown {kind} {word!r}{hint}", kind, word)
 
 
+MAX_INPUT_BYTES = 256 << 20  # an input file read whole (a scenario, a jobs export, a history)
+
+
 def read_text(path: Path, what: str) -> str:
     """An input file's text (UTF-8, a BOM allowed), or a one-line error naming the file and what
     is wrong with it: missing, a directory, unreadable, or not text at all."""
@@ -46,10 +49,16 @@ def read_text(path: Path, what: str) -> str:
         raise NetopsError(f"{what} not found: {path}")
     if path.is_dir():
         raise NetopsError(f"{what} {path} is a directory")
+    if not path.is_file():  # /dev/zero, a FIFO: no end, or none worth waiting for
+        raise NetopsError(f"{what} {path} is not a regular file")
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:  # sized before it is all in memory
+            data = f.read(MAX_INPUT_BYTES + 1)
     except OSError as exc:
         raise NetopsError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise NetopsError(f"{what} {path} is larger than {MAX_INPUT_BYTES >> 20} MB; "
+                          "split it and load the parts")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -207,3 +207,26 @@ def test_ingest_file_whose_events_the_writer_could_not_store(
     assert "0 events stored" in done.output and "-1" not in done.output
     assert str(done.exception) == ("1 of 1 events could not be stored: could not store a syslog "
                                    "event: (sqlite3.OperationalError) disk I/O error")
+
+
+@pytest.mark.parametrize("args", [["jobs", "import", "/dev/zero"], ["batch", "/dev/zero"],
+                                  ["lab", "inject", "/dev/zero"]])
+def test_an_input_that_never_ends_is_refused_before_it_is_read(home: Path,
+                                                               args: list[str]) -> None:
+    """The second hostile pass: `jobs import /dev/zero` read until the kernel's OOM killer."""
+    one_line(run_cli(home, *args), "/dev/zero is not a regular file")
+
+
+def test_an_input_too_big_to_read_whole_is_refused(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from netopsai import errors
+
+    monkeypatch.setattr(errors, "MAX_INPUT_BYTES", 1000)
+    big = tmp_path / "jobs.txt"
+    big.write_text("x" * 1001)
+    with pytest.raises(errors.NetopsError, match="larger than 0 MB"):
+        errors.read_text(big, "jobs file")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(errors.NetopsError, match="is not a regular file"):
+        errors.read_text(fifo, "jobs file")  # never opened: opening a FIFO would wait
