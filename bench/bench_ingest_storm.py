@@ -187,6 +187,62 @@ def stores(with_pg: bool) -> Iterator[dict[str, Any]]:
         yield makers
 
 
+def _thread_cpu(native_id: int) -> float:
+    """CPU seconds a thread of this process has used (utime + stime)."""
+    fields = Path(f"/proc/self/task/{native_id}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stage_costs(makers: dict[str, Any], n: int = 20_000) -> dict[str, float]:
+    """CPU µs per event of each stage, this checkout, measured in this process by thread CPU
+    time (not wall: the machine is shared): receive, parse, the writer's unpickling and its
+    transaction work per store."""
+    import pickle
+
+    from netopsai.backends.syslog.receiver import SyslogContext, parser
+    from netopsai.backends.traps import ber
+    from netopsai.backends.traps.receiver import parser as trap_parser
+    from netopsai.backends.udp import UdpIntake
+    from netopsai.store.writer import QueuedWriter
+
+    out: dict[str, float] = {}
+    intake = UdpIntake("bench", "127.0.0.1", 0, len)
+    intake.start()
+    assert intake._thread is not None and intake._thread.native_id is not None
+    cpu0 = _thread_cpu(intake._thread.native_id)
+    data = [_syslog(i) for i in range(n)]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        for d in data:
+            sock.sendto(d, ("127.0.0.1", intake.port))
+    while intake.received < n:
+        time.sleep(0.05)
+    out["receive (drain a socket; spool encoding excluded)"] = (
+        _thread_cpu(intake._thread.native_id) - cpu0) / n * 1e6
+    intake.stop()
+    now = datetime.now(UTC)
+    kinds = {"syslog": (parser(SyslogContext()), data),
+             "trap": (trap_parser(), [ber.without_community(t, ber.peek(t)) for t in
+                                      (_trap(i) for i in range(n))])}
+    for kind, (parse, raw) in kinds.items():
+        t = time.thread_time()
+        events = [parse(r, "127.0.0.1", now) for r in raw]
+        out[f"parse, {kind}"] = (time.thread_time() - t) / n * 1e6
+        blob = pickle.dumps(events)
+        t = time.thread_time()
+        events = pickle.loads(blob)
+        out[f"unpickle in the writer, {kind}"] = (time.thread_time() - t) / n * 1e6
+        for store, make in makers.items():
+            w = QueuedWriter(make())
+            w.feed.close()
+            w._thread.join()
+            t = time.thread_time()
+            for i in range(0, n, 1000):
+                w._write([(e, None) for e in events[i:i + 1000]], None)
+            out[f"write, {kind}, {store} (the writer's thread)"] = (time.thread_time() - t) / n * 1e6
+            w.stop()
+    return out
+
+
 def measure(tree: Path, workers: int, a: argparse.Namespace, makers: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"burst": burst(tree, makers["sqlite"](), workers, a.burst_rate,
                                           a.burst_seconds, a.catch_up)}
@@ -236,6 +292,15 @@ def render(res: dict[str, dict[str, Any]], a: argparse.Namespace) -> str:
     return "\n".join(lines + [""])
 
 
+def render_stages(costs: dict[str, float], load: tuple[float, float]) -> str:
+    lines = ["", f"CPU per event by stage, this checkout (thread CPU time, {20_000:,} events each; "
+             f"load {load[0]:.1f}→{load[1]:.1f}; CPU time is inflated too on a crowded machine, "
+             "less than wall time), and the rate one core given to that stage alone would reach:", "",
+             "| stage | CPU µs / event | one core |", "| --- | ---: | ---: |"]
+    lines += [f"| {k} | {v:.1f} | {1e6 / v:,.0f}/s |" for k, v in costs.items()]
+    return "\n".join(lines + [""])
+
+
 def main() -> None:
     from netopsai.store.parsing import default_workers
 
@@ -249,14 +314,20 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=default_workers())
     ap.add_argument("--no-pg", action="store_true")
     ap.add_argument("--no-base", action="store_true")
+    ap.add_argument("--stages-only", action="store_true", help="only the CPU per stage")
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     a = ap.parse_args()
     res: dict[str, dict[str, Any]] = {}
     with stores(not a.no_pg) as makers:
+        load0 = os.getloadavg()[0]
+        stages = render_stages(stage_costs(makers), (load0, os.getloadavg()[0]))
+        print(stages, flush=True)
+        if a.stages_only:
+            return
         if not a.no_base:
             res[f"before ({a.base})"] = measure(unpack(a.base), 0, a, makers)
         res["this checkout"] = measure(ROOT, a.workers, a, makers)
-    body = render(res, a)
+    body = render(res, a) + stages
     print(body)
     write_section(a.out, "ingest-storm", body)
 

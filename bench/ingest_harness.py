@@ -37,6 +37,10 @@ def main() -> None:
         cfg.parse_workers = workers
     with BackgroundIngest(url, cfg) as ing:
         assert ing.syslog is not None and ing.traps is not None
+        import netopsai.backends.receivers as receivers
+
+        if hasattr(receivers, "tune_gc"):  # as `netopsai ingest` (serve) does
+            receivers.tune_gc()
         parsing = getattr(ing.writer, "parsing", None)
         if parsing is not None:  # the parsing workers started: not timed as ingest
             parsing.wait_ready(120)

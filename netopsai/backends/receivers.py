@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import threading
 from collections.abc import Callable, Mapping
@@ -36,6 +37,9 @@ DEFAULT_PORTS = {"trap": 1162, "syslog": 1514, "webhook": 9095}
 COMMUNITY_ENV = "NETOPSAI_TRAP_COMMUNITY"  # overrides secrets.yaml's snmp.community
 WORKERS_ENV = "NETOPSAI_PARSE_WORKERS"  # processes parsing datagrams (default: a core less one)
 DEFAULT_COMMUNITY = "public"
+# A storm allocates rows and events by the hundred thousand and frees them by reference count;
+# the cyclic collector's default (700 allocations) ran ~10 % of the writer's time for nothing
+GC_THRESHOLDS = (50_000, 20, 100)
 
 
 @dataclass
@@ -148,9 +152,17 @@ async def serve(store_url: str, settings: IngestSettings,
     writer drains, and the writer's counts are returned."""
     ingest = Ingest(store_url, settings, on_open)
     on_ready(ingest, await ingest.start())
+    tune_gc()
     with contextlib.suppress(asyncio.CancelledError):  # Ctrl-C is how this server is meant to end
         await (stop or asyncio.Event()).wait()
     return await ingest.stop()
+
+
+def tune_gc() -> None:
+    """For a process that is an ingest: what start-up built lives as long as the process (no
+    collection walks it again), and the cyclic collector runs rarely (GC_THRESHOLDS)."""
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 class BackgroundIngest:

@@ -2,9 +2,10 @@
 
 The work is the worker processes' (runner.py): actors, each opening the store by URL once and
 keeping its backends and the lab's route memo between chunks (opening and routing are the cost
-a task per chunk would pay again each time), trace chunks of neighbouring destinations; the
-driver diagnoses the failing pairs as the local engine does, so both give the same rows. The
-cluster itself: netopsai.ray_cluster."""
+a task per chunk would pay again each time), trace chunks of neighbouring destinations and
+diagnose their failing pairs with evidence shared per actor (runner.remote_diagnosis: when the
+diagnosis reads only the lab store; else the driver diagnoses them), so the driver only merges
+rows, the same as the local engine's. The cluster itself: netopsai.ray_cluster."""
 
 from __future__ import annotations
 
@@ -31,20 +32,22 @@ Take = Callable[[list[Any]], bool]
 class Tracer:
     """One Ray actor: the store opened once, pinned to the batch's lab state."""
 
-    def __init__(self, url: str, pin: Pin | None) -> None:
-        from netopsai.batch.runner import open_backends
+    def __init__(self, url: str, pin: Pin | None, zone: str | None = None) -> None:
+        from netopsai.batch.runner import open_backends, open_diagnosis
 
         self.backends = open_backends(url, pin)
+        self.shared = open_diagnosis(url, zone)  # None: failing pairs go back as their trace
 
     def trace(self, chunk: list[Pair]) -> list[Any]:
         from netopsai.batch.runner import trace_chunk
 
-        return trace_chunk(self.backends, chunk)
+        return trace_chunk(self.backends, chunk, self.shared)
 
 
 def run_batch(todo: list[Pair], take: Take, url: str, pin: Pin | None, opts: RayOptions,
-              stop: threading.Event | None, sizes: tuple[int, int]) -> None:
-    """Trace `todo` on Ray, handing each finished chunk to `take` until it says stop."""
+              stop: threading.Event | None, sizes: tuple[int, int], zone: str | None = None) -> None:
+    """Trace `todo` on Ray, handing each finished chunk to `take` until it says stop; `zone`
+    (not None) has the actors diagnose failing pairs too."""
     with ray_cluster(opts) as cpus:
         import ray
 
@@ -54,7 +57,7 @@ def run_batch(todo: list[Pair], take: Take, url: str, pin: Pin | None, opts: Ray
         todo = sorted(todo, key=lambda p: (IPv4Address(p.dst), IPv4Address(p.src)))
         chunks = deque(todo[i:i + size] for i in range(0, len(todo), size))
         actor = ray.remote(num_cpus=1)(Tracer)
-        actors = [actor.remote(url, pin) for _ in range(workers)]
+        actors = [actor.remote(url, pin, zone) for _ in range(workers)]
         _feed(ray, actors, chunks, take, stop or threading.Event())
 
 

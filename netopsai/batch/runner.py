@@ -4,7 +4,13 @@ Threads by default: a real paths backend waits on the network, so threads overla
 (backends are shared by concurrent tool calls anyway). The lab's simulated traceroute is pure
 Python under its router's lock, so threads do not speed it up: big lab batches from the CLI
 (processes=None) go to worker processes instead (spawned, each opening the same store), which do
-use more than one core. Every pair is traced in one lab state, read when the run starts."""
+use more than one core. Every pair is traced in one lab state, read when the run starts.
+
+Workers (processes or Ray actors) also diagnose the failing pairs when every source the
+diagnosis reads is the lab store the workers open (`remote_diagnosis`): each keeps its own
+SharedEvidence for the chunks it gets (chunks are cut by destination, so a destination's
+evidence is fetched once per worker), and the driver only merges rows. Otherwise failing pairs
+come back as their trace and the driver diagnoses them with its backends."""
 
 from __future__ import annotations
 
@@ -72,7 +78,9 @@ class BatchChecker:
             return []
         pin = pin_of(self.backends)  # one lab state for the whole batch, read once
         if self.ray is not None:
-            run_batch(todo, self._chunk_taker(done), self._ray_url(), pin, self.ray, stop, CHUNK)
+            ray_url = self._ray_url()
+            run_batch(todo, self._chunk_taker(done), ray_url, pin, self.ray, stop, CHUNK,
+                      self._remote_zone(ray_url))
             return sorted(results, key=lambda r: r.line)
         workers, url = self._workers(len(todo))
         if workers and url:
@@ -80,6 +88,10 @@ class BatchChecker:
         else:
             self._run_threads(pinned(self.backends, pin), todo, done, stop)
         return sorted(results, key=lambda r: r.line)
+
+    def _remote_zone(self, url: str) -> str | None:
+        """The network's zone when the workers may diagnose (see remote_diagnosis), else None."""
+        return self.backends.zone if remote_diagnosis(self.backends, url) else None
 
     def _ray_url(self) -> str:
         url = store_url(self.backends)
@@ -126,7 +138,8 @@ class BatchChecker:
         # process, so each worker then builds about its share of them instead of all (~10% CPU)
         todo = sorted(todo, key=lambda p: (IPv4Address(p.dst), IPv4Address(p.src)))
         pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
-                                   initializer=_worker_init, initargs=(url, pin))
+                                   initializer=_worker_init,
+                                   initargs=(url, pin, self._remote_zone(url)))
         with _sigint_ignored():  # the workers start on submit and inherit it from their first breath
             futures = [pool.submit(_worker_chunk, todo[i:i + size]) for i in range(0, len(todo), size)]
         _drain(pool, futures, self._chunk_taker(done))
@@ -194,6 +207,25 @@ def store_url(backends: Backends) -> str | None:
 # ---------------------------------------------------------------- worker processes
 
 _BACKENDS: Backends | None = None
+_SHARED: SharedEvidence | None = None
+
+
+def remote_diagnosis(backends: Backends, url: str) -> bool:
+    """Whether a worker that opens the store at `url` diagnoses as the driver would: every
+    source the diagnosis reads is the lab's over that store (a configured telemetry or alarms
+    source stays the driver's)."""
+    from netopsai.backends.lab.paths import LabPaths
+    from netopsai.backends.lab.telemetry import LabTelemetry
+    from netopsai.store.events import StoreEvents
+    from netopsai.store.inventory import StoreInventory
+
+    kinds = ((backends.inventory, StoreInventory), (backends.telemetry, LabTelemetry),
+             (backends.paths, LabPaths), (backends.changes, StoreEvents),
+             (backends.alarms, StoreEvents))
+    if not all(type(b) is kind for b, kind in kinds):
+        return False
+    engines = {getattr(b, "engine", None) for b, _ in kinds}
+    return all(e is not None and e.url.render_as_string(hide_password=False) == url for e in engines)
 
 
 def open_backends(url: str, pin: Pin | None) -> Backends:
@@ -206,24 +238,44 @@ def open_backends(url: str, pin: Pin | None) -> Backends:
     return pinned(lab_backends(engine_for(url)), pin)
 
 
-def _worker_init(url: str, pin: Pin | None) -> None:
-    global _BACKENDS
+def open_diagnosis(url: str, zone: str | None) -> SharedEvidence | None:
+    """A worker's own shared evidence for diagnosing failing pairs (None: the driver does)."""
+    if zone is None:
+        return None
+    from dataclasses import replace
+
+    from netopsai.backends.lab import lab_backends
+    from netopsai.store.engine import engine_for
+
+    return SharedEvidence(replace(lab_backends(engine_for(url)), zone=zone))
+
+
+def _worker_init(url: str, pin: Pin | None, zone: str | None = None) -> None:
+    global _BACKENDS, _SHARED
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _BACKENDS = open_backends(url, pin)
+    _SHARED = open_diagnosis(url, zone)
 
 
 def _worker_chunk(chunk: list[Pair]) -> list[tuple[Pair, PairResult | Evidence]]:
     assert _BACKENDS is not None
-    return trace_chunk(_BACKENDS, chunk)
+    return trace_chunk(_BACKENDS, chunk, _SHARED)
 
 
-def trace_chunk(backends: Backends, chunk: list[Pair]) -> list[tuple[Pair, PairResult | Evidence]]:
-    """Trace each pair; healthy ones and errors come back finished, failing ones as their trace."""
+def trace_chunk(backends: Backends, chunk: list[Pair],
+                shared: SharedEvidence | None = None) -> list[tuple[Pair, PairResult | Evidence]]:
+    """Trace each pair; healthy ones and errors come back finished, failing ones diagnosed with
+    `shared`, or as their trace for the driver to diagnose when there is none."""
     out: list[tuple[Pair, PairResult | Evidence]] = []
     for pair in chunk:
         try:
             ev = trace(backends, pair)
-            out.append((pair, ev if not ev.errors and needs_diagnosis(ev) else quick_result(pair, ev)))
+            if ev.errors or not needs_diagnosis(ev):
+                out.append((pair, quick_result(pair, ev)))
+            elif shared is None:
+                out.append((pair, ev))
+            else:
+                out.append((pair, diagnosed_result(pair, ev, shared)))
         except Exception as exc:
             out.append((pair, _failed(pair, exc)))
     return out

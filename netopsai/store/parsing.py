@@ -10,6 +10,7 @@ writer's thread: nothing taken in is lost to it."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing as mp
 import os
@@ -53,6 +54,8 @@ def parse_raw(parsers: Parsers, records: list[Raw]) -> list[Outcome]:
 def _start_worker(parsers: Parsers, parent: int) -> None:
     global _WORKER_PARSERS
     _WORKER_PARSERS = parsers
+    gc.freeze()  # the parsers and their rules, for the worker's life
+    gc.set_threshold(50_000, 20, 100)  # events are freed by reference count: collect rarely
     threading.Thread(target=_orphaned, args=(parent,), name="orphan-watch", daemon=True).start()
 
 
