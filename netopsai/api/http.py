@@ -6,7 +6,7 @@ under the token's name."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
@@ -17,7 +17,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from netopsai.api import tokens
 from netopsai.api.jobs import JobNotFound, Jobs, TooManyJobs
-from netopsai.api.limits import BodyLimit, HttpLimits, Work
+from netopsai.api.limits import BodyLimit, Busy, HttpLimits, Slots, Work
 from netopsai.api.triage import PayloadError, Triage
 from netopsai.errors import NetopsError
 from netopsai.service import Stop, Stopped
@@ -61,6 +61,8 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None, *,
     api.add_middleware(BodyLimit, limit=sized.max_body, routes=sized.api_routes())
     bearer = HTTPBearer(auto_error=False)
     jobs = Jobs(copilot.backends)
+    slots = Slots(sized.max_asks, sized.max_asks_per_token)  # asks running at once
+    api.state.slots = slots
 
     def caller(scope: str) -> Any:
         def check(cred: HTTPAuthorizationCredentials | None = Depends(bearer)) -> tokens.Caller:
@@ -88,18 +90,25 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None, *,
         """The cited answer as `ask --json` prints it; with `Accept: text/event-stream`, each
         step as an event (`step`) as it completes, then the answer (`answer`), or `error`.
         The work stops when the caller goes away, the server stops or the time budget is
-        spent (503, naming which)."""
+        spent (503, naming which). At most NETOPSAI_HTTP_MAX_ASKS_PER_TOKEN asks of one token
+        run at once (429 past it) and NETOPSAI_HTTP_MAX_ASKS in all (503), refused before any
+        work; an ask whose caller left holds its slot until its step in progress ends."""
         copilot.check_question(body.question, body.window or "")  # sized before any work
         if not body.question.strip():
             raise NetopsError("the question is empty")
         thread = body.thread or _new_thread()
         key = thread if local else f"api:{who.name}:{thread}"
         budget = copilot.limits.ask_budget_s
+        try:
+            release = slots.take(who.name)
+        except Busy as exc:
+            return JSONResponse({"error": str(exc)}, status_code=exc.status)
         if "text/event-stream" in request.headers.get("accept", ""):
-            return EventSourceResponse(_events(
-                lambda stop: _stream(copilot, body, key, thread, who.name, stop), budget))
+            return EventSourceResponse(_events(Work(
+                lambda stop: _stream(copilot, body, key, thread, who.name, stop), release, budget),
+                budget))
         work = Work(lambda stop: iter([copilot.answer(body.question, key, who.name,
-                                                      body.window or "", stop)]))
+                                                      body.window or "", stop)]), release, budget)
         try:
             out = [o async for o in work.results(budget, request.is_disconnected)][0]
         except Stopped as exc:
@@ -189,11 +198,11 @@ def _stream(copilot: Copilot, body: AskBody, key: str, thread: str, user: str,
     yield {"event": "answer", "data": json.dumps({**out, "thread": thread}, default=str)}
 
 
-async def _events(steps: Callable[[Stop], Iterator[dict[str, str]]],
-                  budget: float) -> AsyncIterator[dict[str, str]]:
-    """The SSE stream; sse-starlette closes it when the caller goes away (and the work stops)."""
+async def _events(work: Work, budget: float) -> AsyncIterator[dict[str, str]]:
+    """The SSE stream; sse-starlette closes it when the caller goes away (and the work stops;
+    a stream never started stops at the budget)."""
     try:
-        async for event in Work(steps).results(budget):
+        async for event in work.results(budget):
             yield event
     except NetopsError as exc:
         yield {"event": "error", "data": json.dumps({"error": str(exc)})}

@@ -37,12 +37,15 @@ TRIAGE_BODY = 1 << 20  # Alertmanager's payloads, as the webhook receiver takes 
 class HttpLimits(BaseSettings):
     """NETOPSAI_HTTP_*: the largest request body the API and the MCP server read
     (MAX_BODY_KB, 64: a question is at most NETOPSAI_MAX_QUESTION characters), and the
-    larger one of a batch job's pairs (`POST /api/batch`, MAX_BATCH_MB)."""
+    larger one of a batch job's pairs (`POST /api/batch`, MAX_BATCH_MB); how many asks (and MCP
+    tool calls) run at once, in all (MAX_ASKS, 4) and per token (MAX_ASKS_PER_TOKEN, 2)."""
 
     model_config = SettingsConfigDict(env_prefix="NETOPSAI_HTTP_", extra="ignore")
 
     max_body_kb: int = Field(default=64, ge=1)
     max_batch_mb: int = Field(default=50, ge=1)
+    max_asks: int = Field(default=4, ge=1)
+    max_asks_per_token: int = Field(default=2, ge=1)
 
     @classmethod
     def from_env(cls) -> HttpLimits:
@@ -59,6 +62,61 @@ class HttpLimits(BaseSettings):
     def api_routes(self) -> dict[str, int]:
         """The API's paths whose bodies may be larger than the default."""
         return {"/api/batch": self.max_batch_mb << 20, "/api/triage/alertmanager": TRIAGE_BODY}
+
+
+class Busy(NetopsError):
+    """No slot for one more ask: `status` 429 (the caller's own share is taken) or 503 (the
+    server's)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Slots:
+    """How many asks run at once, per caller and in all. A slot is taken before any work and
+    given back when the work's thread ends, not when the handler stops waiting: a step still
+    running after its caller went away keeps its slot, so callers that leave cannot pile up
+    work (six asks closed at once grew the API to 2.5 GB)."""
+
+    def __init__(self, total: int, per_caller: int) -> None:
+        self.total, self.per_caller = total, per_caller
+        self._held: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_env(cls) -> Slots:
+        limits = HttpLimits.from_env()
+        return cls(limits.max_asks, limits.max_asks_per_token)
+
+    def take(self, caller: str) -> Callable[[], None]:
+        """A slot for `caller`, or Busy; the callable gives it back (once, however often called)."""
+        with self._lock:
+            mine = self._held.get(caller, 0)
+            if mine >= self.per_caller:
+                raise Busy(f"{mine} asks of yours are still running (at most {self.per_caller} at "
+                           "once, NETOPSAI_HTTP_MAX_ASKS_PER_TOKEN); ask again when one ends", 429)
+            if sum(self._held.values()) >= self.total:
+                raise Busy(f"the server is answering {self.total} asks already (at most "
+                           f"{self.total} at once, NETOPSAI_HTTP_MAX_ASKS); try again shortly", 503)
+            self._held[caller] = mine + 1
+        done = threading.Event()
+
+        def release() -> None:
+            with self._lock:
+                if done.is_set():
+                    return
+                done.set()
+                left = self._held.get(caller, 1) - 1
+                if left > 0:
+                    self._held[caller] = left
+                else:
+                    self._held.pop(caller, None)
+        return release
+
+    def running(self) -> int:
+        with self._lock:
+            return sum(self._held.values())
 
 
 class BodyTooLarge(Exception):
@@ -148,13 +206,25 @@ class Work:
     handler stops waiting the moment the caller goes away, the server is told to stop or the
     budget is spent, and the work stops at its next step (Copilot checks `stop` between the
     graph's nodes). Daemon, so a step still running never holds up the process's exit (with
-    a worker of the shared pool, SIGTERM waited for the answer: issue 23, B6)."""
+    a worker of the shared pool, SIGTERM waited for the answer: issue 23, B6). `release`: the
+    Slots slot it holds, given back when the thread ends; `budget`: past it (plus GRACE_S) the
+    stop flag is set even when nobody iterates the results (a stream never started)."""
 
-    def __init__(self, run: Callable[[Stop], Iterator[Any]]) -> None:
+    def __init__(self, run: Callable[[Stop], Iterator[Any]],
+                 release: Callable[[], None] | None = None, budget: float | None = None) -> None:
         self.stop = threading.Event()
         self.loop = asyncio.get_running_loop()
         self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        threading.Thread(target=self._pump, args=(run,), name="netopsai-ask", daemon=True).start()
+        self.release = release
+        if budget is not None:
+            self.loop.call_later(budget + GRACE_S, self.stop.set)
+        try:
+            threading.Thread(target=self._pump, args=(run,), name="netopsai-ask",
+                             daemon=True).start()
+        except BaseException:
+            if release is not None:
+                release()
+            raise
 
     def _pump(self, run: Callable[[Stop], Iterator[Any]]) -> None:
         try:
@@ -163,6 +233,9 @@ class Work:
             self._put("end", None)
         except BaseException as exc:  # handed to the handler, which answers with it
             self._put("error", exc)
+        finally:
+            if self.release is not None:
+                self.release()
 
     def _put(self, kind: str, value: Any) -> None:
         with suppress(RuntimeError):  # the loop is closed: nobody waits for this any more

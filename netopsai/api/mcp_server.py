@@ -27,7 +27,7 @@ import anyio
 import mcp_types as types
 from mcp.server import Server
 
-from netopsai.api.limits import GRACEFUL_S, BodyLimit, HttpLimits, Work
+from netopsai.api.limits import GRACEFUL_S, BodyLimit, Busy, HttpLimits, Slots, Work
 from netopsai.service import Stop, Stopped
 
 if TYPE_CHECKING:
@@ -102,11 +102,17 @@ def _error(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
 
 
-def build_server(copilot: Copilot) -> Server[Any]:
+def build_server(copilot: Copilot, slots: Slots | None = None) -> Server[Any]:
     """The MCP server over one copilot. Tool calls run on a thread of their own (limits.Work):
     the tools and the graph are synchronous, the event loop must keep serving other sessions,
-    and a stopping server must not wait for them."""
+    and a stopping server must not wait for them. At most NETOPSAI_HTTP_MAX_ASKS calls run at
+    once, NETOPSAI_HTTP_MAX_ASKS_PER_TOKEN of one token (`slots`; an error result past them,
+    before any work). A call the client cancels (notifications/cancelled: the SDK cancels the
+    handler's task) sets the work's stop flag; the step in progress ends, then the work stops
+    and gives its slot back. A client that only drops its HTTP connection is not noticed (the
+    SDK gives the handler no cheap signal of it): its call runs to the budget, in its slot."""
     tools = tool_list()
+    slots = slots or Slots.from_env()
 
     async def list_tools(_ctx: ServerRequestContext[Any],
                          _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -115,9 +121,15 @@ def build_server(copilot: Copilot) -> Server[Any]:
     async def call_tool(_ctx: ServerRequestContext[Any],
                         params: types.CallToolRequestParams) -> types.CallToolResult:
         args, caller = dict(params.arguments or {}), _caller(_ctx)
-        work = Work(lambda stop: iter([call(copilot, params.name, args, caller, stop)]))
+        budget = copilot.limits.ask_budget_s
         try:
-            return [r async for r in work.results(copilot.limits.ask_budget_s)][0]
+            release = slots.take(caller or "local")
+        except Busy as exc:
+            return _error(str(exc))
+        work = Work(lambda stop: iter([call(copilot, params.name, args, caller, stop)]),
+                    release, budget)
+        try:
+            return [r async for r in work.results(budget)][0]
         except Stopped as exc:  # the server is stopping, or the budget is spent
             return _error(str(exc))
 
