@@ -29,8 +29,21 @@ SEVERITIES = [ALL, "critical", "major", "minor", "warning", "info"]
 STATES = ["any", "open", "closed"]
 SHOWN = ["id", "raised_at", "cleared_at", "state", "severity", "category", "kind", "device",
          "interface", "peer", "message", "ack", "impact"]
-WIDTHS = ["3%", "8%", "8%", "4%", "6%", "5%", "10%", "8%", "8%", "7%", "19%", "9%", "5%"]
-CASE_WIDTHS = ["5%", "18%", "5%", "5%", "12%", "25%", "25%"]
+# the open table: no cleared/state (open by definition), how bad and who is on it before where
+# (the device stays the 8th column, the raised time the 2nd)
+OPEN_SHOWN = ["id", "raised_at", "severity", "impact", "category", "kind", "ack", "device",
+              "interface", "peer", "message"]
+# widths in pixels, not shares: a column keeps the width its words need, so no word breaks
+# inside (the cells wrap between words only, alarms.css) and a phone scrolls the table sideways
+# instead of squeezing it to a letter a line; at 1440 px each table fits without scrolling
+_PX = {"id": 40, "raised_at": 92, "cleared_at": 92, "state": 54, "severity": 76, "impact": 80,
+       "category": 80, "kind": 146, "device": 104, "interface": 140, "peer": 100, "ack": 96}
+OPEN_MESSAGE_PX, RECENT_MESSAGE_PX = 258, 150  # 1,212 px in all: the table's width at 1440
+WIDTHS = [f"{_PX.get(c, RECENT_MESSAGE_PX)}px" for c in SHOWN]
+OPEN_WIDTHS = [f"{_PX.get(c, OPEN_MESSAGE_PX)}px" for c in OPEN_SHOWN]
+CASE_WIDTHS = ["56px", "230px", "62px", "62px", "96px", "352px", "352px"]
+# one wording for one fact: the impact column, the summary and the cases say "traffic lost"
+IMPACT_WORDS = {"traffic_lost": "traffic lost", "degraded": "degraded", "none": "none"}
 CASE_COLUMNS = ["case", "suggested root cause", "alarms", "state", "first raised", "blast radius",
                 "why"]
 # (severity cell background, its text, the row's tint): white on red-700 / orange-700 is 6.5:1 /
@@ -71,6 +84,7 @@ class AlarmsData:
     clock: datetime | None = None  # the network's clock the window ends at
     hidden: int = 0  # silenced open alarms left out of the open table
     error: str | None = None
+    read: str = ""  # the alarms tool's own summary, before the severity and device filters
 
 
 def sites(backends: Backends) -> list[str]:
@@ -123,12 +137,14 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
     ids = {r["id"] for r in rows}
     cases = [c for c in recent.facts.get("cases", []) if ids & set(c.get("member_ids", []))]
     acked = sum(1 for r in open_rows if r["ack_state"] == "acked")
+    lost = sum(1 for r in open_rows if r.get("traffic_lost") or r.get("impact") == "traffic_lost")
     summary = (f"**{len(open_rows)} open** ({acked} acknowledged, {len(open_rows) - len(shown)} "
-               f"silenced) · {count(len(rows), 'alarm')} in the window{_notes(recent.facts)}  \n"
-               f"<small>before the severity and device filters: {inert(recent.summary)}</small>")
+               f"silenced, {lost} with {IMPACT_WORDS['traffic_lost']}) · "
+               f"{count(len(rows), 'alarm')} and {count(len(cases), 'case')} in the window"
+               f"{_notes(recent.facts)}")
     return AlarmsData(_worst(shown), _newest(rows), cases, summary,
                       describe(recent.window, window, backends.zone), clock,
-                      len(open_rows) - len(shown))
+                      len(open_rows) - len(shown), read=inert(recent.summary))
 
 
 def _notes(facts: dict[str, Any]) -> str:
@@ -155,15 +171,20 @@ def _worst(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(_newest(rows), key=lambda r: rank.get(str(r.get("severity")), len(rank)))
 
 
-def alarm_frame(rows: list[dict[str, Any]], zone: str | None = None) -> pd.DataFrame:
-    """The table as shown: times in the network's zone (UTC beside), every column as text."""
+def alarm_frame(rows: list[dict[str, Any]], zone: str | None = None,
+                columns: list[str] = SHOWN) -> pd.DataFrame:
+    """The table as shown: times in the network's zone (UTC beside), the impact in the words
+    the summary uses, every column as text."""
     out = []
     for r in rows:
-        row = {c: r.get(c) for c in SHOWN}
+        row = {c: r.get(c) for c in columns}
         row["raised_at"] = local_time(r.get("raised_at"), zone)
-        row["cleared_at"] = local_time(r.get("cleared_at"), zone)
+        if "cleared_at" in row:
+            row["cleared_at"] = local_time(r.get("cleared_at"), zone)
+        if "impact" in row:
+            row["impact"] = IMPACT_WORDS.get(str(r.get("impact")), r.get("impact"))
         out.append({c: "" if v is None else v for c, v in row.items()})
-    return pd.DataFrame(out, columns=SHOWN)
+    return pd.DataFrame(out, columns=columns)
 
 
 def styled(frame: pd.DataFrame) -> Styler:
@@ -238,6 +259,35 @@ def question_for(row: dict[str, Any], clock: datetime | None = None) -> str:
     if iface:
         return f"what happened to {device} {iface}{since}"
     return f"what is wrong with {device}{since}?"
+
+
+def diagnosis_question(device: str, raised: str | None, clock: datetime | None = None) -> str:
+    """What "Diagnose this" asks: the device's diagnosis (the cause, its impact and since when,
+    what else it explains), in a window that reaches back to the alarm."""
+    return f"what is wrong with {device}{_since(raised, clock)}?"
+
+
+def case_of(row: dict[str, Any], cases: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The case an alarm belongs to (its blast radius), when the window's cases hold it."""
+    return next((c for c in cases if row.get("id") in (c.get("member_ids") or [])), None)
+
+
+def diagnose_context(row: dict[str, Any] | None, case: dict[str, Any] | None,
+                     zone: str | None = None) -> str:
+    """The chat's note before the diagnosis: the alarm (or case) it starts from, who is on it,
+    and the case's blast radius and root alarm (markdown, network text inert)."""
+    parts = []
+    if row:
+        where = " ".join(str(row[k]) for k in ("device", "interface") if row.get(k))
+        parts.append(f"alarm #{row['id']} {row.get('kind')} on {where} · {row.get('severity')} · "
+                     f"raised {local_time(row.get('raised_at'), zone)} · "
+                     f"{row.get('ack') or 'not acknowledged'}")
+    if case:
+        root = " ".join(str(x) for x in (case.get("root_device"), case.get("root_interface")) if x)
+        parts.append(f"case {case['case']}: {count(int(case.get('alarms') or 0), 'alarm')}, suggested "
+                     f"root {case.get('root_kind')} on {root}; blast radius: "
+                     f"{(case.get('impact') or {}).get('summary') or 'not known'}")
+    return inert("From the Alarms tab: " + "  \n".join(parts))
 
 
 def case_question(case: dict[str, Any], clock: datetime | None = None) -> str:

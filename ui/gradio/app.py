@@ -25,6 +25,7 @@ from netopsai.ui.gradio.auth import LOGIN_ADDRESS, authenticator
 from netopsai.ui.gradio.batch_tab import batch_tab
 from netopsai.ui.gradio.chat_tab import chat_tab
 from netopsai.ui.gradio.device_tab import device_tab
+from netopsai.ui.gradio.gone import GONE_JS
 from netopsai.ui.gradio.reliability_tab import reliability_tab
 from netopsai.ui.gradio.shell import ALARMS, BATCH, CHAT, DEVICE, Shell
 from netopsai.ui.gradio.watch import StoreWatch
@@ -41,6 +42,38 @@ CSS = """
 #chat table { display: block; overflow-x: auto; max-width: 100%; }
 #chat td, #chat th { white-space: nowrap; word-break: normal; overflow-wrap: normal; }
 #chat-clock { font-variant-numeric: tabular-nums; }
+#chat-headline { margin: 0; }
+.np-head { padding: 6px 10px; border-radius: 6px; border-left: 4px solid #2563eb; background: #eff6ff;
+  color: #111827; font-size: 15px; line-height: 1.4; overflow: hidden; display: -webkit-box;
+  -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow-wrap: anywhere; }
+.np-head a { color: inherit; padding: 0; }
+.np-head-working { border-color: #d97706; background: #fffbeb; }
+.np-head-error, .np-head-gone { border-color: #dc2626; background: #fef2f2; }
+.np-head-empty { border-color: #d1d5db; background: transparent; color: #4b5563; }
+.np-head-tag { font-size: 11px; font-weight: 700; letter-spacing: .04em; text-transform: uppercase;
+  color: #1e3a8a; margin-right: 4px; }
+.np-head-working .np-head-tag { color: #92400e; }
+.np-head-error .np-head-tag, .np-head-gone .np-head-tag { color: #991b1b; }
+.np-grid [role=gridcell] span, .np-grid [role=columnheader] span, .np-grid .header-content {
+  word-break: normal !important; overflow-wrap: normal !important; hyphens: none;
+  font-family: var(--font); font-size: 13px; line-height: 1.35; }
+#np-gone { position: fixed; left: 0; right: 0; top: 0; z-index: 1000; padding: 10px 16px;
+  font-size: 15px; box-shadow: 0 2px 8px rgba(0, 0, 0, .2); }
+#np-gone.np-gone-down { background: #991b1b; color: #ffffff; }
+#np-gone.np-gone-back { background: #ecfdf5; color: #064e3b; border-bottom: 3px solid #059669; }
+#np-gone button { margin: 0 6px; padding: 3px 12px; border-radius: 6px; border: 1px solid #059669;
+  background: #059669; color: #ffffff; font-weight: 600; cursor: pointer; }
+#np-gone button#np-dismiss { background: transparent; color: #064e3b; }
+.np-grid [role=gridcell] .cell-wrap { padding: 4px 6px !important; }
+#np-title h2 { font-size: 20px; margin: 0; }
+@media (max-width: 640px) {
+  .main.app { padding-left: 8px !important; padding-right: 8px !important; }
+  #tabs [role=tablist] button { padding-left: 9px; padding-right: 9px; }
+  #chat .message-row { margin-left: 2px !important; margin-right: 2px !important; }
+  #chat .bot.message, #chat .user.message { padding: 6px 8px !important; }
+  .np-head { -webkit-line-clamp: 3; font-size: 14px; }
+  #np-title h2 { font-size: 17px; }
+}
 """
 
 
@@ -53,15 +86,16 @@ def build_app(copilot: Copilot, backends: Backends | None = None) -> gr.Blocks:
     _offline()
     backends = backends or copilot.backends
     with gr.Blocks(title="netopsai", analytics_enabled=False) as app:
-        gr.Markdown("## netopsai · network on-call copilot")
-        with gr.Tabs(elem_id="tabs") as tabs:
+        gr.Markdown("## netopsai · network on-call copilot", elem_id="np-title")
+        # on a phone the tab strip wraps to a second row: every tab in sight, none behind "…"
+        with gr.Tabs(elem_id="tabs", overflow_behavior="wrap") as tabs:
             with gr.Tab("Chat", id=CHAT):
-                question = chat_tab(app, copilot)
-            shell = Shell(app, tabs, question, backends)
+                hooks = chat_tab(app, copilot)
+            shell = Shell(app, tabs, hooks.box, backends, hooks.bot, hooks.ask)
             with gr.Tab("Batch", id=BATCH):
                 batch_tab(backends)
-            with gr.Tab("Alarms", id=ALARMS):
-                alarms_tab(shell)
+            with gr.Tab("Alarms", id=ALARMS) as alarms:
+                alarms_tab(shell, alarms)
             with gr.Tab("Device", id=DEVICE):
                 device_tab(shell)
             with gr.Tab("Reliability", id="reliability") as reliability:
@@ -182,7 +216,7 @@ def launch_options(host: str, port: int, auth: Any, settings: UiSettings | None 
     """Everything `launch` is given (tests launch with the same)."""
     return dict(server_name=host, server_port=port, share=False, inbrowser=False, auth=auth,
                 show_error=False, ssr_mode=False, mcp_server=False, quiet=True, css=CSS,
-                footer_links=["settings"], head=CSP + CITE_CLICKS,
+                footer_links=["settings"], head=CSP + CITE_CLICKS + GONE_JS,
                 app_kwargs={"middleware": guard_middleware(host, settings)})
 
 

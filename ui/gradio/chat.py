@@ -19,6 +19,7 @@ from gradio import ChatMessage
 from netopsai.cli.chat import describe
 from netopsai.errors import NetopsError
 from netopsai.service import Copilot, Step
+from netopsai.ui.gradio.headline import headline, headline_html
 from netopsai.ui.gradio.views import (
     evidence_html,
     inert,
@@ -46,6 +47,7 @@ class ChatView:
     path: str = ""
     status: str = ""
     turn_evidence: list[dict[str, Any]] = field(default_factory=list)
+    headline: str | None = None  # the pinned line's HTML (headline.headline_html); None: as it is
 
 
 def new_thread() -> str:
@@ -139,6 +141,9 @@ def window_words(window: str | dict[str, str] | None) -> str:
     return f"in the last {window}"
 
 
+# a question the thread kept without its answer: the server stopped (or was stopped) while it worked
+UNANSWERED_TEXT = "**no answer** — the server stopped before answering this question; ask it again."
+UNANSWERED = {"role": "assistant", "content": UNANSWERED_TEXT}
 NAMES_TTL_S = 60.0  # device names for links: re-read a minute later (imports, discovery)
 
 
@@ -195,7 +200,8 @@ class ChatHandler:
             yield ChatView(history, status="Ask a question about the network.")
             return
         history.append({"role": "user", "content": inert(question)})
-        yield ChatView(history + [_pending("planning")], status="working…")
+        yield ChatView(history + [_pending("planning")], status="working…",
+                       headline=headline_html(question, "working"))
         answer, elapsed, diagnosed = "", 0.0, False
         try:
             for step in self.copilot.ask(question, thread_key(thread, user), user,
@@ -206,12 +212,13 @@ class ChatHandler:
                 elapsed = step.data.get("elapsed_ms", elapsed)
                 yield ChatView(history + [_pending(NEXT.get(step.node, "working"))], status="working…")
         except NetopsError as exc:  # bad input: one clear line, like the CLI
-            yield ChatView(history + [ChatMessage(f"**error:** {inert(str(exc))}")], status="error")
+            yield ChatView(history + [ChatMessage(f"**error:** {inert(str(exc))}")], status="error",
+                           headline=headline_html(str(exc), "error"))
             return
         except Exception as exc:  # a front end never shows a traceback
             log.exception("chat turn failed")
             yield ChatView(history + [ChatMessage(f"**internal error:** {type(exc).__name__}: {exc}")],
-                           status="error")
+                           status="error", headline=headline_html(f"internal error: {exc}", "error"))
             return
         yield from self._answer(history, answer, thread, user, elapsed, diagnosed)
 
@@ -224,7 +231,7 @@ class ChatHandler:
         linked = _paragraphs(prose)
         trace = trace_of(turn_ev)
         base = ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
-                        "writing…", turn_ev)
+                        "writing…", turn_ev, headline_html(headline(answer), "answer", self.device_names()))
         for i in range(1, len(linked) + 1):
             shown = [ChatMessage("\n\n".join(linked[:i]))]
             if i == len(linked):
@@ -242,17 +249,20 @@ class ChatHandler:
         names = self.device_names()
         questions = [m for m in state.get("messages", []) if m.type == "human"]
         turns = iter(trail if len(trail) == len(questions) else [])
-        diagnosed = False
+        diagnosed, waiting = False, False
         for m in state.get("messages", []):
             if m.type == "human":
+                if waiting:
+                    history.append(UNANSWERED)
                 history.append({"role": "user", "content": inert(str(m.content))})
                 steps = next(turns, [])
                 history += [msg for step in steps for msg in step_messages(step)]
-                diagnosed = any(step.node == "diagnose" for step in steps)
+                diagnosed, waiting = any(step.node == "diagnose" for step in steps), True
             elif m.type == "ai" and m.content and not getattr(m, "tool_calls", None):
                 prose, folded = answer_parts(str(m.content), known, names, diagnosed)
                 history += [ChatMessage(prose), *([folded] if folded else [])]
-        return history
+                waiting = False
+        return history + ([UNANSWERED] if waiting else [])
 
     def feedback(self, thread: str, liked: bool, user: str | None = None) -> str:
         """A thumbs-up on an answer confirms the thread's diagnosis into incident memory; a
@@ -272,12 +282,18 @@ class ChatHandler:
         try:
             state = self.conversation(thread, user)
         except NetopsError as exc:  # not a web thread: nothing of it is read
-            return ChatView([], status=f"error: {exc}")
+            return ChatView([], status=f"error: {exc}", headline=headline_html(""))
         panel, turn_ev, known = self._views(state)
         history = self._replay(state, self.copilot.trail(thread_key(thread, user)), known)
         status = (f"resumed thread `{thread}`" if history else
                   f"thread `{thread}` not found; a new conversation starts under it" if asked else
                   f"new thread `{thread}`")
         trace = trace_of(turn_ev)
+        if history and history[-1] == UNANSWERED:  # the last question was left without its answer
+            asked_last = str(state.get("question") or "")
+            head = headline_html(f"the server stopped before answering: {asked_last}", "gone")
+        else:
+            head = headline_html(headline(str(state.get("answer") or "")) if history else "",
+                                 "answer", self.device_names())
         return ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
-                        status, turn_ev)
+                        status, turn_ev, head)

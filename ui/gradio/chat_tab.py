@@ -14,19 +14,45 @@ from netopsai.backends.base import Backends
 from netopsai.errors import NetopsError
 from netopsai.service import Copilot
 from netopsai.ui.gradio.chat import ChatHandler, ChatView, page_thread
-from netopsai.ui.gradio.shell import BROWSER_ZONE, query_param, recolour
+from netopsai.ui.gradio.headline import headline_html
+from netopsai.ui.gradio.shell import BROWSER_ZONE, ChatHooks, query_param, recolour
 from netopsai.ui.gradio.timepick import time_picker, window_arg
 from netopsai.ui.gradio.views import for_browser, network_wall_time, port_colours
 
-# after an answer: show it from its first line (the conclusion), not the bottom of its rows
-SHOW_ANSWER = """() => { setTimeout(() => {
-  const rows = document.querySelectorAll('#chat .message-row.bot-row');
-  const row = rows[rows.length - 1];
-  if (!row) return;
-  const answer = [...row.querySelectorAll('.message')].find(
-    m => m.querySelector(':scope > div > .message-content'));
-  if (answer) answer.scrollIntoView({block: 'start'});
-}, 150); }"""
+# after an answer, and after a thread opens: the chat shows the last answer from its first line
+# (the conclusion), not the bottom of its rows. The chat's own scroll box moves, not the page
+# (the tab strip stays), except to bring the pinned headline back when the page was scrolled
+# past it. The chatbot renders late and in parts, so the place is kept for about three seconds,
+# until the on-call scrolls, clicks or types.
+SHOW_ANSWER = """() => {
+  const wrap = document.querySelector('#chat .bubble-wrap');
+  if (!wrap) return;
+  let quiet = false;
+  const hush = () => { quiet = true; };
+  for (const k of ['wheel', 'touchstart', 'mousedown', 'keydown'])
+    wrap.addEventListener(k, hush, {once: true, passive: true});
+  const answer = () => {
+    const row = [...document.querySelectorAll('#chat .message-row.bot-row')].pop();
+    if (!row) return null;
+    return [...row.querySelectorAll('.message')].filter(m => !m.querySelector('.title')).pop() || null;
+  };
+  const place = () => {
+    const a = answer();
+    if (a) {
+      const off = a.getBoundingClientRect().top - wrap.getBoundingClientRect().top;
+      if (Math.abs(off - 6) > 2) wrap.scrollTop += off - 6;
+    }
+    const head = document.querySelector('#chat-headline') || wrap;
+    const top = head.getBoundingClientRect().top;
+    if (top < 0 || top > window.innerHeight * 0.6) {  // back to the tab strip, the headline under it
+      const tabs = document.querySelector('#tabs');
+      window.scrollBy(0, (tabs ? tabs.getBoundingClientRect().top : top) - 4);
+    }
+  };
+  let n = 0;
+  const tick = () => { if (quiet || n++ > 30) return; place(); setTimeout(tick, 100); };
+  tick();
+}"""
 # the address bar holds the thread, so a reload or a pasted link reopens it
 THREAD_URL = """(tid) => { if (!tid) return;
   const u = new URL(window.location.href); u.hash = '';
@@ -42,6 +68,8 @@ COPY_LINK = """(tid) => { const u = new URL(window.location.href); u.hash = ''; 
   u.searchParams.set('thread', tid);
   if (navigator.clipboard) { navigator.clipboard.writeText(u.toString()); }
   return 'Link to this thread (copied): ' + u.toString(); }"""
+# the chat's height: a laptop's 620 px; on a phone what is left under the title, tabs and headline
+CHAT_HEIGHT = "min(620px, calc(100vh - 300px))"
 SEED_QUESTIONS = ["10.1.3.20 to 10.2.1.40 not communicating", "list the PoDs of dc1 and their segments",
                   "any DCI link alarms in the last 2 hours?",
                   "port link status across all switches since 08:00", "who owns 10.1.3.20?"]
@@ -51,9 +79,10 @@ def _chat_outputs(view: ChatView, zones: tuple[str, str] = ("UTC", "")) -> tuple
     """While steps stream, the side panels keep the last answer's views; the final views replace
     them. `zones`: (the network's, the browser's): the timeline reads in the network's hours in
     any browser (views.for_browser), and its legend colours go out last (port_colours)."""
+    head = gr.update() if view.headline is None else view.headline
     if not view.evidence:
         keep = gr.update()
-        return "", view.history, keep, keep, keep, keep, view.status, keep
+        return "", view.history, keep, keep, keep, keep, view.status, keep, head
     kind, frame = view.plot or ("", None)
     line, colours = gr.update(visible=False), {}
     if kind == "timeline" and frame is not None:
@@ -65,7 +94,7 @@ def _chat_outputs(view: ChatView, zones: tuple[str, str] = ("UTC", "")) -> tuple
     if kind == "bars" and frame is not None and len(frame):
         bars = gr.update(value=frame, visible=True, y_title=str(frame["measure"].iloc[0]))
     path = gr.update(value=view.path, visible=bool(view.path))
-    return "", view.history, view.evidence, line, bars, path, view.status, colours
+    return "", view.history, view.evidence, line, bars, path, view.status, colours, head
 
 
 
@@ -106,11 +135,12 @@ class _ChatEvents:
 
     def respond(self, question: str, history: list[Any], tid: str, use: bool, mode: str,
                 window: str | None, start: str | None, end: str | None, browser: str,
-                request: gr.Request) -> Iterator[tuple[Any, ...]]:
+                shown: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
         user = getattr(request, "username", None)  # set when login is on
         # asked before the page's load gave it a thread: this answer's thread is the page's now;
-        # never a refused one (page_thread: a fresh web thread instead)
-        tid = page_thread(tid)[0]
+        # never a refused one (page_thread: a fresh web thread instead). A server restarted
+        # under an open page has lost the page's State: the thread the page shows goes on
+        tid = page_thread(tid or shown)[0]
         try:  # the picker's window, for a question that names none
             picked = self._picked(use, mode, window, start, end)
         except NetopsError as exc:
@@ -148,13 +178,16 @@ class _ChatEvents:
                 network_clock(self.chat.copilot.backends), browser)
 
 
-def chat_tab(app: gr.Blocks, copilot: Copilot) -> gr.Textbox:
-    """The tab's components and events; returns the question box (other tabs fill it in)."""
+def chat_tab(app: gr.Blocks, copilot: Copilot) -> ChatHooks:
+    """The tab's components and events; returns what other tabs ask the chat through."""
     chat = ChatHandler(copilot)
     thread = gr.State("")
     with gr.Row():
         with gr.Column(scale=3):
-            bot = gr.Chatbot(label="netopsai", height=620, elem_id="chat", buttons=["copy"])
+            head = gr.HTML(headline_html(""), elem_id="chat-headline")  # the conclusion, pinned
+            # no floating label: it covered the first word of the answer's first line
+            bot = gr.Chatbot(label="netopsai", show_label=False, height=CHAT_HEIGHT, elem_id="chat",
+                             buttons=["copy"])
             box = gr.Textbox(placeholder="Ask about the network, e.g. " + SEED_QUESTIONS[0],
                              show_label=False, submit_btn=True, elem_id="question",
                              max_length=copilot.limits.max_question)
@@ -176,19 +209,25 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> gr.Textbox:
     browser = gr.Textbox(visible=False, elem_id="chat-browser-zone")  # set by the load's js
     colours = gr.State({})
     ev = _ChatEvents(chat)
-    panels = [bot, evidence, line, bars, path, status, colours]
-    asking = [box, bot, thread, use, *picker.inputs, browser]
+    panels = [bot, evidence, line, bars, path, status, colours, head]
+    asking = [box, bot, thread, use, *picker.inputs, browser, thread_box]
     answered = [box, *panels, thread, thread_box]
+
+    def after(asked: Any) -> Any:
+        return asked.then(recolour, colours, line).then(None, [thread_box], None, js=THREAD_URL).then(
+            None, None, None, js=SHOW_ANSWER)
+
     for asked in (box.submit(ev.respond, asking, answered),
                   examples.load_input_event.then(ev.respond, asking, answered)):
-        asked.then(recolour, colours, line).then(None, [thread_box], None, js=THREAD_URL).then(
-            None, None, None, js=SHOW_ANSWER)
+        after(asked)
     for opened in (resume_btn.click(ev.open_thread, [thread_box, browser], [thread, thread_box, *panels]),
                    new_btn.click(ev.new_thread, [browser], [thread, thread_box, *panels])):
-        opened.then(recolour, colours, line).then(None, [thread_box], None, js=THREAD_URL)
+        opened.then(recolour, colours, line).then(None, [thread_box], None, js=THREAD_URL).then(
+            None, None, None, js=SHOW_ANSWER)
     # js reads the box, not the State: a State's value lives on the server only
     copy_btn.click(None, [thread_box], [link], js=COPY_LINK)
     bot.like(ev.like, [thread], [status])  # thumbs-up: the diagnosis joins incident memory
     app.load(ev.on_load, browser, [thread, thread_box, *panels, clock, browser],
-             js=BROWSER_ZONE).then(recolour, colours, line).then(None, [thread_box], None, js=KEPT_URL)
-    return box
+             js=BROWSER_ZONE).then(recolour, colours, line).then(None, [thread_box], None, js=KEPT_URL).then(
+                 None, None, None, js=SHOW_ANSWER)
+    return ChatHooks(box, bot, lambda event: after(event.success(ev.respond, asking, answered)))

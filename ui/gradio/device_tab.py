@@ -20,6 +20,7 @@ from netopsai.ui.gradio.device import (
     zone_info,
 )
 from netopsai.ui.gradio.device_snapshots import snapshot_panel
+from netopsai.ui.gradio.grid import GRID, px_widths
 from netopsai.ui.gradio.shell import BROWSER_ZONE, DEVICE, Shell, query_param, recolour
 from netopsai.ui.gradio.views import for_browser, port_colours
 
@@ -50,7 +51,8 @@ def _status_html(page: DevicePage) -> str:
     return line + more
 
 
-# column widths (%) so headers never break mid-word and long text wraps in its own column
+# column widths (% of the desktop table) so headers never break mid-word and long text wraps in
+# its own column
 WIDTHS = {
     "device-interfaces": [10, 6, 6, 15, 14, 25, 6, 6, 12],
     "device-neighbours": [15, 22, 15, 12, 12, 24],
@@ -86,8 +88,10 @@ def _outputs(page: DevicePage) -> tuple[Any, ...]:
 
 
 def _table(elem_id: str, height: int = 320) -> gr.Dataframe:
+    """Pixel widths (a phone scrolls the table sideways), words kept whole (grid.py)."""
     return gr.Dataframe(interactive=False, wrap=True, max_height=height, elem_id=elem_id,
-                        show_row_numbers=False, column_widths=[f"{w}%" for w in WIDTHS[elem_id]])
+                        show_row_numbers=False, column_widths=px_widths(WIDTHS[elem_id]),
+                        elem_classes=GRID)
 
 
 def _body(zone: str, backends: Any, picker: gr.Dropdown) -> list[Any]:

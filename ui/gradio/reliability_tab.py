@@ -24,6 +24,7 @@ from netopsai.reliability.model import SCOPES
 from netopsai.reliability.run import reliability_report
 from netopsai.ui.gradio import reliability as rv
 from netopsai.ui.gradio.alarms import store_of
+from netopsai.ui.gradio.grid import GRID, px_widths
 from netopsai.ui.gradio.shell import BROWSER_ZONE, RELIABILITY, Shell, query_param, recolour
 from netopsai.ui.gradio.timepick import zone_info
 from netopsai.ui.gradio.views import for_browser
@@ -89,9 +90,11 @@ def _layout(zone: str) -> dict[str, Any]:
                                   elem_id="rel-noise")
     ui["offenders"] = gr.Dataframe(label=f"repeat offenders (two or more cases; times in {zone})",
                                    interactive=False, wrap=True, max_height=360,
-                                   column_widths=["8%", "22%", "7%", "63%"], elem_id="rel-offenders")
+                                   column_widths=px_widths([8, 22, 7, 63]), elem_id="rel-offenders",
+                                   elem_classes=GRID)
     ui["ttr_table"] = gr.Dataframe(label="time to repair: minutes from detection, p50/p90",
-                                   interactive=False, max_height=360, elem_id="rel-ttr-table")
+                                   interactive=False, max_height=360, elem_id="rel-ttr-table",
+                                   elem_classes=GRID)
     with gr.Row():
         ui["csv"] = gr.DownloadButton("Download CSV", elem_id="rel-csv", scale=0, min_width=160)
         ui["json"] = gr.DownloadButton("Download JSON", elem_id="rel-json", scale=0, min_width=160)

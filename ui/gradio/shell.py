@@ -1,9 +1,11 @@
 """What every tab of the web app may reach besides its own components: the Blocks (for load
-events), the tab strip (to switch tabs), the chat's question box (so another tab can fill a
-question in, e.g. "diagnose this" from an alarm) and the backends."""
+events), the tab strip (to switch tabs), the chat's question box and chatbot, `ask` (so another
+tab can ask the chat a question in one click, e.g. "diagnose this" from an alarm) and the
+backends."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +25,19 @@ class Shell:
     tabs: gr.Tabs
     question: gr.Textbox
     backends: Backends
+    chat: gr.Chatbot | None = None
+    # ask(event): after `event` (which put a question in the box, and may add to the chat),
+    # the chat answers it as if the on-call had pressed Enter; only when the event succeeded
+    ask: Callable[[Any], Any] | None = None
+
+
+@dataclass
+class ChatHooks:
+    """What the Chat tab gives the other tabs: its question box, its chatbot and `ask`."""
+
+    box: gr.Textbox
+    bot: gr.Chatbot
+    ask: Callable[[Any], Any]
 
 
 def recolour(cmap: dict[str, str]) -> Any:

@@ -9,6 +9,7 @@ clock (the lab's in the lab), not this server's, so gradio's own "now - 2h" is n
 from __future__ import annotations
 
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from typing import Any
@@ -29,12 +30,13 @@ def _as_typed(payload: str | None) -> str | None:
     return payload.strip() if payload and payload.strip() else None
 
 
-def network_time(label: str, elem_id: str) -> gr.DateTime:
+def network_time(label: str, elem_id: str, visible: bool = True) -> gr.DateTime:
     """A gr.DateTime whose text reaches us as typed: gradio would read "now - 6h" on this
     server's clock, and the window must end at the network's (the lab's clock in the lab). The
     instance's preprocess is replaced rather than subclassing: gradio writes a .pyi stub beside
     the module of every Component subclass."""
-    box = gr.DateTime(label=label, type="string", scale=2, elem_id=elem_id)
+    box = gr.DateTime(label=label, type="string", scale=2, min_width=200, elem_id=elem_id,
+                      visible=visible)
     setattr(box, "preprocess", _as_typed)  # noqa: B010 - mypy forbids assigning to a method
     return box
 
@@ -58,16 +60,25 @@ class TimePicker:
                 self.end.change, self.end.submit]
 
 
-def time_picker(prefix: str, default: str = "24h") -> TimePicker:
-    """The picker in one row; elem ids `{prefix}-mode`, `-window`, `-start`, `-end`."""
-    with gr.Row(equal_height=True):
-        mode = gr.Radio([RELATIVE, ABSOLUTE], value=RELATIVE, label="time", scale=1,
+def time_picker(prefix: str, default: str = "24h", row: bool = True) -> TimePicker:
+    """The picker, in a row of its own (`row`) or in the caller's; elem ids `{prefix}-mode`,
+    `-window`, `-start`, `-end`. Start and end show in absolute mode only, the last-window
+    dropdown in relative mode only: a picker takes the room of what it uses."""
+    with gr.Row(equal_height=True) if row else nullcontext():
+        mode = gr.Radio([RELATIVE, ABSOLUTE], value=RELATIVE, label="time", scale=1, min_width=230,
                         elem_id=f"{prefix}-mode")
         window = gr.Dropdown(WINDOWS, value=default, label="last", allow_custom_value=True,
-                             scale=1, elem_id=f"{prefix}-window")
-        start = network_time("start (network zone, or now - 6h)", f"{prefix}-start")
-        end = network_time("end (empty: now)", f"{prefix}-end")
+                             scale=1, min_width=90, elem_id=f"{prefix}-window")
+        start = network_time("start (network zone, or now - 6h)", f"{prefix}-start", visible=False)
+        end = network_time("end (empty: now)", f"{prefix}-end", visible=False)
+    mode.change(_show_mode, mode, [window, start, end], show_progress="hidden", queue=False)
     return TimePicker(mode, window, start, end)
+
+
+def _show_mode(mode: str) -> tuple[Any, Any, Any]:
+    absolute = mode == ABSOLUTE
+    return (gr.update(visible=not absolute), gr.update(visible=absolute),
+            gr.update(visible=absolute))
 
 
 def zone_info(zone: str | None) -> tzinfo:
