@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from sse_starlette.sse import EventSourceResponse
+from starlette.concurrency import run_in_threadpool
 
 from netopsai.api import tokens
-from netopsai.api.jobs import JobNotFound, Jobs, TooManyJobs
+from netopsai.api.jobs import JobNotFound, Jobs, TooManyJobs, check_lines
 from netopsai.api.limits import BodyLimit, Busy, HttpLimits, Slots, Work
 from netopsai.api.triage import PayloadError, Triage
 from netopsai.errors import NetopsError
@@ -142,10 +143,24 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None, *,
     def too_many(_req: Request, exc: TooManyJobs) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=429)
 
-    @api.post("/api/batch", status_code=202)
-    def batch(body: BatchBody, who: tokens.Caller = caller("read")) -> dict[str, Any]:
-        """Start a batch job; it is the calling token's (other tokens get 404 for it)."""
-        return jobs.submit(body.pairs, body.source, who.name).status()
+    @api.post("/api/batch", status_code=202, openapi_extra={"requestBody": {
+        "required": True, "content": {"application/json": {"schema": BatchBody.model_json_schema()}}}})
+    async def batch(request: Request, who: tokens.Caller = caller("read")) -> dict[str, Any]:
+        """Start a batch job; it is the calling token's (other tokens get 404 for it). The
+        token's running jobs (429 at the cap) and the body's lines (at most MAX_PAIRS) are
+        checked before the body is parsed."""
+        jobs.room(who.name)
+        raw = await request.body()
+        # a line of pairs is a JSON-escaped \n (or a raw one): counted in the bytes, unparsed
+        check_lines(raw.count(b"\\n") + raw.count(b"\n") + 1)
+        try:
+            body = BatchBody.model_validate_json(raw)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"]) or "body"
+            raise NetopsError(f"the request body: {where}: {err['msg']}") from None
+        job = await run_in_threadpool(jobs.submit, body.pairs, body.source, who.name)
+        return job.status()
 
     @api.get("/api/batch/{job_id}")
     def batch_status(job_id: str, who: tokens.Caller = caller("read")) -> dict[str, Any]:

@@ -24,6 +24,23 @@ MAX_PAIRS = 1_000_000
 PER_CALLER = 2  # running jobs per token: one caller cannot take every probe slot
 
 
+# what str.splitlines (parse_input) ends a line at, besides \n and \r
+_OTHER_BREAKS = ("\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def line_count(text: str) -> int:
+    """The lines parse_input would see, counted without splitting (str.count allocates nothing)."""
+    breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
+    return breaks + sum(text.count(c) for c in _OTHER_BREAKS) + 1
+
+
+def check_lines(lines: int) -> None:
+    """NetopsError when `lines` is more than a job takes (MAX_PAIRS pairs and a header line)."""
+    if lines > MAX_PAIRS + 1:
+        raise NetopsError(f"{lines} lines is more than one job takes ({MAX_PAIRS} pairs); "
+                          "split the input")
+
+
 class JobNotFound(NetopsError):
     """No such job for this caller (another caller's job is not found either: ids do not leak)."""
 
@@ -68,8 +85,24 @@ class Jobs:
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
 
+    def room(self, owner: str = "") -> None:
+        """TooManyJobs when `owner` runs as many jobs as it may: checked before a body is read
+        or parsed (and again, under the lock, when the job is added)."""
+        with self._lock:
+            self._room(owner)
+
+    def _room(self, owner: str) -> None:
+        running = sum(1 for j in self._jobs.values() if j.owner == owner and j.state == "running")
+        if running >= self.per_caller:
+            raise TooManyJobs(f"{running} batch jobs of yours are running (at most "
+                              f"{self.per_caller}); wait for one or cancel it")
+
     def submit(self, text: str, source: str | None = None, owner: str = "") -> Job:
-        """Parse now (bad input is a NetopsError at once), check in a worker thread."""
+        """Parse now (bad input is a NetopsError at once), check in a worker thread. The
+        caller's cap and the input's lines (at most MAX_PAIRS, and a header) are checked first:
+        parsing a million lines takes seconds and hundreds of MB."""
+        self.room(owner)
+        check_lines(line_count(text))
         parsed = parse_input(text, (source or "").strip() or self._source())
         if not parsed.pairs:
             raise NetopsError(parsed.errors[0] if parsed.errors else "no IP pairs in the input")
@@ -77,10 +110,7 @@ class Jobs:
             raise NetopsError(f"{len(parsed.pairs)} pairs is more than one job takes ({MAX_PAIRS})")
         job = Job(uuid.uuid4().hex[:12], len(parsed.pairs), list(parsed.errors), owner)
         with self._lock:  # counted and added under one lock: two submits cannot both slip in
-            running = sum(1 for j in self._jobs.values() if j.owner == owner and j.state == "running")
-            if running >= self.per_caller:
-                raise TooManyJobs(f"{running} batch jobs of yours are running (at most "
-                                  f"{self.per_caller}); wait for one or cancel it")
+            self._room(owner)
             self._jobs[job.id] = job
             for old in list(self._jobs)[:-MAX_JOBS]:
                 if self._jobs[old].state != "running":
