@@ -38,7 +38,9 @@ class HttpLimits(BaseSettings):
     """NETOPSAI_HTTP_*: the largest request body the API and the MCP server read
     (MAX_BODY_KB, 64: a question is at most NETOPSAI_MAX_QUESTION characters), and the
     larger one of a batch job's pairs (`POST /api/batch`, MAX_BATCH_MB); how many asks (and MCP
-    tool calls) run at once, in all (MAX_ASKS, 4) and per token (MAX_ASKS_PER_TOKEN, 2)."""
+    tool calls) run at once, in all (MAX_ASKS, 4) and per token (MAX_ASKS_PER_TOKEN, 2); the
+    connections uvicorn keeps open (MAX_CONNECTIONS, 100: past it a request is answered 503)
+    and how long a connection may take to send a request's headers (HEADER_TIMEOUT_S, 10)."""
 
     model_config = SettingsConfigDict(env_prefix="NETOPSAI_HTTP_", extra="ignore")
 
@@ -46,6 +48,8 @@ class HttpLimits(BaseSettings):
     max_batch_mb: int = Field(default=50, ge=1)
     max_asks: int = Field(default=4, ge=1)
     max_asks_per_token: int = Field(default=2, ge=1)
+    max_connections: int = Field(default=100, ge=1)
+    header_timeout_s: float = Field(default=10.0, gt=0)
 
     @classmethod
     def from_env(cls) -> HttpLimits:
@@ -278,3 +282,62 @@ def server_stopping() -> bool:
     requests before it exits, so a long answer must notice and end."""
     server = getattr(signal.getsignal(signal.SIGTERM), "__self__", None)
     return bool(getattr(server, "should_exit", False))
+
+
+HEADER_BYTES = 32 << 10  # the largest request line and headers h11 buffers
+
+
+def uvicorn_options(limits: HttpLimits | None = None) -> dict[str, Any]:
+    """uvicorn.run's limits for a server of ours (red team 2, C: connections trickling headers
+    stayed open with no cap): at most MAX_CONNECTIONS connections and running requests (uvicorn
+    answers 503 past it), headers within HEADER_TIMEOUT_S (HeaderTimeout: uvicorn itself has no
+    such timeout) and HEADER_BYTES, idle keep-alive connections closed after 5 s."""
+    limits = limits or HttpLimits.from_env()
+    return {"http": header_timeout(limits.header_timeout_s), "limit_concurrency": limits.max_connections,
+            "timeout_keep_alive": 5, "h11_max_incomplete_event_size": HEADER_BYTES}
+
+
+def header_timeout(seconds: float) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol with a deadline for each request's headers: armed when the
+    connection opens and when a response completes (a kept-alive connection's next request),
+    disarmed when a request's headers are in; at the deadline the connection is closed. A
+    slow-loris connection is dropped after `seconds`, however it trickles its bytes."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeaderTimeout(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._deadline = self.loop.call_later(seconds, self._expired)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _expired(self) -> None:
+            self._deadline = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)  # type: ignore[arg-type]
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def handle_events(self) -> None:
+            before = self.cycle
+            super().handle_events()
+            if self.cycle is not before:  # a request's headers are in: the app has it now
+                self._disarm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()
+
+    return HeaderTimeout

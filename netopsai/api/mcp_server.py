@@ -27,7 +27,15 @@ import anyio
 import mcp_types as types
 from mcp.server import Server
 
-from netopsai.api.limits import GRACEFUL_S, BodyLimit, Busy, HttpLimits, Slots, Work
+from netopsai.api.limits import (
+    GRACEFUL_S,
+    BodyLimit,
+    Busy,
+    HttpLimits,
+    Slots,
+    Work,
+    uvicorn_options,
+)
 from netopsai.service import Stop, Stopped
 
 if TYPE_CHECKING:
@@ -198,4 +206,5 @@ def run_http(copilot: Copilot, engine: Engine, host: str, port: int) -> None:
 
     app = http_app(copilot, engine, host, port)
     print(f"netopsai MCP server on http://{host}:{port}/mcp", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACEFUL_S)
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=GRACEFUL_S,
+                **uvicorn_options())  # connections capped, headers timed

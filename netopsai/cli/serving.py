@@ -30,7 +30,7 @@ def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.
 
     from netopsai.api import tokens
     from netopsai.api.http import build_api
-    from netopsai.api.limits import GRACEFUL_S
+    from netopsai.api.limits import GRACEFUL_S, uvicorn_options
     from netopsai.api.socket_server import local_socket
     from netopsai.cli.app import check_port
     from netopsai.frontend import frontend_copilot, store_engine
@@ -47,7 +47,8 @@ def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.
     triage = _triage(copilot)
     with local_socket(copilot, triage):  # a second app instance, tokenless, on the socket only
         uvicorn.run(build_api(copilot, engine, triage), host=host, port=port, log_level="warning",
-                    timeout_graceful_shutdown=GRACEFUL_S)  # then open connections are closed
+                    timeout_graceful_shutdown=GRACEFUL_S,  # then open connections are closed
+                    **uvicorn_options())  # connections capped, headers timed
 
 
 def _triage(copilot: Any) -> Any:
