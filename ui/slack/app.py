@@ -4,10 +4,13 @@ address we bind ourselves (127.0.0.1 unless told otherwise; app.start() would bi
 
 from __future__ import annotations
 
+import io
 import logging
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -80,13 +83,92 @@ class EventDedupe:
         return BoltResponse(status=200, body="")
 
 
-class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
+MAX_CONNECTIONS = 64  # connections served at once; past it a new one is answered 503 and closed
+READ_DEADLINE_S = 10.0  # a request's line, headers and body must be in within this
+MAX_BODY = 1 << 20  # Slack's payloads are a few KB
+BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 22\r\n"
+        b"Connection: close\r\n\r\ntoo many connections\r\n")
+
+
+class BoundedWSGIServer(ThreadingMixIn, WSGIServer):
+    """A thread per connection, but at most `max_connections` of them (one more is answered 503
+    and closed at once, on the accepting thread), and each request read within `read_deadline_s`
+    (a reaper thread shuts down a connection still sending its request then, however slowly it
+    trickles): 400 connections that never finish their headers used to make 191 threads, all
+    before the signature was checked (red team 2, D)."""
+
     daemon_threads = True  # a slow answer must not hold up the next request or shutdown
+    block_on_close = False
+    request_queue_size = 128  # a burst of connections is accepted (and answered or refused) promptly
+    max_connections = MAX_CONNECTIONS
+    read_deadline_s = READ_DEADLINE_S
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._slots = threading.BoundedSemaphore(self.max_connections)
+        self._reading: dict[socket.socket, float] = {}
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        threading.Thread(target=self._reap, name="netopsai-slack-reaper", daemon=True).start()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            with suppress(OSError):
+                request.settimeout(0.5)
+                request.sendall(BUSY)
+            self.shutdown_request(request)
+            return
+        with self._lock:
+            self._reading[request] = time.monotonic() + self.read_deadline_s
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._done(request)
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._done(request)
+
+    def _done(self, request: Any) -> None:
+        self.read_done(request)
+        self._slots.release()
+
+    def read_done(self, request: Any) -> None:
+        """The request is read: its deadline no longer applies (the answer may take longer)."""
+        with self._lock:
+            self._reading.pop(request, None)
+
+    def _reap(self) -> None:
+        while not self._closed.wait(0.25):
+            now = time.monotonic()
+            with self._lock:
+                late = [s for s, deadline in self._reading.items() if deadline < now]
+                for s in late:
+                    del self._reading[s]
+            for s in late:
+                with suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+
+    def server_close(self) -> None:
+        self._closed.set()
+        super().server_close()
 
 
 class _QuietHandler(WSGIRequestHandler):
+    timeout = READ_DEADLINE_S  # each read and write on the connection
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib signature)
         log.debug("%s - " + format, self.address_string(), *args)
+
+    def get_environ(self) -> dict[str, Any]:
+        environ = super().get_environ()
+        server, request = self.server, self.request
+        if isinstance(server, BoundedWSGIServer):
+            environ["netopsai.read_done"] = lambda: server.read_done(request)
+        return environ
 
 
 class RequestGuard:
@@ -103,6 +185,18 @@ class RequestGuard:
         self.lock = threading.Lock()
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        length = (environ.get("CONTENT_LENGTH") or "0").strip()
+        if not length.isdigit() or int(length) > MAX_BODY:
+            start_response("413 Content Too Large" if length.isdigit() else "400 Bad Request",
+                           [("Content-Type", "text/plain")])  # HTTP/1.0: the connection closes
+            return [f"the request body must be at most {MAX_BODY} bytes, with a Content-Length"
+                    .encode()]
+        # read whole here, within the server's read deadline; then the deadline is lifted
+        body = environ["wsgi.input"].read(int(length)) if int(length) else b""
+        environ["wsgi.input"] = io.BytesIO(body)
+        done = environ.get("netopsai.read_done")
+        if done is not None:
+            done()
         stamp = environ.get("HTTP_X_SLACK_REQUEST_TIMESTAMP")
         if stamp is not None and not stamp.strip().isdigit():
             start_response("400 Bad Request", [("Content-Type", "text/plain")])
@@ -125,9 +219,10 @@ class RequestGuard:
 
 
 def serve_http(app: App, host: str = "127.0.0.1", port: int = 3000) -> WSGIServer:
-    """A threaded WSGI server for the app's events endpoint; the caller runs serve_forever()."""
+    """A threaded WSGI server for the app's events endpoint, its connections and their read time
+    bounded (BoundedWSGIServer); the caller runs serve_forever()."""
     return make_server(host, port, RequestGuard(SlackRequestHandler(app, path=EVENTS_PATH)),
-                       server_class=_ThreadingWSGIServer, handler_class=_QuietHandler)
+                       server_class=BoundedWSGIServer, handler_class=_QuietHandler)
 
 
 def _copilot() -> Copilot:
