@@ -1,16 +1,17 @@
 """A million pairs (issue 28 item 3): a big batch on the medium lab with faults, failing pairs
-diagnosed by the driver (before) or by the workers (this checkout), local worker processes and
-Ray, side by side in one run; and what is left running in the command's process group when it
-has ended.
+diagnosed by the driver (as before) or by the workers (this checkout), local worker processes
+and Ray, side by side in one run; and what is left running in the command's process group when
+it has ended.
 
-    .venv/bin/python bench/bench_batch_pairs.py [--pairs 100000] [--base 4fc64ff] [--no-ray]
-        [--out bench/RESULTS.md]
+    .venv/bin/python bench/bench_batch_pairs.py [--pairs 100000] [--no-ray] [--out bench/RESULTS.md]
 
 Each run is the real `netopsai batch` in a fresh process, in a session of its own (so its
 process group is its own): wall time from start to exit, the CPU of the command and of its
-children, and, half a second after it exits, every process still in its process group. The
-earlier commit's tree is unpacked with `git archive` and put first on PYTHONPATH. Every CSV
-must equal the first one byte for byte. Writes the `<!-- batch-pairs:begin -->` section."""
+children, and, half a second after it exits, every process still in its process group. "Driver
+diagnoses" is this same tree with `runner.remote_diagnosis` answering no (a sitecustomize on
+PYTHONPATH), so the two differ in where failing pairs are diagnosed and nothing else (an older
+commit would also differ in whatever the diagnosis itself learnt since). Every CSV must equal
+the first one byte for byte. Writes the `<!-- batch-pairs:begin -->` section."""
 
 from __future__ import annotations
 
@@ -34,7 +35,6 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT))
 from bench_batch import _child, make_pairs  # noqa: E402
 from bench_foundation import _machine, write_section  # noqa: E402
-from bench_ingest_storm import unpack  # noqa: E402
 
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 
@@ -51,14 +51,26 @@ def left_in_group(pgid: int) -> list[str]:
     return out
 
 
-def run(tree: Path, home: Path, file: Path, out: Path, args: list[str], workers: int) -> dict[str, Any]:
+DRIVER_ONLY = """import netopsai.batch.runner as runner
+runner.remote_diagnosis = lambda backends, url: False  # the driver diagnoses, as before
+"""
+
+
+def driver_only() -> Path:
+    """A folder whose sitecustomize keeps the diagnosis on the driver."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-pairs-driver-"))
+    (folder / "sitecustomize.py").write_text(DRIVER_ONLY)
+    return folder
+
+
+def run(tree: str, home: Path, file: Path, out: Path, args: list[str], workers: int) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "NETOPSAI_PROBE_SOURCE")}
-    env.update(RAY_ENV, NETOPSAI_HOME=str(home), PYTHONPATH=str(tree), NETOPSAI_RAY_WORKERS=str(workers))
+    env.update(RAY_ENV, NETOPSAI_HOME=str(home), PYTHONPATH=tree, NETOPSAI_RAY_WORKERS=str(workers))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "netopsai.cli", "batch", str(file), "-o", str(out),
-                             *args], env=env, cwd=str(tree), stdout=subprocess.DEVNULL,
+                             *args], env=env, cwd=str(ROOT), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     _, err = proc.communicate()
     wall = time.perf_counter() - t0
@@ -74,7 +86,6 @@ def run(tree: Path, home: Path, file: Path, out: Path, args: list[str], workers:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=100_000)
-    ap.add_argument("--base", default="4fc64ff", help="the commit to compare with")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--no-ray", action="store_true")
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
@@ -85,7 +96,8 @@ def main() -> None:
         file = home / "pairs.csv"
         file.write_text("src,dst\n" + "".join(f"{s},{d}\n" for s, d in make_pairs(home / "netopsai.db",
                                                                                   a.pairs)))
-        trees = {f"before ({a.base})": unpack(a.base), "this checkout": ROOT}
+        trees = {"driver diagnoses (as before)": f"{driver_only()}:{ROOT}",
+                 "workers diagnose (this checkout)": str(ROOT)}
         engines = {"local processes": []} if a.no_ray else {"local processes": [],
                                                              "Ray (local cluster)": ["--engine", "ray"]}
         res: dict[str, dict[str, Any]] = {}
@@ -108,8 +120,8 @@ def main() -> None:
 def render(res: dict[str, dict[str, Any]], a: argparse.Namespace) -> str:
     m = _machine()
     lines = ["## A million pairs (issue 28 item 3): workers diagnose, the driver merges", "",
-             f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; this checkout {m['rev']}, before = "
-             f"{a.base}; `.venv/bin/python bench/bench_batch_pairs.py --pairs {a.pairs}`",
+             f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; this checkout {m['rev']}; "
+             f"`.venv/bin/python bench/bench_batch_pairs.py --pairs {a.pairs}`",
              f"- Machine: {m['cpu']}, {m['cores']} cores, {m['ram']}; Python {m['python']}; shared "
              "with other engineers' runs (1-minute load before→after each run).",
              f"- {a.pairs:,} pairs on bench_batch's medium lab with its faults, {a.workers} workers; "

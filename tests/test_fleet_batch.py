@@ -43,7 +43,5 @@ def test_worker_diagnoses_equal_the_drivers(tmp_path: Path, hosts: list[dict[str
     assert [asdict(r) for r in workers] == [asdict(r) for r in driver]
     assert sum(1 for r in workers if r.cause) >= 16
     assert checker.shared.fetched == 0  # the driver fetched nothing: the workers diagnosed
-    left = [p for p in psutil.Process().children(recursive=True)
-            if p.pid not in before and "resource_tracker" not in " ".join(p.cmdline())]
-    _, alive = psutil.wait_procs(left, timeout=30)
-    assert not alive
+    left = [p for p in psutil.Process().children(recursive=True) if p.pid not in before]
+    assert not left, [p.cmdline() for p in left]  # multiprocessing's resource tracker included

@@ -14,6 +14,7 @@ come back as their trace and the driver diagnoses them with its backends."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing as mp
 import os
@@ -142,7 +143,10 @@ class BatchChecker:
                                    initargs=(url, pin, self._remote_zone(url)))
         with _sigint_ignored():  # the workers start on submit and inherit it from their first breath
             futures = [pool.submit(_worker_chunk, todo[i:i + size]) for i in range(0, len(todo), size)]
-        _drain(pool, futures, self._chunk_taker(done))
+        try:
+            _drain(pool, futures, self._chunk_taker(done))
+        finally:
+            stop_resource_tracker()
 
     def _chunk_taker(self, done: Callable[[PairResult], bool]) -> Callable[[list[Any]], bool]:
         def chunk_done(items: list[tuple[Pair, PairResult | Evidence]]) -> bool:
@@ -169,6 +173,17 @@ def _drain(pool: Executor, futures: list[Future[Any]], take: Callable[[Any], boo
                 return
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def stop_resource_tracker() -> None:
+    """Stop multiprocessing's resource tracker once our workers are gone: it is started with the
+    first pool and would otherwise outlive the command in its process group (it leaves only
+    when every holder of its pipe has, after the command's exit). The next pool starts another."""
+    from multiprocessing import resource_tracker
+
+    tracker = getattr(resource_tracker, "_resource_tracker", None)
+    with contextlib.suppress(Exception):  # a private API: at worst the tracker ends on its own
+        tracker._stop()  # type: ignore[union-attr]
 
 
 @contextmanager

@@ -10,6 +10,7 @@ writer's thread: nothing taken in is lost to it."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import multiprocessing as mp
@@ -25,6 +26,16 @@ from netopsai.store.apply import Event
 from netopsai.store.spool import Position, Raw, Record
 
 log = logging.getLogger("netopsai.ingest")
+
+
+def stop_resource_tracker() -> None:
+    """Stop multiprocessing's resource tracker once the workers are gone (it would outlive the
+    process by a moment otherwise); the next pool starts another. A private API: at worst the
+    tracker ends on its own."""
+    from multiprocessing import resource_tracker
+
+    with contextlib.suppress(Exception):
+        resource_tracker._resource_tracker._stop()  # type: ignore[attr-defined]
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 ORPHAN_CHECK_S = 0.5
 Parser = Callable[[bytes, str, datetime], Event]  # (datagram, sender, received at) -> Event
@@ -148,3 +159,4 @@ class Parsing:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+            stop_resource_tracker()  # nothing of ours outlives the ingest
