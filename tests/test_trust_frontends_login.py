@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from netopsai.ui.gradio import auth
 
 PASSWORD = "correct horse"
@@ -113,3 +115,15 @@ def test_old_failures_stop_counting() -> None:
         clock.now += auth.Throttle.FORGET_S + 1  # one typo an hour and more apart
     throttle.record("oncall", "198.51.100.7", ok=False)
     assert not throttle.locked("oncall", "198.51.100.7")
+
+
+def test_megabyte_names_are_remembered_short(tmp_path: Path) -> None:
+    """The second hostile pass: 100 failures with 1 MB names held 100 MB in the throttle."""
+    throttle = auth.Throttle(Clock())
+    attempt = checker(tmp_path, throttle)
+    for i in range(20):
+        assert attempt(f"{i}-" + "x" * (1 << 20), "guess", f"203.0.113.{i}") is False
+    assert all(len(name) <= auth.MAX_NAME + 1 for name, _ in throttle.strikes)
+    assert attempt("oncall", PASSWORD, "198.51.100.7") is True
+    with pytest.raises(auth.NetopsError, match="1 to 64 characters"):
+        auth.add_user(tmp_path / "users", "y" * 65, PASSWORD)

@@ -27,6 +27,7 @@ from netopsai.config.settings import UiSettings
 from netopsai.errors import NetopsError
 
 ENV = "NETOPSAI_UI_USERS"
+MAX_NAME = 64  # a user name is short; a longer one at the login box is no user
 log = logging.getLogger("netopsai.ui")
 N, R, P = 2**14, 8, 1  # ~16 MB and ~50 ms per check: slow for guessing, fine for a login
 # who is logging in: set per request by the web app's guard (Gradio hands `auth` only the name
@@ -171,6 +172,9 @@ def authenticator(path: str | Path | None = None, throttle: Throttle | None = No
 
     async def check(name: str, password: str) -> bool:
         address = LOGIN_ADDRESS.get()
+        # the throttle remembers (name, address): a stranger's megabyte "names" must not be
+        # what it remembers; no user name is that long, so such a login simply fails
+        name = name[:MAX_NAME + 1]
         wait = guard.delay()
         if wait:
             await sleep(wait)
@@ -178,7 +182,7 @@ def authenticator(path: str | Path | None = None, throttle: Throttle | None = No
             log.warning("login refused for %r from %s: too many wrong passwords, locked for now",
                         name[:64], address or "?")
             return False
-        ok = await asyncio.to_thread(_verify, users.get(name), password)
+        ok = len(name) <= MAX_NAME and await asyncio.to_thread(_verify, users.get(name), password)
         guard.record(name, address, ok)
         return ok
     return check
@@ -193,8 +197,9 @@ def _verify(stored: str | None, password: str) -> bool:
 
 
 def add_user(path: Path, name: str, password: str) -> None:
-    if not name or ":" in name or not name.isprintable():
-        raise NetopsError("a user name is non-empty and has no ':' nor control characters")
+    if not name or ":" in name or not name.isprintable() or len(name) > MAX_NAME:
+        raise NetopsError(f"a user name is 1 to {MAX_NAME} characters with no ':' nor control "
+                          "characters")
     if name == "anonymous":  # the web's threads without login are web:anonymous:…
         raise NetopsError("'anonymous' is reserved; pick another user name")
     if not password:
