@@ -117,6 +117,32 @@ def main() -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
+def model(pairs: int = 1_000_000, workers: tuple[int, ...] = (2, 10, 100)) -> list[str]:
+    """bench/sim_ray_fleet.py's batch model with this machine's per-item costs, the diagnosis
+    on the driver (as before) and in the actors (the driver only merges rows)."""
+    import random
+    from dataclasses import replace
+
+    from sim_ray_fleet import Costs, sim_batch
+
+    before = Costs()
+    after = replace(before, trace_cpu=before.trace_cpu + before.failing * before.diagnosis_cpu,
+                    diagnosis_cpu=0.0)
+    lines = ["", f"Modelled with bench/sim_ray_fleet.py's batch model and its per-item costs from "
+             f"bench_ray.py (trace {before.trace_cpu * 1e3:.3f} ms per pair, diagnosis "
+             f"{before.diagnosis_cpu * 1e3:.1f} ms per failing pair, {before.failing:.1%} failing, "
+             f"{before.row_cpu * 1e6:.0f} µs per row on the driver, actors start in "
+             f"{before.actor_start:.1f} s), {pairs:,} pairs:", "",
+             "| workers | driver diagnoses: round (driver busy) | actors diagnose: round (driver busy) |",
+             "| ---: | ---: | ---: |"]
+    for w in workers:
+        b = sim_batch(before, w, pairs, random.Random(1))
+        x = sim_batch(after, w, pairs, random.Random(1))
+        lines.append(f"| {w} | {b['round_s']:.0f} s ({b['driver_busy_s']:.0f} s) | "
+                     f"{x['round_s']:.0f} s ({x['driver_busy_s']:.0f} s) |")
+    return lines
+
+
 def render(res: dict[str, dict[str, Any]], a: argparse.Namespace) -> str:
     m = _machine()
     lines = ["## A million pairs (issue 28 item 3): workers diagnose, the driver merges", "",
@@ -134,7 +160,7 @@ def render(res: dict[str, dict[str, Any]], a: argparse.Namespace) -> str:
         left = "; ".join(r["left"]) or "none"
         lines.append(f"| {name} | {r['wall']:.1f} s | {r['cpu']:.1f} s | {'yes' if r['same'] else 'NO'} | "
                      f"{r['load'][0]:.1f}→{r['load'][1]:.1f} | {left} |")
-    return "\n".join(lines + [""])
+    return "\n".join(lines + model() + [""])
 
 
 if __name__ == "__main__":
