@@ -55,9 +55,13 @@ def _copy(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
     names = ", ".join(f'"{c}"' for c in columns)
     raw = conn.connection.driver_connection
     assert raw is not None
+    times = [i for i, c in enumerate(columns) if isinstance(table.c[c].type, DateTime)]
     with raw.cursor() as cur, cur.copy(f'COPY "{table.name}" ({names}) FROM STDIN') as copy:
         for row in rows:
-            copy.write_row([_plain(row[c]) for c in columns])
+            values = [row[c] for c in columns]
+            for i in times:
+                values[i] = _plain(values[i])
+            copy.write_row(values)
 
 
 def _executemany_sqlite(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
@@ -77,8 +81,8 @@ def _executemany_sqlite(conn: Connection, table: Table, rows: list[dict[str, Any
     conn.exec_driver_sql(sql, params)
 
 
-def _plain(value: Any) -> Any:
-    """A time as the store keeps it (naive UTC); anything else as it is."""
-    if isinstance(value, datetime) and value.tzinfo is not None:
+def _plain(value: datetime | None) -> datetime | None:
+    """A time as the store keeps it (naive UTC)."""
+    if value is not None and value.tzinfo is not None:
         return value.astimezone(UTC).replace(tzinfo=None)
     return value
