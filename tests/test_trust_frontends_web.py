@@ -142,3 +142,17 @@ def test_web_threads_are_namespaced(copilot: Copilot, tmp_path: Path) -> None:
     list(chat.turn("who owns 10.1.3.20?", [], "webonly1"))
     assert copilot.thread("web:anonymous:webonly1").answer
     assert not copilot.thread("webonly1").answer  # not under the bare id any more
+
+
+def test_an_upload_past_the_batch_limit_is_refused_before_it_is_kept(open_app: str) -> None:
+    """The second hostile pass: anyone reaching the app stored 100 MB under /tmp/gradio."""
+    from netopsai.ui.gradio.batch import MAX_INPUT
+
+    big = b"10.1.3.20 10.2.1.40\n" * (MAX_INPUT // 20 + 1000)
+    r = httpx.post(open_app + "/gradio_api/upload", files={"files": ("pairs.txt", big)},
+                   timeout=60, trust_env=False)
+    assert r.status_code in (400, 413), r.status_code
+    small = httpx.post(open_app + "/gradio_api/upload",
+                       files={"files": ("pairs.txt", b"10.1.3.20 10.2.1.40\n")}, timeout=60,
+                       trust_env=False)
+    assert small.status_code == 200, small.text[:200]

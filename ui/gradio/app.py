@@ -22,6 +22,7 @@ from netopsai.service import Copilot
 from netopsai.ui.gradio.alarms import store_of
 from netopsai.ui.gradio.alarms_tab import alarms_tab
 from netopsai.ui.gradio.auth import LOGIN_ADDRESS, authenticator
+from netopsai.ui.gradio.batch import MAX_INPUT
 from netopsai.ui.gradio.batch_tab import batch_tab
 from netopsai.ui.gradio.chat_tab import chat_tab
 from netopsai.ui.gradio.device_tab import device_tab
@@ -44,8 +45,10 @@ CSS = """
 #chat-clock { font-variant-numeric: tabular-nums; }
 #chat-headline { margin: 0; }
 .np-head { padding: 6px 10px; border-radius: 6px; border-left: 4px solid #2563eb; background: #eff6ff;
-  color: #111827; font-size: 15px; line-height: 1.4; overflow: hidden; display: -webkit-box;
-  -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow-wrap: anywhere; }
+  color: #111827; font-size: 15px; line-height: 1.4; }
+.np-head-text { overflow: hidden; display: -webkit-box; -webkit-line-clamp: 2;
+  -webkit-box-orient: vertical; }
+.np-head .nw { white-space: nowrap; }
 .np-head a { color: inherit; padding: 0; }
 .np-head-working { border-color: #d97706; background: #fffbeb; }
 .np-head-error, .np-head-gone { border-color: #dc2626; background: #fef2f2; }
@@ -71,7 +74,7 @@ CSS = """
   #tabs [role=tablist] button { padding-left: 9px; padding-right: 9px; }
   #chat .message-row { margin-left: 2px !important; margin-right: 2px !important; }
   #chat .bot.message, #chat .user.message { padding: 6px 8px !important; }
-  .np-head { -webkit-line-clamp: 3; font-size: 14px; }
+  .np-head { font-size: 14px; } .np-head-text { -webkit-line-clamp: 3; }
   #np-title h2 { font-size: 17px; }
 }
 """
@@ -217,6 +220,8 @@ def launch_options(host: str, port: int, auth: Any, settings: UiSettings | None 
     return dict(server_name=host, server_port=port, share=False, inbrowser=False, auth=auth,
                 show_error=False, ssr_mode=False, mcp_server=False, quiet=True, css=CSS,
                 footer_links=["settings"], head=CSP + CITE_CLICKS + GONE_JS,
+                # an upload is refused past the batch file's own limit, before it is on disk
+                max_file_size=MAX_INPUT,
                 app_kwargs={"middleware": guard_middleware(host, settings)})
 
 
