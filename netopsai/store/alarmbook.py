@@ -13,9 +13,11 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Table, bindparam, select, update
+from sqlmodel import Session
 
 from netopsai.store import tables as m
 from netopsai.store.bulk import insert_rows
+from netopsai.store.naming import DeviceCache
 
 ALARMS: Table = m.Alarm.__table__  # type: ignore[attr-defined]
 RAW: Table = m.RawEvent.__table__  # type: ignore[attr-defined]
@@ -34,11 +36,23 @@ _CLOSE = (update(ALARMS).where(ALARMS.c.id == bindparam("alarm_id"))
 
 
 class LinkCache:
-    """A device's cabled ports: interface name -> (link id, link kind), for `ttl` seconds."""
+    """A device's cabled ports: interface name -> (link id, link kind), and the inventory's name
+    for a port as messages write it (DeviceCache.port, remembered per spelling), for `ttl`
+    seconds."""
 
     def __init__(self, ttl: float = 60.0) -> None:
         self.ttl = ttl
         self._devices: dict[str, tuple[dict[str, tuple[int, str]], float]] = {}
+        self._ports: dict[tuple[str, str], tuple[str | None, float]] = {}
+
+    def port(self, s: Session, devices: DeviceCache, device: str, written: str) -> str | None:
+        now = time.monotonic()
+        hit = self._ports.get((device, written))
+        if hit is None or now - hit[1] >= self.ttl:
+            if len(self._ports) > 200_000:
+                self._ports.clear()
+            hit = self._ports[(device, written)] = (devices.port(s, device, written), now)
+        return hit[0]
 
     def link_of(self, conn: Connection, device: str, interface: str | None) -> tuple[int, str] | None:
         if not interface:
@@ -68,7 +82,7 @@ class AlarmBook:
             part = wanted[i:i + KEYS_PER_QUERY]
             found: dict[str, Open] = {}
             for key, alarm_id, raised in self.conn.execute(_OPEN_ALARMS, {"keys": part}):
-                if key not in found or raised > found[key][1]:  # the latest, as open_alarm
+                if key not in found or raised > found[key][1]:  # the latest raised
                     found[key] = (alarm_id, raised)
             for key in part:
                 self._open[key] = found.get(key)

@@ -15,7 +15,7 @@ from sqlmodel import Session, or_, select
 from netopsai.ifnames import canonical
 from netopsai.store import tables as m
 from netopsai.store.alarmbook import AlarmBook, LinkCache, Open
-from netopsai.store.bulk import insert_rows
+from netopsai.store.bulk import insert_plain, insert_rows
 from netopsai.store.flaps import Flaps
 from netopsai.store.naming import DeviceCache, Named, session_link
 from netopsai.textsafe import UNVERIFIED, visible
@@ -56,22 +56,14 @@ class Event:
     author: str | None = None  # who made a change (a config commit's user)
 
 
-# Core tables: the hot path skips the ORM's per-object overhead
 ALARMS: Table = m.Alarm.__table__  # type: ignore[attr-defined]
 RAW: Table = m.RawEvent.__table__  # type: ignore[attr-defined]
 _IFEVENT: Table = m.InterfaceEvent.__table__  # type: ignore[attr-defined]
 # what a received event says about a port's state, for the one state history telemetry reads
 PORT_STATE = {("LINK_DOWN", "raise"): "down", ("LINK_DOWN", "clear"): "up",
               ("ADMIN_DOWN", "raise"): "down"}
-_INSERT_ALARM = insert(ALARMS).returning(ALARMS.c.id)
+_INSERT_ALARM = insert(ALARMS).returning(ALARMS.c.id)  # core tables: no ORM per event
 Named_ = tuple["Event", Named, str | None]  # an event as shown, who it is about, its alarm key
-
-
-def open_alarm(conn: Connection, key: str) -> Open | None:
-    """The open alarm an earlier event with this key raised or joined."""
-    book = AlarmBook(conn)
-    book.prefetch([key])
-    return book.get(key)
 
 
 class Batch:
@@ -112,7 +104,7 @@ class Batch:
         if who.claimed is not None:
             return ev, who, None
         if ev.interface:  # as the inventory names the port; the subject follows when it is one
-            port = self.devices.port(self.s, who.name, ev.interface)
+            port = self.links.port(self.s, self.devices, who.name, ev.interface)
             if ev.subject == ev.interface:
                 ev.subject = port
             ev.interface = port
@@ -219,8 +211,7 @@ class Batch:
                 if (handle := row["alarm_id"]) is not None and handle < 0:
                     row["alarm_id"] = alarm_ids[handle]
             self.opened = [(alarm_ids.get(a, a), dev) for a, dev in self.opened]
-        if self._ifevents:
-            self.conn.execute(insert(_IFEVENT), self._ifevents)
+        insert_plain(self.conn, _IFEVENT, self._ifevents)
         if not self._rows:
             return []
         # each row keeps its id: a flap's last Down may be named by its outage in a later batch

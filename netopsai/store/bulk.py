@@ -40,6 +40,18 @@ def insert_rows(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> l
     return ids
 
 
+def insert_plain(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
+    """Insert `rows` whose ids nobody needs back, the same fast ways."""
+    if not rows:
+        return
+    if conn.dialect.name == "sqlite":
+        _executemany_sqlite(conn, table, rows)
+    elif conn.dialect.name == "postgresql":
+        _copy(conn, table, rows)
+    else:
+        conn.execute(insert(table), rows)
+
+
 def _reserve_pg(conn: Connection, table: Table, n: int) -> list[int]:
     seq = _SEQUENCES.get(table.name)
     if seq is None:
