@@ -126,3 +126,23 @@ def test_category_from_alert_name(name: str, category: str) -> None:
     [ev] = parse_payload(json.dumps(_payload("firing", [_alert(name, "firing", {}, "f", STARTS)]))
                          .encode(), "127.0.0.1")
     assert ev.category == category and ev.kind == name and ev.action == "raise"
+
+
+def test_an_unvouched_sender_cannot_speak_for_a_device(make_lab: Callable[..., Engine]) -> None:
+    """Issue 23 B11 (its webhook half, found again by the second hostile pass): a POST from a
+    sender that is neither a listed relay nor authenticated opened a LINK_DOWN on any device.
+    Now it is kept, marked, and raises nothing; from a listed relay the same alert raises."""
+    from netopsai.textsafe import UNVERIFIED
+
+    engine, url = lab_with_senders(make_lab)
+    since = STARTS - timedelta(minutes=1)
+    with running(url, relays=()) as ingest:  # no relay listed, no auth configured
+        assert ingest.webhook is not None
+        r = httpx.post(f"http://127.0.0.1:{ingest.webhook.port}/", json=_payload("firing", [OPER]))
+        assert r.status_code == 200
+        settle(ingest, 1)
+    assert alarms(engine, "alertmanager") == []
+    [raw] = raw_events(engine, "alertmanager")
+    assert raw.message.startswith(UNVERIFIED) and raw.alarm_id is None
+    ev = alarms_tool(engine, since, state="open", devices=["dc1-leaf-02"])
+    assert not [r for r in ev.rows if r["kind"] == "InterfaceOperDown"]

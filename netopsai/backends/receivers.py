@@ -120,7 +120,8 @@ class Ingest:
                 await self.syslog.start()
                 lines.append(f"syslog (RFC 3164/5424) on udp {cfg.host}:{self.syslog.port}")
             if cfg.webhook_port is not None:
-                self.webhook = WebhookReceiver(cfg.host, cfg.webhook_port, writer.put, cfg.webhook_auth)
+                self.webhook = WebhookReceiver(cfg.host, cfg.webhook_port, writer.put, cfg.webhook_auth,
+                                               cfg.syslog.relays)
                 self.webhook.start()
                 guard = " (auth required)" if cfg.webhook_auth else ""
                 lines.append(f"Alertmanager webhook on http://{cfg.host}:{self.webhook.port}/{guard}")

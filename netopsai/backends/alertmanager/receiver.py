@@ -14,6 +14,7 @@ from typing import Any
 
 from netopsai.backends.alertmanager.server import MAX_BODY, HookServer, Refused, WebhookAuth
 from netopsai.store.apply import Event
+from netopsai.store.naming import is_relay
 
 __all__ = ["MAX_BODY", "PayloadError", "WebhookAuth", "WebhookReceiver", "parse_payload"]
 log = logging.getLogger("netopsai.ingest")
@@ -106,12 +107,19 @@ def parse_payload(body: bytes, sender: str) -> list[Event]:
 
 class WebhookReceiver(HookServer):
     """Serves on host:port (0 = a free port; `port` is the bound one after `start`); each
-    payload's alerts go to `sink` as Events. `auth`: None takes any POST."""
+    payload's alerts go to `sink` as Events. `auth`: None takes any POST.
+
+    Alertmanager speaks for every device, so its alerts are believed about the devices they
+    name only from a sender that proved who it is (the webhook's auth) or is listed in
+    `ingest.relays`; from anyone else, as from a syslog sender, an alert naming another device
+    is kept marked `[unverified sender]` and raises nothing (netopsai.store.naming)."""
 
     def __init__(self, host: str, port: int, sink: Callable[[Event], None],
-                 auth: WebhookAuth | None = None, **limits: Any) -> None:
+                 auth: WebhookAuth | None = None, relays: tuple[str, ...] = (),
+                 **limits: Any) -> None:
         super().__init__(host, port, auth, **limits)
         self.sink = sink
+        self.relays = relays
         self.received = 0
 
     def handle(self, body: bytes, sender: str) -> str:
@@ -119,7 +127,9 @@ class WebhookReceiver(HookServer):
             events = parse_payload(body, sender)
         except PayloadError as exc:
             raise Refused(400, str(exc)) from None
+        vouched = self.auth is not None or is_relay(sender, self.relays)
         for ev in events:
+            ev.resolve_sender = not vouched
             self.sink(ev)
         self.received += len(events)
         return json.dumps({"status": "ok", "alerts": len(events)})
