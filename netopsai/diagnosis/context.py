@@ -19,7 +19,8 @@ PAST_MARGIN = timedelta(minutes=5)  # a window ending earlier than this before n
 AROUND = timedelta(minutes=15)  # "at 18:05": the alarms of the half hour before, a quarter after
 JUMBO = 9000  # the hosts' MTU: a jumbo probe that fits every healthy link
 STOP, PATH, ECMP, NEAR = 4, 3, 2, 1  # how close a device is to the flow
-MAX_TOOL_CALLS = 12  # per diagnosis, baseline included: past it, checks get `unknown`
+MAX_TOOL_CALLS = 14  # per diagnosis, baseline included (the return trace and the last hours' alarms among
+# them): past it, checks get `unknown`
 Runner = Callable[[str, dict[str, Any]], Evidence]
 
 

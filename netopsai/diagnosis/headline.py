@@ -78,7 +78,8 @@ def _from_evidence(ctx: Context, d: Diagnosis) -> Finding | None:
         return Finding(f"{r.get('raised_at')}, when {r.get('kind')} was raised on {d.device}",
                        [eid])
     facing = [(eid, r) for eid, r in ctx.alarms.values()
-              if r.get("peer") == d.device and r.get("state") == "open"]
+              if r.get("peer") == d.device and r.get("state") == "open"
+              and d.label != "link.pfc_storm"]  # a storm's watchdog: storm_since says it better
     if facing:  # a silent device (a dead host): its neighbours saw it go
         eid, r = min(facing, key=lambda x: str(x[1].get("raised_at")))
         return Finding(f"{r.get('raised_at')}, when {r.get('kind')} was raised on {r['device']} "
