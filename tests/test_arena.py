@@ -282,7 +282,8 @@ def test_cli_gen_and_arena(tmp_path: Path) -> None:
     # the files are what `netopsai lab inject` takes
     for p in sorted((tmp_path / "sc").glob("*.yaml")):
         r = _cli(tmp_path, "lab", "inject", str(p))
-        assert r.returncode == 0 and f"scenario {p.stem}: injected" in r.stdout, r.stderr
+        assert r.returncode == 0 and f"scenario {p.stem}: lab " in r.stdout, r.stderr
+        assert ", then injected " in r.stdout, r.stdout  # what happened to the lab is said
     r = _cli(tmp_path, "bench", "arena", "--scenarios", "sc", "--baselines", "one-shot,full",
              "-o", "out")
     assert r.returncode == 0, r.stderr
