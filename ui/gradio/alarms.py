@@ -139,8 +139,8 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
     acked = sum(1 for r in open_rows if r["ack_state"] == "acked")
     lost = sum(1 for r in open_rows if r.get("traffic_lost") or r.get("impact") == "traffic_lost")
     summary = (f"**{len(open_rows)} open** ({acked} acknowledged, {len(open_rows) - len(shown)} "
-               f"silenced, {lost} with {IMPACT_WORDS['traffic_lost']}) · "
-               f"{count(len(rows), 'alarm')} and {count(len(cases), 'case')} in the window"
+               f"silenced) · {lost} with {IMPACT_WORDS['traffic_lost']} · "
+               f"{count(len(rows), 'alarm')} in the window · {count(len(cases), 'case')}"
                f"{_notes(recent.facts)}")
     return AlarmsData(_worst(shown), _newest(rows), cases, summary,
                       describe(recent.window, window, backends.zone), clock,

@@ -70,7 +70,6 @@ CSS = """
 .np-grid [role=gridcell] .cell-wrap { padding: 4px 6px !important; }
 #np-title h2 { font-size: 20px; margin: 0; }
 @media (max-width: 640px) {
-  .main.app { padding-left: 8px !important; padding-right: 8px !important; }
   #tabs [role=tablist] button { padding-left: 9px; padding-right: 9px; }
   #chat .message-row { margin-left: 2px !important; margin-right: 2px !important; }
   #chat .bot.message, #chat .user.message { padding: 6px 8px !important; }
@@ -215,11 +214,20 @@ document.addEventListener('click', (e) => {
 </script>"""
 
 
+# gradio scopes `css` under its container; the page's own margins are above it: a phone keeps 8 px
+# and a step still spinning when the server went away (gone.py sets body.np-down) says so instead
+PAGE_CSS = """<style>@media (max-width: 640px) { .gradio-container .main.app {
+  padding-left: 8px !important; padding-right: 8px !important; } }
+body.np-down #chat .title .loading-spinner, body.np-down #chat .message.bot.pending { display: none; }
+body.np-down #chat .title:has(.loading-spinner)::after { content: "no answer: the server went away";
+  color: #991b1b; font-weight: 600; margin-left: 8px; }</style>"""
+
+
 def launch_options(host: str, port: int, auth: Any, settings: UiSettings | None = None) -> dict[str, Any]:
     """Everything `launch` is given (tests launch with the same)."""
     return dict(server_name=host, server_port=port, share=False, inbrowser=False, auth=auth,
                 show_error=False, ssr_mode=False, mcp_server=False, quiet=True, css=CSS,
-                footer_links=["settings"], head=CSP + CITE_CLICKS + GONE_JS,
+                footer_links=["settings"], head=CSP + PAGE_CSS + CITE_CLICKS + GONE_JS,
                 # an upload is refused past the batch file's own limit, before it is on disk
                 max_file_size=MAX_INPUT,
                 app_kwargs={"middleware": guard_middleware(host, settings)})

@@ -135,7 +135,7 @@ class _ChatEvents:
 
     def respond(self, question: str, history: list[Any], tid: str, use: bool, mode: str,
                 window: str | None, start: str | None, end: str | None, browser: str,
-                shown: str, request: gr.Request) -> Iterator[tuple[Any, ...]]:
+                request: gr.Request, shown: str = "") -> Iterator[tuple[Any, ...]]:
         user = getattr(request, "username", None)  # set when login is on
         # asked before the page's load gave it a thread: this answer's thread is the page's now;
         # never a refused one (page_thread: a fresh web thread instead). A server restarted

@@ -59,7 +59,7 @@ WIDTHS = {
     "device-alarms": [12, 7, 12, 10, 11, 38, 10],
     "device-cases": [5, 22, 7, 6, 11, 20, 29],
     "device-changes": [9, 13, 13, 7, 34, 14, 10],
-    "device-events": [14, 12, 9, 16, 49],
+    "device-events": [14, 10, 8, 22, 46],
     "device-snapshots": [4, 14, 5, 6, 14, 5, 5, 33, 14],
 }
 

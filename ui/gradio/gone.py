@@ -32,6 +32,7 @@ GONE_JS = """<script>
   function waiting() { return S.getItem('npHeld') || S.getItem('npAsked') || ''; }
   function render() {
     const b = banner(), q = waiting();
+    document.body.classList.toggle('np-down', down);  // a step still spinning says "no answer"
     if (down) {
       b.className = 'np-gone-down';
       b.innerHTML = '<b>The server went away</b> — ' + (q ? 'your question is kept: <i>' + esc(q) +
@@ -39,8 +40,8 @@ GONE_JS = """<script>
         'when the server is back.';
       const h = document.querySelector('#chat-headline .np-head-working');
       if (h) { h.className = 'np-head np-head-gone';
-               h.innerHTML = '<span class="np-head-tag">no answer</span> the server went away — ' +
-                 'ask again: ' + esc(q); }
+               h.innerHTML = '<div class="np-head-text"><span class="np-head-tag">no answer</span> ' +
+                 'the server went away — ask again: ' + esc(q) + '</div>'; }
       const st = document.querySelector('#chat-status');
       if (st && S.getItem('npAsked')) st.textContent = 'the server went away — ask again';
     } else if (q) {
@@ -60,7 +61,7 @@ GONE_JS = """<script>
     const tab = document.querySelector('button[role=tab][data-tab-id=chat]');
     if (tab && tab.getAttribute('aria-selected') !== 'true') tab.click();
     t.value = text; t.dispatchEvent(new Event('input', {bubbles: true}));
-    setTimeout(() => { S.setItem('npAsked', text); go.click(); }, 150);
+    setTimeout(() => { asked(text); go.click(); }, 150);
   }
   function onBanner(e) {
     if (e.target.id === 'np-retry') { const q = waiting(); S.removeItem('npHeld'); S.removeItem('npAsked');
@@ -71,15 +72,19 @@ GONE_JS = """<script>
     const t = box(); if (!t || e.target !== t && !(e.type === 'click')) return;
     const q = (t.value || '').trim(); if (!q) return;
     if (down) { e.preventDefault(); e.stopImmediatePropagation(); S.setItem('npHeld', q); render(); return; }
-    S.setItem('npAsked', q);
+    asked(q);
   }
+  function said() {
+    return ((document.querySelector('#chat-headline .np-head') || {}).innerText || '').trim(); }
+  function asked(q) { S.setItem('npAsked', q); S.setItem('npAskedOver', said()); }
   document.addEventListener('keydown', e => { if (e.key === 'Enter' && !e.shiftKey) asking(e); }, true);
   document.addEventListener('click', e => {
     if (e.target.closest && e.target.closest('#question button')) asking(e); }, true);
-  function answered() {  // the answer's headline (or an error's) ends the question in flight
+  function answered() {  // a new answer's headline (or an error's) ends the question in flight
     const h = document.querySelector('#chat-headline .np-head');
-    if (h && /np-head-(answer|error)/.test(h.className) && !down) {
-      if (S.getItem('npAsked')) { S.removeItem('npAsked'); render(); } }
+    if (!h || down || !S.getItem('npAsked') || !/np-head-(answer|error)/.test(h.className)) return;
+    if (said() === (S.getItem('npAskedOver') || '')) return;  // still the answer before it
+    S.removeItem('npAsked'); S.removeItem('npAskedOver'); render();
   }
   async function beat() {
     const ctl = new AbortController(), t = setTimeout(() => ctl.abort(), 3500);

@@ -16,7 +16,6 @@ _BOLD = re.compile(r"\*\*(.+?)\*\*")
 _CITE = re.compile(r"\s*\\?\[E\d+\](?:\([^)]*\))?")
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _FACT = re.compile(r"^- \*\*(Impact|Since):\*\*\s*(.+)$", re.M)
-_NAME = re.compile(r"(?<![\w.\-/])[A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9](?![\w\-])")
 
 
 def plain(text: str) -> str:
@@ -73,13 +72,23 @@ _KINDS = {"answer": "conclusion", "working": "working", "error": "error", "gone"
 EMPTY = "Ask a question: the answer's conclusion stays here, above its steps."
 
 
+def _word(word: str, names: set[str] | frozenset[str]) -> str:
+    """One word of the line, escaped: a device name as a link to its page; a word with a hyphen
+    or a colon (a name, a time) kept on one line."""
+    bare = word.strip(".,;:()")
+    if bare and bare in names:
+        link = f'<a class="nw" href="{device_href(bare)}">{html.escape(bare)}</a>'
+        return html.escape(word).replace(html.escape(bare), link, 1)
+    if re.search(r"[-:/]", word):
+        return f'<span class="nw">{html.escape(word)}</span>'
+    return html.escape(word)
+
+
 def headline_html(text: str, kind: str = "answer", names: set[str] | frozenset[str] = frozenset()) -> str:
     """The pinned line as HTML: escaped, device names as links to their page, a tag saying
     what it is (the conclusion, a question being worked on, an error, no answer)."""
-    words = html.escape(text or EMPTY)
-    if names:
-        words = _NAME.sub(lambda m: (f'<a href="{device_href(m.group(0))}">{m.group(0)}</a>'
-                                     if m.group(0) in names else m.group(0)), words)
+    words = " ".join(_word(w, names) for w in (text or EMPTY).split(" "))
     tag = _KINDS.get(kind, "")
     label = f'<span class="np-head-tag">{tag}</span> ' if tag and text else ""
-    return f'<div class="np-head np-head-{kind if text else "empty"}" role="status">{label}{words}</div>'
+    return (f'<div class="np-head np-head-{kind if text else "empty"}" role="status">'
+            f'<div class="np-head-text">{label}{words}</div></div>')
