@@ -1,6 +1,8 @@
-"""The Alarms tab's layout and events: filters and a time picker, tables coloured by severity,
-auto-refresh, acknowledge / silence (kept in our store, never on a device) and "diagnose this",
-which fills the Chat tab's question box. The views (alarms.py) read through the alarms tool."""
+"""The Alarms tab's layout and events: filters and a time picker folding into one line, tables
+coloured by severity (pixel widths, words whole), auto-refresh, acknowledge / silence (kept in our
+store, never on a device) and "diagnose this", which asks the Chat tab the alarm's (or case's)
+diagnosis in one click, the alarm, its acknowledgement and its case's blast radius noted first.
+The views (alarms.py) read through the alarms tool."""
 
 from __future__ import annotations
 
