@@ -75,7 +75,7 @@ def _filters(backends: Any) -> dict[str, Any]:
         ui["device"] = gr.Textbox(label="device contains", placeholder="e.g. leaf-03, then Enter",
                                   min_width=150, elem_id="alarms-device")
         ui["picker"] = time_picker("alarms", row=False)
-    with gr.Row(equal_height=True, elem_id="alarms-bar"):
+    with gr.Row(equal_height=False, elem_id="alarms-bar"):  # Refresh keeps its own height
         with gr.Column(scale=5, min_width=260):
             ui["summary"] = gr.Markdown(elem_id="alarms-summary")
             ui["clock"] = gr.Markdown(elem_id="alarms-clock")
