@@ -205,3 +205,17 @@ def test_links_a_run_plants_in_its_dir_are_never_followed(
     assert "result.json" in res.value and res.stdout.strip() == "planted"
     assert "root:" not in res.stdout + str(res.value) + str(res.error)
     assert list(tmp_path.iterdir()) == []  # the run dir and its links are gone
+
+
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_a_private_umask_still_lets_the_run_read_its_files(warm: bool, tmp_path: Path) -> None:
+    """The CLI runs with umask 077 (NETOPSAI_HOME stays private): the run dir's files are made
+    readable by the run's user whatever the umask, or every analysis fails on spec.json."""
+    old = os.umask(0o077)
+    try:
+        s = SandboxSettings(tmp_root=str(tmp_path / "runs"), warm=warm)
+        assert not warm or prestart(s, wait=True), "the warm worker did not start"
+        res = run_code("result = len(E1)", {"E1": {"columns": ["a"], "rows": [{"a": 1}]}}, settings=s)
+    finally:
+        os.umask(old)
+    assert (res.ok, res.value) == (True, 1), res.error

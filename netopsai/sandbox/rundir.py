@@ -92,6 +92,7 @@ class RunDir:
     def write(self, name: str, data: str) -> None:
         fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                      0o644, dir_fd=self.fd)
+        os.fchmod(fd, 0o644)  # whatever the umask (the CLI's is 077): the run's user reads it
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(data)
 

@@ -130,6 +130,7 @@ def isolate(runs: str, run_dir: str, size_mb: int) -> None:
     the namespace), and (for the next fork) a PID numbering of its own. Any failure raises:
     the job then runs nothing."""
     libc = _libc()
+    os.umask(0o022)  # the folders made below must be traversable by the run's user
     ok(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWPID), "unshare")
     ok(libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "making mounts private")
     uid, gid = run_as()
