@@ -155,7 +155,8 @@ def test_the_command_prints_and_exports_its_counters(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    assert out.count("ingest: syslog 3 received (0 dropped by the kernel, 0 refused)") == 2  # USR1, exit
+    # on SIGUSR1 and at exit (and once a minute while the counts move, on a slow machine)
+    assert out.count("ingest: syslog 3 received (0 dropped by the kernel, 0 refused)") >= 2
     assert "trap 0 received (0 dropped by the kernel, 1 refused)" in out
     assert "3 written, 0 waiting in the spool" in out
     assert oct(os.stat(tmp_path / "ingest.prom").st_mode & 0o777) == "0o644"
