@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -193,54 +193,63 @@ def _thread_cpu(native_id: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def stage_costs(makers: dict[str, Any], n: int = 20_000) -> dict[str, float]:
-    """CPU µs per event of each stage, this checkout, measured in this process by thread CPU
-    time (not wall: the machine is shared): receive, parse, the writer's unpickling and its
-    transaction work per store."""
-    import pickle
-
-    from netopsai.backends.syslog.receiver import SyslogContext, parser
-    from netopsai.backends.traps import ber
-    from netopsai.backends.traps.receiver import parser as trap_parser
+def receive_cost(n: int) -> float:
+    """CPU µs per datagram of the receiving thread (drain the socket; spooling excluded)."""
     from netopsai.backends.udp import UdpIntake
-    from netopsai.store.writer import QueuedWriter
 
-    out: dict[str, float] = {}
     intake = UdpIntake("bench", "127.0.0.1", 0, len)
     intake.start()
     assert intake._thread is not None and intake._thread.native_id is not None
     cpu0 = _thread_cpu(intake._thread.native_id)
-    data = [_syslog(i) for i in range(n)]
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        for d in data:
-            sock.sendto(d, ("127.0.0.1", intake.port))
+        for i in range(n):
+            sock.sendto(_syslog(i), ("127.0.0.1", intake.port))
     while intake.received < n:
         time.sleep(0.05)
-    out["receive (drain a socket; spool encoding excluded)"] = (
-        _thread_cpu(intake._thread.native_id) - cpu0) / n * 1e6
+    cost = (_thread_cpu(intake._thread.native_id) - cpu0) / n * 1e6
     intake.stop()
-    now = datetime.now(UTC)
-    kinds = {"syslog": (parser(SyslogContext()), data),
-             "trap": (trap_parser(), [ber.without_community(t, ber.peek(t)) for t in
-                                      (_trap(i) for i in range(n))])}
-    for kind, (parse, raw) in kinds.items():
+    return cost
+
+
+def kind_costs(kind: str, parse: Callable[[bytes, str, datetime], Any], raw: list[bytes],
+               makers: dict[str, Any]) -> dict[str, float]:
+    """CPU µs per event: parsing, the writer's unpickling, its transaction work per store."""
+    import pickle
+
+    from netopsai.store.writer import QueuedWriter
+
+    n, now, out = len(raw), datetime.now(UTC), {}
+    t = time.thread_time()
+    events = [parse(r, "127.0.0.1", now) for r in raw]
+    out[f"parse, {kind}"] = (time.thread_time() - t) / n * 1e6
+    blob = pickle.dumps(events)
+    t = time.thread_time()
+    events = pickle.loads(blob)
+    out[f"unpickle in the writer, {kind}"] = (time.thread_time() - t) / n * 1e6
+    for store, make in makers.items():
+        w = QueuedWriter(make())
+        w.feed.close()
+        w._thread.join()
         t = time.thread_time()
-        events = [parse(r, "127.0.0.1", now) for r in raw]
-        out[f"parse, {kind}"] = (time.thread_time() - t) / n * 1e6
-        blob = pickle.dumps(events)
-        t = time.thread_time()
-        events = pickle.loads(blob)
-        out[f"unpickle in the writer, {kind}"] = (time.thread_time() - t) / n * 1e6
-        for store, make in makers.items():
-            w = QueuedWriter(make())
-            w.feed.close()
-            w._thread.join()
-            t = time.thread_time()
-            for i in range(0, n, 1000):
-                w._write([(e, None) for e in events[i:i + 1000]], None)
-            out[f"write, {kind}, {store} (the writer's thread)"] = (time.thread_time() - t) / n * 1e6
-            w.stop()
+        for i in range(0, n, 1000):
+            w._write([(e, None) for e in events[i:i + 1000]], None)
+        out[f"write, {kind}, {store} (the writer's thread)"] = (time.thread_time() - t) / n * 1e6
+        w.stop()
     return out
+
+
+def stage_costs(makers: dict[str, Any], n: int = 20_000) -> dict[str, float]:
+    """CPU µs per event of each stage, this checkout, measured in this process by thread CPU
+    time (not wall: the machine is shared)."""
+    from netopsai.backends.syslog.receiver import SyslogContext, parser
+    from netopsai.backends.traps import ber
+    from netopsai.backends.traps.receiver import parser as trap_parser
+
+    traps = [_trap(i) for i in range(n)]
+    return {"receive (drain a socket; spool encoding excluded)": receive_cost(n),
+            **kind_costs("syslog", parser(SyslogContext()), [_syslog(i) for i in range(n)], makers),
+            **kind_costs("trap", trap_parser(), [ber.without_community(t, ber.peek(t)) for t in traps],
+                         makers)}
 
 
 def measure(tree: Path, workers: int, a: argparse.Namespace, makers: dict[str, Any]) -> dict[str, Any]:
