@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from netopsai.sandbox import SandboxSettings, prestart, prison, run_code
+from netopsai.sandbox import SandboxSettings, prestart, prison, rundir, run_code, worker
 from tests.sandbox_helpers import (
     path_fixture,  # noqa: F401  (registers `path`)
     run_by,
@@ -74,11 +74,16 @@ def shared_fixture() -> Iterator[Path]:
 
 @pytest.fixture(name="shared_tmp")
 def shared_tmp_fixture(shared: Path, monkeypatch: pytest.MonkeyPatch,
-                       tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shared dir as the process's system temp dir (pytest's own found first)."""
+                       tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The shared dir as the process's system temp dir (pytest's own found first). The
+    process's runs folder and warm worker are made afresh in it: an earlier test in this
+    process may have made them under /tmp already, out of the racer's sight."""
     tmp_path_factory.getbasetemp()
     monkeypatch.setattr(tempfile, "tempdir", str(shared))
-    return shared
+    monkeypatch.setattr(rundir, "_OWN", {})
+    worker.shutdown()
+    yield shared
+    worker.shutdown()  # its runs folder goes with the shared dir
 
 
 def held_nothing(value: list[Any]) -> bool:
