@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 from sqlmodel import Session, func, select
 
 from netopsai.store import tables as m
@@ -28,6 +29,7 @@ from tests.test_snmp_poll import poll
 pytestmark = pytest.mark.integration
 __all__ = ["cli_runs", "pg_url", "snmpsim"]
 BATCHES, PER_BATCH, POLLS = 20, 50, 4
+BEARER = "team-alertmanager-" + "x" * 24
 
 
 def alerts(batch: int) -> dict[str, Any]:
@@ -56,6 +58,9 @@ def test_ingest_poll_and_api_share_one_postgresql(pg_url: str, snmpsim: SnmpSim,
     home = _home(tmp_path, {"host": "127.0.0.1", "webhook_port": webhook,
                             "trap_port": free_port(socket.SOCK_DGRAM),
                             "syslog_port": free_port(socket.SOCK_DGRAM)})
+    secrets = home / "secrets.yaml"  # the team's Alertmanager authenticates (issue 23 B11)
+    secrets.write_text(yaml.safe_dump({"webhook": {"bearer_token": BEARER}}))
+    secrets.chmod(0o600)
     ingest = _Cli(home, DATABASE_URL=url)
     cli_runs.append(ingest)
     token = subprocess.run([sys.executable, "-m", "netopsai.cli", "tokens", "create", "ui"],
@@ -88,7 +93,8 @@ def test_ingest_poll_and_api_share_one_postgresql(pg_url: str, snmpsim: SnmpSim,
         for t in threads:
             t.start()
         acked = 0
-        with httpx.Client(trust_env=False, timeout=60) as c:
+        with httpx.Client(trust_env=False, timeout=60,
+                          headers={"Authorization": f"Bearer {BEARER}"}) as c:
             for b in range(BATCHES):  # full rate: the next POST as soon as one is acknowledged
                 r = c.post(f"http://127.0.0.1:{webhook}/", json=alerts(b))
                 acked += PER_BATCH if r.status_code == 200 else 0
