@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine
@@ -196,3 +197,33 @@ def test_the_tab_acts_only_on_an_alarm_still_shown(make_lab: Callable[..., Engin
     assert "critical" in [r[open_table.value["headers"].index("severity")] for r in shown[3].value["data"]]
     bad = tab._reload(b, b.zone, *filters[:6], "absolute", "24h", "soon", None)
     assert bad[0] == "**error:** bad time 'soon'; use ISO 8601 (2025-11-04T20:02:26Z) or -25m"
+
+
+def test_now_in_the_picker_stays_the_networks_after_the_mode_is_switched() -> None:
+    """Through gradio's own event path: switching to absolute used to update the start/end boxes,
+    gradio then kept fresh copies of them per session without network_time's preprocess, and
+    "now - 6h" was read on this server's clock (the Alarms window started at wall clock - 6h
+    and ended at the lab's clock)."""
+    import asyncio
+
+    import gradio as gr
+    from gradio.state_holder import SessionState
+
+    from netopsai.ui.gradio.timepick import time_picker
+
+    lab_now = datetime(2020, 1, 1, 12, 0, tzinfo=UTC)  # far from this machine's clock
+    with gr.Blocks() as demo:
+        picker = time_picker("t")
+        shown = gr.JSON()
+        picker.start.submit(lambda *v: window_arg(*v, lab_now, None), picker.inputs, shown)
+    state = SessionState(demo)
+
+    def call(component: Any, event: str, inputs: list[Any]) -> Any:
+        fn = next(f for f in demo.fns.values()
+                  if any(t[0] == component._id and t[1] == event for t in f.targets))
+        return asyncio.run(demo.process_api(fn, inputs, state))["data"]
+
+    call(picker.mode, "change", ["absolute"])
+    (window,) = call(picker.start, "submit", ["absolute", "24h", "now - 6h", "now - 2h"])
+    assert getattr(window, "root", window) == {"start": "2020-01-01T06:00:00Z",
+                                               "end": "2020-01-01T10:00:00Z"}

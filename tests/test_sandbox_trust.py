@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from netopsai.sandbox import SandboxSettings, prestart, prison, rundir, run_code, worker
+from netopsai.sandbox import SandboxSettings, prestart, prison, run_code, rundir, worker
 from tests.sandbox_helpers import (
     path_fixture,  # noqa: F401  (registers `path`)
     run_by,

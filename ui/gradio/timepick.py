@@ -69,16 +69,20 @@ def time_picker(prefix: str, default: str = "24h", row: bool = True) -> TimePick
                         elem_id=f"{prefix}-mode")
         window = gr.Dropdown(WINDOWS, value=default, label="last", allow_custom_value=True,
                              scale=1, min_width=90, elem_id=f"{prefix}-window")
-        start = network_time("start (network zone, or now - 6h)", f"{prefix}-start", visible=False)
-        end = network_time("end (empty: now)", f"{prefix}-end", visible=False)
-    mode.change(_show_mode, mode, [window, start, end], show_progress="hidden", queue=False)
+        # Shown and hidden as one block, never by updating the boxes themselves: gradio keeps an
+        # updated component as a fresh copy per session, which loses network_time's preprocess
+        # and reads "now - 6h" on this server's clock again.
+        with (gr.Column(scale=4, min_width=400, visible=False, elem_id=f"{prefix}-span") as span,
+              gr.Row(equal_height=True)):
+            start = network_time("start (network zone, or now - 6h)", f"{prefix}-start")
+            end = network_time("end (empty: now)", f"{prefix}-end")
+    mode.change(_show_mode, mode, [window, span], show_progress="hidden", queue=False)
     return TimePicker(mode, window, start, end)
 
 
-def _show_mode(mode: str) -> tuple[Any, Any, Any]:
+def _show_mode(mode: str) -> tuple[Any, Any]:
     absolute = mode == ABSOLUTE
-    return (gr.update(visible=not absolute), gr.update(visible=absolute),
-            gr.update(visible=absolute))
+    return gr.update(visible=not absolute), gr.update(visible=absolute)
 
 
 def zone_info(zone: str | None) -> tzinfo:
