@@ -40,6 +40,20 @@ DIAG = _rx(r"\bnot\s+(?:able to\s+)?(?:communicat\w*|talk\w*|reach\w*|working|co
            r"|\bstuck\b|\brefused\b|\bdenied\b|\bfail(?:s|ed|ing|ures?)\b|\bcrash\w*"
            r"|\bconnection (?:reset|closed)\b|\bunresponsive\b|\bdisconnect\w*|\binterrupt\w*"
            r"|\bterminat\w*|\bendless\w*|\bforever\b|\binaccessible\b|\bnot pingable\b")
+# One way works, the other does not (issue 25 item 2): "SYNs arrive but nothing comes back",
+# "one-way", "they see our requests", "their side sees our echo requests", "SYN goes out",
+# "replies never come back", "asymmetric". Between two ends a connectivity diagnosis, which
+# traces the way back too (diagnosis/context.baseline_calls).
+ONE_WAY = _rx(r"\bone[\s-]?way\b|\bunidirectional\b|\basymmetric\w*|\basymmetry\b"
+              r"|\bnothing (?:comes?|coming|came) back\b|\bno (?:return traffic|way back)\b"
+              r"|\b(?:repl(?:y|ies)|responses?|answers?|syn[-/ ]?acks?|return traffic|echo[- ]repl(?:y|ies))"
+              r"\b.{0,40}?\b(?:never|don'?t|doesn'?t|do not|does not|not|aren'?t|isn'?t|didn'?t)"
+              r"\b.{0,20}?\b(?:come|coming|came|get|gets|getting|make|makes|arriv\w*|return\w*|back)\b"
+              r"|\bno (?:syn[-/ ]?acks?|echo[- ]repl(?:y|ies))\b"
+              r"|\b(?:see|sees|seeing|saw|receiv\w*)\s++(?:\w++\s++){0,3}?(?:requests?|syns?|pings?|"
+              r"echo[- ]requests?|packets|traffic)\b"
+              r"|\bsyns?\b.{0,40}?\b(?:arriv\w*|goes? out|go(?:ing)? out|went out|leav\w*|sent|reach\w*)"
+              r"|\b(?:only )?(?:goes|go|going|works?|working) (?:out|one direction|in one direction)\b")
 HEALTH = _rx(r"\bwhat(?:'s| is| was)? (?:wrong|going on|happening)\b"
              r"|\bwhat(?:'s| is| was)? up (?:with|on|at)\b"
              r"|\bwhat happened (?:to|on|with)\b|\bwhy (?:is|are|does|do|did|was)\b"
@@ -63,3 +77,19 @@ GONE = _rx(r"\bdead\b|\bdown hard\b|\boffline\b|\bunreachable\b|\bnot reachable\
 CHANGE_ASK = _rx(r"\b(?:what|which|any|recent|list|show)\s++(?:\w++\s++){0,2}?(?:chang|modif)\w*"
                  r"|\bwho (?:touched|changed)\b|\bchanges? (?:on|to|for|made)\b"
                  r"|\b(?:some|any)(?:one|body) (?:chang|modif|touch)\w*")
+
+# "replies from B never come back to A", "no answers from B": B is the end that answers, so the
+# flow (and its forward trace) starts at the other end
+_REPLY_FROM = _rx(r"\b(?:repl(?:y|ies)|responses?|answers?|syn[-/ ]?acks?|return traffic"
+                  r"|echo[- ]repl(?:y|ies))\b(?:\s++[\w']++){0,4}?\s++from\s++(?:host\s++|the\s++)?"
+                  r"([\w.:-]++)")
+
+
+def requester_first(question: str, ends: list[str], addresses: dict[str, str]) -> list[str]:
+    """The two ends with the one that asks first, when the question names the other as the
+    one whose replies do not come back (names read through `addresses`)."""
+    m = _REPLY_FROM.search(question)
+    if len(ends) != 2 or m is None:
+        return ends
+    said = m.group(1).rstrip(".:,")
+    return ends[::-1] if addresses.get(said, said) == ends[0] else ends

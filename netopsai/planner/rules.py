@@ -13,9 +13,10 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from netopsai.planner import complaints as cw
 from netopsai.planner.anchors import ChangeStart, LastSeen, resolve_window
 from netopsai.planner.calls import METRIC_INTENTS, ToolCall, build_calls
-from netopsai.planner.complaints import CHANGE_ASK, DIAG, DOUBT, FAILING, GONE, HEALTH, NEAR
+from netopsai.planner.complaints import CHANGE_ASK, DOUBT, FAILING, GONE, HEALTH, NEAR
 from netopsai.planner.entities import Entities, Vocabulary, extract
 from netopsai.planner.followup import is_follow_up, merge
 from netopsai.planner.help import ACTION, HELP_ASK, unknown_note
@@ -133,7 +134,7 @@ def _classify(q: _Q) -> tuple[str, str | None, bool]:
     if _about_device(q):
         return "diagnose.device", None, True
     words: list[tuple[bool, str]] = [
-        (bool(DIAG.search(rest)) and _complaint(q), "diagnose.connectivity"),
+        (bool(cw.DIAG.search(rest) or cw.ONE_WAY.search(rest)) and _complaint(q), "diagnose.connectivity"),
         (bool(ALARM.search(rest)) or (bool(set(SESSIONS) & set(ent.categories)) and not q.two_ends
                                       and not CONFIG.search(rest)), "alarms"),
         (bool(ent.tickets or CHANGE.search(rest)), "changes"),
@@ -227,6 +228,8 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
         kept = [n for n in notes if not any(f"'{u}'" in n for u in unknown)]
         return Plan(intent, calls, ent, _sentences(kept + read_as))
     intent, recipe, strong = _classify(_Q(ent, rest, vocab))
+    if intent == "diagnose.connectivity":  # "replies from B never come back": A asked first
+        ent.endpoints = cw.requester_first(question, ent.endpoints, vocab.addresses)
     said = intent if strong else "unknown"
     inherited = not (ent.ips or ent.devices or ent.invalid or ent.unknown)  # "there" = before
     if previous is not None and previous_intent not in (None, "unknown") and is_follow_up(
