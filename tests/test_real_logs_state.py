@@ -124,3 +124,15 @@ def test_a_session_down_in_the_same_second_as_a_link_joins_its_case(backends: An
     cases = {tuple(sorted(a["id"] for a in c.members))
              for c in correlate([link, other, session], Topology(backends.inventory))}
     assert (2,) in cases
+
+
+def test_a_file_that_ends_while_the_port_is_down_leaves_the_outage_open(store: Engine,
+                                                                         tmp_path: Path) -> None:
+    """The storm is the file's last word (no later line ends it): at the end of the load the
+    port is down, so the outage is open from the last Down; the flap closes at that Down."""
+    load_files(str(store.url), [_capture(tmp_path / "gw.log", STORM)], device="gw")
+    got = {(a.kind, a.state): a for a in _alarms(store)}
+    assert got[("LINK_FLAP", "closed")].cleared_at is not None
+    outage = got[("LINK_DOWN", "open")]
+    assert outage.raised_at.replace(tzinfo=UTC) == LAST_DOWN
+    assert [a.kind for a in _alarms(store) if a.state == "open"] == ["LINK_DOWN"]

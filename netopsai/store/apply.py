@@ -4,18 +4,18 @@ applies them in order, a batch per transaction."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import Connection, Table, insert, update
-from sqlmodel import Session, or_, select
+from sqlmodel import Session
 
 from netopsai.ifnames import canonical
 from netopsai.store import tables as m
 from netopsai.store.alarmbook import AlarmBook, LinkCache, Open
 from netopsai.store.bulk import insert_plain, insert_rows
+from netopsai.store.commits import record_change
 from netopsai.store.flaps import Flaps
 from netopsai.store.naming import DeviceCache, Named, session_link
 from netopsai.textsafe import UNVERIFIED, visible
@@ -120,7 +120,7 @@ class Batch:
             self._ifevents.append({"device": who.name, "interface": ev.interface, "at": at,
                                    "state": state, "reason": f"{ev.source} {ev.mnemonic or ev.kind}"})
         if ev.action == "change":
-            _change(self.conn, ev, who, at)
+            record_change(self.conn, ev.message, ev.author, who.name, who.site, at)
         if (flap := self._flap(ev, who, at, row)) is not None:  # a bounce of a flapping port
             row.update(alarm_id=flap, key=f"LINK_FLAP|{who.name}|{ev.subject or ''}")
         elif key is not None and ev.action == "clear":
@@ -189,6 +189,17 @@ class Batch:
                 self.conn.execute(update(RAW).where(RAW.c.id == row["id"])
                                   .values(key=key, alarm_id=alarm_id))
 
+    def end_storms(self, now: datetime, every: bool = False) -> None:
+        """Outside a batch of events: end the storms quiet by `now` (`every`: all of them, the
+        writer stops), opening the outages of those that ended down."""
+        if self.flaps is None:
+            return
+        if every:
+            self.flaps.end_all(self.conn)
+        else:
+            self.flaps.expire(self.conn, now)
+        self._outages()
+
     def _close(self, key: str, at: datetime) -> int | None:
         """Close the open alarm of this key, if any (never before it was raised); its id."""
         alarm = self._open_of(key)
@@ -251,27 +262,6 @@ def _visible(ev: Event) -> Event:
     return replace(ev, message=visible(ev.message), name=v(ev.name), subject=v(ev.subject),
                    interface=v(ev.interface), program=v(ev.program), mnemonic=v(ev.mnemonic),
                    author=v(ev.author), facility=v(ev.facility), host=visible(ev.host))
-
-
-_CHANGE: Table = m.Change.__table__  # type: ignore[attr-defined]
-_TICKET = re.compile(r"\b(?:CHG|CR|CRQ|RFC|INC|TKT|CM)[-_ ]?\d{3,}\b", re.I)
-TICKET_SLACK = timedelta(hours=1)  # a planned change's window, when its record gives no end
-
-
-def _change(conn: Connection, ev: Event, who: Named, at: datetime) -> None:
-    """A config commit: a change record, unless a recorded change on the device covers its
-    time; without a ticket of its own it is kept as an unrecorded change."""
-    covered = conn.execute(
-        select(_CHANGE.c.id).where(_CHANGE.c.device == who.name, _CHANGE.c.start <= at + TICKET_SLACK,
-                                   or_(_CHANGE.c.end.is_(None) & (_CHANGE.c.start >= at - TICKET_SLACK),
-                                       _CHANGE.c.end >= at))).first()
-    if covered is not None:
-        return
-    ticket = _TICKET.search(ev.message)
-    conn.execute(insert(_CHANGE).values(
-        ticket=ticket.group(0).upper() if ticket else "UNRECORDED", device=who.name, site=who.site,
-        start=at, end=at, kind="config", summary=ev.message[:500], author=ev.author or "",
-        status="completed" if ticket else "unrecorded"))
 
 
 def _new_alarm(conn: Connection, links: LinkCache, ev: Event, who: Named, at: datetime) -> int:

@@ -4,7 +4,10 @@ alarm per bounce — and stops flapping after `QUIET` without a transition (the 
 at its last transition). A storm that ends with the port down is an outage from its last Down:
 the caller hears of it (`ended`) and opens the LINK_DOWN alarm the flap absorbed. Times are the
 events' own (the device's clock), so a storm in a log loaded today is dampened as it was then.
-The state lives in the writer: a restart mid-storm starts counting again."""
+The state lives in the writer: it ends every storm when it stops (`end_all`: a file load is over,
+or the process is — an open flap alarm nobody would close is worse than one closed at its last
+transition), so a log that ends with the port down leaves its outage open from the last Down;
+a restart mid-storm starts counting again."""
 
 from __future__ import annotations
 
@@ -83,6 +86,11 @@ class Flaps:
                 self._close(conn, port)
             elif p.alarm is None and p.downs and now - p.downs[-1] > WINDOW:
                 del self._ports[port]
+
+    def end_all(self, conn: Connection) -> None:
+        """Every storm ends at its last transition (the writer stops: its state goes with it)."""
+        for port in list(self._ports):
+            self._close(conn, port)
 
     def _close(self, conn: Connection, port: tuple[str, str]) -> None:
         p = self._ports.pop(port)

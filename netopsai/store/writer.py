@@ -137,7 +137,7 @@ class QueuedWriter:
             if self._past_deadline() and self.spool is not None:  # a backlog at stop stays
                 self._leave(self.feed.pending)  # in the spool: the next start writes it
                 return
-        self._expire_flaps()
+        self._expire_flaps(every=True)  # the state ends with the writer: so do its storms
 
     def _past_deadline(self) -> bool:
         return self._deadline is not None and time.monotonic() > self._deadline
@@ -158,12 +158,18 @@ class QueuedWriter:
         self.feed.done(len(pending.items))
         return True
 
-    def _expire_flaps(self) -> None:
+    def _expire_flaps(self, every: bool = False) -> None:
+        """End the storms quiet by now (`every`: all of them, at stop), opening the outages of
+        those that ended with their port down."""
         try:
-            with self.engine.begin() as conn:
-                self.flaps.expire(conn, datetime.now(UTC))
+            with Session(self.engine, autoflush=False) as s:
+                work = Batch(s, self.devices, self.flaps, self.links)
+                work.end_storms(datetime.now(UTC), every)
+                s.commit()
         except OperationalError as exc:  # locked: the next quiet moment will do it
             log.warning("flapping state not updated: %s", exc.orig)
+            return
+        self._opened(work.opened)
 
     def _write(self, batch: list[Parsed], mark: Position | None) -> bool:
         """Commit the batch and the spool's mark; False when stopping gave up on a lock."""
