@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, cast
 
 from pydantic import Field
 
 from netopsai.backends.base import Backends, IfaceSel
-from netopsai.backends.rows import PortStatus, figure
+from netopsai.backends.rows import figure
 from netopsai.errors import NetopsError, unknown
 from netopsai.evidence import Evidence
 from netopsai.ifnames import match
 from netopsai.timewin import Window
 from netopsai.tools.base import WindowArgs, as_table, tool
+from netopsai.tools.port_answers import states
+from netopsai.tools.port_answers.roles import label, role_ports
+from netopsai.tools.port_answers.states import annotate
+from netopsai.tools.port_answers.zoned import zone
 from netopsai.words import count
 
 Metric = Literal["oper_status", "flaps", "errors", "discards", "utilization", "rx_power", "pfc", "ecn",
@@ -33,11 +37,21 @@ class TelemetryArgs(WindowArgs):
     pod: str | None = Field(default=None, description="Only this PoD, e.g. dc1-pod1")
     interface: str | None = Field(default=None, description="One interface name, e.g. Ethernet49")
     top: int = Field(default=20, ge=1, le=1000, description="How many rows (worst first)")
+    port_role: Literal["uplink", "downlink", "host"] | None = Field(default=None, description=(
+        "Only these ports, from the inventory's links: uplink (peer one tier up, e.g. a leaf's "
+        "ports to spines), downlink (peer a tier down), host (peer is a host/server)"))
+    peer_role: str | None = Field(default=None, description=(
+        "Only ports whose link peer has this role, e.g. spine for 'towards the spines'"))
+    zone: str | None = Field(default=None, description=(
+        "Time zone to show times in (the question's, e.g. PST or America/Los_Angeles); "
+        "default: the network's"))
 
 
 def _scope(a: TelemetryArgs) -> str:
     parts = [", ".join(a.devices) if a.devices else (f"{a.role}s" if a.role else "all switches")]
     parts += [x for x in (a.pod or a.site, a.interface) if x]
+    if a.port_role or a.peer_role:
+        parts.append(f"({label(a.port_role, a.peer_role)})")
     return " ".join(parts)
 
 
@@ -53,26 +67,36 @@ def _unread(ev: Evidence, rows: Sequence[Mapping[str, Any]]) -> Evidence:
     return ev
 
 
+STATUS_COLUMNS = ["device", "interface", "change", "changes", "admin_status", "state_at_start",
+                  "state_at_end", "down_s", "transitions", "flaps", "events"]
+
+
 def _status(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
-    rows, total = read = b.telemetry.oper_status(_sel(a), w)
+    """Port states, what changed first (port_answers/states.py); flaps, the most first."""
+    read = b.telemetry.oper_status(_sel(a), w)
+    rows, total = _narrowed(a, b, [dict(r) for r in read[0]], read[1])
+    tz = zone(a.zone or b.zone)
+    rows = annotate(rows, tz)
+    summary, facts = states.summary(rows, total, _scope(a), tz)
     if a.metric == "flaps":
         rows = sorted((r for r in rows if r["flaps"]), key=lambda r: -r["flaps"])
-    down_now = [f"{r['device']} {r['interface']}" for r in rows if r["state_at_end"] == "down"]
-    changed = [r for r in rows if r["transitions"]]
-    if a.metric == "flaps":
         summary = (f"{len(rows)} of {count(total, 'port')} on {_scope(a)} flapped in the window"
                    + (": " + ", ".join(f"{r['device']} {r['interface']} ({r['flaps']}x)"
                                        for r in rows[:8]) if rows else "") + ".")
-    else:
-        summary = (f"{count(total, 'port')} on {_scope(a)}: {total - len(rows)} up throughout the window, "
-                   f"{len(changed)} changed state, {len(down_now)} down at its end"
-                   + (": " + ", ".join(down_now[:8]) if down_now else "") + ".")
-    return _unread(Evidence(tool="telemetry", summary=summary, rows=as_table(rows[:a.top]),
-                            columns=list(PortStatus.__annotations__),
-                            partial=len(rows) > a.top,
-                            facts={"ports": total, "up_throughout": total - len(rows),
-                                   "changed": len(changed), "down_now": len(down_now),
-                                   "flapping": sum(1 for r in rows if r["flaps"] >= 2)}), read[0])
+    return _unread(Evidence(tool="telemetry", summary=summary, rows=rows[:a.top],
+                            columns=STATUS_COLUMNS, partial=len(rows) > a.top, facts=facts), read[0])
+
+
+def _narrowed(a: TelemetryArgs, b: Backends, rows: list[dict[str, Any]],
+              total: int) -> tuple[list[dict[str, Any]], int]:
+    """Rows and port count within the role words' ports (uplinks, host ports ...)."""
+    if not (a.port_role or a.peer_role):
+        return rows, total
+    devices = a.devices or [d["name"] for d in b.inventory.devices(a.site, a.pod, a.role, None)]
+    ports = role_ports(b.inventory, devices, a.port_role, a.peer_role)
+    if a.interface:
+        ports = {p for p in ports if p[1] == a.interface}
+    return [r for r in rows if (r["device"], r["interface"]) in ports], len(ports)
 
 
 ROCE = {"pfc": "had 10,000 or more PFC pause frames in 5 minutes",
@@ -84,7 +108,13 @@ def _counters(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
     if a.metric in ROCE and not getattr(b.telemetry, "ROCE", False):
         raise NetopsError(f"metric {a.metric}: this telemetry backend has no RoCE counters "
                           "(the lab's GPU fabric has them)")
-    rows, total, flagged = b.telemetry.counters(_sel(a), w, a.metric, a.top)
+    narrow = bool(a.port_role or a.peer_role)
+    read, total, flagged = b.telemetry.counters(_sel(a), w, a.metric, 100_000 if narrow else a.top)
+    rows = list(read)
+    if narrow:  # all of the scope's rows, then only the role's ports, counted again
+        kept, total = _narrowed(a, b, [dict(r) for r in rows], total)
+        flagged = sum(1 for r in kept if HOT.get(a.metric, _any)(r))
+        rows = cast(list[Any], kept[:a.top])
     worst = rows[0] if rows else None
     label = {"errors": "had input errors", "discards": "had discards",
              "utilization": "peaked at or above 80% utilisation",
@@ -95,7 +125,26 @@ def _counters(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
         summary += f" Worst: {worst['device']} {worst['interface']} ({key} {figure(worst, key)})."
     return _unread(Evidence(tool="telemetry", summary=summary, rows=as_table(rows),
                             columns=list(rows[0]) if rows else [],
-                            facts={"ports": total, "flagged": flagged, "metric": a.metric}), rows)
+                            facts={"ports": total, "flagged": flagged, "metric": a.metric}), read)
+
+
+def _num(r: Mapping[str, Any], key: str) -> float:
+    v = r.get(key)
+    return float(v) if isinstance(v, int | float) else 0.0
+
+
+# what a counter row must show to count as flagged (the backends' own thresholds)
+HOT: dict[str, Callable[[Mapping[str, Any]], bool]] = {
+    "utilization": lambda r: _num(r, "max_pct") >= 80,
+    "rx_power": lambda r: _num(r, "min_dbm") <= -10,
+    "errors": lambda r: _num(r, "total") > 0,
+    "discards": lambda r: _num(r, "total") > 0,
+}
+
+
+def _any(r: Mapping[str, Any]) -> bool:
+    key = next((k for k in r if k not in ("device", "interface")), "")
+    return _num(r, key) > 0
 
 
 def _no_port(a: TelemetryArgs, b: Backends) -> NetopsError:
@@ -118,8 +167,10 @@ def _sel(a: TelemetryArgs) -> IfaceSel:
 @tool("telemetry", TelemetryArgs)
 def telemetry(args: TelemetryArgs, backends: Backends) -> Evidence:
     """Interface telemetry over a time window: oper-status history of one port up to every
-    switch port (state at the start, each transition, time down), flap counts, and
-    errors/CRC/discards/utilisation/rx-power with max/avg/total and the worst ports first."""
+    switch port, what changed first (went down, came back, flapped), then ports down all
+    window (administratively down, or admin up and never up) counted apart; flap counts; and
+    errors/CRC/discards/utilisation/rx-power with max/avg/total and the worst ports first.
+    port_role/peer_role narrow to uplinks, downlinks, host ports or ports towards a role."""
     backends.inventory.check_names(args.devices, args.site, args.pod, args.role)
     if args.interface and args.devices:  # "Hu0/0/0/8" asked, "HundredGigE0/0/0/8" stored
         names = [r["name"] for d in args.devices for r in backends.inventory.interfaces(d)]

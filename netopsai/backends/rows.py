@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Required, TypedDict, cast
+from typing import NotRequired, Required, TypedDict, cast
 
 
 class SiteInfo(TypedDict):
@@ -185,7 +185,8 @@ class PortStatus(TypedDict):
     flaps: int  # transitions to down
     down_s: int  # seconds down within the window
     state_at_end: str
-    events: str  # the first transitions, "YYYY-MM-DD HH:MM:SS state; ..."
+    events: str  # the first transitions, "YYYY-MM-DD HH:MM:SS state; ..." (UTC)
+    admin_status: NotRequired[str]  # up | down at the window's end, where the source has it
 
 
 class PortCounters(TypedDict, total=False):

@@ -87,8 +87,21 @@ class StoreTelemetry:
             when = SINCE_ALWAYS if FIRST_SEEN in reason else as_utc(at)
             per.setdefault((dev, ifn), []).append((when, state))
         rows = [r for key, evs in per.items() if (r := _history(key, evs, window))]
+        self._admin(rows, sel)
         rows.sort(key=lambda r: (-r["down_s"], -r["transitions"], r["device"], r["interface"]))
         return rows, total
+
+    def _admin(self, rows: list[PortStatus], sel: IfaceSel) -> None:
+        """Each row's admin state as the inventory (SNMP poll: ifAdminStatus; the lab: its
+        model) holds it now: a port shut on purpose is counted apart from a failure."""
+        if not rows:
+            return
+        q = select(m.Interface.device, m.Interface.name, m.Interface.admin_status)
+        with Session(self.engine) as s:
+            admin = {(d, n): a for d, n, a in s.exec(self._port_query(q, sel))}
+        for r in rows:
+            if (a := admin.get((r["device"], r["interface"]))) in ("up", "down"):
+                r["admin_status"] = a
 
     def counters(self, sel: IfaceSel, window: Window, metric: str,
                  top: int = 20) -> tuple[list[PortCounters], int, int]:

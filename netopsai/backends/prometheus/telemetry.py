@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from netopsai.backends.base import IfaceSel
@@ -87,7 +87,8 @@ class PrometheusTelemetry:
 
     def oper_status(self, sel: IfaceSel, window: Window) -> tuple[list[PortStatus], int]:
         series = self._read("ifOperStatus", sel, window)
-        rows = [r for key, vals in series.items() if (r := _history(key, vals, window))]
+        admin = self._read("ifAdminStatus", sel, window)  # absent when the exporter skips it
+        rows = [r for key, vals in series.items() if (r := _history(key, vals, window, admin.get(key)))]
         rows.sort(key=lambda r: (-r["down_s"], -r["transitions"], r["device"], r["interface"]))
         return rows, len(series)
 
@@ -154,7 +155,10 @@ def _bucketed(vals: list[tuple[float, float]], window: Window,
     sums: dict[int, list[float]] = {}
     for (t0, v0), (t1, v1) in zip(vals, vals[1:], strict=False):
         inc = v1 - v0 if v1 >= v0 else v1  # a counter that went down restarted from zero
-        b = int((t1 - window.start.timestamp()) // BUCKET_S)
+        # buckets are (start, start+5min]: the sample at the window's end closes the last
+        # bucket instead of opening a one-step bucket whose rate would be a whole scrape's
+        # increase over one query step (880% on a port at 88%)
+        b = max(0, math.ceil((t1 - window.start.timestamp()) / BUCKET_S) - 1)
         acc = sums.setdefault(b, [0.0, 0.0])
         acc[0] += inc
         acc[1] += t1 - t0
@@ -168,9 +172,12 @@ def _percent(rin: dict[int, float], rout: dict[int, float], speed_mbps: float) -
             for b in sorted(set(rin) | set(rout))]
 
 
-def _history(key: tuple[str, str], vals: list[tuple[float, float]], w: Window) -> PortStatus | None:
+def _history(key: tuple[str, str], vals: list[tuple[float, float]], w: Window,
+             admin: list[tuple[float, float]] | None = None) -> PortStatus | None:
     """The lab's oper-status row from a sampled status series: the first sample gives the state
-    at the start; each change of value is a transition at the sample that shows it."""
+    at the start; each change of value is a transition at the sample that shows it. Times are
+    UTC (the tool shows them in the question's zone); ifAdminStatus, when scraped, gives the
+    admin state at the window's end (a port shut on purpose is not a fault)."""
     if not vals:
         return None
     states = [(t, STATES.get(int(v), "unknown")) for t, v in sorted(vals)]
@@ -182,14 +189,17 @@ def _history(key: tuple[str, str], vals: list[tuple[float, float]], w: Window) -
         if cur == "down":
             down += t - since
         cur, since = st, t
-        changes.append(f"{datetime.fromtimestamp(t, w.start.tzinfo):%Y-%m-%d %H:%M:%S} {st}")
+        changes.append(f"{datetime.fromtimestamp(t, UTC):%Y-%m-%d %H:%M:%S} {st}")
     if cur == "down":
         down += w.end.timestamp() - since
     if not changes and start_state == "up":
         return None
-    return {"device": key[0], "interface": key[1], "state_at_start": start_state,
-            "transitions": len(changes), "flaps": sum(c.endswith("down") for c in changes),
-            "down_s": round(down), "state_at_end": cur, "events": "; ".join(changes[:12])}
+    row: PortStatus = {"device": key[0], "interface": key[1], "state_at_start": start_state,
+                       "transitions": len(changes), "flaps": sum(c.endswith("down") for c in changes),
+                       "down_s": round(down), "state_at_end": cur, "events": "; ".join(changes[:12])}
+    if admin:
+        row["admin_status"] = "up" if int(max(admin)[1]) == 1 else "down"
+    return row
 
 
 def from_config(engine: Any, cfg: NetConfig) -> PrometheusTelemetry:
