@@ -24,6 +24,7 @@ from netopsai.planner.hurried import normalise
 from netopsai.planner.job_names import JobTable, named_job
 from netopsai.planner.job_thread import follows_job, job_follow_up, job_lookup
 from netopsai.planner.jobs import JOB_INTENT, SYMPTOM, JobAsk, find_job, gpu_symptom, job_calls
+from netopsai.planner.port_roles import port_scope
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -248,6 +249,7 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
         return Plan("unknown", [], ent, _sentences(unknown_note(question, notes, vocab)), None)
     notes += resolve_window(ent, intent, clock, change_start, last_seen)
     calls, more = _calls(intent, recipe, ent, vocab, rest)
+    calls = port_scope(calls, question, ent.zone, ent.window)  # "uplinks", "towards the spines"
     notes += more
     if ent.unknown and calls:
         notes.append("nothing was run: a name above is not in the inventory or is ambiguous")

@@ -81,9 +81,9 @@ def summary(rows: list[dict[str, Any]], total: int, scope: str, tz: tzinfo) -> t
     text = f"{count(total, 'port')} on {scope}: " + "; ".join(parts) + "."
     never, shut = by.get("never up", []), by.get("admin down", [])
     if never or shut:
+        few = f" ({_named(never, tz)})" if never and not shut and len(never) <= NAMED else ""
         text += (f" Down all window, not changes: {len(shut)} administratively down, "
-                 f"{len(never)} admin up but never up" + (f" ({_named(never, tz)})" if never and not shut
-                                                          and len(never) <= NAMED else "") + ".")
+                 f"{len(never)} admin up but never up in the window{few}.")
     up = total - len(rows)
     text += f" {up} up throughout."
     down_now = [r for r in rows if r["state_at_end"] == "down"]
