@@ -5,6 +5,7 @@ has a fixture; lines a rule must not take stay raw."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,20 @@ from netopsai.backends.syslog.parse import classify, parse_frame
 from netopsai.backends.syslog.rules import rules
 
 VENDORS = Path(__file__).parent / "data" / "syslog" / "vendors"
-CASES = [(f.stem, case) for f in sorted(VENDORS.glob("*.yaml"))
+CORPUS = Path(__file__).resolve().parent.parent / "bench" / "real_logs"
+
+
+def _real(case: dict[str, Any]) -> dict[str, Any]:
+    """A fixture may name a real line by its corpus id (`corpus: smb_switch-0005`) rather than
+    copy it: the line is read from bench/real_logs/ as collected."""
+    if "corpus" not in case:
+        return case
+    nos = case["corpus"].rsplit("-", 1)[0]
+    rows = (json.loads(t) for t in (CORPUS / f"{nos}.jsonl").read_text().splitlines() if t)
+    return {**case, "line": next(r["line"] for r in rows if r["id"] == case["corpus"])}
+
+
+CASES = [(f.stem, _real(case)) for f in sorted(VENDORS.glob("*.yaml"))
          for case in yaml.safe_load(f.read_text())]
 SUBJECTS = ("interface", "peer", "neighbor", "component", "user")
 

@@ -41,15 +41,17 @@ _MONTH = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 # Every absolute stamp the big NOSes print, as one pattern (the header reader finds stamps with
 # it, device_time reads them): `Mmm dd [yyyy] hh:mm:ss[.f]` (RFC 3164, IOS, EOS, Junos, VRP),
 # NX-OS/SONiC year first `yyyy Mmm dd ...`, ctime `Sun Jun 11 23:02:41 2023`, FRR
-# `yyyy/mm/dd hh:mm:ss`, RFC 3339 with `T` or a space; then a zone name (`UTC`, `AEST`,
-# IOS-XE's lower-case `mdt`), an offset (VRP `+08:00`) or `Z`; Cisco's `*` (not synchronised)
-# and `.` (was synchronised) marks before it. A zone name only counts when it is one
-# (zone_hours); the reader drops an unknown one (a hostname).
+# `yyyy/mm/dd hh:mm:ss` (Huawei's format-date unpadded, `2018-7-23`, its precision-time
+# `.270.1`), Cisco small-business `14-Nov-2023`, RFC 3339 with `T` or a space; then a zone
+# name (`UTC`, `AEST`, IOS-XE's lower-case `mdt`), an offset (VRP `+08:00`) or `Z`; Cisco's
+# `*` (not synchronised) and `.` (was synchronised) marks before it. A zone name only counts
+# when it is one (zone_hours); the reader drops an unknown one (a hostname).
 STAMP = re.compile(
     rf"(?P<mark>[*.])?(?:(?:(?P<y1>\d{{4}}) +)?(?:{_WEEKDAY} +)?(?P<mon>{_MONTH}) +(?P<day>\d{{1,2}})"
     r"(?: +(?P<y2>\d{4}))?"
-    r"|(?P<y3>\d{4})(?P<sep>[/-])(?P<mo>\d{2})(?P=sep)(?P<d2>\d{2})(?=[ T]\d))"
-    r"[ T]+(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})(?:[.,](?P<frac>\d{1,9}))?"
+    r"|(?P<y3>\d{4})(?P<sep>[/-])(?P<mo>\d{1,2})(?P=sep)(?P<d2>\d{1,2})(?=[ T]\d)"
+    rf"|(?P<d3>\d{{1,2}})-(?P<mon2>{_MONTH})-(?P<y5>\d{{4}}))"
+    r"[ T]+(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})(?:[.,](?P<frac>\d{1,9})(?:\.\d)?)?"
     r"(?: (?P<y4>\d{4})(?=[\s\]:]|$))?"
     r"(?:(?P<zsp> *)(?P<zone>[A-Za-z]{1,5})(?=:?(?:\s|$))|(?P<sign>[+-])(?P<oh>\d{2}):?(?P<om>\d{2})"
     r"|(?P<z>Z))?")
@@ -169,8 +171,11 @@ def _fixed(hours: float) -> tzinfo:
 
 def _from_parts(m: re.Match[str], received: datetime, zone: tzinfo) -> datetime | None:
     frac = (m["frac"] or "0")[:6].ljust(6, "0")
-    year = m["y1"] or m["y2"] or m["y3"] or m["y4"]
-    month, day = (MONTHS[m["mon"]], int(m["day"])) if m["mon"] else (int(m["mo"]), int(m["d2"]))
+    year = m["y1"] or m["y2"] or m["y3"] or m["y4"] or m["y5"]
+    if m["mon"] or m["mon2"]:
+        month, day = MONTHS[m["mon"] or m["mon2"]], int(m["day"] or m["d3"])
+    else:
+        month, day = int(m["mo"]), int(m["d2"])
     local = received.astimezone(zone)
     years = [int(year)] if year else [local.year + 1, local.year, local.year - 1]
     times: list[datetime] = []

@@ -73,7 +73,8 @@ def stamp_at(text: str, pos: int) -> tuple[str, int, bool] | None:
     end = m.end()
     if m["zone"] and zone_hours(m["zone"]) is None:  # a hostname, not a zone: "... 10:00:00 core"
         end = m.start("zsp")
-    rest = re.compile(r":?\s+|:$|$").match(text, end)
+    # Cisco small-business puts a blank before the colon: "14-Nov-2023 09:06:35 :%LINK-W-Down"
+    rest = re.compile(r" ?:\s+| :(?=\S)|:$|\s+|$").match(text, end)
     if rest is None:  # "10:00:00x": not a stamp
         return None
     return text[pos:end], rest.end(), ":" in rest.group(0)

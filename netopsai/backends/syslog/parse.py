@@ -94,6 +94,7 @@ def _rfc3164(rest: str, facility: str, severity: str) -> SyslogMessage:
 _MNEMONIC = (
     re.compile(r"%%\d\d([A-Z][\w-]*/\d/[\w-]+)"),  # Huawei VRP %%01IFNET/4/LINK_STATE(l)
     re.compile(r"%([A-Z][A-Z0-9_]*(?:-[A-Z0-9_]+)*-\d-[A-Z0-9_]+)"),  # Cisco, Arista, NX-OS
+    re.compile(r"%(\d?[A-Z][A-Z0-9_]*-[A-Z]-[A-Za-z][A-Za-z0-9_]*)(?=:)"),  # Cisco SB %LINK-W-Down
     re.compile(r"^(?:[\w./-]+(?:\[\d+\])?:\s+)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?::|\s|$)"),  # Junos
 )
 
