@@ -148,7 +148,7 @@ result["changes"] = result["changes"].fillna(0).astype(int)
 
 PORT_TIMELINE = '''
 events = frames("events").reindex(columns=["at", "source", "mnemonic", "kind", "message", "interface"])
-states = frames("telemetry").reindex(columns=["device", "interface", "events"]).dropna()
+states = frames("telemetry").reindex(columns=["device", "interface", "events"]).dropna().astype(str)
 ports = set(events["interface"].dropna()) | set(states["interface"].dropna())
 flips = states.assign(event=states["events"].str.split("; ")).explode("event").dropna()
 flips = pd.DataFrame({"at": utc(flips["event"].str.rsplit(" ", n=1).str[0]), "source": "state",
@@ -255,7 +255,7 @@ RECIPES: dict[str, Recipe] = {r.name: r for r in (
     Recipe("path_changes", "Changes on the traced path", PATH_CHANGES, ("traceroute", "changelog"),
            lambda rows, p, _: _path(rows, "changes", "changes", "tickets")),
     Recipe("port_timeline", "What happened to the port", PORT_TIMELINE,
-           ("events", "telemetry", "alarms"), _timeline),
+           ("events", "alarms"), _timeline),  # no counters for a device known only from logs
 )}
 
 TOP_RE = re.compile(r"\btop[\s-]*(\d{1,3})\b", re.I)

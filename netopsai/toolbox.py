@@ -24,7 +24,8 @@ class Toolbox:
     def vocab(self) -> Vocabulary:
         """Built once: the inventory's names change far less often than questions come."""
         if self._vocab is None:
-            self._vocab = Vocabulary.from_inventory(self.backends.inventory)
+            b = self.backends  # the events store: devices known only from their logs
+            self._vocab = Vocabulary.from_inventory(b.inventory, b.alarms, b.domains)
         return self._vocab
 
     def clock(self) -> datetime:

@@ -53,6 +53,9 @@ def events(args: EventsArgs, backends: Backends) -> Evidence:
         top = ", ".join(f"{k} x{n}" for k, n in ids.most_common(4))
         summary += (f", {rows[0]['at']} .. {rows[-1]['at']}: {top}; latest: "
                     f"\"{cell_text(rows[-1]['message'], 160)}\"")
+    ports = _by_port(rows)
+    if ports:
+        summary += f"; by port: {ports}"
     if total > len(rows):
         summary += f" (the latest {len(rows)} shown: narrow the window or the search for the rest)"
     # events whose sender may not speak for the device they name (netopsai.store.naming)
@@ -64,6 +67,19 @@ def events(args: EventsArgs, backends: Backends) -> Evidence:
              "devices": sorted({str(r.get("device")) for r in rows}), "unverified": unverified}
     return Evidence(tool="events", summary=summary + ".", columns=COLUMNS,
                     rows=[dict(r) for r in rows], facts=facts, window=w.as_json())
+
+
+def _by_port(rows: list[EventRecord], most: int = 6) -> str:
+    """The ports the events were about, busiest first, with what they raised or cleared
+    ("Ethernet12 (LINK_DOWN x4, OPTICS_LOS x1)"): which ports flapped, read from the lines."""
+    kinds: dict[str, Counter[str]] = {}
+    for r in rows:
+        if r.get("interface"):
+            port = f"{r.get('device')} {r['interface']}"
+            kinds.setdefault(port, Counter())[str(r.get("kind") or r.get("mnemonic") or "line")] += 1
+    busiest = sorted(kinds.items(), key=lambda kv: -sum(kv[1].values()))[:most]
+    return ", ".join(f"{port} ({', '.join(f'{k} x{n}' for k, n in c.most_common(3))})"
+                     for port, c in busiest) + (f" and {len(kinds) - most} more" if len(kinds) > most else "")
 
 
 def _check_devices(devices: list[str] | None, w: Window, backends: Backends) -> None:

@@ -101,3 +101,4 @@ class Backends:
     changes: Changes
     alarms: Alarms
     zone: str = "UTC"  # the network's default zone (ingest.timezone): times given without one
+    domains: tuple[str, ...] = ()  # ingest.domains: suffixes host names carry (planner/hostnames.py)

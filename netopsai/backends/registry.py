@@ -119,7 +119,7 @@ def configured_backends(engine: Engine, cfg: NetConfig | None = None) -> Backend
     events = _events(engine)
     return Backends(inventory=StoreInventory(engine), telemetry=build_telemetry(telemetry, engine, cfg),
                     paths=build_paths(paths, engine, cfg), changes=events, alarms=events,
-                    zone=cfg.settings.ingest.timezone)
+                    zone=cfg.settings.ingest.timezone, domains=tuple(cfg.settings.ingest.domains))
 
 
 def _events(engine: Engine) -> Any:

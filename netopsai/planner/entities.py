@@ -18,6 +18,15 @@ from netutils.constants import BASE_INTERFACES
 
 from netopsai.errors import closest
 from netopsai.planner.endpoints import Mention, endpoints
+from netopsai.planner.hostnames import (
+    LoggedLookup,
+    OwnerLookup,
+    address_device,
+    dotted_names,
+    logged_lookup,
+    logged_names,
+    owner_lookup,
+)
 from netopsai.planner.keywords import keywords
 from netopsai.planner.names import Hit, NameIndex, find_names
 from netopsai.planner.windows import Span, WindowValue, parse_when
@@ -54,6 +63,7 @@ class Entities:
     since_change: bool = False  # "since the maintenance window": the start is a change record's
     jobs: list[str] = field(default_factory=list)  # compute job ids ("job 4711")
     ports: list[int] = field(default_factory=list)  # "10.2.1.40:22": a hint, no tool reads ports
+    provisional: list[str] = field(default_factory=list)  # devices known only from their logs
 
 
 @dataclass
@@ -68,9 +78,15 @@ class Vocabulary:
     meta: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> role, site, pod
     segments: dict[str, str] = field(default_factory=dict)  # CIDR -> PoD
     pod_sites: dict[str, str] = field(default_factory=dict)  # PoD -> site
+    # question-time look-ups (planner/hostnames.py): the device holding an address; a device
+    # name the events store holds; the domains `ingest.domains` strips from host names
+    owner: OwnerLookup | None = None
+    logged: LoggedLookup | None = None
+    domains: tuple[str, ...] = ()
 
     @classmethod
-    def from_inventory(cls, inv: Any) -> Vocabulary:
+    def from_inventory(cls, inv: Any, events: Any = None,
+                       domains: tuple[str, ...] = ()) -> Vocabulary:
         # network devices, then GPU hosts (listed apart, like hosts, but known by their role)
         devs = [*inv.devices(None, None, None, None), *inv.devices(None, None, "gpu_host", None)]
         hosts = inv.hosts(None, None, None)
@@ -84,11 +100,17 @@ class Vocabulary:
         return cls(devices=list(meta), sites=[r["site"] for r in inv.sites()], pods=list(pods),
                    roles=sorted({m["role"] for m in meta.values()}), addresses=addresses,
                    meta=meta, segments={r["cidr"]: r["pod"] for r in inv.segments(None, None)},
-                   pod_sites=pods)
+                   pod_sites=pods, owner=owner_lookup(inv), domains=domains,
+                   logged=logged_lookup(events, domains, inv.clock) if events is not None else None)
 
     @cached_property
     def index(self) -> NameIndex:
         return NameIndex(self.devices, self.pods, self.sites)
+
+    @cached_property
+    def lowered(self) -> dict[str, str]:
+        """Device names by their lower case: host names are case-insensitive."""
+        return {n.lower(): n for n in self.devices}
 
     @cached_property
     def name_words(self) -> frozenset[str]:
@@ -154,12 +176,15 @@ def extract(question: str, vocab: Vocabulary, clock: datetime,
     text.mask(when.spans)
     ent.tickets = [f"CHG-{m.group(1)}" for m in _TICKET.finditer(text.masked)]
     text.mask([m.span() for m in _TICKET.finditer(text.masked)])
+    dotted_names(text, ent, vocab, notes)  # host.example.net: before its labels are read alone
     positions = _addresses(text, ent, notes)
     ent.interfaces = [_iface(m.group(0)) for m in _IFACE.finditer(text.masked)]
     text.mask([m.span() for m in _IFACE.finditer(text.masked)])
     ent.globs = [m.group(0) for m in _GLOB.finditer(text.masked)]
     text.mask([m.span() for m in _GLOB.finditer(text.masked)])
     positions += _names(text, ent, vocab, notes, hint_sites or [])
+    positions = address_device(question, ent, vocab, positions)
+    logged_names(text, ent, vocab, notes)
     ends = endpoints(question, positions)
     ent.endpoints, ent.repeated, ent.conflicts = ends.ips, ends.repeated, ends.conflicts
     notes += ends.notes

@@ -20,6 +20,7 @@ from netopsai.planner.complaints import CHANGE_ASK, DOUBT, FAILING, GONE, HEALTH
 from netopsai.planner.entities import Entities, Vocabulary, extract
 from netopsai.planner.followup import is_follow_up, merge
 from netopsai.planner.help import ACTION, HELP_ASK, unknown_note
+from netopsai.planner.hostnames import logged_only
 from netopsai.planner.hurried import normalise
 from netopsai.planner.job_names import JobTable, named_job
 from netopsai.planner.job_thread import follows_job, job_follow_up, job_lookup
@@ -34,7 +35,7 @@ def _rx(pattern: str) -> re.Pattern[str]:
 TRACE = _rx(r"\btrace\w*|\btracert\b|\bpaths?\b|\broutes?\b|\bhops?\b|\bwhich way\b|\bmtr\b"
             r"|\bgo(?:es)? (?:through|via)\b|\btravers\w*")
 BETWEEN = _rx(r"\bbetween\b")
-ALARM = _rx(r"\balarm\w*|\balert\w*|\bfiring\b|\btraps?\b")
+ALARM = _rx(r"\balarm\w*|\balert\w*|\bfiring\b|\btraps?\b|\bwarnings\b")  # "optics warnings"
 SESSIONS = ("bgp", "routing")  # "which BGP sessions went down", "OSPF adjacency": their alarms
 CHANGE = _rx(r"(?<!state )\bchang(?:e|es|ed|ing)\b(?!\s+state)|\bmaintenance\b|\bdeploy\w*"
              r"|\bwho touched\b|\bmodif\w*|\brollouts?\b|\bupgrade[sd]?\b|\broll ?backs?\b")
@@ -250,6 +251,8 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
     notes += resolve_window(ent, intent, clock, change_start, last_seen)
     calls, more = _calls(intent, recipe, ent, vocab, rest)
     calls = port_scope(calls, question, ent.zone, ent.window)  # "uplinks", "towards the spines"
+    intent, calls, logged = logged_only(intent, calls, ent)  # devices known only from their logs
+    more += logged
     notes += more
     if ent.unknown and calls:
         notes.append("nothing was run: a name above is not in the inventory or is ambiguous")

@@ -1,0 +1,217 @@
+"""Devices as networks and their logs name them (issue 24 items 2 and 6): a fully qualified name
+("host.example.net" for the inventory's "host"), a device's management or interface address
+("what happened to 10.100.0.32 Ethernet1/33?"), and a device the inventory does not know but
+whose log lines were loaded ("leaf9.example.net"): a provisional device, read from its events
+only, and said to be one ("not in the inventory; seen in N log lines from SENDER").
+
+The look-ups at question time are callbacks the vocabulary carries (the inventory's address
+owners, the events store): the planner itself stays a function of text, vocabulary and clock."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+# a dotted host name: labels of letters, digits and hyphens, the first starting with a letter
+# (an address is four numbers and is read elsewhere); a sentence's final dot is no label
+FQDN = re.compile(r"(?<![\w.-])[A-Za-z][\w-]{0,62}(?:\.[A-Za-z0-9][\w-]{0,62}){1,8}(?![\w-]|\.\w)")
+# a bare name with a digit ("leaf9", "fw-02"): a candidate for a device known only from its logs
+NAMEISH = re.compile(r"(?<![\w.-])[A-Za-z][\w-]{0,62}\d[\w-]{0,62}(?![\w.-])")
+MAX_LOOKUPS = 6  # store look-ups for one question at most: a question is short
+# words that make a lone address a device's (its logs, ports, alarms), not a host to reach
+ABOUT_DEVICE = re.compile(r"\bhappened\b|\bflap\w*|\boptic\w*|\btransceiver\w*|\blogs?\b"
+                          r"|\bevents?\b|\balarms?\b|\bwarnings?\b|\bports?\b|\binterfaces?\b"
+                          r"|\bsyslog\b|\btimeline\b|\bhistory\b", re.I)
+
+
+@dataclass(frozen=True)
+class Logged:
+    """A device name the events store holds: as stored, how many lines (at most `cap`), and
+    where they came from (the sender's address, or the file they were loaded from)."""
+
+    name: str
+    lines: int
+    sender: str
+    capped: bool = False
+
+    def note(self) -> str:
+        many = f"at least {self.lines}" if self.capped else str(self.lines)
+        return (f"{self.name} is not in the inventory; seen in {many} log "
+                f"line{'s' * (self.lines != 1)} from {self.sender or 'an unknown sender'}")
+
+
+LoggedLookup = Callable[[str], "Logged | None"]
+OwnerLookup = Callable[[str], "str | None"]
+
+
+def strip_domain(name: str, domains: tuple[str, ...]) -> str | None:
+    """`name` without the first configured domain it ends with (`ingest.domains`)."""
+    low = name.lower()
+    for d in domains:
+        if low.endswith("." + d) and len(low) > len(d) + 1:
+            return name[:-len(d) - 1]
+    return None
+
+
+def spellings(typed: str, domains: tuple[str, ...]) -> list[str]:
+    """The names a typed device may be stored under: as typed, in lower case, with a configured
+    domain added or removed, and (for a dotted name) its first label."""
+    out = [typed, typed.lower()]
+    bare = strip_domain(typed, domains)
+    if bare:
+        out += [bare, bare.lower()]
+    elif "." not in typed:
+        out += [f"{typed}.{d}" for d in domains] + [f"{typed.lower()}.{d}" for d in domains]
+    if "." in typed:
+        first = typed.split(".")[0]
+        out += [first, first.lower()]
+    return list(dict.fromkeys(out))
+
+
+def inventory_name(typed: str, lowered: dict[str, str], domains: tuple[str, ...]) -> str | None:
+    """The inventory device a dotted name stands for: itself in any case, else without its
+    configured domain, else its first label (the domain learned: the inventory's short name)."""
+    for cand in spellings(typed, domains):
+        hit = lowered.get(cand.lower())
+        if hit is not None:
+            return hit
+    return None
+
+
+def logged_lookup(events: Any, domains: tuple[str, ...], clock: Callable[[], datetime],
+                  cap: int = 20_000) -> LoggedLookup:
+    """A look-up of device names in the events store (the Alarms backend's `events`): the first
+    spelling that logged anything, with its line count and sender."""
+    from netopsai.timewin import Window
+
+    def look(typed: str) -> Logged | None:
+        w = Window(start=datetime(1970, 1, 1, tzinfo=UTC), end=clock())
+        for cand in spellings(typed, domains):
+            try:
+                rows, total = events.events([cand], w, limit=1)
+            except Exception:  # noqa: BLE001 - a store that cannot answer knows no such device
+                return None
+            if rows:
+                return Logged(str(rows[-1].get("device") or cand), total,
+                              str(rows[-1].get("host") or ""), capped=total >= cap)
+        return None
+    return look
+
+
+def owner_lookup(inventory: Any) -> OwnerLookup:
+    """The network device (not a host) holding an address: management, loopback or a port's."""
+    def owner(ip: str) -> str | None:
+        try:
+            row = inventory.ip_owner(ip)
+        except Exception:  # noqa: BLE001 - an address nobody holds
+            return None
+        if not row.get("device") or row.get("role") == "host":
+            return None
+        return str(row["device"])
+    return owner
+
+
+def _add(ent: Any, typed: str, name: str) -> None:
+    if name not in ent.devices:
+        ent.devices.append(name)
+    if typed != name:
+        ent.corrections[typed] = name
+
+
+def _provisional(ent: Any, typed: str, found: Logged, notes: list[str]) -> None:
+    _add(ent, typed, found.name)
+    if found.name not in ent.provisional:
+        ent.provisional.append(found.name)
+        notes.append(found.note())
+
+
+def dotted_names(text: Any, ent: Any, vocab: Any, notes: list[str]) -> None:
+    """Fully qualified names: the inventory's device (in any case, with or without its
+    domain), else a device known only from its logs. Names that are neither stay in the text
+    for the other passes (the "sw-01" of an unknown "sw-01.lab" is still tried)."""
+    spans, looked = [], 0
+    for m in FQDN.finditer(text.masked):
+        typed = m.group(0)
+        name = inventory_name(typed, vocab.lowered, vocab.domains)
+        if name is not None:
+            _add(ent, typed, name)
+            spans.append(m.span())
+            continue
+        if vocab.logged is None or looked >= MAX_LOOKUPS:
+            continue
+        looked += 1
+        found = vocab.logged(typed)
+        if found is not None and found.name.lower() not in vocab.lowered:
+            _provisional(ent, typed, found, notes)
+            spans.append(m.span())
+    text.mask(spans)
+
+
+def logged_names(text: Any, ent: Any, vocab: Any, notes: list[str]) -> None:
+    """Bare names with a digit that no inventory name matched ("leaf9", "fw-02") but that
+    logged: devices known only from their logs, read, not reported as unknown."""
+    if vocab.logged is None:
+        return
+    spans = []
+    for m in list(NAMEISH.finditer(text.masked))[:MAX_LOOKUPS]:
+        found = vocab.logged(m.group(0))
+        if found is not None and found.name.lower() not in vocab.lowered:
+            _provisional(ent, m.group(0), found, notes)
+            spans.append(m.span())
+    text.mask(spans)
+
+
+def address_device(question: str, ent: Any, vocab: Any, positions: list[Any]) -> list[Any]:
+    """A lone address that is a network device's own (management, loopback, a port's), in a
+    question about that device's ports or logs ("which ports flapped on 10.100.0.32?"), is the
+    device: syslog headers name devices so. An address to reach stays an address."""
+    if vocab.owner is None or len(ent.ips) != 1 or ent.devices or len(positions) > 1:
+        return positions
+    if not (ent.interfaces or ABOUT_DEVICE.search(question)):
+        return positions
+    ip = ent.ips[0]
+    device = vocab.owner(ip)  # None for a host's address: a host is an end to reach
+    if device is None:
+        return positions
+    ent.ips.remove(ip)
+    _add(ent, ip, device)
+    return [p for p in positions if getattr(p, "ip", None) != ip]
+
+
+# what a telemetry question about a device known only from its logs reads instead: its alarms
+# of the matching category (raised and cleared at the device's time) and its log lines
+_LOG_CATEGORY = {"flaps": "link", "oper_status": "link", "rx_power": "optics", "tx_power": "optics"}
+
+
+def logged_only(intent: str, calls: list[Any], ent: Any) -> tuple[str, list[Any], list[str]]:
+    """Calls for a question about a provisional device: the inventory and counters know nothing
+    of it (telemetry and metadata would only fail), its events and alarms know all there is."""
+    if not ent.provisional:
+        return intent, calls, []
+    from netopsai.planner.calls import ToolCall
+
+    kept: list[Any] = []
+    rerouted = False
+    for c in calls:
+        devices = c.args.get("devices") or ([c.args["name"]] if c.args.get("name") else [])
+        if c.tool not in ("telemetry", "metadata") or not set(devices) & set(ent.provisional):
+            kept.append(c)
+            continue
+        rerouted = True
+        if c.tool == "metadata" or intent == "interface.history":
+            continue  # the port's timeline already reads its events and alarms
+        window = {"window": c.args["window"]} if c.args.get("window") else {}
+        cat = _LOG_CATEGORY.get(str(c.args.get("metric")))
+        lines = ToolCall("events", {"devices": devices, **window, **(
+            {"interface": c.args["interface"]} if c.args.get("interface") else {})})
+        alarms = ToolCall("alarms", {"devices": devices, "state": "any", **window,
+                                     **({"category": cat} if cat else {})})
+        kept += [lines, alarms] if cat == "link" else [alarms, lines]  # what answers it first
+    if not rerouted:
+        return intent, calls, []
+    note = (f"{', '.join(ent.provisional)}: read from its log lines and alarms (no counters or "
+            "links without an inventory entry)")
+    return ("alarms" if intent.startswith("telemetry.") else intent), kept, [note]
