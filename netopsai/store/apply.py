@@ -286,5 +286,7 @@ def _alarm_values(conn: Connection, links: LinkCache, ev: Event, who: Named,
               "site": ev.site or who.site, "raised_at": at,
               "cleared_at": at if ev.instant else None,
               "state": "closed" if ev.instant else "open", "message": ev.message,
+              "neighbor": ev.subject if ev.category in ("bgp", "routing")
+              and ev.subject != ev.interface else None,
               "source": ev.source, "impact": "none", "traffic_lost": False}
     return values

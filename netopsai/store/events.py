@@ -11,6 +11,7 @@ from netopsai.backends.base import Row
 from netopsai.backends.rows import AlarmRecord, ChangeRecord, EventRecord
 from netopsai.ifnames import mentions, same_port
 from netopsai.store import tables as m
+from netopsai.store.naming import is_ip, owners_of, resolve_device
 from netopsai.timewin import Window, as_utc, iso, iso_ms
 
 SCAN = 20_000  # events read for one question at most: the latest ones in the window
@@ -101,13 +102,36 @@ def _event_row(r: m.RawEvent) -> Row:
 
 
 def _add_peers(s: Session, rows: list[Row]) -> None:
-    """The device at the other end of an alarm's link: a dead peer explains a link alarm."""
+    """The device at the other end of an alarm's link: a dead peer explains a link alarm. A
+    session alarm (BGP, OSPF, IS-IS) with no link names its neighbour itself: its address and
+    the device holding it (any address of any interface, a loopback) or named so (IS-IS)."""
     ids = {r["link_id"] for r in rows if r.get("link_id")}
     links = {lk.id: lk for lk in s.exec(select(m.Link).where(col(m.Link.id).in_(ids)))} if ids else {}
     for r in rows:
         lk = links.get(r.get("link_id"))
         r["peer"] = (lk.b_device if lk.a_device == r["device"] else lk.a_device) if lk else None
     _add_peer_addresses(s, [r for r in rows if r.get("category") == "bgp" and r.get("link_id")])
+    named: dict[str, str | None] = {}
+    for r in rows:
+        neighbor = r.pop("neighbor", None)
+        if not neighbor or r.get("category") not in ("bgp", "routing"):
+            continue
+        if is_ip(neighbor):
+            r["peer_address"] = r.get("peer_address") or neighbor
+        if not r["peer"]:
+            if neighbor not in named:
+                named[neighbor] = _device_of(s, neighbor, r["device"])
+            r["peer"] = named[neighbor]
+
+
+def _device_of(s: Session, neighbor: str, device: str) -> str | None:
+    """The inventory device a neighbour stands for: the one other device holding the address,
+    else the device of that name (an IS-IS system name, in any case or without its domain)."""
+    if is_ip(neighbor):
+        owners = [o.name for o in owners_of(s, neighbor) if o.name != device]
+        return owners[0] if len(owners) == 1 else None
+    found = resolve_device(s, neighbor, "")
+    return found.name if s.get(m.Device, found.name) is not None else None
 
 
 def _add_peer_addresses(s: Session, rows: list[Row]) -> None:

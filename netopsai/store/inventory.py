@@ -30,6 +30,7 @@ from netopsai.backends.rows import (
 from netopsai.errors import NetopsError, unknown
 from netopsai.lab.topology import HOST_ROLES, TIERS
 from netopsai.store import tables as m
+from netopsai.store.naming import interface_holding
 from netopsai.store.network import network_clock
 from netopsai.timewin import as_utc, iso
 
@@ -182,9 +183,10 @@ class StoreInventory:
             itf = s.exec(select(m.Interface).where(or_(
                 m.Interface.ip == f"{ip}/31", m.Interface.ip == f"{ip}/24",
                 col(m.Interface.ip).like(f"{ip}/%")))).first()
-            if itf:
-                return cast(IpOwner, {"ip": ip, "device": itf.device, "interface": itf.name,
-                                      **_where(s, itf.device)})
+            held = (itf.device, itf.name) if itf else interface_holding(s, ip)
+            if held:  # an interface's first address, else any of its others
+                return cast(IpOwner, {"ip": ip, "device": held[0], "interface": held[1],
+                                      **_where(s, held[0])})
             d = s.exec(select(m.Device).where(or_(m.Device.loopback == ip,
                                                   m.Device.mgmt_ip == ip))).first()
             if d:

@@ -187,8 +187,7 @@ class NetboxBuilder:
             dev = self._device(loc, r.device, "device")
             if r.interface:
                 self._iface(loc, r.device, r.interface, "interface")
-                key = (r.device, r.interface)
-                self.ifaces.setdefault(key, {"device": r.device, "name": r.interface})["ip"] = r.address
+                self._address(r.device, r.interface, r.address)
             ip = r.address.split("/")[0]
             row = self.devices.setdefault(r.device, {"name": r.device})
             if r.is_primary:
@@ -199,9 +198,21 @@ class NetboxBuilder:
                 hosts.append(loc)
         return hosts
 
+    def _address(self, device: str, interface: str, address: str) -> None:
+        """An interface keeps every address listed for it (IPv4 and IPv6, secondaries); its
+        `ip` column shows the first IPv4 one (else the first)."""
+        row = self.ifaces.setdefault((device, interface), {"device": device, "name": interface})
+        every = row.setdefault("addresses", [])
+        if address not in every:
+            every.append(address)
+        if not row.get("ip") or (ip_interface(address).version == 4
+                                 and ip_interface(row["ip"]).version != 4):
+            row["ip"] = address
+
     def _prefixes(self, host_ips: list[Located]) -> None:
-        gateways = {ip_interface(i["ip"]).network: i for k, i in self.ifaces.items()
-                    if i.get("ip") and self.known[i["device"]]["role"] != "host"
+        gateways = {ip_interface(a).network: {**i, "ip": a} for k, i in self.ifaces.items()
+                    for a in i.get("addresses", ())
+                    if self.known[i["device"]]["role"] != "host"
                     and k not in self.mgmt_only}  # a management port is no segment's gateway
         segments: list[Row] = []
         for loc in self.rows("prefixes"):

@@ -4,7 +4,8 @@ Every source builds an `InventoryBatch` of plain rows (the columns of netopsai.s
 hands it to `sync_inventory`, which upserts it in one transaction and marks the store's
 network as real (Meta `network=real`, `source=napalm|netbox|yaml`). Keys: sites, PoDs and
 devices by name, segments by prefix, host addresses by IP, interfaces by (device, name), links
-by their two ends in either order. Columns a row leaves out keep their stored values.
+by their two ends in either order. Columns a row leaves out keep their stored values. An
+interface row's `addresses` (every address it holds; else its `ip`) replace the stored ones.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
+from ipaddress import ip_interface
 from typing import Any
 
 from sqlalchemy import Engine, bindparam, delete, select, update
@@ -188,8 +190,14 @@ def _upsert_interfaces(session: Session, batch: InventoryBatch, report: SyncRepo
     seen: set[tuple[str, str]] = set()
     new: dict[tuple[str, str], Row] = {}
     changed = 0
-    for row in batch.interfaces:
-        key = (row["device"], row["name"])
+    addresses: dict[tuple[str, str], list[str]] = {}
+    for given in batch.interfaces:
+        key = (given["device"], given["name"])
+        row = {c: v for c, v in given.items() if c != "addresses"}
+        every = given.get("addresses") or ([row["ip"]] if row.get("ip") else None)
+        if every is not None:  # rows that name no address keep the stored ones
+            addresses.setdefault(key, [])
+            addresses[key] += [a for a in every if a not in addresses[key]]
         seen.add(key)
         if key in new:
             new[key] = _full_row(m.Interface, {**new[key], **row})
@@ -208,6 +216,31 @@ def _upsert_interfaces(session: Session, batch: InventoryBatch, report: SyncRepo
     bulk_insert(session, m.Interface, new.values())
     report.added["interface"], report.updated["interface"] = len(new), changed
     report.removed["interface"] = len(gone)
+    gone_keys = [k for k, r in stored.items() if r["id"] in set(gone)]
+    _write_addresses(session, addresses, gone_keys)
+
+
+def _write_addresses(session: Session, addresses: dict[tuple[str, str], list[str]],
+                     gone: list[tuple[str, str]]) -> None:
+    """Every address of each interface the batch gives addresses for: exactly those (an import
+    lists them all), kept normalised (2001:DB8::1/64 is 2001:db8::1) so lookups meet; a removed
+    interface's go with it."""
+    tbl = m.InterfaceAddress.__table__  # type: ignore[attr-defined]
+    drop = [{"d": d, "i": i} for d, i in [*addresses, *gone]]
+    if drop:  # one executemany: a fabric has tens of thousands of ports
+        session.connection().execute(delete(tbl).where(
+            tbl.c.device == bindparam("d"), tbl.c.interface == bindparam("i")), drop)
+    rows = []
+    for (device, name), every in addresses.items():
+        for text in every:
+            try:
+                addr = ip_interface(text)
+            except ValueError:  # not an address (the source's validation let it through)
+                continue
+            prefix = addr.network.prefixlen if "/" in text else None
+            rows.append({"device": device, "interface": name, "ip": addr.ip.compressed,
+                         "prefixlen": prefix})
+    bulk_insert(session, m.InterfaceAddress, rows)
 
 
 def _ends(row: Row) -> frozenset[tuple[str, str]]:

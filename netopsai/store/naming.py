@@ -110,12 +110,24 @@ def owners_of(s: Session, address: str) -> list[Named]:
         or_(m.Device.mgmt_ip == ip, m.Device.loopback == ip))))
     names.update(s.exec(select(m.Interface.device).where(
         or_(m.Interface.ip == ip, col(m.Interface.ip).startswith(f"{ip}/")))))
+    names.update(s.exec(select(m.InterfaceAddress.device).where(m.InterfaceAddress.ip == ip)))
     names.update(s.exec(select(m.HostAddress.device).where(m.HostAddress.ip == ip)))
     if not names:
         return []
     sites = {n: site for n, site in s.exec(select(m.Device.name, m.Device.site).where(
         col(m.Device.name).in_(names)))}
     return [Named(n, sites.get(n, "")) for n in sorted(names)]
+
+
+def interface_holding(s: Session, address: str) -> tuple[str, str] | None:
+    """(device, interface) holding `address` among every address of each interface (a
+    second address, an IPv6 one written in any case)."""
+    ip = _plain(address)
+    if ip is None:
+        return None
+    row = s.exec(select(m.InterfaceAddress.device, m.InterfaceAddress.interface).where(
+        m.InterfaceAddress.ip == ip)).first()
+    return (row[0], row[1]) if row else None
 
 
 def _plain(address: str) -> str | None:
@@ -213,12 +225,24 @@ def session_link(conn: Connection, device: str, peer: str | None) -> tuple[str, 
         (_BGP.c.a_device == device) & (_BGP.c.b_ip == peer),
         (_BGP.c.b_device == device) & (_BGP.c.a_ip == peer)))).scalar()
     if link_id is None:
-        far = conn.execute(sa_select(_IFACE.c.link_id).where(
-            _IFACE.c.ip.like(f"{peer}/%"), _IFACE.c.link_id.is_not(None))).first()
-        link_id = far[0] if far else None
+        link_id = _far_link(conn, _plain(peer) or peer)
     if link_id is None:
         return None
     lk = conn.execute(sa_select(_LINK).where(_LINK.c.id == link_id)).first()
     if lk is None or device not in (lk.a_device, lk.b_device):
         return None
     return (lk.a_interface if lk.a_device == device else lk.b_interface), int(link_id), lk.kind
+
+
+_ADDR: Table = m.InterfaceAddress.__table__  # type: ignore[attr-defined]
+
+
+def _far_link(conn: Connection, peer: str) -> int | None:
+    """The link under the neighbour's interface that holds `peer` (any of its addresses)."""
+    far = conn.execute(sa_select(_IFACE.c.link_id).where(
+        _IFACE.c.ip.like(f"{peer}/%"), _IFACE.c.link_id.is_not(None))).first()
+    if far is None:
+        far = conn.execute(sa_select(_IFACE.c.link_id).select_from(_ADDR.join(
+            _IFACE, (_IFACE.c.device == _ADDR.c.device) & (_IFACE.c.name == _ADDR.c.interface)))
+            .where(_ADDR.c.ip == peer, _IFACE.c.link_id.is_not(None))).first()
+    return int(far[0]) if far else None

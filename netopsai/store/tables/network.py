@@ -73,6 +73,19 @@ class Interface(SQLModel, table=True):
     link_id: int | None = None
 
 
+class InterfaceAddress(SQLModel, table=True):
+    """Every address of an interface (a port may hold several, IPv4 and IPv6): ip_owner and the
+    ingest's naming find a device by any of them. `Interface.ip` keeps the first, for the
+    readers that show one; a lab store has only that (the lookups read both)."""
+
+    __table_args__ = (Index("ix_ifaddr_device_interface", "device", "interface"),)
+    id: int | None = Field(default=None, primary_key=True)
+    device: str
+    interface: str
+    ip: str = Field(index=True)  # the address alone, as ipaddress writes it (2001:db8::1)
+    prefixlen: int | None = None
+
+
 class Link(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     a_device: str = Field(index=True)
@@ -158,6 +171,9 @@ class Alarm(SQLModel, table=True):
     cleared_at: datetime | None = None
     state: str = "open"  # open | closed
     message: str = ""
+    # the neighbour a session alarm's message names (a BGP peer's address, an OSPF router id,
+    # an IS-IS system name): the peer of a session no inventory row describes
+    neighbor: str | None = None
     source: str = "lab"
     impact: str = "none"  # traffic_lost | degraded | none
     traffic_lost: bool = False
