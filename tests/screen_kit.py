@@ -5,8 +5,10 @@ the app and the browser come from tests/browser_kit.py."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from tests.browser_kit import ARTIFACTS
@@ -134,7 +136,14 @@ def ask(pg: Page, question: str = QUESTION) -> None:
 
 
 def settle(pg: Page, ms: int = 1500) -> None:
-    """The chat places the answer for a moment after it arrives (it renders in parts)."""
+    """The chat places the answer for a moment after it arrives (it renders in parts, slowly on
+    a loaded machine): wait until its first line is in the chat's box (at most 15 s), then a
+    moment more, so a later jump (the chatbot's own autoscroll) is still caught."""
+    with contextlib.suppress(PlaywrightError):
+        pg.wait_for_function(f"() => {{ try {{ const l = ({FIRST_LINE})(); return l && l.top >= 0"
+                             " && l.top >= l.wrapTop - 1 && l.bottom <= l.wrapBottom + 1"
+                             " && l.bottom <= l.height; } catch (e) { return false; } }",
+                             timeout=15_000)
     pg.wait_for_timeout(ms)
 
 

@@ -22,8 +22,8 @@ from netopsai.ui.gradio.views import for_browser, network_wall_time, port_colour
 # after an answer, and after a thread opens: the chat shows the last answer from its first line
 # (the conclusion), not the bottom of its rows. The chat's own scroll box moves, not the page
 # (the tab strip stays), except to bring the pinned headline back when the page was scrolled
-# past it. The chatbot renders late and in parts, so the place is kept for about three seconds,
-# until the on-call scrolls, clicks or types.
+# past it. The chatbot renders late and in parts, so the place is kept until the chat stops
+# growing, or until the on-call scrolls, clicks or types.
 SHOW_ANSWER = """() => {
   const wrap = document.querySelector('#chat .bubble-wrap');
   if (!wrap) return;
@@ -49,8 +49,18 @@ SHOW_ANSWER = """() => {
       window.scrollBy(0, (tabs ? tabs.getBoundingClientRect().top : top) - 4);
     }
   };
-  let n = 0;
-  const tick = () => { if (quiet || n++ > 30) return; place(); setTimeout(tick, 100); };
+  // three seconds at least, then until the chat has stopped growing for a second (a loaded
+  // machine renders the answer in parts for longer, and the chatbot's own autoscroll would then
+  // take the reader to the bottom), at most ten seconds
+  let n = 0, still = 0, last = -1;
+  const tick = () => {
+    if (quiet || n++ > 100) return;
+    place();
+    const h = wrap.scrollHeight;
+    still = (h === last && answer()) ? still + 1 : 0;
+    last = h;
+    if (n < 30 || still < 10) setTimeout(tick, 100);
+  };
   tick();
 }"""
 # the address bar holds the thread, so a reload or a pasted link reopens it
