@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from netopsai.backends.syslog.parse import mnemonic, parse_frame
+from netopsai.backends.syslog.parse import classify, mnemonic, parse_frame
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
@@ -52,6 +52,21 @@ def judged(rid: str) -> tuple[Any, dict[str, bool]]:
     ("smb_switch-0003", "STP_BLOCKED", "clear"),  # "STP status Forwarding"
     # Huawei S-series format-date precision-time: "2018-7-23 01:00:34.270.1 host %%01IFNET..."
     ("huawei_vrp-0004", "LINK_DOWN", "raise"),
+    # NX-OS names a port's description after it: "Interface Ethernet1/38 (description:SRV-01)"
+    ("cisco_nxos-0024", "ADMIN_DOWN", "raise"),
+    ("cisco_nxos-0026", "LINK_DOWN", "clear"),
+    # IOS BPDU guard naming the bridge: "Received BPDU from bridge aabb.ccdd.eeff on port ..."
+    ("cisco_ios-0304", "ERR_DISABLED", "raise"),
+    # FRR's log id "[PXVXG-TFNNT]" after "BGP:" is no origin-id host
+    ("frr-0124", "BGP_DOWN", "raise"),
+    # SONiC's severity column after an empty host is no host: "... 17:52:41.788610  INFO kernel:"
+    ("sonic-0084", "LINK_DOWN", "raise"),
+    # systemd-networkd, NetworkManager and FRR zebra link states
+    ("linux_nic-0205", "LINK_DOWN", "raise"),
+    ("linux_nic-0208", "LINK_DOWN", "raise"),  # eth0.1: the VLAN sub-interface keeps its unit
+    ("linux_nic-0225", "LINK_DOWN", "clear"),
+    ("linux_nic-0506", "LINK_DOWN", "clear"),
+    ("frr-0111", "LINK_DOWN", "raise"),
 ])
 def test_real_lines_come_through_complete(rid: str, kind: str, action: str) -> None:
     ev, got = judged(rid)
@@ -70,3 +85,13 @@ def test_a_small_business_login_raises_nothing() -> None:
     for rid in ("smb_switch-0001", "smb_switch-0002", "smb_switch-0010"):
         ev, got = judged(rid)
         assert ev.action != "raise" and not got["noise_alarm"], rid
+
+
+def test_an_oper_state_set_to_what_it_was_raises_nothing() -> None:
+    """SONiC orchagent re-reading a state: "Port PortChannel01 oper state set from down to
+    down" (labelled noise) is no change; the same line with a change still raises."""
+    ev, got = judged("sonic-0088")
+    assert ev.action != "raise" and not got["noise_alarm"]
+    changed = corpus()["sonic-0088"]["line"].replace("from down to down", "from up to down")
+    assert classify(parse_frame(changed.encode()).text) is not None
+    assert classify(parse_frame(changed.encode()).text).action == "raise"  # type: ignore[union-attr]

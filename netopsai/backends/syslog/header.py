@@ -32,15 +32,18 @@ _KV_DATE = re.compile(r"date=(\d{4}-\d{2}-\d{2}) time=(\d{2}:\d{2}:\d{2})\s+")  
 _UPTIME = re.compile(r"(?:\d+[ywdh]\d+[ywdhm]|\d+:\d{2}:\d{2}(?:\.\d+)?):\s+")  # 2y10w: 00:00:43:
 _NAME = r"[A-Za-z0-9][\w.-]*"
 # `logging origin-id`: a name, a colon, then more header (a sequence number, a stamp, a node, SD)
-_ORIGIN = re.compile(rf"({_NAME}):\s+(?=(?:{STAMP.pattern})|-?\d+:\s|(?:RP|LC|\d+)/|\[|"
+# (the IOS session id's `[syslog@9 s_id="..."]` has a param: FRR's log id `[MR3ZF-ATDBY]` has none)
+_ORIGIN = re.compile(rf"({_NAME}):\s+(?=(?:{STAMP.pattern})|-?\d+:\s|(?:RP|LC|\d+)/|\[[^\]]*=|"
                      rf"\d+[ywdh]\d+[ywdhm]:)")
 _XR_HOST = re.compile(rf"({_NAME}) (?=(?:RP|LC|\d+)/\S*?CPU\d+:)")  # "router1 LC/0/2/CPU0:..."
 _SD = re.compile(r"\[([^\s\]=]+)((?:\s+[^\s=\]]+\s*=\s*\"(?:[^\"\\]|\\.)*\")*)\s*\](?::?\s+|(?=\[)|$)")
 _PARAM = re.compile(r'([^\s=\]]+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 _BRACKETED = re.compile(r"\[\s*(?:\d+\.\d+|([A-Z][a-z]{2} [^\]]+))\]\s+")
 # OpenWrt logread's "daemon.notice", MikroTik's "firewall,info": the message's own words
+# and SONiC's severity column after an empty host ("17:52:41.788610  INFO kernel: ...")
 _NOT_HOST = re.compile(r"(?:kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|"
-                       r"local[0-7])\.(?:emerg|alert|crit|err|warn|warning|notice|info|debug)$|.*,")
+                       r"local[0-7])\.(?:emerg|alert|crit|err|warn|warning|notice|info|debug)$|.*,|"
+                       r"(?:EMERG|ALERT|CRIT|ERR|ERROR|WARN|WARNING|NOTICE|INFO|DEBUG)$")
 MAX_LAYERS = 12  # a header has a handful of elements; a line of "1: 1: 1: ..." stops here
 
 
