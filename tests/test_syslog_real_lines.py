@@ -67,6 +67,18 @@ def judged(rid: str) -> tuple[Any, dict[str, bool]]:
     ("linux_nic-0225", "LINK_DOWN", "clear"),
     ("linux_nic-0506", "LINK_DOWN", "clear"),
     ("frr-0111", "LINK_DOWN", "raise"),
+    # AOS-CX event log lines: "intfd[582]: Event|404|LOG_INFO|AMM|1/1|Link status for ..."
+    ("hpe_aruba-0012", "LINK_DOWN", "raise"),
+    ("hpe_aruba-0176", "LINK_DOWN", "clear"),  # "intfd[924] Event|403|..." (no colon), "at 1 Gbps"
+    ("hpe_aruba-0052", "ADMIN_DOWN", "raise"),
+    ("hpe_aruba-0087", "ADMIN_DOWN", "raise"),  # an SVI, vlan76
+    ("hpe_aruba-0067", "LACP_MEMBER_DOWN", "raise"),
+    ("hpe_aruba-0091", "ERR_DISABLED", "raise"),
+    ("hpe_aruba-0098", "STP_BLOCKED", "note"),
+    ("hpe_aruba-0108", "TRANSCEIVER_REMOVED", "clear"),
+    # ProCurve: "00077 ports:  port 3 is now off-line", "port A12 is Blocked by STP"
+    ("hpe_aruba-0001", "LINK_DOWN", "raise"),
+    ("hpe_aruba-0004", "STP_BLOCKED", "note"),
 ])
 def test_real_lines_come_through_complete(rid: str, kind: str, action: str) -> None:
     ev, got = judged(rid)
@@ -95,3 +107,12 @@ def test_an_oper_state_set_to_what_it_was_raises_nothing() -> None:
     changed = corpus()["sonic-0088"]["line"].replace("from down to down", "from up to down")
     assert classify(parse_frame(changed.encode()).text) is not None
     assert classify(parse_frame(changed.encode()).text).action == "raise"  # type: ignore[union-attr]
+
+
+def test_no_noise_line_in_the_corpus_raises_an_alarm() -> None:
+    """Config changes, logins and plain noise (the corpus's labels) never raise, whatever rule
+    takes them: AOS-CX's "Port 1/1/18 is blocked by port-access" is a login's doing, not STP."""
+    raised = [rid for rid, row in corpus().items()
+              if not row.get("derived") and row["expect"]["kind"] in scorer().NOISE_KINDS
+              and ingest().event(row).action == "raise"]
+    assert raised == []
