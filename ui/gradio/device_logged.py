@@ -1,0 +1,76 @@
+"""The Device tab for a device the inventory does not know but whose log lines the store holds
+(a provisional device: a new switch, a host name the inventory spells otherwise): its log lines
+and alarms, and one line that says it is not in the inventory and where its lines came from —
+never an "unknown device" error that hides them (issue 24 item 2)."""
+
+from __future__ import annotations
+
+import html
+from datetime import tzinfo
+from typing import Any
+
+from netopsai.backends.base import Backends
+from netopsai.evidence import Evidence
+from netopsai.planner.hostnames import Logged, logged_lookup
+from netopsai.tools.registry import run_tool
+from netopsai.ui.gradio.device import (
+    EVENTS_SHOWN,
+    DevicePage,
+    _alarms_frame,
+    _cases_frame,
+    _events_frame,
+    when,
+)
+from netopsai.words import count
+
+_AMBER = "#b45309"
+
+
+def logged_device(backends: Backends, name: str) -> Logged | None:
+    """The device as the events store names it (any case, with or without a configured domain),
+    when it logged anything and is not in the inventory."""
+    return logged_lookup(backends.alarms, backends.domains, backends.inventory.clock)(name)
+
+
+def logged_facts(found: Logged) -> str:
+    """The card in place of the inventory's facts: what the device is known from."""
+    return (f'<div class="np-device"><h3 style="margin:0 0 6px">{html.escape(found.name)} '
+            f'<span style="color:{_AMBER}">● not in the inventory</span></h3>'
+            f"<p style=\"margin:0\">{html.escape(found.note())}. Shown: its log lines and the "
+            "alarms they raised; add it to the inventory for its ports, neighbours and "
+            "counters.</p></div>")
+
+
+def logged_panels(backends: Backends, found: Logged, window: str,
+                  shown: int) -> tuple[Evidence, Evidence, Evidence]:
+    """Its open alarms, the window's alarms (for cases) and its latest log lines in the window."""
+    def call(tool: str, **args: Any) -> Evidence:
+        return run_tool(tool, args, backends)
+    return (call("alarms", devices=[found.name], state="open", window=window),
+            call("alarms", state="any", correlate=True, window=window),
+            call("events", devices=[found.name], window=window, limit=shown))
+
+
+def logged_status(found: Logged, alarms: int, lines: int, window: dict[str, Any] | None,
+                  zone: tzinfo) -> str:
+    """One line, as a known device's: what is shown, in which window, and that it is provisional."""
+    span = (f" · window {when(window.get('start'), zone)} .. {when(window.get('end'), zone)}"
+            if window else "")
+    return (f"{found.name} (not in the inventory): {count(alarms, 'open alarm')} · "
+            f"{count(lines, 'log line')} in the window of {found.lines} seen{span}")
+
+
+def logged_page(backends: Backends, name: str, window: str, zone: tzinfo) -> DevicePage | None:
+    """The page of a device known only from its logs; None when it logged nothing either."""
+    found = logged_device(backends, name)
+    if found is None:
+        return None
+    open_alarms, cases, events = logged_panels(backends, found, window, EVENTS_SHOWN)
+    page = DevicePage(name=found.name, facts=logged_facts(found),
+                      alarms=_alarms_frame(open_alarms.rows, zone),
+                      cases=_cases_frame(cases, found.name, zone),
+                      events=_events_frame(events.rows, zone),
+                      errors=[f"{e.tool}: {err}" for e in (open_alarms, cases, events)
+                              for err in e.errors])
+    page.status = logged_status(found, len(page.alarms), len(page.events), events.window, zone)
+    return page
