@@ -129,3 +129,66 @@ def test_an_isis_neighbour_by_its_system_name_and_an_unknown_one(store: Engine) 
     got = {(r.get("peer_address"), r["peer"]) for r in rows}
     assert got == {(None, "dc1-spine-02"), ("198.51.100.7", None)}
     assert all("neighbor" not in r for r in rows)  # rows keep the Alarms contract's shape
+
+
+# an IPv6 session over a port that flaps, seen from both ends (Arista EOS lines, in the form
+# of tests/data/syslog/vendors/arista-eos.yaml): the port bounces four times in a minute; the
+# session drops with the fourth Down, one the flap alarm absorbed, and the port comes back
+LINK = "<187>{t:%b %d %H:%M:%S} {host} Ebra: %LINK-3-UPDOWN: Interface {port}, changed state to {s}"
+BGP = ("<187>{t:%b %d %H:%M:%S} {host} Bgp: %BGP-5-ADJCHANGE: peer {peer} (VRF default AS 65100) "
+       "old state Established event Stop new state Idle")
+V6 = """address,vrf,tenant,status,role,device,interface,is_primary,dns_name,description
+fc00:0:11::3/127,,AI Fabric,active,,dc1-leaf-01,Ethernet49,false,,
+fc00:0:11::2/127,,AI Fabric,active,,dc1-spine-01,Ethernet1,false,,
+"""
+T0 = datetime(2025, 11, 4, 19, 0, tzinfo=UTC)
+
+
+def _end(host: str, port: str, peer: str) -> list[str]:
+    lines = []
+    for i in range(4):
+        at = T0 + timedelta(seconds=20 * i)
+        lines.append(LINK.format(t=at, host=host, port=port, s="down"))
+        if i == 3:
+            lines.append(BGP.format(t=at, host=host, peer=peer))
+        lines.append(LINK.format(t=at + timedelta(seconds=5), host=host, port=port, s="up"))
+    return lines
+
+
+@pytest.mark.parametrize("addresses", [True, False], ids=["v6-in-inventory", "v6-unknown"])
+def test_a_session_over_a_flapping_port_is_in_the_ports_case(store: Engine, tmp_path: Path,
+                                                              addresses: bool) -> None:
+    """One case for the port event at both ends, not a case for each end's session: with the
+    session's addresses in the inventory its alarm rides the link; without them it dropped in
+    a second when the flap alarm of its device was bouncing the port (the one such link)."""
+    if addresses:
+        (tmp_path / "v6.csv").write_text(V6)
+        import_files(store, [tmp_path / "v6.csv"])
+    for host, port, peer in (("dc1-leaf-01", "Ethernet49", "fc00:0:11::2"),
+                             ("dc1-spine-01", "Ethernet1", "fc00:0:11::3")):
+        path = tmp_path / f"{host}.log"
+        path.write_text("\n".join(_end(host, port, peer)) + "\n")
+        stamp = (T0 + timedelta(days=1)).timestamp()
+        os.utime(path, (stamp, stamp))
+        load_files(str(store.url), [path], device=host)
+    ev = run_tool("alarms", {"correlate": True, "window": {
+        "start": "2025-11-04T18:00:00Z", "end": "2025-11-04T20:00:00Z"}}, backends(store))
+    assert not ev.errors, ev.errors
+    sessions = [r for r in ev.rows if r["kind"] == "BGP_DOWN"]
+    assert sorted(r["device"] for r in sessions) == ["dc1-leaf-01", "dc1-spine-01"]
+    assert any(r["kind"] == "LINK_FLAP" for r in ev.rows)
+    assert len({r["group"] for r in ev.rows}) == 1, [(r["kind"], r["device"], r["group"])
+                                                      for r in ev.rows]
+    if addresses:
+        assert {(r["peer_address"], r["peer"]) for r in sessions} == {
+            ("fc00:0:11::2", "dc1-spine-01"), ("fc00:0:11::3", "dc1-leaf-01")}
+
+
+def test_the_alarms_answer_names_routing_neighbours_too(store: Engine) -> None:
+    at = datetime(2025, 11, 4, 19, 0, tzinfo=UTC)
+    _session_alarm(store, "dc1-leaf-01", "dc1-spine-02.example.net", at)  # with a domain
+    _session_alarm(store, "dc1-leaf-01", "198.51.100.7", at)
+    ev = run_tool("alarms", {"category": "routing", "window": {
+        "start": "2025-11-04T18:00:00Z", "end": "2025-11-04T20:00:00Z"}}, backends(store))
+    assert "OSPF/IS-IS neighbours: " in ev.summary
+    assert "(dc1-spine-02)" in ev.summary and "198.51.100.7 (device unknown)" in ev.summary

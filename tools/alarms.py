@@ -72,12 +72,8 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
                                          f"{' ' + r['interface'] if r['interface'] else ''}"
                                          for r in open_[:6])
     summary += f". {len(lost)} report traffic fully lost." if rows else "."
-    sessions = [r for r in rows if r.get("category") == "bgp"]
-    if sessions:  # a BGP answer names the neighbour: address, device and the link under it
-        summary += " BGP neighbours: " + "; ".join(dict.fromkeys(
-            f"{r.get('peer_address') or '?'} ({r.get('peer') or 'device unknown'}"
-            f"{' via ' + r['device'] + ' ' + str(r['interface']) if r.get('interface') else ''})"
-            for r in sessions[:8])) + (" ..." if len(sessions) > 8 else "") + "."
+    for cat, label in (("bgp", "BGP"), ("routing", "OSPF/IS-IS")):
+        summary += _neighbours([r for r in rows if r.get("category") == cat], label)
     columns = [*COLUMNS, *(["peer_address"] if any(r.get("peer_address") for r in rows) else []),
                *(["group", "root"] if args.correlate else [])]
     facts: dict[str, Any] = {"alarms": len(rows), "open": len(open_), "closed": len(rows) - len(open_),
@@ -90,6 +86,17 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
     return Evidence(tool="alarms", summary=summary, columns=columns,
                     rows=[{c: r.get(c) for c in columns} for r in table], window=w.as_json(),
                     facts=facts)
+
+
+def _neighbours(sessions: list[Any], label: str) -> str:
+    """A session answer names each neighbour: its address (from the inventory's session or the
+    message), its device and the link under it."""
+    if not sessions:
+        return ""
+    return f" {label} neighbours: " + "; ".join(dict.fromkeys(
+        f"{r.get('peer_address') or '?'} ({r.get('peer') or 'device unknown'}"
+        f"{' via ' + r['device'] + ' ' + str(r['interface']) if r.get('interface') else ''})"
+        for r in sessions[:8])) + (" ..." if len(sessions) > 8 else "") + "."
 
 
 def _read(backends: Backends, cats: tuple[str | None, ...], args: AlarmsArgs,

@@ -4,7 +4,8 @@ reads as one case rather than as the dozen alarms it raised.
 Alarms join a case when one event explains them, each rule within `tol` of raised time:
 - one link: both ends of a link, a DCI circuit seen from both sides, and the BGP sessions that
   ride the link (a BGP alarm carries the link under it, or names its peer), or, with no link
-  of their own, went down within a second of one link on their device (an IPv6 session);
+  of their own, went down within a second of one link on their device, or while one link of
+  it was flapping (an IPv6 session);
 - a device outage (unreachable, reload): every alarm on it and every alarm whose link ends on
   it, e.g. its neighbours' link and BGP alarms;
 - a burst: `burst_min` or more links with one common end going down together, when no alarm
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from netopsai.tools.alarm_cases.groups import Groups
 from netopsai.tools.alarm_cases.topology import OUTAGE_KINDS, Topology, alarm_time
 
 LINK_KINDS = {"LINK_DOWN", "LINK_FLAP"}
@@ -70,30 +72,6 @@ class Case:
                 "impact": self.impact}
 
 
-class _Groups:
-    """Union-find over alarm indexes."""
-
-    def __init__(self, n: int) -> None:
-        self.parent = list(range(n))
-
-    def find(self, i: int) -> int:
-        while self.parent[i] != i:
-            self.parent[i] = self.parent[self.parent[i]]
-            i = self.parent[i]
-        return i
-
-    def union(self, i: int, j: int) -> None:
-        a, b = self.find(i), self.find(j)
-        if a != b:
-            self.parent[max(a, b)] = min(a, b)
-
-    def components(self) -> list[list[int]]:
-        out: dict[int, list[int]] = defaultdict(list)
-        for i in range(len(self.parent)):
-            out[self.find(i)].append(i)
-        return list(out.values())
-
-
 def correlate(rows: Sequence[dict[str, Any]], topo: Topology, tol: timedelta = TOL,
               burst_min: int = BURST_MIN) -> list[Case]:
     """The cases of these alarms, open ones first, then the largest. Rows are not modified."""
@@ -114,7 +92,7 @@ def _topology_cases(alarms: list[dict[str, Any]], topo: Topology, tol: timedelta
     times = [alarm_time(a) for a in alarms]
     ends = [topo.ends(a) for a in alarms]
     topo.prefetch(set().union(*ends) if ends else set())
-    g = _Groups(len(alarms))
+    g = Groups(len(alarms))
     _by_link(alarms, times, g, tol)
     _by_same_moment(alarms, times, g)
     outages = _by_outage(alarms, times, ends, g, tol)
@@ -162,7 +140,7 @@ def _link_key(a: dict[str, Any]) -> Any:
     return None
 
 
-def _chain(idx: list[int], times: list[datetime], g: _Groups, tol: timedelta) -> None:
+def _chain(idx: list[int], times: list[datetime], g: Groups, tol: timedelta) -> None:
     """Join alarms of one key whose raise times follow each other within tol."""
     idx = sorted(idx, key=lambda i: times[i])
     for prev, cur in zip(idx, idx[1:], strict=False):
@@ -170,7 +148,7 @@ def _chain(idx: list[int], times: list[datetime], g: _Groups, tol: timedelta) ->
             g.union(prev, cur)
 
 
-def _by_link(alarms: list[dict[str, Any]], times: list[datetime], g: _Groups,
+def _by_link(alarms: list[dict[str, Any]], times: list[datetime], g: Groups,
              tol: timedelta) -> None:
     keyed: dict[Any, list[int]] = defaultdict(list)
     for i, a in enumerate(alarms):
@@ -181,9 +159,10 @@ def _by_link(alarms: list[dict[str, Any]], times: list[datetime], g: _Groups,
         _chain(idx, times, g, tol)
 
 
-def _by_same_moment(alarms: list[dict[str, Any]], times: list[datetime], g: _Groups) -> None:
+def _by_same_moment(alarms: list[dict[str, Any]], times: list[datetime], g: Groups) -> None:
     """Sessions without a link of their own join the one link case of their device that went
-    down within SAME_MOMENT of them (two such links: which one is not known, none is joined)."""
+    down within SAME_MOMENT of them, or was flapping then (a flap alarm stands for every Down
+    from its raise to its clear); two such links: which one is not known, none is joined."""
     links: dict[str, list[int]] = defaultdict(list)
     for i, a in enumerate(alarms):
         if a["kind"] in LINK_KINDS:
@@ -191,13 +170,23 @@ def _by_same_moment(alarms: list[dict[str, Any]], times: list[datetime], g: _Gro
     for i, a in enumerate(alarms):
         if a["category"] not in SESSION_CATEGORIES or a.get("link_id"):
             continue
-        near = [j for j in links.get(a["device"], ()) if abs(times[j] - times[i]) <= SAME_MOMENT]
+        near = [j for j in links.get(a["device"], ()) if _down_then(alarms[j], times[j], times[i])]
         if near and len({g.find(j) for j in near}) == 1:
             g.union(near[0], i)
 
 
+def _down_then(link: dict[str, Any], raised: datetime, at: datetime) -> bool:
+    """Whether the link alarm had its port go down within SAME_MOMENT of `at`."""
+    if abs(raised - at) <= SAME_MOMENT:
+        return True
+    if link["kind"] != "LINK_FLAP" or at < raised:
+        return False
+    end = link.get("cleared_at")
+    return end is None or at <= alarm_time({"raised_at": end}) + SAME_MOMENT
+
+
 def _by_outage(alarms: list[dict[str, Any]], times: list[datetime], ends: list[frozenset[str]],
-               g: _Groups, tol: timedelta) -> list[int]:
+               g: Groups, tol: timedelta) -> list[int]:
     outages = [i for i, a in enumerate(alarms) if a["kind"] in OUTAGE_KINDS]
     for o in outages:
         dev = alarms[o]["device"]
@@ -208,7 +197,7 @@ def _by_outage(alarms: list[dict[str, Any]], times: list[datetime], ends: list[f
 
 
 def _by_burst(alarms: list[dict[str, Any]], times: list[datetime], ends: list[frozenset[str]],
-              g: _Groups, tol: timedelta, burst_min: int, outages: list[int]) -> dict[int, str]:
+              g: Groups, tol: timedelta, burst_min: int, outages: list[int]) -> dict[int, str]:
     """Links with one common end going down together; returns {alarm index: that end} for the
     alarms of each burst (the device itself raised nothing: it was down)."""
     explained = {g.find(o) for o in outages}
@@ -227,7 +216,7 @@ def _by_burst(alarms: list[dict[str, Any]], times: list[datetime], ends: list[fr
     return inferred
 
 
-def _by_session_reset(alarms: list[dict[str, Any]], times: list[datetime], g: _Groups,
+def _by_session_reset(alarms: list[dict[str, Any]], times: list[datetime], g: Groups,
                       tol: timedelta, burst_min: int) -> None:
     """BGP sessions of one device down together, none explained by a link alarm."""
     with_link = {g.find(i) for i, a in enumerate(alarms) if a["kind"] in LINK_KINDS}
