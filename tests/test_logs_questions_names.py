@@ -35,7 +35,7 @@ class _Events:
         self.logged = logged
 
     def events(self, devices: list[str], window: Any, limit: int = 200) -> tuple[list[Any], int]:
-        found = self.logged.get(devices[0])
+        found = next((self.logged[d] for d in devices if d in self.logged), None)
         return ([{"device": found.name, "host": found.sender}], found.lines) if found else ([], 0)
 
 

@@ -89,15 +89,14 @@ def logged_lookup(events: Any, domains: tuple[str, ...], clock: Callable[[], dat
 
     def look(typed: str) -> Logged | None:
         w = Window(start=datetime(1970, 1, 1, tzinfo=UTC), end=clock())
-        for cand in spellings(typed, domains):
-            try:
-                rows, total = events.events([cand], w, limit=1)
-            except Exception:  # noqa: BLE001 - a store that cannot answer knows no such device
-                return None
-            if rows:
-                return Logged(str(rows[-1].get("device") or cand), total,
-                              str(rows[-1].get("host") or ""), capped=total >= cap)
-        return None
+        try:  # every spelling in one read: a question may try a few names
+            rows, total = events.events(spellings(typed, domains), w, limit=1)
+        except Exception:  # noqa: BLE001 - a store that cannot answer knows no such device
+            return None
+        if not rows:
+            return None
+        return Logged(str(rows[-1].get("device") or typed), total, str(rows[-1].get("host") or ""),
+                      capped=total >= cap)
     return look
 
 
