@@ -79,6 +79,18 @@ def judged(rid: str) -> tuple[Any, dict[str, bool]]:
     # ProCurve: "00077 ports:  port 3 is now off-line", "port A12 is Blocked by STP"
     ("hpe_aruba-0001", "LINK_DOWN", "raise"),
     ("hpe_aruba-0004", "STP_BLOCKED", "note"),
+    # Arista: BGP's own BFD state (a mnemonic without severity), STP port state, LAG member left
+    ("arista_eos-0304", "BFD_DOWN", "raise"),
+    ("arista_eos-0144", "STP_BLOCKED", "clear"),
+    ("arista_eos-0313", "LACP_MEMBER_DOWN", "raise"),
+    # Huawei VRP5 trap-style optics: EntPhysicalName=GigabitEthernet0/0/6, "Rx power is too low"
+    ("huawei_vrp-0006", "OPTICS_RX_LOW", "raise"),
+    ("sonic-0128", "LINK_DOWN", "raise"),  # orchagent setHostIntfsOperStatus
+    ("keepalived-0041", "LINK_DOWN", "raise"),  # "Netlink reports enp1s0f0 down"
+    ("keepalived-0056", "LINK_DOWN", "raise"),  # "Kernel is reporting: interface bond0 DOWN"
+    ("linux_nic-0526", "LACP_MEMBER_DOWN", "raise"),  # a bond named net3
+    ("bsd_kernel-0108", "LINK_DOWN", "raise"),  # FreeBSD ax(4): "ax0: Link is DOWN"
+    ("frr-0143", "BFD_DOWN", "raise"),  # bfdd's early "Session 0x2 down peer ..."
 ])
 def test_real_lines_come_through_complete(rid: str, kind: str, action: str) -> None:
     ev, got = judged(rid)
