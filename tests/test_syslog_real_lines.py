@@ -91,6 +91,7 @@ def judged(rid: str) -> tuple[Any, dict[str, bool]]:
     ("linux_nic-0526", "LACP_MEMBER_DOWN", "raise"),  # a bond named net3
     ("bsd_kernel-0108", "LINK_DOWN", "raise"),  # FreeBSD ax(4): "ax0: Link is DOWN"
     ("frr-0143", "BFD_DOWN", "raise"),  # bfdd's early "Session 0x2 down peer ..."
+    ("bird-0009", "BGP_DOWN", "raise"),  # BIRD "<TRACE> bgp1: State changed to down"
 ])
 def test_real_lines_come_through_complete(rid: str, kind: str, action: str) -> None:
     ev, got = judged(rid)
