@@ -129,3 +129,18 @@ def test_no_noise_line_in_the_corpus_raises_an_alarm() -> None:
               if not row.get("derived") and row["expect"]["kind"] in scorer().NOISE_KINDS
               and ingest().event(row).action == "raise"]
     assert raised == []
+
+
+@pytest.mark.parametrize("rid", ["cisco_ios-0005", "cisco_ios-0058", "cisco_ios-0060",
+                                 "cisco_ios-0153", "cisco_ios-0320"])
+def test_ios_poe_lines_are_recognised_events_not_alarms(rid: str) -> None:
+    """%ILPOWER-* (a powered device detected, granted, removed, an invalid power reading): the
+    class is read, the port named, and nothing is raised — the port's own link lines say when
+    it goes down."""
+    ev, _ = judged(rid)
+    assert (ev.kind, ev.action) == ("POE", "note") and ev.interface, rid
+
+
+def test_a_catalyst_transceiver_insert_is_recognised() -> None:
+    ev, _ = judged("cisco_ios-0133")  # "%PHY-5-TRANSCEIVERINSERTED: Slot=1 Port=9: ..."
+    assert (ev.kind, ev.action, ev.subject) == ("TRANSCEIVER_REMOVED", "clear", "Slot=1 Port=9")

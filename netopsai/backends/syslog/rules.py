@@ -40,7 +40,7 @@ CATEGORY = {  # the alarm category of each kind the rules raise
     "LINK_DOWN": "link", "ADMIN_DOWN": "link", "LINK_FLAP": "link", "ERR_DISABLED": "link",
     "LACP_MEMBER_DOWN": "link", "STP_BLOCKED": "link", "STORM_CONTROL": "link", "MAC_FLAP": "link",
     "LOOP_DETECTED": "link", "DUPLICATE_ADDRESS": "link", "PFC_WATCHDOG": "link",
-    "PORT_MISMATCH": "link", "SPEED_DUPLEX": "link",
+    "PORT_MISMATCH": "link", "SPEED_DUPLEX": "link", "POE": "link",
     "OPTICS_LOS": "optics", "OPTICS_LOL": "optics", "OPTICS_RX_LOW": "optics",
     "OPTICS_RX_HIGH": "optics", "OPTICS_TX_LOW": "optics", "OPTICS_TX_HIGH": "optics",
     "TRANSCEIVER_REMOVED": "optics",
