@@ -38,6 +38,7 @@ def test_oper_status_rows_have_the_contract_shape(telemetry_case: Case) -> None:
         assert r["device"] in c.devices
         assert r["state_at_start"] in STATES and r["state_at_end"] in STATES
         assert 0 <= r["flaps"] <= r["transitions"] and r["down_s"] >= 0
+        assert r.get("admin_status", "up") in ("up", "down"), r  # where the source has it
 
 
 def test_oper_status_events_lie_in_the_window(telemetry_case: Case) -> None:
