@@ -249,3 +249,17 @@ def test_optics_warnings_on_an_unknown_host_this_week(home: Path) -> None:
     assert str(alarms[0]["raised_at"]).startswith("2018-04-19T05:10:02")
     assert "OPTICS_LOS on host.site Ethernet12" in r["answer"]
     assert "host.site is not in the inventory" in r["answer"]
+
+
+@pytest.mark.parametrize("question", ["what is wrong with host.site?",
+                                      "what happened to host.site?", "show me the logs of host.site"])
+def test_any_question_about_an_unknown_host_reads_its_lines_and_alarms(home: Path,
+                                                                       question: str) -> None:
+    """Asked without a window the morning after: the window ends at its latest line (a day
+    before), and a device without ports or links in the inventory is never called healthy over
+    its open alarm: its alarms and lines answer."""
+    r = ask(home, question, AFTER_UNKNOWN)
+    assert "healthy" not in r["answer"] and not any(e.get("errors") for e in r["evidence"])
+    assert [a["kind"] for a in rows(r, "alarms") if a["state"] == "open"] == ["OPTICS_LOS"]
+    assert rows(r, "events")[-1]["at"] == "2018-04-19T05:11:18Z"
+    assert "host.site is not in the inventory; seen in 5 log lines" in r["answer"]

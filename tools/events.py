@@ -5,6 +5,7 @@ text. The timeline behind alarms: "what happened to spine2 Hu0/0/0/8 between 10:
 from __future__ import annotations
 
 from collections import Counter
+from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import Field
@@ -82,10 +83,14 @@ def _by_port(rows: list[EventRecord], most: int = 6) -> str:
                      for port, c in busiest) + (f" and {len(kinds) - most} more" if len(kinds) > most else "")
 
 
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def _check_devices(devices: list[str] | None, w: Window, backends: Backends) -> None:
     """Refuse, as changelog and alarms do, a device name that is nowhere: not in the inventory
-    and naming no event in the window (a device the inventory lacks may still log: a new switch,
-    a sender kept under its own name; those are read). A typo would otherwise answer "0 events"."""
+    and naming no event ever (a device the inventory lacks may still log: a new switch, a
+    sender kept under its own name; those are read, quiet windows included). A typo would
+    otherwise answer "0 events"."""
     try:
         backends.inventory.check_names(devices)
     except UnknownName:
@@ -93,5 +98,5 @@ def _check_devices(devices: list[str] | None, w: Window, backends: Backends) -> 
             try:
                 backends.inventory.check_names([name])
             except UnknownName:  # with the closest names; run_tool retries another case
-                if not backends.alarms.events([name], w, limit=1)[1]:
-                    raise
+                if not backends.alarms.events([name], Window(start=EPOCH, end=w.end), limit=1)[1]:
+                    raise  # it never logged: a typo, not a quiet device

@@ -2,7 +2,8 @@
 through callbacks the graph passes in (nodes.py): "since the maintenance window" starts at the
 latest change record in scope; a question about what a device or port did, asked without a
 window, about a device that logged nothing that recent (logs loaded after the fact), ends at its
-latest event instead of the clock."""
+latest event instead of the clock; any question about a device known only from its log lines
+(planner/hostnames.py) reads its last day of them."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ LastSeen = Callable[[Entities], "datetime | None"]
 # nothing that recent (logs loaded after the fact), the window ends at its latest event instead
 ANCHORED = {"telemetry.flaps": "1h", "telemetry.status": "1h", "interface.history": "24h",
             "diagnose.device": "6h"}
+PROVISIONAL = "24h"  # any other question about a device known only from its log lines
 
 
 def resolve_window(ent: Entities, intent: str, clock: datetime, change_start: ChangeStart | None,
@@ -29,6 +31,12 @@ def resolve_window(ent: Entities, intent: str, clock: datetime, change_start: Ch
         return [_since_change(ent, clock, change_start)]
     if intent in ANCHORED and ent.devices and last_seen is not None:
         return _anchor(ent, clock, ANCHORED[intent], last_seen)
+    if ent.provisional and last_seen is not None:  # known only from its logs, loaded or live:
+        notes = _anchor(ent, clock, PROVISIONAL, last_seen)  # what it said last, whatever asked
+        if ent.window is None:  # it logged within the day: that day, not a tool's last hour
+            ent.window = PROVISIONAL
+            notes.append(f"no window given: the last {PROVISIONAL} of its log lines")
+        return notes
     return []
 
 

@@ -187,11 +187,15 @@ _LOG_CATEGORY = {"flaps": "link", "oper_status": "link", "rx_power": "optics", "
 
 def logged_only(intent: str, calls: list[Any], ent: Any) -> tuple[str, list[Any], list[str]]:
     """Calls for a question about a provisional device: the inventory and counters know nothing
-    of it (telemetry and metadata would only fail), its events and alarms know all there is."""
+    of it (telemetry and metadata would only fail), its events and alarms know all there is. A
+    device diagnosis or an inventory question about it becomes its alarms and lines: a diagnosis
+    of a device without ports or links could only say "healthy" over its alarms."""
     if not ent.provisional:
         return intent, calls, []
-    from netopsai.planner.calls import ToolCall
-
+    note = [f"{', '.join(ent.provisional)}: read from its log lines and alarms (no counters or "
+            "links without an inventory entry)"]
+    if intent == "diagnose.device" or intent.startswith("inventory."):
+        return "alarms", _lines_and_alarms(ent.provisional, ent.window, None, None), note
     kept: list[Any] = []
     rerouted = False
     for c in calls:
@@ -202,15 +206,22 @@ def logged_only(intent: str, calls: list[Any], ent: Any) -> tuple[str, list[Any]
         rerouted = True
         if c.tool == "metadata" or intent == "interface.history":
             continue  # the port's timeline already reads its events and alarms
-        window = {"window": c.args["window"]} if c.args.get("window") else {}
         cat = _LOG_CATEGORY.get(str(c.args.get("metric")))
-        lines = ToolCall("events", {"devices": devices, **window, **(
-            {"interface": c.args["interface"]} if c.args.get("interface") else {})})
-        alarms = ToolCall("alarms", {"devices": devices, "state": "any", **window,
-                                     **({"category": cat} if cat else {})})
-        kept += [lines, alarms] if cat == "link" else [alarms, lines]  # what answers it first
+        kept += _lines_and_alarms(devices, c.args.get("window"), c.args.get("interface"), cat)
     if not rerouted:
         return intent, calls, []
-    note = (f"{', '.join(ent.provisional)}: read from its log lines and alarms (no counters or "
-            "links without an inventory entry)")
-    return ("alarms" if intent.startswith("telemetry.") else intent), kept, [note]
+    return ("alarms" if intent.startswith("telemetry.") else intent), kept, note
+
+
+def _lines_and_alarms(devices: list[str], window: Any, interface: str | None,
+                      category: str | None) -> list[Any]:
+    """The devices' log lines and alarms (of `category`) in the window; for a question about
+    ports going down and up, the lines first: they name the ports."""
+    from netopsai.planner.calls import ToolCall
+
+    w = {"window": window} if window else {}
+    lines = ToolCall("events", {"devices": list(devices), **w,
+                                **({"interface": interface} if interface else {})})
+    alarms = ToolCall("alarms", {"devices": list(devices), "state": "any", **w,
+                                 **({"category": category} if category else {})})
+    return [lines, alarms] if category == "link" else [alarms, lines]
