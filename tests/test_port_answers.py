@@ -133,3 +133,18 @@ def test_uplink_state_words_read_the_uplinks_states_too() -> None:
     assert got == [up.args, {"metric": "oper_status", "devices": ["leaf4"], "port_role": "uplink",
                              "window": "1h"}]
     assert port_scope([up], "what are the uplinks of leaf4") == [up]  # a lookup, no state asked
+
+
+@pytest.mark.parametrize("start, end, n, flaps, admin, want", [
+    ("up", "down", 1, 1, "up", "went down"), ("down", "up", 1, 0, "up", "came back"),
+    ("notPresent", "up", 1, 0, "up", "came back"), ("up", "lowerLayerDown", 1, 1, "up", "went down"),
+    ("up", "up", 2, 1, "up", "down and back"), ("down", "down", 2, 1, "up", "back and down again"),
+    ("up", "up", 6, 3, "up", "flapped"), ("down", "down", 0, 0, "down", "admin down"),
+    ("down", "down", 0, 0, "up", "never up"), ("dormant", "dormant", 0, 0, "up", "never up"),
+])
+def test_each_port_says_what_happened(start: str, end: str, n: int, flaps: int, admin: str,
+                                      want: str) -> None:
+    from netopsai.tools.port_answers.states import change
+
+    assert change({"state_at_start": start, "state_at_end": end, "transitions": n, "flaps": flaps,
+                   "admin_status": admin}) == want

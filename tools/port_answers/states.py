@@ -21,17 +21,16 @@ NAMED = 6  # ports a summary names per kind
 
 
 def change(r: Mapping[str, Any]) -> str:
-    """What happened to one port in the window, in an on-call's words."""
-    start, end, n = r["state_at_start"], r["state_at_end"], r["transitions"]
+    """What happened to one port in the window, in an on-call's words. Any state but up
+    (down, lowerLayerDown, notPresent, dormant …) carries no traffic: it counts as down."""
+    start, end, n = r["state_at_start"] == "up", r["state_at_end"] == "up", r["transitions"]
     if not n:
         return "admin down" if r.get("admin_status") == "down" else "never up"
     if r["flaps"] >= 2:
         return "flapped"
-    if start != "down" and end == "down":
-        return "went down"
-    if start == "down" and end != "down":
-        return "came back"
-    return "down and back" if start != "down" else "back and down again"
+    if start != end:
+        return "came back" if end else "went down"
+    return "down and back" if start else "back and down again"
 
 
 def annotate(rows: list[dict[str, Any]], tz: tzinfo) -> list[dict[str, Any]]:
