@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,6 +19,14 @@ from netopsai.lab.manage import init_lab
 from netopsai.store.engine import engine_for
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
+
+# The suite never reads or writes the user's own state (issue 27 item 7): a machine where the
+# web app was used keeps ~/.netopsai/incidents.db, and the diagnosis recalled its incidents in
+# tests that expect none. Every test process (each xdist worker imports this file) gets a home
+# of its own before any netopsai setting is read; tests that need another set it themselves.
+SUITE_HOME = Path(tempfile.mkdtemp(prefix="netopsai-suite-home-"))
+os.environ["NETOPSAI_HOME"] = str(SUITE_HOME)
+atexit.register(shutil.rmtree, SUITE_HOME, True)
 
 
 def new_lab(path: Path, scale: str = "small", seed: int = 7) -> Engine:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from netopsai.sandbox import SandboxSettings, prison, run_code
+from tests.conftest import SUITE_HOME
 from tests.sandbox_helpers import (
     connects,
     listener_fixture,  # noqa: F401  (registers `listener`)
@@ -134,8 +135,7 @@ def test_fork_exec_below_the_hook_is_still_contained(path: Callable[..., Sandbox
 
 def test_a_run_sees_only_the_interpreter_and_its_own_dir(path: Callable[..., SandboxSettings],
                                                          tmp_path: Path) -> None:
-    home = Path.home() / ".netopsai"
-    home.mkdir(exist_ok=True)  # exists on the host: the run must not see it
+    home = SUITE_HOME  # NETOPSAI_HOME exists on the host: the run must not see it
     code = ("import os\nresult = [os.getuid(), os.getpid() < 10, os.path.exists('/etc/passwd'), "
             f"os.path.exists({str(home)!r}), os.access('/usr', os.W_OK), os.listdir('/tmp'), "
             f"os.path.exists({str(tmp_path)!r} + '/elsewhere')]")
