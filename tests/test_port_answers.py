@@ -148,3 +148,10 @@ def test_each_port_says_what_happened(start: str, end: str, n: int, flaps: int, 
 
     assert change({"state_at_start": start, "state_at_end": end, "transitions": n, "flaps": flaps,
                    "admin_status": admin}) == want
+
+
+def test_a_port_is_one_port_however_it_is_spelt() -> None:
+    from netopsai.tools.port_answers.roles import port_key
+
+    assert port_key("leaf4", "Hu0/0/0/1") == port_key("leaf4", "HundredGigE0/0/0/1")
+    assert port_key("leaf4", "HundredGigE0/0/0/1.100") != port_key("leaf4", "HundredGigE0/0/0/1")

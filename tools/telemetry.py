@@ -15,7 +15,7 @@ from netopsai.ifnames import match
 from netopsai.timewin import Window
 from netopsai.tools.base import WindowArgs, as_table, tool
 from netopsai.tools.port_answers import states
-from netopsai.tools.port_answers.roles import label, role_ports
+from netopsai.tools.port_answers.roles import label, port_key, role_ports
 from netopsai.tools.port_answers.states import annotate
 from netopsai.tools.port_answers.zoned import zone
 from netopsai.words import count
@@ -95,8 +95,8 @@ def _narrowed(a: TelemetryArgs, b: Backends, rows: list[dict[str, Any]],
     devices = a.devices or [d["name"] for d in b.inventory.devices(a.site, a.pod, a.role, None)]
     ports = role_ports(b.inventory, devices, a.port_role, a.peer_role)
     if a.interface:
-        ports = {p for p in ports if p[1] == a.interface}
-    return [r for r in rows if (r["device"], r["interface"]) in ports], len(ports)
+        ports = {p for p in ports if p == port_key(p[0], a.interface)}
+    return [r for r in rows if port_key(r["device"], r["interface"]) in ports], len(ports)
 
 
 ROCE = {"pfc": "had 10,000 or more PFC pause frames in 5 minutes",

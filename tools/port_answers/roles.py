@@ -9,10 +9,18 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from netopsai.backends.base import Inventory
+from netopsai.ifnames import canonical
 from netopsai.lab.topology import HOST_ROLES, TIERS
 
 PORT_ROLES = {"uplink": "uplinks", "downlink": "downlinks", "host": "host ports"}
 Port = tuple[str, str]
+
+
+def port_key(device: str, name: str) -> Port:
+    """A port as both the inventory and a telemetry source may spell it: the inventory's link
+    says Hu0/0/0/1, snmp_exporter's ifName HundredGigE0/0/0/1. A sub-interface stays itself
+    (its parent's role is not its own traffic)."""
+    return device, (name if "." in name else canonical(name)).lower()
 
 
 def _peer_role(n: Mapping[str, Any], roles: Mapping[str, str]) -> str:
@@ -43,13 +51,14 @@ def wanted(port_role: str | None, peer_role: str | None) -> Callable[[str, str],
 
 def role_ports(inv: Inventory, devices: Iterable[str], port_role: str | None,
                peer_role: str | None) -> set[Port]:
-    """The (device, interface) pairs of `devices` that the role words mean."""
+    """The ports (port_key) of `devices` that the role words mean."""
     roles = {d["name"]: d["role"] for d in inv.devices(None, None, None, None)}
     test = wanted(port_role, peer_role)
     out: set[Port] = set()
     for dev in devices:
         mine = roles.get(dev) or inv.device(dev)["role"]
-        out.update((dev, n["interface"]) for n in inv.neighbors(dev) if test(mine, _peer_role(n, roles)))
+        out.update(port_key(dev, n["interface"]) for n in inv.neighbors(dev)
+                   if test(mine, _peer_role(n, roles)))
     return out
 
 
