@@ -11,7 +11,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage
 
 from netopsai.diagnosis.base import Diagnosis
-from netopsai.diagnosis.context import asked, baseline_calls
+from netopsai.diagnosis.context import asked, asked_at, baseline_calls
 from netopsai.diagnosis.knowledge import Knowledge
 from netopsai.evidence import Evidence, Ledger, validate_citations
 from netopsai.planner import Entities, Plan, plan
@@ -150,7 +150,7 @@ def diagnose_node(state: CopilotState, tb: Toolbox | None = None, llm: Any = Non
     """The diagnosis engine over this turn's evidence. Its own tool calls (checks that need
     more than the baseline) become evidence of the turn like any other, cited the same way."""
     from netopsai.diagnosis.context import Context
-    from netopsai.diagnosis.device import DEVICE_BUDGET, diagnose_device
+    from netopsai.diagnosis.device import DEVICE_BUDGET, DEVICE_WINDOW, diagnose_device
     from netopsai.diagnosis.engine import run_engine
     from netopsai.diagnosis.rank import Ranker
 
@@ -168,9 +168,12 @@ def diagnose_node(state: CopilotState, tb: Toolbox | None = None, llm: Any = Non
         rails = Tracer(tb.backends.paths, ledger.mint) if tb is not None else None
         d = diagnose_job(ctx, ent.jobs[0] if ent.jobs else None, ent.devices, ent.window,
                          ent.at, rails)
-    elif focus:
+    elif focus:  # the question's window and moment drive its reads too (issue 25 item 1)
+        said = asked_at(None, ent.window if ent else None, ent.at if ent else None, DEVICE_WINDOW)
+        window, at = asked_at(tb.clock() if tb is not None else None, said[0],  # as device_calls
+                              ent.at if ent else None, DEVICE_WINDOW)
         ctx = Context(turn_evidence(state), run, state["question"], focus,
-                      DEVICE_BUDGET + len(state.get("turn", [])))
+                      DEVICE_BUDGET + len(state.get("turn", [])), window, at)
         d = diagnose_device(ctx, focus, know.taxonomy, Ranker(model))
     else:
         ev = turn_evidence(state)

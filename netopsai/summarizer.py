@@ -85,6 +85,8 @@ def _head(d: Diagnosis, where: str) -> str:
     what = (f"{plain(d.label)} at {where}** (`{d.label}`, confidence {d.confidence:.2f})")
     if d.relation == "nearby":  # a break the flow routes around is not the flow's cause
         return f"**Nearby, and routed around: {what}."
+    if d.relation == "past":  # it came and went in the window asked (diagnosis/device_window.py)
+        return f"**Cause in that window, over now: {what}."
     return f"**Likely root cause: {what}."
 
 

@@ -69,3 +69,12 @@ def test_each_one_way_question_names_the_return_path_fault(make_lab: Any) -> Non
         assert head.startswith("**Reachable: one way only**"), (question, head)
         assert "return path stops at dc2-leaf-27" in head, (question, head)
         assert any(e["tool"] == "traceroute" and e["args"]["src"] == B for e in r["evidence"])
+
+
+@pytest.mark.parametrize("question", [f"what's wrong between {A} and {B}?",
+                                      f"whats wrong b/w {A} and {B}?? urgent",
+                                      f"anything wrong between {A} and {B}"])
+def test_a_health_question_between_two_ends_is_a_diagnosis(vocab: Vocabulary, question: str) -> None:
+    p = plan(question, vocab, CLOCK)
+    assert p.intent == "diagnose.connectivity"
+    assert [(c.tool, c.args["src"], c.args["dst"]) for c in p.calls] == [("traceroute", A, B)]

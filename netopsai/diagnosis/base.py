@@ -91,7 +91,7 @@ class Diagnosis:
     answer: Finding | None = None  # the question's own answer first: "Reachable: no — ..."
     still: Finding | None = None  # "is it still happening?": yes/no, the last occurrence
     windows: Finding | None = None  # the windows the diagnosis read, each cited
-    relation: str = "cause"  # cause | nearby: a break the flow's paths route around
+    relation: str = "cause"  # cause | nearby: a break the flow's paths route around | past: over
 
     def root_cause(self) -> dict[str, Any]:
         return {"label": self.label, "device": self.device, "interface": self.interface,

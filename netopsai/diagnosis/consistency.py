@@ -7,7 +7,8 @@ rows of the evidence it came with, and names every place where they disagree:
   "Reachable" answer the trace does not bear out, or a flow diagnosis that never says whether
   the pair can reach;
 - "no fault" / "looks healthy" over open alarms on the flow's traced links, on the asked
-  device, or on a job's hosts and the switches read for it;
+  device, or on a job's hosts and the switches read for it; over the asked device's closed
+  alarms when the question asked what happened (a timeline was asked);
 - "0 … alarms", "N … alarms (a open …)" or "no open alarm on …" where the cited alarms rows
   say otherwise;
 - "Since: not shown" while a change record or an open alarm on the culprit is in the evidence;
@@ -30,6 +31,7 @@ HEAD = re.compile(r"\*\*(?:Still happening|Reachable|Likely root cause|Nearby|No
 COUNTED = re.compile(r"\b(\d+) (?:[\w/-]+ )?alarms? in the window \((\d+) open")
 ZERO = re.compile(r"(?<![\d.])0 (?:[\w/-]+ )?alarms?\b")
 NO_OPEN = re.compile(r"no open alarm on (.+?)(?: or the links between them| and its links)")
+HAPPENED = re.compile(r"\bwhat happened\b|\btimeline\b", re.I)
 HEALTHY = re.compile(r"No fault found on ([\w.:/-]+)|([\w.:/-]+) looks healthy|"
                      r"nothing found on ")
 
@@ -51,7 +53,7 @@ def contradictions(answer: str, evidence: list[Evidence] | list[dict[str, Any]],
     ev = [_as_ev(e) for e in evidence]
     ok = [e for e in ev if not e.errors]
     head = headline(answer)
-    out = [*_flow(head, ok, root_cause), *_healthy(head, ok), *_counts(answer, ok),
+    out = [*_flow(head, ok, root_cause), *_healthy(head, ok, question), *_counts(answer, ok),
            *_since(head, ok, root_cause)]
     if root_cause is not None:
         if STILL.search(question) and not re.search(r"Still happening: (?:yes|no)\b", head):
@@ -117,7 +119,7 @@ def _on_path(r: dict[str, Any], path: list[str]) -> bool:
     return frozenset((r["device"], r["peer"])) in pairs
 
 
-def _healthy(head: str, ev: list[Evidence]) -> list[str]:
+def _healthy(head: str, ev: list[Evidence], question: str = "") -> list[str]:
     m = HEALTHY.search(head)
     if not m:
         return []
@@ -125,6 +127,10 @@ def _healthy(head: str, ev: list[Evidence]) -> list[str]:
     if kind == "device":
         name = (m.group(1) or m.group(2)).rstrip(".:")
         bad = [r for r in rows if r.get("device") == name]
+        if HAPPENED.search(question) and "came and went" not in head and "cleared since" not in head:
+            bad += [r for e in ev if e.tool == "alarms" for r in e.rows  # a timeline was asked
+                    if r.get("state") == "closed" and name in (r.get("device"), r.get("peer"))
+                    and r.get("impact") != "none"]
     elif kind == "job":
         hosts = {h for e in ev if e.args.get("query") == "jobs" for r in e.rows
                  for h in r.get("hosts") or []}
@@ -134,7 +140,7 @@ def _healthy(head: str, ev: list[Evidence]) -> list[str]:
         t = main_trace(ev)
         path = list((t.facts.get("path_devices") or []) if t else [])
         bad = [r for r in rows if _on_path(r, path)]
-    return [f"'healthy' headline over the open {r['kind']} on {r['device']}"
+    return [f"'healthy' headline over the {r['state']} {r['kind']} on {r['device']}"
             f"{' ' + str(r['interface']) if r.get('interface') else ''}" for r in bad[:3]]
 
 

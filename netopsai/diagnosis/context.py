@@ -30,11 +30,17 @@ def asked(traces: list[Evidence], window: Any, at: str | None) -> tuple[Any, str
     hour, and the trace of now (None). Now is when the planner's trace ran."""
     ok = [t for t in traces if t.tool == "traceroute" and not t.errors and not t.args.get("at")]
     clock = _time((ok[0].window or {}).get("end")) if ok else None
+    return asked_at(clock, window, at)
+
+
+def asked_at(clock: datetime | None, window: Any, at: str | None,
+             default: Any = DIAG_WINDOW) -> tuple[Any, str | None]:
+    """asked() with now given (a device diagnosis has no trace of its own to read it from)."""
     point = _time(at) if at else None
     if window is None and point is not None:
         end = min(point + AROUND, clock) if clock else point + AROUND
         return {"start": _iso(point - 2 * AROUND), "end": _iso(end)}, _iso(point)
-    win = window or DIAG_WINDOW
+    win = window or default
     if point is not None or clock is None or not isinstance(win, dict):
         return win, _iso(point) if point else None
     first, last = _time(win.get("start")), _time(win.get("end"))

@@ -14,7 +14,8 @@ from typing import Any
 
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Finding, Verdict
-from netopsai.diagnosis.context import Context
+from netopsai.diagnosis.context import Context, asked_at
+from netopsai.diagnosis.device_window import came_and_went, said
 from netopsai.diagnosis.rank import Ranker
 from netopsai.diagnosis.report import build, primary
 from netopsai.diagnosis.search import Search
@@ -27,17 +28,20 @@ MAX_PROBES = 6
 PROBED_ROLES = {"leaf": "tor", "spine": "pod", "superspine": "site", "border": "site", "dci": "site"}
 
 
-def device_calls(name: str, window: Any = None) -> list[dict[str, Any]]:
+def device_calls(name: str, window: Any = None, at: str | None = None) -> list[dict[str, Any]]:
     """The first round, concurrent: the device, its links, its alarms and changes, every open
-    alarm (its neighbours' view of it), its ports' state."""
-    w = window or DEVICE_WINDOW
+    alarm (its neighbours' view of it), its ports' state — over the question's window (a
+    moment asked: the half hour around it), else alarms and changes of the last 6h and the
+    ports' state of the last hour. The state history is read over the window asked: ports that
+    went down and came back in it are its events (device_window.py)."""
+    w, _ = asked_at(None, window, at, DEVICE_WINDOW)
     return [{"tool": "metadata", "args": {"query": "device", "name": name}},
             {"tool": "metadata", "args": {"query": "neighbors", "name": name}},
             {"tool": "alarms", "args": {"devices": [name], "state": "any", "window": w}},
             {"tool": "alarms", "args": {"state": "open", "window": w}},
             {"tool": "changelog", "args": {"devices": [name], "window": w}},
             {"tool": "telemetry", "args": {"metric": "oper_status", "devices": [name],
-                                           "window": "1h"}}]
+                                           "window": w if window or at else "1h"}}]
 
 
 def _row(ctx: Context, name: str) -> dict[str, Any] | None:
@@ -97,8 +101,8 @@ def probe(ctx: Context, name: str) -> None:
         (x for x in rows if _inside(x["ip"], p) and x["ip"] != src["ip"]), None))]
     dsts = [*dict.fromkeys(h["ip"] for h in targeted),
             *(h["ip"] for h in _spread(src, rows, dev.get("role") == "dci"))]
-    for dst in [d for d in dsts if d != src["ip"]][:MAX_PROBES]:
-        ctx.call("traceroute", {"src": src["ip"], "dst": dst})
+    for dst in [d for d in dsts if d != src["ip"]][:MAX_PROBES]:  # at the moment asked
+        ctx.call("traceroute", {"src": src["ip"], "dst": dst, **({"at": ctx.at} if ctx.at else {})})
 
 
 def diagnose_device(ctx: Context, name: str, taxonomy: Taxonomy | None = None,
@@ -115,6 +119,7 @@ def diagnose_device(ctx: Context, name: str, taxonomy: Taxonomy | None = None,
         _upstream(d, name, own[0])
     elif top is None or name not in (top.device, top.peer):
         _no_fault(ctx, d, name)
+        came_and_went(ctx, d, name, said(ctx.window))
     _snapshot(ctx, d, name)
     d.scope = name
     frame(ctx, d)

@@ -21,7 +21,7 @@ from typing import Any
 
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Verdict
-from netopsai.diagnosis.context import Context, baseline_calls
+from netopsai.diagnosis.context import Context, asked, baseline_calls
 from netopsai.diagnosis.memory import IncidentMemory
 from netopsai.diagnosis.rank import Ranker
 from netopsai.diagnosis.report import build
@@ -95,10 +95,14 @@ def diagnose(backends: Any = None, *, src: str | None = None, dst: str | None = 
              question: str = "", evidence: list[Evidence] | None = None, strategy: str = "full",
              llm: Any = None, llm_rank: str = "auto", memory: IncidentMemory | None = None,
              taxonomy: Taxonomy | None = None,
-             run: Callable[[str, dict[str, Any]], Evidence] | None = None) -> Outcome:
+             run: Callable[[str, dict[str, Any]], Evidence] | None = None,
+             window: Any = None, at: str | None = None) -> Outcome:
     """Diagnose connectivity from src to dst: trace, gather the baseline evidence, run the
     engine. Pass `evidence` to start from tool results in hand, `run` for another tool runner
-    (default: the tools over `backends`). Counts are on the returned Diagnosis."""
+    (default: the tools over `backends`). `window` (a duration such as "6h", or {start, end})
+    and `at` (an ISO moment) are the question's: every read takes them and the flow is traced
+    at that moment (a past window's middle), as in the copilot. Counts are on the returned
+    Diagnosis."""
     if run is None:
         if backends is None:
             raise ValueError("diagnose needs backends or a tool runner")
@@ -111,7 +115,9 @@ def diagnose(backends: Any = None, *, src: str | None = None, dst: str | None = 
         if not (src and dst):
             raise ValueError("diagnose needs src and dst, or a traceroute in `evidence`")
         ctx.call("traceroute", {"src": src, "dst": dst})
-    for c in baseline_calls(ctx.traces):
+    window, at = asked(ctx.traces, window, at)
+    ctx.window, ctx.at = window, at  # the question's, now that the trace of now says when now is
+    for c in baseline_calls(ctx.traces, window, at):
         ctx.call(c["tool"], c["args"])
     d = run_engine(ctx, strategy, memory, taxonomy, Ranker(llm, llm_rank))
     return Outcome(d, ctx.evidence, ctx.new)

@@ -19,13 +19,13 @@ def _hm(stamp: Any) -> str:
     return text[11:16] if len(text) >= 16 else text or "?"
 
 
-def _closed(rows: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+def closed(rows: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
     out = [(eid, r) for eid, r in rows if r.get("state") == "closed" and r.get("cleared_at")
            and r.get("impact") != "none"]  # a fan or a PSU did not touch the traffic
     return sorted(out, key=lambda x: (FIRST.get(x[1]["kind"], 1), str(x[1]["raised_at"])))
 
 
-def _text(eps: list[tuple[str, dict[str, Any]]]) -> str:
+def told(eps: list[tuple[str, dict[str, Any]]]) -> str:
     def one(r: dict[str, Any]) -> str:
         where = " ".join(x for x in (r["device"], r.get("interface")) if x)
         day = str(r["raised_at"])[:10]
@@ -40,12 +40,12 @@ def episodes(ctx: Context) -> Finding | None:
         return None
     if ctx.at:  # a past window: what began and ended in it
         rows = [(eid, r) for eid, r in ctx.alarms.values() if ctx.alarm_position(r) > 0]
-        eps = _closed(rows)
-        return Finding(f"began and ended in the window: {_text(eps)}",
+        eps = closed(rows)
+        return Finding(f"began and ended in the window: {told(eps)}",
                        list(dict.fromkeys(e for e, _ in eps[:SHOWN]))) if eps else None
     rows = [(e.id, r) for e in ctx.recent for r in e.rows if ctx.pos.get(r["device"])]
-    eps = _closed(list({r.get("id"): (eid, r) for eid, r in rows}.values()))
+    eps = closed(list({r.get("id"): (eid, r) for eid, r in rows}.values()))
     if not eps:
         return None
-    return Finding(f"earlier on this path (the last {RECENT}, cleared since): {_text(eps)}",
+    return Finding(f"earlier on this path (the last {RECENT}, cleared since): {told(eps)}",
                    list(dict.fromkeys(e for e, _ in eps[:SHOWN])))

@@ -24,8 +24,10 @@ from typing import Any
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
+from netopsai.diagnosis.device_window import said as window_said
 from netopsai.diagnosis.job_ecmp import ecmp_collision
 from netopsai.diagnosis.job_errors import link_errors
+from netopsai.diagnosis.job_past import came_and_went
 from netopsai.diagnosis.job_rails import Tracer, check_rails, pairs_said, rail_nics
 from netopsai.diagnosis.job_rules import (
     Hit,
@@ -127,6 +129,8 @@ def diagnose_job(ctx: Context, job: str | None, hosts: list[str], window: Any = 
     spread = [] if ports else spread_pauses(reads)  # nothing of the job's own: from elsewhere?
     hits = ports + spread + [h for hs in found[PORT_RULES:] for h in hs]
     d = _verdict(sc, reads, hits) if hits else _healthy(sc, reads)
+    if not hits:  # nothing down at the window's end: what came and went in it (job_past.py)
+        came_and_went(d, reads, sc.name, window_said(sc.window))
     rails = reads.ev.get("rails")
     if rails is not None and not rails.facts.get("failing") and hits:
         d.clean.append(Finding(rails_reachable(rails), [rails.id]))

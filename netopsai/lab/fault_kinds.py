@@ -34,9 +34,13 @@ LINK_DOWN_REASONS = {
 
 
 def link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    """Down from t0; with `for_min`, back up that many minutes later (a fault that came and
+    went: its alarms cleared, the ports' history down and up, the paths whole again)."""
     assert r.link
     impact = "traffic_lost" if r.link.kind == "host" else "degraded"
-    inj.take_link_down(r.link, t0, impact, "link down")
+    back = t0 + timedelta(minutes=int(p["for_min"])) if p.get("for_min") else None
+    back = back if back and back < inj.now else None  # not back yet: still down
+    inj.take_link_down(r.link, t0, impact, "link down", until=back)
     reason = p.get("reason")
     if reason:  # checked by inject._check: admin | optic
         kind, category, text = LINK_DOWN_REASONS[str(reason)]
@@ -45,7 +49,7 @@ def link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> No
             itf = inj.iface(*_end(r))
             itf.admin_status = "down"
             inj.s.add(itf)
-    inj.fault_row("link_down", t0, r, **({"reason": reason} if reason else {}))
+    inj.fault_row("link_down", t0, r, back, **({"reason": reason} if reason else {}))
 
 
 def dci_link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:

@@ -19,7 +19,7 @@ wrong, in every data source the tools read.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
@@ -158,10 +158,13 @@ def ecmp_collision(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) 
 
 
 def rail_link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
+    """Down from t0; with `for_min`, back up that many minutes later (as link_down)."""
     assert r.link
     impact = "traffic_lost" if r.link.kind == "host" else "degraded"
-    inj.take_link_down(r.link, t0, impact, "link down")
-    inj.fault_row("rail_link_down", t0, r)
+    back = t0 + timedelta(minutes=int(p["for_min"])) if p.get("for_min") else None
+    back = back if back and back < inj.now else None
+    inj.take_link_down(r.link, t0, impact, "link down", until=back)
+    inj.fault_row("rail_link_down", t0, r, back)
 
 
 def gpu_host_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:

@@ -52,9 +52,12 @@ class Injector:
         return self.s.exec(select(m.Interface).where(
             m.Interface.device == device, m.Interface.name == name)).one()
 
-    def fault_row(self, kind: str, t0: datetime, r: Resolved, **params: Any) -> None:
+    def fault_row(self, kind: str, t0: datetime, r: Resolved, end: datetime | None = None,
+                  **params: Any) -> None:
+        """The fault as the lab records it; `end` for one that came and went."""
         self.s.add(m.LabFault(kind=kind, device=r.device, interface=r.interface,
-                              link_id=r.link.id if r.link else None, start=t0, params=params))
+                              link_id=r.link.id if r.link else None, start=t0, end=end,
+                              params=params))
 
     def samples(self, device: str, ifname: str, t0: datetime,
                 mutate: Callable[[dict[str, np.ndarray]], None]) -> None:

@@ -102,7 +102,7 @@ def _resolve(s: Session, f: FaultSpec, question: str) -> Resolved:
     return r
 
 
-NUMERIC = {"count": int, "rate": int, "mtu": int, "duration_min": int, "util": float,
+NUMERIC = {"count": int, "rate": int, "mtu": int, "duration_min": int, "for_min": int, "util": float,
            "rx_power_dbm": float}
 
 

@@ -37,6 +37,8 @@ class Target(_Strict):
 # the numeric params each fault kind takes, and their sane ranges: a scenario is checked
 # against these before the store is touched (a billion flaps must not re-build the lab first)
 PARAM_RANGES: dict[str, dict[str, tuple[float, float]]] = {
+    "link_down": {"for_min": (1, 10_080)},
+    "rail_link_down": {"for_min": (1, 10_080)},
     "link_flap": {"count": (1, 1000)},
     "crc_errors": {"rate": (1, 10_000_000)},
     "optic_degraded": {"rx_power_dbm": (-40, 5)},

@@ -181,7 +181,7 @@ def _device_health(ent: Entities, vocab: Vocabulary) -> tuple[list[ToolCall], No
 
     if len(ent.devices) != 1:
         return [], ["a device diagnosis needs exactly one device name"]
-    return [ToolCall(c["tool"], c["args"]) for c in device_calls(ent.devices[0], ent.window)], []
+    return [ToolCall(c["tool"], c["args"]) for c in device_calls(ent.devices[0], ent.window, ent.at)], []
 
 
 BUILDERS: dict[str, Callable[[Entities, Vocabulary], tuple[list[ToolCall], Notes]]] = {
@@ -208,3 +208,13 @@ BUILDERS: dict[str, Callable[[Entities, Vocabulary], tuple[list[ToolCall], Notes
 def build_calls(intent: str, ent: Entities, vocab: Vocabulary) -> tuple[list[ToolCall], Notes]:
     builder = BUILDERS.get(intent)
     return builder(ent, vocab) if builder else ([], [])
+
+
+def port_calls(ent: Entities) -> list[ToolCall]:
+    """One port's story: what it logged, its state history, its device's alarms, its link."""
+    dev, port, w = ent.devices[0], ent.interfaces[0], ent.window
+    return [ToolCall("events", {"devices": [dev], "interface": port, "window": w}),
+            ToolCall("telemetry", {"metric": "oper_status", "devices": [dev], "interface": port,
+                                   "window": w}),
+            ToolCall("alarms", {"devices": [dev], "state": "any", "window": w}),
+            ToolCall("metadata", {"query": "neighbors", "name": dev, "interface": port})]

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from netopsai.planner import complaints as cw
 from netopsai.planner.anchors import ChangeStart, LastSeen, resolve_window
-from netopsai.planner.calls import METRIC_INTENTS, ToolCall, build_calls
+from netopsai.planner.calls import METRIC_INTENTS, ToolCall, build_calls, port_calls
 from netopsai.planner.complaints import CHANGE_ASK, DOUBT, FAILING, GONE, HEALTH, NEAR
 from netopsai.planner.entities import Entities, Vocabulary, extract
 from netopsai.planner.followup import is_follow_up, merge
@@ -136,7 +136,7 @@ def _classify(q: _Q) -> tuple[str, str | None, bool]:
     if _about_device(q):
         return "diagnose.device", None, True
     words: list[tuple[bool, str]] = [
-        (bool(cw.DIAG.search(rest) or cw.ONE_WAY.search(rest)) and _complaint(q), "diagnose.connectivity"),
+        (_troubled(q) and _complaint(q), "diagnose.connectivity"),
         (bool(ALARM.search(rest)) or (bool(set(SESSIONS) & set(ent.categories)) and not q.two_ends
                                       and not CONFIG.search(rest)), "alarms"),
         (bool(ent.tickets or CHANGE.search(rest)), "changes"),
@@ -162,6 +162,13 @@ def _about_device(q: _Q) -> bool:
         return False
     return bool(DOUBT.search(rest) or FAILING.search(rest)) or (
         bool(GONE.search(rest)) and not set(SESSIONS) & set(ent.categories))
+
+
+def _troubled(q: _Q) -> bool:
+    """A complaint, one-way words, or between two ends "what's wrong between A and B?"."""
+    rest = q.rest
+    return bool(cw.DIAG.search(rest) or cw.ONE_WAY.search(rest)
+                or (q.two_ends and HEALTH.search(rest)))
 
 
 def _complaint(q: _Q) -> bool:
@@ -248,7 +255,8 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
         intent, recipe = found if found else (intent, None)
     if ACTION.search(question) or HELP_ASK.search(question) or intent == "unknown":
         return Plan("unknown", [], ent, _sentences(unknown_note(question, notes, vocab)), None)
-    notes += resolve_window(ent, intent, clock, change_start, last_seen)
+    if ent.at is None:  # a moment asked is its own window: no anchor at a latest event
+        notes += resolve_window(ent, intent, clock, change_start, last_seen)
     calls, more = _calls(intent, recipe, ent, vocab, rest)
     calls = port_scope(calls, question, ent.zone, ent.window)  # "uplinks", "towards the spines"
     intent, calls, logged = logged_only(intent, calls, ent)  # devices known only from their logs
@@ -277,7 +285,7 @@ def _calls(intent: str, recipe: str | None, ent: Entities, vocab: Vocabulary,
     shared = replace(ent, window=ent.window or "24h")  # one window for both sides of a comparison
     notes = [] if ent.window else ["no time window given: comparing the last 24h"]
     if recipe == "port_timeline":
-        return _port_calls(shared), ([] if ent.window else ["no time window given: the last 24h"])
+        return port_calls(shared), ([] if ent.window else ["no time window given: the last 24h"])
     if recipe == "top_per_pod":
         pods = ent.pods or [p for p in vocab.pods if not ent.sites or vocab.pod_sites[p] in ent.sites]
         return build_calls(intent, replace(ent, pods=pods), vocab)[0], []
@@ -295,12 +303,3 @@ def _calls(intent: str, recipe: str | None, ent: Entities, vocab: Vocabulary,
     b, m = build_calls(second, shared, vocab)
     return a + b, notes + n + m
 
-
-def _port_calls(ent: Entities) -> list[ToolCall]:
-    """One port's story: what it logged, its state history, its device's alarms, its link."""
-    dev, port, w = ent.devices[0], ent.interfaces[0], ent.window
-    return [ToolCall("events", {"devices": [dev], "interface": port, "window": w}),
-            ToolCall("telemetry", {"metric": "oper_status", "devices": [dev], "interface": port,
-                                   "window": w}),
-            ToolCall("alarms", {"devices": [dev], "state": "any", "window": w}),
-            ToolCall("metadata", {"query": "neighbors", "name": dev, "interface": port})]
