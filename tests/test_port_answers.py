@@ -155,3 +155,9 @@ def test_a_port_is_one_port_however_it_is_spelt() -> None:
 
     assert port_key("leaf4", "Hu0/0/0/1") == port_key("leaf4", "HundredGigE0/0/0/1")
     assert port_key("leaf4", "HundredGigE0/0/0/1.100") != port_key("leaf4", "HundredGigE0/0/0/1")
+
+
+def test_role_words_without_known_links_are_an_error_not_all_quiet(lab: Lab) -> None:
+    leaf = uplink(lab.b)[0]
+    ev = run_tool("telemetry", {"metric": "oper_status", "devices": [leaf], "peer_role": "dci"}, lab.b)
+    assert ev.errors and ev.errors[0].startswith("no ports towards dcis on ") and not ev.rows

@@ -96,6 +96,9 @@ def _narrowed(a: TelemetryArgs, b: Backends, rows: list[dict[str, Any]],
     ports = role_ports(b.inventory, devices, a.port_role, a.peer_role)
     if a.interface:
         ports = {p for p in ports if p == port_key(p[0], a.interface)}
+    if not ports:  # no links known is not "all quiet"
+        raise NetopsError(f"no {label(a.port_role, a.peer_role)} on {_scope(a)} in the "
+                          "inventory's links: which ports they are is not known")
     return [r for r in rows if port_key(r["device"], r["interface"]) in ports], len(ports)
 
 
