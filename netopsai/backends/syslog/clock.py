@@ -42,16 +42,17 @@ _MONTH = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
 # it, device_time reads them): `Mmm dd [yyyy] hh:mm:ss[.f]` (RFC 3164, IOS, EOS, Junos, VRP),
 # NX-OS/SONiC year first `yyyy Mmm dd ...`, ctime `Sun Jun 11 23:02:41 2023`, FRR
 # `yyyy/mm/dd hh:mm:ss` (Huawei's format-date unpadded, `2018-7-23`, its precision-time
-# `.270.1`), Cisco small-business `14-Nov-2023`, RFC 3339 with `T` or a space; then a zone
+# `.270.1`, runit's svlogd `2016-03-30_19:46:40.88700`), Cisco small-business `14-Nov-2023`,
+# RFC 3339 with `T` or a space; then a zone
 # name (`UTC`, `AEST`, IOS-XE's lower-case `mdt`), an offset (VRP `+08:00`) or `Z`; Cisco's
 # `*` (not synchronised) and `.` (was synchronised) marks before it. A zone name only counts
 # when it is one (zone_hours); the reader drops an unknown one (a hostname).
 STAMP = re.compile(
     rf"(?P<mark>[*.])?(?:(?:(?P<y1>\d{{4}}) +)?(?:{_WEEKDAY} +)?(?P<mon>{_MONTH}) +(?P<day>\d{{1,2}})"
     r"(?: +(?P<y2>\d{4}))?"
-    r"|(?P<y3>\d{4})(?P<sep>[/-])(?P<mo>\d{1,2})(?P=sep)(?P<d2>\d{1,2})(?=[ T]\d)"
+    r"|(?P<y3>\d{4})(?P<sep>[/-])(?P<mo>\d{1,2})(?P=sep)(?P<d2>\d{1,2})(?=[ T_]\d)"
     rf"|(?P<d3>\d{{1,2}})-(?P<mon2>{_MONTH})-(?P<y5>\d{{4}}))"
-    r"[ T]+(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})(?:[.,](?P<frac>\d{1,9})(?:\.\d)?)?"
+    r"(?:[ T]+|_)(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})(?:[.,](?P<frac>\d{1,9})(?:\.\d)?)?"
     r"(?: (?P<y4>\d{4})(?=[\s\]:]|$))?"
     r"(?:(?P<zsp> *)(?P<zone>[A-Za-z]{1,5})(?=:?(?:\s|$))|(?P<sign>[+-])(?P<oh>\d{2}):?(?P<om>\d{2})"
     r"|(?P<z>Z))?")

@@ -26,6 +26,9 @@ from netopsai.backends.syslog.clock import STAMP, zone_hours
 _PRI = re.compile(r"<(\d{1,3})>")
 _SEQ = re.compile(r"-?\d+:\s+")  # `service sequence-numbers`; IOS-XR relays print negative ones
 _BARE_SEQ = re.compile(r":\s+")  # NX-OS right after the PRI: "<189>: 2021 Sep  9 ..."
+# a colon that only separates layers, before a stamp: FTD "<166>:Feb 26 11:26:52 UTC:", an ASA
+# behind a server "host1.example.com : Sep 25 15:47:07 EDT: %ASA-..."
+_COLON = re.compile(rf"\s?:\s*(?={STAMP.pattern})")
 # IOS-XR "RP/0/RSP0/CPU0:" (and its admin plane's "0/RP0/ADMIN0:") before the time
 _NODE = re.compile(r"((?:RP|LC|\d+)/\S*?(?:CPU|ADMIN)\d+):\s*")
 _KV_DATE = re.compile(r"date=(\d{4}-\d{2}-\d{2}) time=(\d{2}:\d{2}:\d{2})\s+")  # FortiOS fields
@@ -35,14 +38,17 @@ _NAME = r"[A-Za-z0-9][\w.-]*"
 # (the IOS session id's `[syslog@9 s_id="..."]` has a param: FRR's log id `[MR3ZF-ATDBY]` has none)
 _ORIGIN = re.compile(rf"({_NAME}):\s+(?=(?:{STAMP.pattern})|-?\d+:\s|(?:RP|LC|\d+)/|\[[^\]]*=|"
                      rf"\d+[ywdh]\d+[ywdhm]:)")
+# a device id right after the PRI, before the mnemonic, when no stamp is sent: "<123>asa %ASA-..."
+_DEVICE_ID = re.compile(rf"({_NAME}) (?=%[A-Z][A-Z0-9_]*-)")
 _XR_HOST = re.compile(rf"({_NAME}) (?=(?:RP|LC|\d+)/\S*?CPU\d+:)")  # "router1 LC/0/2/CPU0:..."
 _SD = re.compile(r"\[([^\s\]=]+)((?:\s+[^\s=\]]+\s*=\s*\"(?:[^\"\\]|\\.)*\")*)\s*\](?::?\s+|(?=\[)|$)")
 _PARAM = re.compile(r'([^\s=\]]+)\s*=\s*"((?:[^"\\]|\\.)*)"')
 _BRACKETED = re.compile(r"\[\s*(?:\d+\.\d+|([A-Z][a-z]{2} [^\]]+))\]\s+")
-# OpenWrt logread's "daemon.notice", MikroTik's "firewall,info": the message's own words
+# OpenWrt logread's "daemon.notice", MikroTik's "firewall,info" (words only: a UniFi host is
+# "UDMPRO,a2edd0c6ae48,udm-1.10.0.3686"): the message's own words
 # and SONiC's severity column after an empty host ("17:52:41.788610  INFO kernel: ...")
 _NOT_HOST = re.compile(r"(?:kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|"
-                       r"local[0-7])\.(?:emerg|alert|crit|err|warn|warning|notice|info|debug)$|.*,|"
+                       r"local[0-7])\.(?:emerg|alert|crit|err|warn|warning|notice|info|debug)$|[a-z]+(?:,[a-z]+)+$|"
                        r"(?:EMERG|ALERT|CRIT|ERR|ERROR|WARN|WARNING|NOTICE|INFO|DEBUG)$")
 MAX_LAYERS = 12  # a header has a handful of elements; a line of "1: 1: 1: ..." stops here
 
@@ -116,6 +122,8 @@ def _element(s: str, pos: int, h: Header,
         return m.end(), "pri", None, False
     if m := (_BARE_SEQ.match(s, pos) if after_pri else None) or _SEQ.match(s, pos):
         return m.end(), "seq", None, False
+    if m := _COLON.match(s, pos):
+        return m.end(), "seq", None, False
     if s.startswith("[", pos) and (sd := structured_data(s, pos)) is not None:
         h.structured.update(sd[0])
         sid = next((p["s_id"] for p in sd[0].values() if "s_id" in p), None)
@@ -144,6 +152,8 @@ def _element(s: str, pos: int, h: Header,
         return m.end(), "uptime", None, True
     if m := _ORIGIN.match(s, pos) or _XR_HOST.match(s, pos):
         return m.end(), "host", m.group(1), False
+    if after_pri and (m := _DEVICE_ID.match(s, pos)):
+        return m.end(), "host", m.group(1), True
     return None
 
 

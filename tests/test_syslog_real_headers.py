@@ -1,0 +1,52 @@
+"""Header forms of real device lines the ingest misread, cited by corpus id (bench/real_logs/):
+the device's own stamp (in the zone it names) and its host, whatever the line's kind — a noise
+line read on the wrong clock lands in the wrong window as surely as a link line (issue 24
+item 1). Entered where the receiver and the file loader enter it (bench/real_logs_score.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+@cache
+def scorer() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("real_logs_score", BENCH / "real_logs_score.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@cache
+def corpus() -> dict[str, dict[str, Any]]:
+    return {row["id"]: row for row in scorer().load()}
+
+
+@cache
+def ingest() -> Any:
+    return scorer().Ingest()
+
+
+@pytest.mark.parametrize("rid", [
+    "bird-0020",  # runit's svlogd -tt: "2016-03-30_19:46:40.88700 bird: ..."
+    "cisco_asa-0058",  # FTD: "<166>:Feb 26 11:26:52 UTC: %FTD--6-852002" (no blank after ':')
+    "cisco_asa-0052",  # a server's stamp and host, " : ", the ASA's own stamp in EDT
+    "cisco_asa-0054",  # the same behind a relay, in WEST (Western European Summer Time)
+    "cisco_asa-0014",  # no stamp, the device id before the mnemonic: "<123>asa %ASA-7-..."
+    "cisco_asa-0057",  # "<166>ACA1a-FW-FTDV01 %FTD-6-113005: ..."
+    "ubiquiti-0008",  # a UniFi host with commas: "UDMPRO,a2edd0c6ae48,udm-1.10.0.3686 kernel:"
+    "mikrotik_routeros-0006",  # ... while MikroTik's "firewall,info" topics stay no host
+])
+def test_the_devices_stamp_and_host(rid: str) -> None:
+    row = corpus()[rid]
+    ev = ingest().event(row)
+    got = scorer().judge(row, ev)
+    assert got["time"] and got["host"], (rid, ev.device_time, ev.name, row["expect"])
