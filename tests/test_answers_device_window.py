@@ -157,3 +157,12 @@ def test_a_job_asked_at_a_time_gets_what_came_and_went(tmp_path: Path, when: str
         assert "came and went" in head and f"LINK_DOWN on {HOST} mlx5_2 2025-11-04 19:35–19:41 UTC" in head
     else:  # 18:50–19:30: before it
         assert rc["label"] == "none" and "came and went" not in head
+
+
+@pytest.mark.parametrize("value", [0, -3, "soon", 20_000])
+def test_a_bad_for_min_is_refused_before_the_lab_is_touched(value: Any) -> None:
+    from netopsai.errors import NetopsError
+    from netopsai.lab.scenario import FaultSpec
+
+    with pytest.raises(NetopsError, match="for_min"):
+        FaultSpec.model_validate({**BOUNCE, "params": {"for_min": value}}).check_params()
