@@ -176,6 +176,8 @@ def test_what_happened_to_an_fqdn_hosts_port(home: Path) -> None:
 def test_which_ports_flapped_on_an_fqdn_host_yesterday(home: Path) -> None:
     r = ask(home, "which ports flapped on core-rtr.example.net yesterday?", AFTER_FQDN)
     window_first(r, "2023-08-22 00:00–24:00")
+    [asked] = [e["args"] for e in r["evidence"] if e["tool"] == "telemetry"]
+    assert asked["devices"] == ["core-rtr"]  # that device's ports, not every switch's
     flaps = rows(r, "telemetry")
     assert [(x["device"], x["interface"], x["flaps"]) for x in flaps if x["flaps"]] == [
         ("core-rtr", "GigabitEthernet0/1", 2)]
