@@ -44,6 +44,12 @@ def ingest() -> Any:
     "cisco_asa-0057",  # "<166>ACA1a-FW-FTDV01 %FTD-6-113005: ..."
     "ubiquiti-0008",  # a UniFi host with commas: "UDMPRO,a2edd0c6ae48,udm-1.10.0.3686 kernel:"
     "mikrotik_routeros-0006",  # ... while MikroTik's "firewall,info" topics stay no host
+    # FortiOS key=value bodies: the device's date=, time= and tz=, its devname= when the header
+    # names no host, wherever the fields stand; a server's host column stays the host
+    "fortios-0004",  # <185>logver=... tz="UTC+2:00" devname="NAME" ... date=... time=...
+    "fortios-0005",  # date=... time=... tz="+0800" (no PRI, no devname)
+    "fortios-0007",  # <45>date=2017-03-06 time=12:53:10 devname=DEVICENAME
+    "fortios-0006",  # a server's "Jul 19 11:08:59 _gateway" before the device's own fields
 ])
 def test_the_devices_stamp_and_host(rid: str) -> None:
     row = corpus()[rid]

@@ -31,7 +31,10 @@ _BARE_SEQ = re.compile(r":\s+")  # NX-OS right after the PRI: "<189>: 2021 Sep  
 _COLON = re.compile(rf"\s?:\s*(?={STAMP.pattern})")
 # IOS-XR "RP/0/RSP0/CPU0:" (and its admin plane's "0/RP0/ADMIN0:") before the time
 _NODE = re.compile(r"((?:RP|LC|\d+)/\S*?(?:CPU|ADMIN)\d+):\s*")
-_KV_DATE = re.compile(r"date=(\d{4}-\d{2}-\d{2}) time=(\d{2}:\d{2}:\d{2})\s+")  # FortiOS fields
+# FortiOS's key=value body: its own date=, time=, tz= ("+0800", "UTC+2:00") and devname= fields,
+# wherever they stand ("logver=... tz=... devname=... date=... time=..." or date= first)
+_KV = re.compile(r'(?<![\w"])(date|time|tz|devname)=("[^"]*"|\S+)')
+_KV_TZ = re.compile(r"(?:UTC|GMT)?([+-])(\d{1,2}):?(\d{2})")
 _UPTIME = re.compile(r"(?:\d+[ywdh]\d+[ywdhm]|\d+:\d{2}:\d{2}(?:\.\d+)?):\s+")  # 2y10w: 00:00:43:
 _NAME = r"[A-Za-z0-9][\w.-]*"
 # `logging origin-id`: a name, a colon, then more header (a sequence number, a stamp, a node, SD)
@@ -110,7 +113,25 @@ def peel(rest: str) -> Header:
     if done == 0 and h.timestamp is None:  # no stamp at all: numbers and names before the text
         h.hostname, done = pending or h.hostname, pos
     h.text = rest[done:]
+    _key_values(h)
     return h
+
+
+def _key_values(h: Header) -> None:
+    """A key=value body (FortiOS) carries the device's own date, time and zone, and its name:
+    they win over a server's stamp; a header's host (a server's column) stays."""
+    if not re.match(r"\w+=", h.text):
+        return
+    kv: dict[str, str] = {}
+    for key, value in _KV.findall(h.text):
+        kv.setdefault(key, value.strip('"'))
+    date, time = kv.get("date", ""), kv.get("time", "")
+    if not (re.fullmatch(r"\d{4}-\d{2}-\d{2}", date) and re.fullmatch(r"\d{2}:\d{2}:\d{2}", time)):
+        return
+    zone = _KV_TZ.fullmatch(kv.get("tz", ""))
+    offset = f"{zone.group(1)}{int(zone.group(2)):02d}:{zone.group(3)}" if zone else ""
+    h.timestamp, h.uptime = f"{date} {time}{offset}", None
+    h.hostname = h.hostname or kv.get("devname") or None
 
 
 def _element(s: str, pos: int, h: Header,
@@ -136,9 +157,6 @@ def _element(s: str, pos: int, h: Header,
             h.timestamp, h.uptime = inner[0], None
         else:
             h.timestamp, h.uptime = None, m.group(0).strip()
-        return m.end(), "stamp", None, True
-    if pos > 0 and (m := _KV_DATE.match(s, pos)):  # after a server's stamp and host column
-        h.timestamp, h.uptime = f"{m.group(1)} {m.group(2)}", None
         return m.end(), "stamp", None, True
     if stamp := stamp_at(s, pos):
         h.timestamp, h.uptime = stamp[0], None
