@@ -92,6 +92,8 @@ def judged(rid: str) -> tuple[Any, dict[str, bool]]:
     ("bsd_kernel-0108", "LINK_DOWN", "raise"),  # FreeBSD ax(4): "ax0: Link is DOWN"
     ("frr-0143", "BFD_DOWN", "raise"),  # bfdd's early "Session 0x2 down peer ..."
     ("bird-0009", "BGP_DOWN", "raise"),  # BIRD "<TRACE> bgp1: State changed to down"
+    ("frr-0205", "OSPF_DOWN", "raise"),  # FRR 10 "AdjChg: Nbr X, NbrIP X (default) on ..."
+    ("vyos-0024", "LINK_DOWN", "raise"),  # "vyos-netlinkd: RTM_NEWLINK -> eth3.10, state=DOWN"
 ])
 def test_real_lines_come_through_complete(rid: str, kind: str, action: str) -> None:
     ev, got = judged(rid)
