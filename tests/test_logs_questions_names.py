@@ -66,6 +66,16 @@ def test_a_bare_name_meets_its_logs_through_the_configured_domain() -> None:
     assert none.entities.devices == []  # without the domain, "leaf9" is no name it knows
 
 
+def test_a_follow_up_about_a_provisional_device_still_reads_its_lines() -> None:
+    v = vocab({"leaf9.example.net": LEAF9}, {})
+    first = plan("what happened to leaf9.example.net yesterday?", v, NOW)
+    assert (first.intent, [c.tool for c in first.calls]) == ("alarms", ["alarms", "events"])
+    again = plan("and its flaps last week?", v, NOW, previous=first.entities,
+                 previous_intent="telemetry.flaps")
+    assert [(c.tool, c.args["devices"]) for c in again.calls] == [
+        ("events", ["leaf9.example.net"]), ("alarms", ["leaf9.example.net"])]
+
+
 def test_a_fully_qualified_name_in_any_case_is_the_inventorys_device() -> None:
     p = plan("what happened to CORE-RTR.Example.NET Gi0/1 today?", vocab({}, {}, domains=()), NOW)
     assert (p.entities.devices, p.intent, p.recipe) == (["core-rtr"], "interface.history",

@@ -185,22 +185,26 @@ def address_device(question: str, ent: Any, vocab: Any, positions: list[Any]) ->
 _LOG_CATEGORY = {"flaps": "link", "oper_status": "link", "rx_power": "optics", "tx_power": "optics"}
 
 
-def logged_only(intent: str, calls: list[Any], ent: Any) -> tuple[str, list[Any], list[str]]:
+def logged_only(intent: str, calls: list[Any], ent: Any,
+                vocab: Any) -> tuple[str, list[Any], list[str]]:
     """Calls for a question about a provisional device: the inventory and counters know nothing
     of it (telemetry and metadata would only fail), its events and alarms know all there is. A
     device diagnosis or an inventory question about it becomes its alarms and lines: a diagnosis
-    of a device without ports or links could only say "healthy" over its alarms."""
-    if not ent.provisional:
+    of a device without ports or links could only say "healthy" over its alarms. A device
+    outside the inventory can only have come from its logs (this question's or, in a follow-up,
+    the one before)."""
+    provisional = [d for d in ent.devices if d not in vocab.meta]
+    if not provisional:
         return intent, calls, []
-    note = [f"{', '.join(ent.provisional)}: read from its log lines and alarms (no counters or "
+    note = [f"{', '.join(provisional)}: read from its log lines and alarms (no counters or "
             "links without an inventory entry)"]
     if intent == "diagnose.device" or intent.startswith("inventory."):
-        return "alarms", _lines_and_alarms(ent.provisional, ent.window, None, None), note
+        return "alarms", _lines_and_alarms(provisional, ent.window, None, None), note
     kept: list[Any] = []
     rerouted = False
     for c in calls:
         devices = c.args.get("devices") or ([c.args["name"]] if c.args.get("name") else [])
-        if c.tool not in ("telemetry", "metadata") or not set(devices) & set(ent.provisional):
+        if c.tool not in ("telemetry", "metadata") or not set(devices) & set(provisional):
             kept.append(c)
             continue
         rerouted = True

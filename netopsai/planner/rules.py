@@ -259,7 +259,7 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
         notes += resolve_window(ent, intent, clock, change_start, last_seen)
     calls, more = _calls(intent, recipe, ent, vocab, rest)
     calls = port_scope(calls, question, ent.zone, ent.window)  # "uplinks", "towards the spines"
-    intent, calls, logged = logged_only(intent, calls, ent)  # devices known only from their logs
+    intent, calls, logged = logged_only(intent, calls, ent, vocab)  # devices known only from logs
     more += logged
     notes += more
     if ent.unknown and calls:
