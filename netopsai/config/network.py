@@ -16,6 +16,7 @@ from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from netopsai.backends.registry import Role, names
+from netopsai.config.domains import Domain
 from netopsai.config.roce import RoceSettings
 from netopsai.config.section import Section
 from netopsai.config.services import (
@@ -145,15 +146,9 @@ class IngestSettings(Section):
     # about itself: a line naming a device from another address is kept, marked, and raises
     # nothing (netopsai.store.naming). A relay's own address never stands for the device.
     relays: list[str] = Field(default_factory=list)
-    # domain suffixes host names carry ("example.net"): a question's "leaf9" meets the
-    # "leaf9.example.net" its logs name and the other way round. The inventory's own names
-    # teach the same (netopsai.store.naming); these cover devices the inventory lacks.
-    domains: list[str] = Field(default_factory=list)
-
-    @field_validator("domains")
-    @classmethod
-    def _domains(cls, v: list[str]) -> list[str]:
-        return [_check_domain(d) for d in v]
+    # domain suffixes host names carry ("example.net"): a question's "leaf9" meets the logs'
+    # "leaf9.example.net" (the inventory's own names teach it too: netopsai.store.naming)
+    domains: list[Domain] = Field(default_factory=list)
 
     @field_validator("timezone")
     @classmethod
@@ -174,18 +169,6 @@ class IngestSettings(Section):
         for entry in v:
             _check_relay(entry)
         return v
-
-
-def _check_domain(entry: str) -> str:
-    """A domain suffix in lower case, without a leading dot ("example.net")."""
-    import re
-
-    d = entry.strip().lstrip(".").lower()
-    if not re.fullmatch(r"[a-z0-9](?:[a-z0-9-]{0,62}\.?)*[a-z0-9]", d) or ".." in d:
-        raise PydanticCustomError(
-            "domain", "'{entry}' is not a domain suffix (letters, digits, hyphens and dots, "
-            "e.g. example.net)", {"entry": entry})
-    return d
 
 
 def _check_relay(entry: str) -> None:
