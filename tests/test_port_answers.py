@@ -161,3 +161,11 @@ def test_role_words_without_known_links_are_an_error_not_all_quiet(lab: Lab) -> 
     leaf = uplink(lab.b)[0]
     ev = run_tool("telemetry", {"metric": "oper_status", "devices": [leaf], "peer_role": "dci"}, lab.b)
     assert ev.errors and ev.errors[0].startswith("no ports towards dcis on ") and not ev.rows
+
+
+def test_a_port_back_up_was_admin_up_whatever_the_model_says_now(lab: Lab) -> None:
+    leaf, port, _, _ = uplink(lab.b)
+    lab.inject({"kind": "link_down", "target": {"link": f"{leaf}:{port}"},
+                "params": {"reason": "admin", "for_min": 10}})
+    row = status(lab, window="1h", devices=[leaf], interface=port).rows[0]
+    assert (row["change"], row["state_at_end"], row["admin_status"]) == ("down and back", "up", "up")

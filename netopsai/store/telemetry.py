@@ -93,7 +93,8 @@ class StoreTelemetry:
 
     def _admin(self, rows: list[PortStatus], sel: IfaceSel) -> None:
         """Each row's admin state as the inventory (SNMP poll: ifAdminStatus; the lab: its
-        model) holds it now: a port shut on purpose is counted apart from a failure."""
+        model) holds it now: a port shut on purpose is counted apart from a failure. A port
+        up at the window's end was admin up then, whatever the inventory says now."""
         if not rows:
             return
         q = select(m.Interface.device, m.Interface.name, m.Interface.admin_status)
@@ -101,7 +102,7 @@ class StoreTelemetry:
             admin = {(d, n): a for d, n, a in s.exec(self._port_query(q, sel))}
         for r in rows:
             if (a := admin.get((r["device"], r["interface"]))) in ("up", "down"):
-                r["admin_status"] = a
+                r["admin_status"] = "up" if r["state_at_end"] == "up" else a
 
     def counters(self, sel: IfaceSel, window: Window, metric: str,
                  top: int = 20) -> tuple[list[PortCounters], int, int]:
