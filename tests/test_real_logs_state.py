@@ -136,3 +136,33 @@ def test_a_file_that_ends_while_the_port_is_down_leaves_the_outage_open(store: E
     outage = got[("LINK_DOWN", "open")]
     assert outage.raised_at.replace(tzinfo=UTC) == LAST_DOWN
     assert [a.kind for a in _alarms(store) if a.state == "open"] == ["LINK_DOWN"]
+
+
+def test_a_live_writer_gone_quiet_opens_the_outage_before_it_stops(
+        store: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same storm through a running writer (as `netopsai ingest` receives it): once it has
+    nothing to write it ends the storms quiet for QUIET, and a storm that ended down gets its
+    outage then, not only at stop (the quiet path used to close the flap and drop the outage)."""
+    import time
+
+    from netopsai.backends.syslog.files import file_events
+    from netopsai.backends.syslog.receiver import SyslogContext
+    from netopsai.store import writer as writer_mod
+
+    monkeypatch.setattr(writer_mod, "IDLE_S", 0.05)  # how long it waits before looking
+    events = list(file_events(_capture(tmp_path / "gw.log", STORM), SyslogContext(),
+                              datetime.now(UTC), device="gw"))
+    w = writer_mod.QueuedWriter(str(store.url))
+    try:
+        for ev in events:
+            w.put(ev)
+        assert w.wait_idle(60)
+        deadline = time.monotonic() + 30  # a generous bound, not a measure
+        while ("LINK_DOWN", "open") not in {(a.kind, a.state) for a in _alarms(store)} \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        got = {(a.kind, a.state): a for a in _alarms(store)}
+        assert got[("LINK_DOWN", "open")].raised_at.replace(tzinfo=UTC) == LAST_DOWN
+        assert ("LINK_FLAP", "closed") in got
+    finally:
+        w.stop()
