@@ -1,71 +1,16 @@
-"""The answer's headline: one line pinned above the chat (status · cause · where · impact ·
-since), so the conclusion stays where the eye lands however long the answer, on a phone too,
-and in a thread opened from a link. Built from the answer's own first paragraph and its Impact
-and Since lines, never from anything else: the headline cannot say what the answer does not.
-Pure: no gradio here."""
+"""The answer's headline pinned above the chat, as HTML: the line itself is built by
+netopsai.headline (shared with Slack and the terminal, so every front end says the same);
+here it gets its escaping, device links and tag. Pure: no gradio here."""
 
 from __future__ import annotations
 
 import html
 import re
 
+from netopsai.headline import MAX_CHARS, headline, plain
 from netopsai.ui.gradio.views import device_href
 
-MAX_CHARS = 240  # a lookup's first sentence beyond this is cut at a word, with "…"
-_BOLD = re.compile(r"\*\*(.+?)\*\*")
-_CITE = re.compile(r"\s*\\?\[E\d+\](?:\([^)]*\))?")
-_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
-_FACT = re.compile(r"^- \*\*(Impact|Since):\*\*\s*(.+)$", re.M)
-
-
-def plain(text: str) -> str:
-    """Markdown down to its words: no citations, links, emphasis or code marks."""
-    text = _CITE.sub("", text)
-    text = _LINK.sub(r"\1", text)
-    return re.sub(r"\s+", " ", text.replace("**", "").replace("`", "").replace("\\", "")).strip()
-
-
-def _lead(answer: str) -> str:
-    """The first paragraph that says something: not the italic window line an answer may open
-    with ("_Window: last 2h …_"), not a heading; an answer all in italics (the planner's "I
-    could not place this") gives its first paragraph."""
-    paras = [p.strip().split("\n- ")[0].strip() for p in re.split(r"\n\s*\n", answer.strip())]
-    paras = [p for p in paras if p and not p.startswith("#")]
-    said = [p for p in paras if not (p.startswith("_") and p.endswith("_"))]
-    return said[0] if said else (paras[0].strip("_") if paras else "")
-
-
-def _short(text: str, limit: int = MAX_CHARS) -> str:
-    if len(text) <= limit:
-        return text
-    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + " …"
-
-
-def _fact(kind: str, text: str) -> str:
-    """'impact: total: none of the 4 equal-cost paths delivers' from its answer line; a Since
-    that is 'not shown: …' says nothing and is left out."""
-    words = plain(text)
-    if not words or words.lower().startswith(("not shown", "unknown")):
-        return ""
-    if kind == "Since":
-        return "since " + re.split(r",| when | \(", words, maxsplit=1)[0].strip()
-    return "impact: " + _short(re.split(r"[;,] ", words, maxsplit=1)[0].strip(), 90)
-
-
-def headline(answer: str) -> str:
-    """One line: a diagnosis' bold findings (the status, the cause and where), its impact and
-    since; a lookup's first sentence. "" when the answer has no words yet."""
-    lead = _lead(answer)
-    if not lead:
-        return ""
-    bold = [plain(b).rstrip(".") for b in _BOLD.findall(lead)]
-    if not bold:
-        sentence = re.split(r"(?<=[^.][.!?])\s+(?=[A-Z0-9(])", plain(lead), maxsplit=1)[0]
-        return _short(sentence)
-    facts = {k: _fact(k, v) for k, v in _FACT.findall(answer)}
-    parts = [*bold, facts.get("Impact", ""), facts.get("Since", "")]
-    return " · ".join(p for p in parts if p)
-
+__all__ = ["MAX_CHARS", "headline", "headline_html", "plain"]
 
 _KINDS = {"answer": "conclusion", "working": "working", "error": "error", "gone": "no answer",
           "empty": ""}
