@@ -5,9 +5,11 @@ What real lines put there, in any number and nesting: a syslog server's or relay
 and host column (rsyslog, syslog-ng traditional or RFC 3339), a whole datagram inside it
 (`<189>`), Cisco sequence numbers (one or two, `000052:`, NX-OS's bare `:`, IOS-XR's negative
 ones), `logging origin-id` hosts (`sw01:`, `10.100.0.32:`), IOS session-id structured data
-(`[syslog@9 s_id="sw1:666"]:`), IOS-XR node ids (`RP/0/RSP0/CPU0:`), then the device's stamp in
-any form clock.STAMP knows (or an uptime stamp, `00:00:43:`, `2y10w:`, which is no time), then
-an RFC 3164 HOSTNAME when the stamp did not end in `:`.
+(`[syslog@9 s_id="sw1:666"]:`), IOS-XR node ids (`RP/0/RSP0/CPU0:`), a colon that only
+separates layers (`host1 : Sep 25 ...`), then the device's stamp in any form clock.STAMP knows
+(or an uptime stamp, `00:00:43:`, `2y10w:`, which is no time), then an RFC 3164 HOSTNAME when
+the stamp did not end in `:`; with no stamp, an ASA-style device id before the mnemonic
+(`<123>asa %ASA-...`). A FortiOS key=value body's own date=/time=/tz=/devname= win last.
 
 Hand-written over the clock's one stamp pattern: the PyPI syslog parsers are strict RFC 3164 or
 RFC 5424 readers (syslogmp, syslog-rfc5424-parser, hat-syslog), unmaintained or tied to a
