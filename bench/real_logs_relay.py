@@ -25,8 +25,9 @@ clients put on the wire (`SENT_STAMPS`); dmesg uptimes, logread ctime, daemon lo
 Right time: the corpus's `time_utc`, within 1 s; where the line has none, no time or the
 server's own stamp (the receive time is the server's). A device time that is the server's clock
 instead counts as "server stamp taken". The servers run now and the lines are from their own
-years, so a year-less stamp (`year_assumed`) is judged without its year (rsyslog writes the
-year it guesses into RFC 3339 and RFC 5424). Right host: the name the device gives in what it
+years, so a stamp without a year (`bsd`, `bsd_frac`, or `year_assumed`) is judged without its
+year: rsyslog writes the year of its own clock into RFC 3339 and RFC 5424, which is right for a
+server running when the line was sent. Right host: the name the device gives in what it
 sent (the corpus's `host` when it appears there: origin id, HOSTNAME), else the sender's
 address as the server writes it; a relayed datagram named after the relay (127.0.0.1) is wrong.
 
@@ -54,6 +55,7 @@ import real_logs_score as rls  # noqa: E402  (the corpus, its labels, the ingest
 FILE_FORMS = ("rsyslog_traditional", "rsyslog_rfc3339", "syslogng_file")
 RELAY_FORMS = ("rsyslog_fwd_rfc5424", "syslogng_relay")
 FORMS = FILE_FORMS[:2] + RELAY_FORMS[:1] + FILE_FORMS[2:] + RELAY_FORMS[1:]
+YEARLESS = {"bsd", "bsd_frac"}  # stamps without a year: the server's clock supplies one
 SENT_STAMPS = {"bsd", "bsd_frac", "bsd_year", "year_first", "rfc3339", "kv_date"}
 MARKER = "netopsai-relay-"  # the start and end markers the harness sends
 RELAY_ADDR = "127.0.0.1"  # both servers send their relayed datagrams from here
@@ -215,7 +217,7 @@ def judge(row: dict[str, Any], ev: Any, want_host: str, window: tuple[datetime, 
     elif got_t is None:
         time_ok = False
     else:
-        if row.get("year_assumed"):
+        if row.get("year_assumed") or row["stamp"] in YEARLESS:
             got_t = _year_free(got_t, want_t.year)
         time_ok = abs((got_t - want_t).total_seconds()) <= 1
     host_ok = (ev.name or "").lower() == want_host.lower()
@@ -300,7 +302,7 @@ def measure(rows: list[dict[str, Any]], folder: Path) -> dict[str, Any]:
                                    "unsure": bool(row.get("unsure")),
                                    "state_line": bool(row["expect"]["network_state"]),
                                    "noise": row["expect"]["kind"] in rls.NOISE_KINDS,
-                                   "text": text, "lost": text is None}
+                                   "text": text, "lost": text is None, "line": row["line"]}
             if text is not None:
                 ev = loader.event(row, form, text)
                 rec["judged"] = judge(row, ev, want_host(row, data, sender_of(i)), window,

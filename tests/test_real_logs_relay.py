@@ -121,7 +121,7 @@ def test_a_relay_is_never_named_as_the_device(relayed: dict[str, Any]) -> None:
 def test_the_servers_own_stamp_is_caught_as_a_miss() -> None:
     """The scoring itself: a device time that is the servers' clock fails, under any zone and
     year the parser might put on it; the device's own stamp passes."""
-    row = {"expect": {"time_utc": "2021-06-26T14:44:58.802Z", "host": "BGP-BETA",
+    row = {"stamp": "bsd_year", "expect": {"time_utc": "2021-06-26T14:44:58.802Z", "host": "BGP-BETA",
                       "interface": None, "kind": "noise", "state": None}}
     start = datetime(2026, 11, 27, 9, 0, tzinfo=UTC)
     window = (start, start + timedelta(seconds=30))
