@@ -116,6 +116,24 @@ def test_asked_now_a_device_is_healthy_and_says_what_came_and_went(make_lab: Any
     assert "came and went in the last 6h" in first_line(r)
 
 
+def test_a_flow_asked_about_its_window_names_the_link_that_came_and_went(make_lab: Any) -> None:
+    """A link of the flow's path (dc1-spine-02 to dc1-leaf-13) down 17:00–17:06: asked about
+    that window, it is the window's fault, routed around (the paths still delivered); asked
+    now, the path is healthy and the link is only what came and went."""
+    engine = make_lab()
+    start = _clock(engine) - timedelta(hours=3)
+    c = lab_copilot(engine, [{**BOUNCE, "target": {"link": f"{SPINE}:Ethernet13"}}])
+    a, b = start - timedelta(minutes=5), start + timedelta(minutes=15)
+    r = ask(c, f"users on 10.2.27.20 had problems reaching 10.1.13.20 between {a:%H:%M} and "
+               f"{b:%H:%M} UTC")
+    rc = r["root_cause"]
+    assert rc["label"] == "link.down" and rc["device"] in (SPINE, "dc1-leaf-13"), rc
+    head = first_line(r)
+    assert "Began and ended in the window" in head and "**Nearby, and routed around" in head
+    r = ask(c, "users on 10.2.27.20 report problems reaching 10.1.13.20", "t2")
+    assert r["root_cause"]["label"] == "none" and "Earlier on this path" in first_line(r)
+
+
 def test_engine_diagnose_takes_the_window(make_lab: Any) -> None:
     engine = make_lab()
     start = _clock(engine) - timedelta(hours=3)

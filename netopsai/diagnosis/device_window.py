@@ -16,18 +16,9 @@ from typing import Any
 from netopsai.diagnosis.answer import span
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
-from netopsai.diagnosis.episodes import closed, told
+from netopsai.diagnosis.episodes import KIND_LABEL, closed, told
 from netopsai.words import plain
 
-# the taxonomy label an alarm's kind stands for, when it is the event of a window
-KIND_LABEL = {"DEVICE_REBOOT": "device.reboot", "DEVICE_UNREACHABLE": "device.down",
-              "LINK_DOWN": "link.down", "ADMIN_DOWN": "link.down", "OPTICS_LOS": "link.down",
-              "ERR_DISABLED": "link.down", "LACP_MEMBER_DOWN": "link.down",
-              "LINK_FLAP": "link.flapping", "INTERFACE_ERRORS": "link.errors",
-              "OPTICS_RX_LOW": "link.errors", "HIGH_UTILIZATION": "link.congestion",
-              "BGP_DOWN": "routing.bgp_down", "OSPF_DOWN": "routing.adjacency_down",
-              "ISIS_DOWN": "routing.adjacency_down", "BFD_DOWN": "routing.adjacency_down",
-              "PFC_WATCHDOG": "link.pfc_storm"}
 HISTORY = re.compile(r"\bwhat happened\b|\bwhat went on\b|\btimeline\b|\bhistory\b|\bevents?\b"
                      r"|\bwhat (?:was|went) wrong\b", re.I)
 PORTS_SHOWN = 4

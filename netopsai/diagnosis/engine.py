@@ -22,6 +22,7 @@ from typing import Any
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Verdict
 from netopsai.diagnosis.context import Context, asked, baseline_calls
+from netopsai.diagnosis.episodes import past_cause
 from netopsai.diagnosis.memory import IncidentMemory
 from netopsai.diagnosis.rank import Ranker
 from netopsai.diagnosis.report import build
@@ -57,6 +58,7 @@ def run_engine(ctx: Context, strategy: str = "full", memory: IncidentMemory | No
         s.everything()
         tier = "search"
     d = build(ctx, s, tax, tier or "history")
+    past_cause(ctx, d)  # a past window: what came and went in it, when nothing was open at its end
     frame(ctx, d)
     d.llm_calls, d.tokens = ranker.llm_calls, dict(ranker.tokens)
     return d

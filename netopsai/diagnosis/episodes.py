@@ -7,10 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from netopsai.diagnosis.base import Finding
+from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import RECENT, Context
 
 SHOWN = 3  # episodes named; the rest counted
+# the taxonomy label an alarm's kind stands for, when it is the event of a window
+KIND_LABEL = {"DEVICE_REBOOT": "device.reboot", "DEVICE_UNREACHABLE": "device.down",
+              "LINK_DOWN": "link.down", "ADMIN_DOWN": "link.down", "OPTICS_LOS": "link.down",
+              "ERR_DISABLED": "link.down", "LACP_MEMBER_DOWN": "link.down",
+              "LINK_FLAP": "link.flapping", "INTERFACE_ERRORS": "link.errors",
+              "OPTICS_RX_LOW": "link.errors", "HIGH_UTILIZATION": "link.congestion",
+              "BGP_DOWN": "routing.bgp_down", "OSPF_DOWN": "routing.adjacency_down",
+              "ISIS_DOWN": "routing.adjacency_down", "BFD_DOWN": "routing.adjacency_down",
+              "PFC_WATCHDOG": "link.pfc_storm"}
 FIRST = {"DEVICE_REBOOT": 0, "DEVICE_UNREACHABLE": 0}  # a device's own alarm before its links'
 
 
@@ -49,3 +58,21 @@ def episodes(ctx: Context) -> Finding | None:
         return None
     return Finding(f"earlier on this path (the last {RECENT}, cleared since): {told(eps)}",
                    list(dict.fromkeys(e for e, _ in eps[:SHOWN])))
+
+
+def past_cause(ctx: Context, d: Diagnosis) -> None:
+    """Asked about a past window where nothing was open at its end: the flow's first fault
+    that began and ended in it is the window's cause, said as over (relation 'past'; the
+    answer's first line names it with its start and end)."""
+    if not ctx.at or ctx.focus or d.label not in ("none", "inconclusive"):
+        return
+    rows = [(eid, r) for eid, r in ctx.alarms.values() if ctx.alarm_position(r) > 0]
+    eps = closed(rows)
+    if not eps or str(eps[0][1]["kind"]) not in KIND_LABEL:
+        return
+    eid, r = eps[0]
+    d.label, d.device, d.interface = KIND_LABEL[str(r["kind"])], r["device"], r.get("interface")
+    d.confidence, d.relation = 0.6, "past"
+    d.because = [Finding(f"nothing on the flow's devices was open at the window's end: "
+                         f"{r['kind']} on {r['device']} began and ended inside it (above)", [eid]),
+                 *d.because]
