@@ -154,6 +154,8 @@ def test_a_catalyst_transceiver_insert_is_recognised() -> None:
     ("frr-0133", "BGP_DOWN", "clear"),  # "... went from OpenConfirm to Established"
     ("linux_nic-0292", "LINK_DOWN", "note"),  # netifd's logical 'wan': its device's lines raise
     ("linux_nic-0463", "LACP_MEMBER_DOWN", "note"),  # bonding's downdelay, before "definitely"
+    ("sonic-0151", "LINK_DOWN", "raise"),  # EVENT_PUBLISHED "sonic-events-swss:if-state" down
+    ("sonic-0130", "LINK_DOWN", "note"),  # start-up: "Bring down old interface Ethernet28(39)"
 ])
 def test_classes_of_unsure_lines_are_read(rid: str, kind: str, action: str) -> None:
     ev, _ = judged(rid)
