@@ -36,6 +36,13 @@ def test_the_generator_is_deterministic_and_places_each_class(tmp_path: Path) ->
         if e["category"] == "category":
             end = f[0]["target"]["link"].split(":")[0]
             assert ("dci" in end or "border" in end) and end in sc["expect"]["device"]
+        if e["category"] == "past-window":  # came and went hours ago, asked about its time
+            assert f[0].get("params", {}).get("for_min") or f[0]["kind"] == "device_reboot"
+            assert any(c.isdigit() for c in sc["question"]) or "morning" in sc["question"]
+        if e["category"] == "return-path":  # only the way back is denied: the source's segment
+            src = sc["question"]
+            assert f[0]["kind"] in ("acl_block", "blackhole") and "leaf" in f[0]["target"]["device"]
+            assert f[0]["params"]["dst"].rsplit(".", 1)[0] in src
     write_set(tmp_path / "set", 8, 3)
     assert len(arena.load_dir(tmp_path / "set")) == 8 and arena.manifest(tmp_path / "set")
 
@@ -53,14 +60,16 @@ def test_a_lookup_scores_what_it_shows() -> None:
 
 
 def test_every_class_scores_right_with_no_contradiction(tmp_path: Path) -> None:
-    write_set(tmp_path / "set", 4, 1)
+    n = len(CLASSES)  # one of each
+    write_set(tmp_path / "set", n, 1)
     results: dict[str, Any] = arena.run(arena.load_dir(tmp_path / "set"), arena.Options(("full",)),
                                         categories=arena.manifest(tmp_path / "set"))
     s = results["baselines"]["full"]["summary"]
     assert s["micro_f1"] == 1.0 and s["citations"] == 1.0, results["outcomes"]
-    assert s["judged"] == 4 and s["contradictions"] == 0
+    assert s["judged"] == n and s["contradictions"] == 0
     board = leaderboard(results)
-    assert "contradictions: full 0 in 0 of 4 answers (target: 0)" in board
+    assert f"contradictions: full 0 in 0 of {n} answers (target: 0)" in board
+    assert all(f"category {c}" in board for c in CLASSES)  # scored per class
     out = tmp_path / "R.md"
     out.write_text("# R\n\n<!-- other:begin -->\nkeep\n<!-- other:end -->\n")
     replace_section(out, "arena-answers", "one")

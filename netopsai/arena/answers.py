@@ -2,7 +2,7 @@
 and the consistency check, and put the leaderboard in bench/RESULTS.md (section
 `arena-answers`) with the raw results beside the other arenas'.
 
-    .venv/bin/python -m netopsai.arena.answers [--n 40] [--seed 1] [--dir bench/scenarios-answers]
+    .venv/bin/python -m netopsai.arena.answers [--n 70] [--seed 1] [--dir bench/scenarios-answers]
         [--results bench/arena/results] [--out bench/RESULTS.md]
 """
 
@@ -64,7 +64,7 @@ def _rev() -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=40)
+    ap.add_argument("--n", type=int, default=70)  # 10 of each of the 7 classes
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dir", type=Path, default=Path("bench/scenarios-answers"))
     ap.add_argument("--results", type=Path, default=Path("bench/arena/results"))
@@ -82,8 +82,13 @@ def main(argv: list[str] | None = None) -> None:
             f"if any): {a.dir} ({a.n} scenarios, seed {a.seed}, netopsai/arena/classes.py) — "
             "a dead neighbour under the asked device (shared-cause-device), a dead rail leaf "
             "under a job (shared-cause-job), DCI alarm questions over a down backbone link or "
-            "DCI circuit (category), and the web app's suggested questions each on a lab "
-            "faulted for it (suggested). A look-up (no diagnosis) scores its expected label "
+            "DCI circuit (category), the web app's suggested questions each on a lab "
+            "faulted for it (suggested), a fault that came and went asked about its window "
+            "(past-window: a device's link down for minutes hours ago, a router on a flow's "
+            "path that rebooted, a job's rail link asked 'at' its time), an ACL or null route "
+            "only the way back crosses asked in one-way words (return-path), and a fault on a "
+            "flow asked in a hurry (hurried: typos, ip:port, w/, pls, cant, names in capitals; "
+            "classes_window.py). A look-up (no diagnosis) scores its expected label "
             "when it names an expected device and cites a row showing it faulty, else `none`. "
             "Only the full pipeline answers device, job and look-up questions; the other "
             "baselines are shown for completeness. Our generator and our lab: these scores show "

@@ -11,6 +11,8 @@
   with a fault on its path, the DCI question over a down backbone link, the port status over a
   down fabric link, the two inventory look-ups over noise).
 
+- past-window, return-path, hurried: classes_window.py (items 1-3).
+
 Every answer is also judged by the headline/evidence consistency check. Our generator, our
 lab: these classes show the pipeline does what the issue asks, not that it generalises."""
 
@@ -29,10 +31,11 @@ from netopsai.arena.cases import (
     _link_fault,
     fault,
 )
+from netopsai.arena.classes_window import WINDOW_CLASSES, hurried, past_window, return_path
 from netopsai.arena.generate import CLOCK, LabKey
 from netopsai.arena.places import LabView
 
-CLASSES = ("shared-cause-device", "shared-cause-job", "category", "suggested")
+CLASSES = ("shared-cause-device", "shared-cause-job", "category", "suggested", *WINDOW_CLASSES)
 # the web app's suggested questions (ui/gradio/chat_tab.py SEED_QUESTIONS; a test keeps them equal)
 SUGGESTED = ["10.1.3.20 to 10.2.1.40 not communicating", "list the PoDs of dc1 and their segments",
              "any DCI link alarms in the last 2 hours?",
@@ -161,6 +164,12 @@ def generate(n: int, seed: int, lab: LabKey = LabKey(),
             sc = shared_cause_job(fab, rng, sid, ai)
         elif cls == "category":
             sc = category(view, rng, sid, lab)
+        elif cls == "past-window":
+            sc = past_window(view, fab, rng, sid, lab, ai)
+        elif cls == "return-path":
+            sc = return_path(view, rng, sid, lab)
+        elif cls == "hurried":
+            sc = hurried(view, rng, sid, lab)
         else:
             sc, asked = suggested(view, rng, sid, lab, asked), asked + 1
         out.append((sc, {"id": sid, "category": cls, "place": sc["faults"][0]["kind"]
