@@ -91,6 +91,11 @@ UNKNOWN_DAY = [
     corpus_line("arista_eos-0001"),
 ]
 
+# 192.0.2.99, not in the inventory and naming no host in its datagrams (cisco_nxos-0003, then
+# -0002, as sent: "<188>: 2021 Sep 10 ..."): the server's host column, its address, names it
+UNKNOWN_ADDR_DAY = [f"Sep 10 {t} 192.0.2.99 {corpus_line(rid)}"
+                    for t, rid in (("09:16:11", "cisco_nxos-0003"), ("09:21:11", "cisco_nxos-0002"))]
+
 
 class _At(StoreInventory):
     """The store's inventory at a fixed 'now' (a real network's clock is the wall clock)."""
@@ -122,7 +127,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     remote.mkdir()
     for name, lines, written in [("core-rtr.example.net.log", FQDN_DAY, "2023-08-23"),
                                  ("10.100.0.32.log", ADDR_DAY, "2023-04-28"),
-                                 ("host.site.log", UNKNOWN_DAY, "2018-04-20")]:
+                                 ("host.site.log", UNKNOWN_DAY, "2018-04-20"),
+                                 ("192.0.2.99.log", UNKNOWN_ADDR_DAY, "2021-09-11")]:
         path = remote / name
         path.write_text("\n".join(lines) + "\n")
         stamp = datetime.fromisoformat(written).replace(tzinfo=UTC).timestamp()
@@ -159,6 +165,7 @@ def rows(r: dict[str, Any], tool: str) -> list[dict[str, Any]]:
 AFTER_FQDN = datetime(2023, 8, 22, 23, 30, tzinfo=UTC)  # 2023-08-23 09:30 AEST
 AFTER_ADDR = datetime(2023, 4, 27, 23, 30, tzinfo=UTC)  # 2023-04-28 09:30 AEST
 AFTER_UNKNOWN = datetime(2018, 4, 19, 23, 30, tzinfo=UTC)  # 2018-04-20 09:30 AEST
+AFTER_UNKNOWN_ADDR = datetime(2021, 9, 10, 23, 30, tzinfo=UTC)  # 2021-09-11 09:30 AEST
 
 
 def test_what_happened_to_an_fqdn_hosts_port(home: Path) -> None:
@@ -265,3 +272,15 @@ def test_any_question_about_an_unknown_host_reads_its_lines_and_alarms(home: Pat
     assert [a["kind"] for a in rows(r, "alarms") if a["state"] == "open"] == ["OPTICS_LOS"]
     assert rows(r, "events")[-1]["at"] == "2018-04-19T05:11:18Z"
     assert "host.site is not in the inventory; seen in 5 log lines" in r["answer"]
+
+
+def test_optics_warnings_on_an_unknown_address_host(home: Path) -> None:
+    """A device the inventory does not know, named only by the address it logged from."""
+    r = ask(home, "any optics warnings on 192.0.2.99 this week?", AFTER_UNKNOWN_ADDR)
+    window_first(r, "2021-09-06 00:00 – 2021-09-11 09:30")
+    [alarm] = rows(r, "alarms")
+    assert (alarm["device"], alarm["interface"], alarm["kind"]) == ("192.0.2.99", "Ethernet1/35",
+                                                                    "OPTICS_RX_HIGH")
+    assert (alarm["raised_at"], alarm["cleared_at"]) == ("2021-09-10T09:16:10Z",
+                                                         "2021-09-10T09:21:10Z")
+    assert "192.0.2.99 is not in the inventory; seen in 2 log lines from" in r["answer"]

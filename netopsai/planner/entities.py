@@ -183,7 +183,7 @@ def extract(question: str, vocab: Vocabulary, clock: datetime,
     ent.globs = [m.group(0) for m in _GLOB.finditer(text.masked)]
     text.mask([m.span() for m in _GLOB.finditer(text.masked)])
     positions += _names(text, ent, vocab, notes, hint_sites or [])
-    positions = address_device(question, ent, vocab, positions)
+    positions = address_device(question, ent, vocab, positions, notes)
     logged_names(text, ent, vocab, notes)
     ends = endpoints(question, positions)
     ent.endpoints, ent.repeated, ent.conflicts = ends.ips, ends.repeated, ends.conflicts
@@ -199,9 +199,10 @@ def _unknown(text: _Text, ent: Entities, vocab: Vocabulary, notes: list[str]) ->
     """Name-like text that is no inventory name: the closest names, and masked so its words
     ("host" in "dc1-host-03-9") are not read as keywords."""
     found = list(_NAMEISH.finditer(text.masked))
-    pool = vocab.devices + vocab.pods
     for i, m in enumerate(found):
         ent.unknown.append(m.group(0))
+        # suggestions of the kind asked: a PoD for a PoD-like name, devices for the rest
+        pool = vocab.pods if "pod" in m.group(0).lower() else vocab.devices
         near = closest(m.group(0), pool) if i < SUGGEST else []
         ent.problems.append(f"{m.group(0)!r} is not in the inventory"
                             + (f"; did you mean {', '.join(near)}?" if near else "."))

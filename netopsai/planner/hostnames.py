@@ -163,20 +163,30 @@ def logged_names(text: Any, ent: Any, vocab: Any, notes: list[str]) -> None:
     text.mask(spans)
 
 
-def address_device(question: str, ent: Any, vocab: Any, positions: list[Any]) -> list[Any]:
+def address_device(question: str, ent: Any, vocab: Any, positions: list[Any],
+                   notes: list[str]) -> list[Any]:
     """A lone address that is a network device's own (management, loopback, a port's), in a
     question about that device's ports or logs ("which ports flapped on 10.100.0.32?"), is the
-    device: syslog headers name devices so. An address to reach stays an address."""
-    if vocab.owner is None or len(ent.ips) != 1 or ent.devices or len(positions) > 1:
+    device: syslog headers name devices so; an address no device holds but that logged (a
+    device kept under its sender's address) is that provisional device. An address to reach,
+    or a host's, stays an address."""
+    if len(ent.ips) != 1 or ent.devices or len(positions) > 1:
         return positions
     if not (ent.interfaces or ABOUT_DEVICE.search(question)):
         return positions
     ip = ent.ips[0]
-    device = vocab.owner(ip)  # None for a host's address: a host is an end to reach
-    if device is None:
+    if any(a == ip and vocab.meta.get(n, {}).get("role") == "host"
+           for n, a in vocab.addresses.items()):
+        return positions  # a server: an end to reach
+    device = vocab.owner(ip) if vocab.owner is not None else None
+    found = vocab.logged(ip) if device is None and vocab.logged is not None else None
+    if device is None and found is None:
         return positions
     ent.ips.remove(ip)
-    _add(ent, ip, device)
+    if found is not None:
+        _provisional(ent, ip, found, notes)
+    else:
+        _add(ent, ip, str(device))
     return [p for p in positions if getattr(p, "ip", None) != ip]
 
 
