@@ -156,6 +156,8 @@ def test_a_catalyst_transceiver_insert_is_recognised() -> None:
     ("linux_nic-0463", "LACP_MEMBER_DOWN", "note"),  # bonding's downdelay, before "definitely"
     ("sonic-0151", "LINK_DOWN", "raise"),  # EVENT_PUBLISHED "sonic-events-swss:if-state" down
     ("sonic-0130", "LINK_DOWN", "note"),  # start-up: "Bring down old interface Ethernet28(39)"
+    ("keepalived-0042", "VRRP_FAULT", "raise"),  # "(VI_1) Entering FAULT STATE"
+    ("keepalived-0001", "VRRP_FAULT", "clear"),  # "VRRP_Instance(vi_2) Entering MASTER STATE"
 ])
 def test_classes_of_unsure_lines_are_read(rid: str, kind: str, action: str) -> None:
     ev, _ = judged(rid)

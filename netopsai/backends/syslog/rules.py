@@ -46,7 +46,7 @@ CATEGORY = {  # the alarm category of each kind the rules raise
     "TRANSCEIVER_REMOVED": "optics",
     "BGP_DOWN": "bgp", "BGP_PREFIX_LIMIT": "bgp", "BGP_AUTH_FAIL": "bgp",
     "OSPF_DOWN": "routing", "ISIS_DOWN": "routing", "BFD_DOWN": "routing", "LDP_DOWN": "routing",
-    "EIGRP_DOWN": "routing",
+    "EIGRP_DOWN": "routing", "VRRP_FAULT": "routing",
     "PSU_FAILURE": "device", "FAN_FAILURE": "device", "TEMPERATURE_HIGH": "device",
     "HIGH_CPU": "device", "LOW_MEMORY": "device", "DEVICE_REBOOT": "device",
     "MODULE_DOWN": "device", "CHASSIS_ALARM": "device", "CONFIG_CHANGE": "device",
