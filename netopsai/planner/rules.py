@@ -25,6 +25,8 @@ from netopsai.planner.hurried import normalise
 from netopsai.planner.job_names import JobTable, named_job
 from netopsai.planner.job_thread import follows_job, job_follow_up, job_lookup
 from netopsai.planner.jobs import JOB_INTENT, SYMPTOM, JobAsk, find_job, gpu_symptom, job_calls
+from netopsai.planner.overview import INTENT as OVERVIEW
+from netopsai.planner.overview import is_overview, overview_calls
 from netopsai.planner.port_roles import port_scope
 
 
@@ -236,6 +238,9 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
         intent, calls, read_as = looked_up  # names read as hosts are not "not in the inventory"
         kept = [n for n in notes if not any(f"'{u}'" in n for u in unknown)]
         return Plan(intent, calls, ent, _sentences(kept + read_as))
+    if is_overview(rest, ent):  # "is the network ok?": cases, worst ports, changes
+        calls, more = overview_calls(ent)
+        return Plan(OVERVIEW, calls, ent, _sentences(notes + more))
     intent, recipe, strong = _classify(_Q(ent, rest, vocab))
     if intent == "diagnose.connectivity":  # "replies from B never come back": A asked first
         ent.endpoints = cw.requester_first(question, ent.endpoints, vocab.addresses)
@@ -264,6 +269,9 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
     notes += more
     if ent.unknown and calls:
         notes.append("nothing was run: a name above is not in the inventory or is ambiguous")
+        calls = []
+    if ent.invalid and calls:  # a bad address stops the turn: no diagnosis of what is left
+        notes.append("nothing was run: fix the address above and ask again")
         calls = []
     if ent.conflicts and calls:
         notes.append("nothing was run: a name and the address given with it disagree")
