@@ -120,6 +120,9 @@ def test_a_provisional_device_is_shown_as_such_on_its_page_and_in_the_alarms(
     assert page.status.startswith("host.site (not in the inventory): 1 open alarm · 5 log lines")
     assert list(page.alarms["kind"]) == ["OPTICS_LOS"] and not page.errors
     assert page.events["message"].str.contains("abc123").any()
+    by_address = device_page(_backends(home), "10.100.0.32", "24h")  # as a header names it
+    assert by_address.name == "nexus-33" and "syd1" in by_address.facts
+    assert device_page(_backends(home), "Core-Rtr.example.NET", "24h").name == "core-rtr"
     nowhere = device_page(_backends(home), "leaf77", "24h")
     assert not nowhere.facts and "leaf77" in nowhere.status  # never logged: the tool's error
     ev = run_tool("alarms", {"state": "any", "window": "24h", "correlate": True}, _backends(home))

@@ -261,10 +261,10 @@ def device_page(backends: Backends, name: str, window: str = "24h") -> DevicePag
         return DevicePage(status="Pick a device, or open the app at ?device=NAME.")
     zone = zone_info(backends.zone)
     dev = run_tool("metadata", {"query": "device", "name": name}, backends)
-    if dev.errors:  # not in the inventory: a device known only from its logs, else the error
-        from netopsai.ui.gradio.device_logged import logged_page
+    if dev.errors:  # an inventory device's address or FQDN, one known from its logs, or the error
+        from netopsai.ui.gradio.device_logged import not_in_inventory
 
-        return logged_page(backends, name, window, zone) or DevicePage(name=name, status=dev.errors[0])
+        return not_in_inventory(backends, name, window, zone) or DevicePage(name=name, status=dev.errors[0])
     name = str(dev.rows[0]["name"])
 
     def call(tool: str, **args: Any) -> Evidence:

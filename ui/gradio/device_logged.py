@@ -1,17 +1,20 @@
-"""The Device tab for a device the inventory does not know but whose log lines the store holds
-(a provisional device: a new switch, a host name the inventory spells otherwise): its log lines
-and alarms, and one line that says it is not in the inventory and where its lines came from —
-never an "unknown device" error that hides them (issue 24 item 2)."""
+"""The Device tab for a name the inventory does not hold as such: a device's address or fully
+qualified name opens that device's page; a device the inventory does not know but whose log
+lines the store holds (a provisional device: a new switch, a host name the inventory spells
+otherwise) shows its log lines and alarms, and one line that says it is not in the inventory
+and where its lines came from — never an "unknown device" error that hides them (issue 24
+item 2)."""
 
 from __future__ import annotations
 
 import html
+import ipaddress
 from datetime import tzinfo
 from typing import Any
 
 from netopsai.backends.base import Backends
 from netopsai.evidence import Evidence
-from netopsai.planner.hostnames import Logged, logged_lookup
+from netopsai.planner.hostnames import FQDN, Logged, inventory_name, logged_lookup, owner_lookup
 from netopsai.tools.registry import run_tool
 from netopsai.ui.gradio.device import (
     EVENTS_SHOWN,
@@ -19,6 +22,8 @@ from netopsai.ui.gradio.device import (
     _alarms_frame,
     _cases_frame,
     _events_frame,
+    device_names,
+    device_page,
     when,
 )
 from netopsai.words import count
@@ -74,3 +79,33 @@ def logged_page(backends: Backends, name: str, window: str, zone: tzinfo) -> Dev
                               for err in e.errors])
     page.status = logged_status(found, len(page.alarms), len(page.events), events.window, zone)
     return page
+
+
+def known_as(backends: Backends, name: str) -> str | None:
+    """The inventory device a page was asked for by its address (management, loopback, a
+    port's) or its fully qualified name (any case, `ingest.domains`): as syslog headers and
+    answers name devices."""
+    if is_address(name):
+        return owner_lookup(backends.inventory)(name)
+    if FQDN.fullmatch(name):
+        lowered = {n.lower(): n for n in device_names(backends)}
+        return inventory_name(name, lowered, backends.domains)
+    return None
+
+
+def is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def not_in_inventory(backends: Backends, name: str, window: str,
+                     zone: tzinfo) -> DevicePage | None:
+    """The page for a name the inventory does not hold as such: the device it stands for, else
+    the device known only from its logs; None when it is neither."""
+    other = known_as(backends, name)
+    if other is not None and other != name:
+        return device_page(backends, other, window)
+    return logged_page(backends, name, window, zone)
