@@ -158,6 +158,8 @@ def test_a_catalyst_transceiver_insert_is_recognised() -> None:
     ("sonic-0130", "LINK_DOWN", "note"),  # start-up: "Bring down old interface Ethernet28(39)"
     ("keepalived-0042", "VRRP_FAULT", "raise"),  # "(VI_1) Entering FAULT STATE"
     ("keepalived-0001", "VRRP_FAULT", "clear"),  # "VRRP_Instance(vi_2) Entering MASTER STATE"
+    ("bsd_kernel-0035", "VRRP_FAULT", "raise"),  # CARP "MASTER -> INIT (hardware interface down)"
+    ("bsd_kernel-0056", "VRRP_FAULT", "note"),  # "BACKUP -> INIT (hardware interface up)"
 ])
 def test_classes_of_unsure_lines_are_read(rid: str, kind: str, action: str) -> None:
     ev, _ = judged(rid)
