@@ -160,6 +160,8 @@ def test_a_catalyst_transceiver_insert_is_recognised() -> None:
     ("keepalived-0001", "VRRP_FAULT", "clear"),  # "VRRP_Instance(vi_2) Entering MASTER STATE"
     ("bsd_kernel-0035", "VRRP_FAULT", "raise"),  # CARP "MASTER -> INIT (hardware interface down)"
     ("bsd_kernel-0056", "VRRP_FAULT", "note"),  # "BACKUP -> INIT (hardware interface up)"
+    ("hpe_aruba-0070", "LACP_MEMBER_DOWN", "clear"),  # AOS-CX partner state ALFNCD: bundled
+    ("hpe_aruba-0078", "LACP_MEMBER_DOWN", "note"),  # partner PSFO: on the way, noted
 ])
 def test_classes_of_unsure_lines_are_read(rid: str, kind: str, action: str) -> None:
     ev, _ = judged(rid)
