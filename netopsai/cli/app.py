@@ -12,7 +12,6 @@ import typer
 from typer.exceptions import TyperException
 
 from netopsai.cli.poll import AddressOption, EngineName, EngineOption, ray_choice
-from netopsai.cli.textout import lines
 from netopsai.errors import NetopsError
 from netopsai.textsafe import visible
 from netopsai.tools import tool_names
@@ -139,15 +138,10 @@ def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain
     if as_json:  # JSON escapes every control character itself
         _out(json.dumps({**result, "thread": thread}, default=str))
     else:
-        typer.echo(f"thread {thread}: follow up with --continue", err=True)
-        answer = lines(result["answer"])  # it quotes network text: controls made visible
-        if sys.stdout.isatty():
-            from rich.console import Console
-            from rich.markdown import Markdown
+        from netopsai.cli.render import print_answer
 
-            Console().print(Markdown(answer))
-        else:  # a script gets the markdown itself: nothing wrapped, padded or cut
-            typer.echo(answer)
+        typer.echo(f"thread {thread}: follow up with --continue", err=True)
+        print_answer(str(result["answer"]))  # the headline first, then the answer
     if result["input_errors"]:  # the answer leads with it; scripts see it in the exit code
         typer.echo(f"error: {visible(result['input_errors'][0])}", err=True)
         raise typer.Exit(2)

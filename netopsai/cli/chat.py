@@ -1,13 +1,14 @@
-"""The terminal chat: steps stream as they complete, then the cited answer (rich)."""
+"""The terminal chat: steps stream as they complete, then the answer's headline and the cited
+answer (rich)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.console import Console
-from rich.markdown import Markdown
 
-from netopsai.cli.textout import lines, markup
+from netopsai.cli.render import print_answer
+from netopsai.cli.textout import markup
 from netopsai.service import Copilot, Step
 
 
@@ -39,7 +40,7 @@ def run_chat(copilot: Copilot, thread: str, console: Console | None = None) -> N
         if not question:
             continue
         for step in copilot.ask(question, thread):  # steps and answer quote the network
-            if step.node == "summarizer":
-                console.print(Markdown(lines(step.data.get("answer", ""))))
+            if step.node == "summarizer":  # the headline first, as in the web app and Slack
+                print_answer(str(step.data.get("answer", "")), console)
             elif step.node != "done":
                 console.print(f"[dim]  {markup(describe(step))} ({step.ms:.0f} ms)[/dim]")

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from netopsai.cli.textout import markup
+from netopsai.cli.textout import headline_line, lines, markup
 from netopsai.evidence import Evidence, cell_text
 from netopsai.textsafe import visible
 
@@ -66,3 +66,23 @@ def render_evidence(ev: Evidence, console: Console) -> None:
             more += [f"{hidden} more columns"] if hidden > 0 else []
             console.print(f"... {' and '.join(more)} (--format csv or --json for all)")
     console.print(Text(visible(ev.summary)))
+
+
+def print_answer(answer: str, console: Console | None = None) -> None:
+    """An answer for a person or a script: its headline first (the same line the web app pins
+    and Slack posts first), then the answer. A terminal gets the headline in bold and the
+    answer as rendered markdown; a pipe gets the headline as its first line, a blank line, and
+    the markdown itself (nothing wrapped, padded or cut)."""
+    head = headline_line(answer)
+    body = lines(answer)  # it quotes network text: controls made visible
+    if console is None and not sys.stdout.isatty():
+        out = (f"{head}\n\n" if head else "") + body
+        sys.stdout.write(out if out.endswith("\n") else out + "\n")
+        sys.stdout.flush()
+        return
+    from rich.markdown import Markdown
+
+    console = console or Console()
+    if head:
+        console.print(Text(f"» {head}", style="bold"))
+    console.print(Markdown(body))

@@ -29,3 +29,11 @@ def markup(text: object) -> str:
     from rich.markup import escape
 
     return escape(visible(str(text)))
+
+
+def headline_line(answer: object) -> str:
+    """An answer's headline (netopsai.headline: the line the web app pins and Slack posts
+    first), one line and visible, for the first line a terminal prints; "" when it has none."""
+    from netopsai.headline import headline
+
+    return visible(headline(str(answer or "")))
