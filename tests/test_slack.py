@@ -97,6 +97,11 @@ def texts(blocks: Blocks | dict[str, Any]) -> str:
     return json.dumps(blocks)
 
 
+def said(blocks: Blocks) -> str:
+    """The answer's conclusion: its first section after the headline (ui/slack/answer.py)."""
+    return next(b["text"]["text"] for b in blocks[1:] if b["type"] == "section" and "text" in b)
+
+
 def block(blocks: Blocks, kind: str, key: str | None = None) -> dict[str, Any]:
     return next(b for b in blocks if b["type"] == kind and (key is None or key in b))
 
@@ -125,7 +130,7 @@ def test_trace_names_the_acl_with_fields_citations_and_button(traced: dict[str, 
     [placeholder] = traced["posts"]
     assert placeholder["channel"] == OPS and "hourglass" in texts(placeholder["blocks"])
     final = traced["updates"][-1]["blocks"]
-    conclusion = final[0]["text"]["text"]
+    conclusion = said(final)
     assert "config.acl_block" in conclusion and "dc1-leaf-03" in conclusion
     fields = {f["text"].split("\n")[0]: f["text"].split("\n")[1]
               for f in block(final, "section", "fields")["fields"]}
@@ -181,7 +186,7 @@ def test_mentions_answer_in_their_thread_and_keep_its_context(bot: str, fake: Fa
     posts = fake.of("chat.postMessage")
     assert [p["thread_ts"] for p in posts] == [root, root]
     final = fake.of("chat.update")[-1]["blocks"]
-    assert "Upstream of 10.1.3.20: dc1-leaf-03" in final[0]["text"]["text"]  # from the thread
+    assert "Upstream of 10.1.3.20: dc1-leaf-03" in said(final)  # from the thread
     state = copilot.thread(f"slack:{OPS}:{root}").state
     assert {e["tool"] for e in state["evidence"]} == {"metadata"} and len(state["evidence"]) == 2
 
@@ -191,7 +196,7 @@ def test_top_level_mention_starts_a_thread(bot: str, fake: FakeSlackAPI) -> None
                 "text": "<@UBOT> details of dc1-leaf-03"})
     [placeholder] = fake.of("chat.postMessage")
     assert placeholder["thread_ts"] == "1700000001.000100"
-    assert "NX-OS" in fake.of("chat.update")[-1]["blocks"][0]["text"]["text"]
+    assert "NX-OS" in said(fake.of("chat.update")[-1]["blocks"])
 
 
 def test_direct_messages_are_chat_and_bot_messages_are_ignored(bot: str, fake: FakeSlackAPI) -> None:
@@ -202,8 +207,10 @@ def test_direct_messages_are_chat_and_bot_messages_are_ignored(bot: str, fake: F
                 "ts": "1700000002.000200", "text": "alarms at dc1 in the last 24h"})
     [placeholder] = fake.of("chat.postMessage")
     assert placeholder["channel"] == "D42" and placeholder["thread_ts"] == "1700000002.000200"
-    blocks = [b["text"]["text"] for b in fake.of("chat.update")[-1]["blocks"] if "text" in b]
-    assert blocks[0].startswith("_Window: last 24h")  # the window the question named, first
+    final = fake.of("chat.update")[-1]["blocks"]
+    blocks = [b["text"]["text"] for b in final if "text" in b]
+    # the window the question named, right under the headline
+    assert final[1]["elements"][0]["text"].startswith("_Window: last 24h")
     assert any("alarms in the window" in b for b in blocks)
 
 

@@ -234,6 +234,19 @@ def _copilot() -> Copilot:
     return frontend_copilot(first_run_lab=True)
 
 
+def _settings() -> SlackSettings:
+    """SLACK_* read and checked; a bad value is one line naming the variable (never its value:
+    it may be a token)."""
+    from pydantic import ValidationError
+
+    try:
+        return SlackSettings()
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = "SLACK_" + str(err["loc"][0]).upper() if err.get("loc") else "a SLACK_ variable"
+        raise NetopsError(f"{name}: {str(err['msg']).removeprefix('Value error, ')}") from None
+
+
 def _check(settings: SlackSettings, http: bool) -> None:
     """Say which variable is missing before anything starts (never echoing a value)."""
     if settings.bot_token is None:
@@ -247,7 +260,7 @@ def _check(settings: SlackSettings, http: bool) -> None:
 
 def main(http: bool = False, host: str = "127.0.0.1", port: int = 3000) -> None:
     """Run the bot until interrupted."""
-    settings = SlackSettings()
+    settings = _settings()
     _check(settings, http)
     copilot = _copilot()
     copilot.warm_up()  # long-lived: the first analysis should not wait for pandas to load

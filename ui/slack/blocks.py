@@ -39,22 +39,45 @@ def context(*texts: str) -> dict[str, Any]:
 
 
 def split_answer(answer: str) -> tuple[str, str]:
-    """(conclusion, details): the first paragraph, then the prose that is neither a table nor
-    the evidence list (the button shows those)."""
-    body = answer.split("### Evidence")[0]
-    paras = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
-    prose = [p for p in paras if not p.startswith(("|", "Rows of", "- [E"))]
-    return (prose[0] if prose else answer.strip()[:500]), "\n\n".join(prose[1:])
+    """(the line to read first, the details): the answer's headline (netopsai.headline, the
+    line every front end shows first), then its prose without tables or the evidence list."""
+    from netopsai.headline import headline
+    from netopsai.ui.slack.answer import parts
+
+    window, conclusion, sections = parts(answer)
+    rest = [conclusion, *(f"{t}\n{b}".strip() for t, b in sections)]
+    return headline(answer) or conclusion, "\n\n".join(p for p in rest if p)
 
 
-def _value(v: Any) -> str:
+# Facts in the words an on-call uses ("Reached the destination: no"), never the raw field names
+# ("reached False", "ecmp paths 192"); a fact not listed here gets its name in words, capitalised.
+FACT_WORDS = {
+    "reached": "Reached the destination", "stopped_at": "Stopped at", "reason": "Why",
+    "hops": "Hops", "ecmp_paths": "Equal-cost paths", "good_paths": "Paths that deliver",
+    "count": "Matches", "changes": "Change records", "alarms": "Alarms", "open": "Open",
+    "closed": "Cleared", "traffic_lost": "Alarms with traffic lost", "ports": "Ports",
+    "changed": "Ports that changed", "down_now": "Ports down now", "flapping": "Ports flapping",
+    "query": "Looked up by", "loss_pct": "Loss", "rtt_ms": "Round trip",
+}
+_UNITS = {"loss_pct": "%", "rtt_ms": " ms"}
+
+
+def fact_name(key: str) -> str:
+    return FACT_WORDS.get(key) or key.replace("_", " ").strip().capitalize()
+
+
+def _value(v: Any, key: str = "") -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
     if isinstance(v, float):
-        return f"{v:.2f}"
+        return f"{v:.2f}{_UNITS.get(key, '')}"
+    if isinstance(v, int):
+        return f"{v}{_UNITS.get(key, '')}"
     return str(v)
 
 
 def key_facts(result: dict[str, Any]) -> list[tuple[str, str]]:
-    """The root cause first (when diagnosed), then the first evidence's scalar facts."""
+    """The root cause first (when diagnosed), then the first evidence's scalar facts, in words."""
     facts: list[tuple[str, str]] = []
     rc = result.get("root_cause")
     if rc:
@@ -65,8 +88,8 @@ def key_facts(result: dict[str, Any]) -> list[tuple[str, str]]:
             facts[0] = ("Root cause", f"{plain(rc['label'])} (`{rc['label']}`)")
     for ev in result.get("evidence", [])[:1]:
         for k, v in ev.get("facts", {}).items():
-            if isinstance(v, bool | int | float | str) and len(str(v)) <= 80:
-                facts.append((k.replace("_", " "), _value(v)))
+            if isinstance(v, bool | int | float | str) and v != "" and len(str(v)) <= 80:
+                facts.append((fact_name(k), _value(v, k)))
     return facts[:MAX_FIELDS]
 
 
@@ -82,6 +105,19 @@ def citation_line(ev: dict[str, Any]) -> str:
     return mrkdwn(f"[{ev['id']}] {ev['tool']} `{_args(ev.get('args', {}))}`{when}")
 
 
+def _id_number(ev: dict[str, Any]) -> tuple[int, str]:
+    digits = re.sub(r"\D", "", str(ev.get("id", "")))
+    return (int(digits) if digits else 1 << 30, str(ev.get("id", "")))
+
+
+def citation_blocks(cited: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The cited evidence in id order (E1, E2, … E10, not the order the prose happened to cite
+    them), ten to a context block (Slack's cap on a context's elements)."""
+    ordered = sorted({id(e): e for e in cited}.values(), key=_id_number)
+    lines = [citation_line(e) for e in ordered]
+    return [context(*lines[i:i + 10]) for i in range(0, len(lines), 10)]
+
+
 def evidence_button(thread: str, ids: list[str]) -> dict[str, Any]:
     value = json.dumps({"t": thread, "ids": ids[:100]})  # within the 2000 characters of a value
     return {"type": "actions", "block_id": EVIDENCE_ACTION, "elements": [
@@ -89,26 +125,11 @@ def evidence_button(thread: str, ids: list[str]) -> dict[str, Any]:
          "text": {"type": "plain_text", "text": f"Show evidence ({len(ids)})"}}]}
 
 
-def answer_blocks(result: dict[str, Any], thread: str) -> list[dict[str, Any]]:
-    """Conclusion, details, key facts as fields, citations as context, the evidence button."""
-    conclusion, details = split_answer(result.get("answer", ""))
-    blocks = [section(mrkdwn(conclusion))]
-    if details:
-        blocks.append(section(mrkdwn(details)))
-    facts = key_facts(result)
-    if facts:
-        blocks.append({"type": "section", "fields": [
-            {"type": "mrkdwn", "text": _clip(f"*{k}*\n{mrkdwn(v)}", 1900)} for k, v in facts]})
-    by_id = {e["id"]: e for e in result.get("evidence", [])}
-    cited = [by_id[c] for c in result.get("citations", []) if c in by_id]
-    if cited:
-        blocks.append(context(*[citation_line(e) for e in cited]))
-    if by_id:
-        blocks.append(evidence_button(thread, list(by_id)))
-        label = (result.get("root_cause") or {}).get("label")
-        if label and label not in ("none", "inconclusive"):
-            blocks[-1]["elements"].append(confirm_button(thread))
-    return blocks
+def answer_blocks(result: dict[str, Any], thread: str, **kw: Any) -> list[dict[str, Any]]:
+    """The answer message (ui/slack/answer.py builds it; kept here for the callers of old)."""
+    from netopsai.ui.slack.answer import answer_blocks as build
+
+    return build(result, thread, **kw)
 
 
 def confirm_button(thread: str) -> dict[str, Any]:
@@ -146,11 +167,17 @@ def evidence_rows_blocks(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]
     return blocks
 
 
+HEADLINE_BLOCK = "netops_headline"  # the answer's first section: its headline
+
+
 def message_text(blocks: list[dict[str, Any]]) -> str:
-    """The notification fallback text: the first section's text."""
-    for b in blocks:
-        if b.get("type") == "section" and "text" in b:
-            return str(b["text"]["text"])[:300]
+    """The notification fallback text: an answer's headline, else the first section's text."""
+    heads = [b for b in blocks if b.get("block_id") == HEADLINE_BLOCK and "text" in b]
+    for b in heads + [b for b in blocks if b.get("type") == "section" and "text" in b]:
+        text = str(b["text"]["text"])
+        if b in heads and len(text) > 1 and text[0] == text[-1] == "*":
+            text = text[1:-1]  # bold in the message, plain in the notification
+        return text[:300]
     return "netopsai"
 
 

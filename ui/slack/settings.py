@@ -28,6 +28,9 @@ class SlackSettings(BaseSettings):
     batch_channels: IdList = Field(default_factory=list)
     batch_concurrency: int = Field(default=8, ge=1, le=64)
     max_file_bytes: int = Field(default=1_000_000, ge=1)
+    # the web app's address as on-calls reach it (SLACK_WEB_BASE_URL, e.g.
+    # https://netopsai.example.net): answers get "Open in netopsai" buttons to it; unset, none
+    web_base_url: str | None = None
 
     @field_validator("allowed_users", "allowed_channels", "batch_users", "batch_channels",
                      mode="before")
@@ -35,6 +38,16 @@ class SlackSettings(BaseSettings):
     def _split(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [v for v in re.split(r"[\s,]+", value) if v]
+        return value
+
+    @field_validator("web_base_url", mode="before")
+    @classmethod
+    def _web_url(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip().rstrip("/") or None
+            if value and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", value):
+                raise ValueError(f"SLACK_WEB_BASE_URL must be an http(s) address like "
+                                 f"https://netopsai.example.net, not {value[:60]!r}")
         return value
 
     def denial(self, user: str, channel: str, is_dm: bool, batch: bool = False) -> str | None:

@@ -129,10 +129,24 @@ def guarded(progress: Progress, work: Callable[[], Blocks]) -> None:
         progress.fail(f"internal error ({type(exc).__name__}); the bot's log has the details")
 
 
+def render(ctx: SlackContext, result: dict[str, Any], thread: str) -> Blocks:
+    """The answer's blocks: its alarms as a list with their buttons (with each one's ack from
+    the store), Open buttons when the web app's address is configured. An alarm list that
+    cannot read the acks is left out, logged: the answer itself still goes out."""
+    from netopsai.ui.slack.alarm_list import list_for
+
+    try:
+        alarms = list_for(result, ctx.copilot.backends)
+    except Exception as exc:  # the answer matters more than its buttons
+        log.warning("alarm list left out: %s", type(exc).__name__)
+        alarms = []
+    return answer_blocks(result, thread, base_url=ctx.settings.web_base_url, alarm_blocks=alarms)
+
+
 def answer_question(ctx: SlackContext, progress: Progress, question: str, user: str) -> None:
     """One chat turn: progress in the placeholder, then the answer in Block Kit."""
     def work() -> Blocks:
         thread = thread_id(progress.channel, progress.root)
         result = stream_answer(ctx.copilot, question, thread, user, progress.step)
-        return answer_blocks(result, thread)
+        return render(ctx, result, thread)
     guarded(progress.start(), work)

@@ -13,8 +13,16 @@ from slack_sdk import WebClient
 
 from netopsai.errors import NetopsError
 from netopsai.ui.slack.batch import inline_lines, run_batch
-from netopsai.ui.slack.blocks import answer_blocks, help_blocks, message_text, mrkdwn
-from netopsai.ui.slack.work import Progress, SlackContext, answer_question, guarded, stream_answer, thread_id
+from netopsai.ui.slack.blocks import help_blocks, message_text, mrkdwn
+from netopsai.ui.slack.work import (
+    Progress,
+    SlackContext,
+    answer_question,
+    guarded,
+    render,
+    stream_answer,
+    thread_id,
+)
 
 SUBCOMMANDS = ("ask", "trace", "device", "alarms", "batch", "help")
 WINDOW = re.compile(r"^\d+[smhdw]$", re.IGNORECASE)
@@ -85,7 +93,7 @@ def trace(ctx: SlackContext, progress: Progress, question: str, user: str) -> No
             progress.step("the trace did not reach its destination: diagnosing")
             result = stream_answer(ctx.copilot, f"{flow} not communicating", thread, user,
                                    progress.step)
-        return answer_blocks(result, thread)
+        return render(ctx, result, thread)
     guarded(progress.start(), work)
 
 

@@ -1,0 +1,90 @@
+"""Buttons that lead out of a Slack answer: "Open in netopsai" for the thread and its devices
+(only when SLACK_WEB_BASE_URL names the web app; Slack opens the URL itself) and "Full table"
+for evidence too big for a message, which opens a modal holding every row."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+OPEN_ACTION = "netops_open"  # URL buttons: Slack still sends a click, which is acknowledged
+TABLE_ACTION = "netops_table"
+MAX_DEVICE_BUTTONS = 4
+BIG_TABLE = 30  # more rows than the evidence message shows (blocks.MAX_ROWS)
+MODAL_BLOCKS = 100  # Slack's cap on a modal's blocks
+MODAL_TEXT = 2900  # a section's text, within Slack's 3000
+
+
+def _button(text: str, action: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "button", "action_id": action,
+            "text": {"type": "plain_text", "text": text[:75], "emoji": True}, **extra}
+
+
+def _devices(result: dict[str, Any]) -> list[str]:
+    """The devices an answer is about: the root cause's, where a trace stopped, the alarms'."""
+    names: list[str] = []
+    rc = result.get("root_cause") or {}
+    names += [str(rc["device"])] if rc.get("device") else []
+    for ev in result.get("evidence", []):
+        facts = ev.get("facts") or {}
+        names += [str(facts["stopped_at"])] if facts.get("stopped_at") else []
+        if ev.get("tool") == "alarms" and isinstance(facts.get("devices"), list):
+            names += [str(d) for d in facts["devices"]]
+    return list(dict.fromkeys(n for n in names if n))[:MAX_DEVICE_BUTTONS]
+
+
+def open_buttons(base_url: str | None, thread: str, result: dict[str, Any]) -> dict[str, Any] | None:
+    """An actions block: the thread in the web app, then each device's page; None when no web
+    address is configured (a button to nowhere is worse than none)."""
+    if not base_url:
+        return None
+    base = base_url.rstrip("/")
+    buttons = [_button("Open in netopsai", f"{OPEN_ACTION}_thread",
+                       url=f"{base}/?thread={quote(thread, safe='')}")]
+    buttons += [_button(f"Open {name}", f"{OPEN_ACTION}_device_{i}",
+                        url=f"{base}/?device={quote(name, safe='')}")
+                for i, name in enumerate(_devices(result))]
+    return {"type": "actions", "block_id": OPEN_ACTION, "elements": buttons}
+
+
+def table_buttons(thread: str, evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A "Full table" button per evidence with more rows than a message shows (at most three,
+    so the row keeps room for the evidence and confirm buttons)."""
+    big = [e for e in evidence if len(e.get("rows") or []) > BIG_TABLE][:3]
+    return [_button(f"Full table {e['id']} ({len(e['rows'])} rows)", f"{TABLE_ACTION}_{i}",
+                    value=json.dumps({"t": thread, "id": e["id"]}))
+            for i, e in enumerate(big)]
+
+
+def table_text(columns: list[str], rows: list[dict[str, Any]]) -> list[str]:
+    """A table as fixed-width text, cut into chunks that each fit one section's code block."""
+    from netopsai.ui.slack.blocks import _table
+
+    lines = _table(columns, rows).replace("```", "'''").split("\n")
+    chunks, cur = [], ""
+    for line in lines:
+        line = line[: MODAL_TEXT - 10]
+        if cur and len(cur) + len(line) + 1 > MODAL_TEXT - 8:
+            chunks.append(cur)
+            cur = ""
+        cur = f"{cur}\n{line}" if cur else line
+    return [*chunks, cur] if cur else chunks
+
+
+def table_modal(ev: dict[str, Any]) -> dict[str, Any]:
+    """A modal with one evidence's rows, as many as its 100 blocks hold (the count says so when
+    they do not all fit)."""
+    from netopsai.ui.slack.blocks import mrkdwn
+
+    rows = ev.get("rows") or []
+    chunks = table_text(list(ev.get("columns") or []), rows)
+    shown = chunks[: MODAL_BLOCKS - 2]
+    cut = (f" (the first {sum(c.count(chr(10)) for c in shown)} rows fit here; "
+           "`netopsai tool` or the web app has them all)") if len(shown) < len(chunks) else ""
+    head = mrkdwn(f"**[{ev['id']}] {ev['tool']}**: {len(rows)} rows{cut}. {ev.get('summary', '')}")
+    blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": head[:MODAL_TEXT]}}]
+    blocks += [{"type": "section", "text": {"type": "mrkdwn", "text": f"```{c}```"}} for c in shown]
+    title = f"{ev['id']} {ev['tool']}"[:24]
+    return {"type": "modal", "title": {"type": "plain_text", "text": title},
+            "close": {"type": "plain_text", "text": "Close"}, "blocks": blocks}
