@@ -162,6 +162,9 @@ def test_a_catalyst_transceiver_insert_is_recognised() -> None:
     ("bsd_kernel-0056", "VRRP_FAULT", "note"),  # "BACKUP -> INIT (hardware interface up)"
     ("hpe_aruba-0070", "LACP_MEMBER_DOWN", "clear"),  # AOS-CX partner state ALFNCD: bundled
     ("hpe_aruba-0078", "LACP_MEMBER_DOWN", "note"),  # partner PSFO: on the way, noted
+    ("frr-0230", "OSPF_DOWN", "raise"),  # ospfd "nsm_change_state:[10.1.0.4:default], Full -> Deleted"
+    ("linux_nic-0422", "LINK_DOWN", "clear"),  # "ADDRCONF(NETDEV_CHANGE): wan: link becomes ready"
+    ("linux_nic-0670", "LINK_DOWN", "note"),  # mwan3track "Interface wan4a (eth3) is offline"
 ])
 def test_classes_of_unsure_lines_are_read(rid: str, kind: str, action: str) -> None:
     ev, _ = judged(rid)

@@ -107,7 +107,9 @@ class Rule:
             return None
         action, _, kind = decided.partition(" ")
         kind = kind or self.kind
-        iface = got.get("interface") or got.get("interface2")  # a rule's second form of it
+        # a rule's other forms of the port: interface2, interface3 ... (one per alternative)
+        iface = got.get("interface") or next(
+            (v for k, v in got.items() if k.startswith("interface")), None)
         return Parsed(kind=kind, action=action,  # type: ignore[arg-type]
                       category=CATEGORY.get(kind, "device"), rule=f"{self.family}/{self.name}",
                       interface=iface, peer=got.get("peer"),
