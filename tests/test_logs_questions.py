@@ -244,7 +244,8 @@ def test_what_happened_to_an_unknown_hosts_port(home: Path) -> None:
 def test_which_ports_flapped_on_an_unknown_host_yesterday(home: Path) -> None:
     r = ask(home, "which ports flapped on host.site yesterday?", AFTER_UNKNOWN)
     window_first(r, "2018-04-19 00:00–24:00")
-    assert "host.site Ethernet12 (LINK_DOWN x" in r["answer"].split("\n\n")[1]
+    lead = r["answer"].split("\n\n")[1]  # the line after the window's names the port
+    assert lead.startswith("5 events for host.site in the window, by port: Ethernet12 (LINK_DOWN x")
     events = rows(r, "events")
     assert events[-1]["at"] == "2018-04-19T05:11:18Z" and "abc123" in events[-1]["message"]
     assert "not in the inventory; seen in 5 log lines" in r["answer"]

@@ -50,13 +50,13 @@ def events(args: EventsArgs, backends: Backends) -> Evidence:
                                    args.text and f"text ~{args.text!r}"]))
     ids = Counter(r.get("mnemonic") or "(no id)" for r in rows)
     summary = f"{total} event{'s' * (total != 1)} for {about} in the window"
+    ports = "" if args.interface else _by_port(rows, named=len(args.devices or []) != 1)
+    if ports:  # which ports, first: "which ports flapped on X" is answered by this line
+        summary += f", by port: {ports};"
     if rows:
         top = ", ".join(f"{k} x{n}" for k, n in ids.most_common(4))
-        summary += (f", {rows[0]['at']} .. {rows[-1]['at']}: {top}; latest: "
+        summary += (f" {rows[0]['at']} .. {rows[-1]['at']}: {top}; latest: "
                     f"\"{cell_text(rows[-1]['message'], 160)}\"")
-    ports = _by_port(rows)
-    if ports:
-        summary += f"; by port: {ports}"
     if total > len(rows):
         summary += f" (the latest {len(rows)} shown: narrow the window or the search for the rest)"
     # events whose sender may not speak for the device they name (netopsai.store.naming)
@@ -70,13 +70,14 @@ def events(args: EventsArgs, backends: Backends) -> Evidence:
                     rows=[dict(r) for r in rows], facts=facts, window=w.as_json())
 
 
-def _by_port(rows: list[EventRecord], most: int = 6) -> str:
+def _by_port(rows: list[EventRecord], named: bool, most: int = 6) -> str:
     """The ports the events were about, busiest first, with what they raised or cleared
-    ("Ethernet12 (LINK_DOWN x4, OPTICS_LOS x1)"): which ports flapped, read from the lines."""
+    ("Ethernet12 (LINK_DOWN x4, OPTICS_LOS x1)"): which ports flapped, read from the lines;
+    `named`: each with its device (the events of several devices)."""
     kinds: dict[str, Counter[str]] = {}
     for r in rows:
         if r.get("interface"):
-            port = f"{r.get('device')} {r['interface']}"
+            port = f"{r.get('device')} {r['interface']}" if named else str(r["interface"])
             kinds.setdefault(port, Counter())[str(r.get("kind") or r.get("mnemonic") or "line")] += 1
     busiest = sorted(kinds.items(), key=lambda kv: -sum(kv[1].values()))[:most]
     return ", ".join(f"{port} ({', '.join(f'{k} x{n}' for k, n in c.most_common(3))})"
