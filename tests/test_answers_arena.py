@@ -45,6 +45,8 @@ def test_the_generator_is_deterministic_and_places_each_class(tmp_path: Path) ->
             assert f[0]["params"]["dst"].rsplit(".", 1)[0] in src
     write_set(tmp_path / "set", 8, 3)
     assert len(arena.load_dir(tmp_path / "set")) == 8 and arena.manifest(tmp_path / "set")
+    write_set(tmp_path / "set", 3, 4)  # a smaller set replaces it whole
+    assert len(arena.load_dir(tmp_path / "set")) == 3
 
 
 def test_a_lookup_scores_what_it_shows() -> None:

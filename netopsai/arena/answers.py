@@ -29,6 +29,8 @@ def write_set(out_dir: Path, n: int, seed: int) -> list[Path]:
     """One YAML file per scenario plus manifest.json (the same seed, the same files)."""
     made = generate(n, seed)
     out_dir.mkdir(parents=True, exist_ok=True)
+    for old in out_dir.glob("*.yaml"):  # a set of other ids (another n or class list) goes first
+        old.unlink()
     paths = []
     for sc, _ in made:
         p = out_dir / f"{sc['id']}.yaml"
