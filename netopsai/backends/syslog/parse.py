@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from netopsai.backends.syslog.header import peel, structured_data
+from netopsai.backends.syslog.relayed import unwrap
 
 FACILITIES = ("kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron",
               "authpriv", "ftp", "ntp", "security", "console", "solaris-cron",
@@ -47,6 +48,7 @@ def parse_frame(data: bytes) -> SyslogMessage:
     value = int(pri.group(1)) if pri and int(pri.group(1)) < 192 else 13
     rest = raw[pri.end():] if pri else raw
     facility, severity = FACILITIES[value >> 3], SEVERITIES[value & 7]
+    rest = unwrap(rest)  # what a syslog server did to the device's line, undone (relayed.py)
     rest = rest[k.end():] if (k := _KIWI.match(rest)) else rest
     v5 = _V5424.match(rest)
     if v5:
