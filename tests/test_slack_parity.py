@@ -281,3 +281,17 @@ def test_a_big_table_opens_in_a_modal(linked: str, fake: FakeSlackAPI, copilot: 
     assert opened["trigger_id"] == "1.2.3" and view["type"] == "modal"
     table = "".join(b["text"]["text"] for b in view["blocks"][1:])
     assert all(r["name"] in table for r in ev["rows"])  # every row, not the message's 30
+
+
+def test_the_web_address_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    from netopsai.errors import NetopsError
+    from netopsai.ui.slack.app import _settings
+
+    monkeypatch.setenv("SLACK_WEB_BASE_URL", "https://ops.example.net/netops/")
+    assert _settings().web_base_url == "https://ops.example.net/netops"  # no doubled slash
+    monkeypatch.setenv("SLACK_WEB_BASE_URL", "javascript:alert(1)")
+    with pytest.raises(NetopsError, match=r"^SLACK_WEB_BASE_URL: .*https?://") as err:
+        _settings()
+    assert "\n" not in str(err.value)
+    monkeypatch.setenv("SLACK_WEB_BASE_URL", "")
+    assert _settings().web_base_url is None  # empty: no Open buttons
