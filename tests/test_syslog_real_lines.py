@@ -169,3 +169,12 @@ def test_a_catalyst_transceiver_insert_is_recognised() -> None:
 def test_classes_of_unsure_lines_are_read(rid: str, kind: str, action: str) -> None:
     ev, _ = judged(rid)
     assert (ev.kind, ev.action) == (kind, action), rid
+
+
+def test_results_name_the_groups_short_of_the_bar() -> None:
+    cell = dict.fromkeys(("lines", "state_lines", "complete", "noise_alarm"), 0)
+    groups = {"nos": {"a": {**cell, "lines": 20, "state_lines": 20, "complete": 19},
+                      "b": {**cell, "lines": 20, "state_lines": 20, "complete": 18},
+                      "c": {**cell, "lines": 5, "noise_alarm": 1}},
+              "header_form": {"datagram": {**cell, "lines": 9, "state_lines": 9, "complete": 9}}}
+    assert scorer().short_of_target({"groups": groups}) == ["nos b", "nos c"]
