@@ -96,8 +96,10 @@ def test_telemetry_answers_carry_a_plot(backends: Backends) -> None:
     final = list(chat.turn("port link status across all switches since 08:00", [], "t3"))[-1]
     assert final.plot is not None
     kind, frame = final.plot
-    assert kind == "timeline" and set(frame.columns) == {"time", "up", "port"}
+    assert kind == "timeline" and set(frame.columns) == {"time", "up", "port", "band"}
     assert set(frame["up"]) == {0, 1}  # the flapped ports go down and come back
+    bands = frame.groupby("port")["band"].agg(["min", "max"]).sort_values("min")
+    assert (bands["min"].shift(-1).dropna() > bands["max"].iloc[:-1]).all()  # one band per port
     final = list(chat.turn("CRC errors on all switches in the last 24h", [], "t4"))[-1]
     assert final.plot is not None and final.plot[0] == "bars"
 

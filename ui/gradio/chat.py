@@ -4,7 +4,6 @@ citations linked to the evidence panel, and the plot / path views when the turn 
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -19,7 +18,9 @@ from gradio import ChatMessage
 from netopsai.cli.chat import describe
 from netopsai.errors import NetopsError
 from netopsai.service import Copilot, Step
+from netopsai.ui.gradio.evhead import evidence_header
 from netopsai.ui.gradio.headline import headline, headline_html
+from netopsai.ui.gradio.nextmove import examples, next_questions, page_draft, short_unplaced, tag_ruled_out
 from netopsai.ui.gradio.views import (
     evidence_html,
     inert,
@@ -48,6 +49,7 @@ class ChatView:
     status: str = ""
     turn_evidence: list[dict[str, Any]] = field(default_factory=list)
     headline: str | None = None  # the pinned line's HTML (headline.headline_html); None: as it is
+    next: list[str] | None = None  # the follow-up chips' questions (nextmove); None: as they are
 
 
 def new_thread() -> str:
@@ -92,7 +94,7 @@ def _pending(what: str) -> ChatMessage:
 def _step_body(step: Step) -> str:
     d = step.data
     if step.node == "planner":
-        calls = "\n".join(f"- `{c['tool']}` {json.dumps(c.get('args', {}), default=str)}"
+        calls = "\n".join(f"- {evidence_header({'tool': c['tool'], 'args': c.get('args', {})})}"
                           for c in d.get("calls", [])) or "- no more tool calls"
         notes = "".join(f"\n\n_{n}_" for n in d.get("notes", []))
         return f"intent: **{d.get('intent') or 'next step'}**\n\n{calls}{notes}"
@@ -106,18 +108,18 @@ def _step_body(step: Step) -> str:
                    if moves else "")
 
 
-def _evidence_body(ev: dict[str, Any], code: str | None) -> str:
-    body = f"`{ev['tool']}` {json.dumps(ev.get('args', {}), default=str)[:400]}\n\n{ev['summary']}"
+def _evidence_body(ev: dict[str, Any], code: str | None, zone: str = "UTC") -> str:
+    body = f"**{evidence_header(ev, zone)}**\n\n{ev['summary']}"
     body += "".join(f"\n\n**error:** {e}" for e in ev.get("errors") or [])
     return body + (f"\n\n```python\n{code}\n```" if code else "")
 
 
-def step_messages(step: Step) -> list[ChatMessage]:
+def step_messages(step: Step, zone: str = "UTC") -> list[ChatMessage]:
     """The collapsible steps for one node's update: one per evidence for tool and coder runs
     (titled with the shared one-line description), one for a planner decision or diagnosis."""
     secs = round(step.ms / 1000, 3)
     if step.node in ("tools", "coder"):
-        return [ChatMessage(inert(_evidence_body(ev, step.data.get("code"))),
+        return [ChatMessage(inert(_evidence_body(ev, step.data.get("code"), zone)),
                             metadata={"title": describe(Step(step.node, {"evidence": [ev]})),
                                       "duration": secs, "status": "done"})
                 for ev in step.data.get("evidence", [])]
@@ -153,6 +155,7 @@ def answer_parts(answer: str, known: set[str], names: set[str],
     list and, after a diagnosis, its row tables: the conclusion is what fills the screen, the
     rows are a click away."""
     prose, details = split_details(answer, rows_too=diagnosed)
+    prose = short_unplaced(tag_ruled_out(prose), examples(answer))  # plain words, labels as tags
     text = link_devices(link_citations(inert(prose or answer), known), names)
     if not details or not prose:
         return text, None
@@ -184,11 +187,35 @@ class ChatHandler:
         """The thread's saved state (the checkpointer keeps it across restarts)."""
         return self.copilot.thread(thread_key(thread, user)).state
 
+    @property
+    def zone(self) -> str:
+        """The network's zone: evidence windows read in it."""
+        return str(getattr(self.copilot.backends, "zone", "") or "UTC")
+
     def _views(self, state: dict[str, Any]) -> tuple[str, list[dict[str, Any]], set[str]]:
         evidence = state.get("evidence", [])
         turn = set(state.get("turn", []))
-        return evidence_html(evidence, turn), [e for e in evidence if e["id"] in turn], \
+        return evidence_html(evidence, turn, self.zone), [e for e in evidence if e["id"] in turn], \
             {e["id"] for e in evidence}
+
+    def _next(self, state: dict[str, Any], turn_ev: list[dict[str, Any]]) -> list[str]:
+        """The chips after the thread's last answer (nextmove.next_questions)."""
+        answer = str(state.get("answer") or "")
+        if not answer:
+            return []
+        return next_questions(str(state.get("question") or ""), answer, str(state.get("intent") or ""),
+                              turn_ev, dict(state.get("entities") or {}), self.device_names())
+
+    def page(self, thread: str, user: str | None, link: str) -> str:
+        """"Page the on-call": the escalation text for the thread's last answer (headline,
+        what was asked, what was ruled out, the thread's link), for copying."""
+        try:
+            state = self.conversation(thread, user)
+        except NetopsError as exc:
+            return f"error: {exc}"
+        if not state.get("answer"):
+            return "Nothing to page about yet: ask a question first."
+        return page_draft(str(state["answer"]), str(state.get("question") or ""), link or thread)
 
     def turn(self, question: str, history: list[Any] | None, thread: str,
              user: str | None = None, window: str | dict[str, str] | None = None) -> Iterator[ChatView]:
@@ -201,12 +228,12 @@ class ChatHandler:
             return
         history.append({"role": "user", "content": inert(question)})
         yield ChatView(history + [_pending("planning")], status="working…",
-                       headline=headline_html(question, "working"))
+                       headline=headline_html(question, "working"), next=[])
         answer, elapsed, diagnosed = "", 0.0, False
         try:
             for step in self.copilot.ask(question, thread_key(thread, user), user,
                                          window_words(window)):
-                history += step_messages(step)
+                history += step_messages(step, self.zone)
                 diagnosed = diagnosed or step.node == "diagnose"
                 answer = step.data.get("answer", answer) if step.node == "summarizer" else answer
                 elapsed = step.data.get("elapsed_ms", elapsed)
@@ -226,12 +253,14 @@ class ChatHandler:
                 elapsed: float, diagnosed: bool) -> Iterator[ChatView]:
         """Stream the answer paragraph by paragraph, with the evidence panel already filled so
         its citation links resolve as soon as they appear."""
-        panel, turn_ev, known = self._views(self.conversation(thread, user))
+        state = self.conversation(thread, user)
+        panel, turn_ev, known = self._views(state)
         prose, folded = answer_parts(answer, known, self.device_names(), diagnosed)
         linked = _paragraphs(prose)
         trace = trace_of(turn_ev)
         base = ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
                         "writing…", turn_ev, headline_html(headline(answer), "answer", self.device_names()))
+        chips = self._next({**state, "answer": answer}, turn_ev)
         for i in range(1, len(linked) + 1):
             shown = [ChatMessage("\n\n".join(linked[:i]))]
             if i == len(linked):
@@ -239,7 +268,8 @@ class ChatHandler:
                 shown += [folded] if folded else []
             else:
                 status = "writing…"
-            yield replace(base, history=history + shown, status=status)
+            yield replace(base, history=history + shown, status=status,
+                          next=chips if i == len(linked) else None)
 
     def _replay(self, state: dict[str, Any], trail: list[list[Step]],
                 known: set[str]) -> list[Any]:
@@ -256,7 +286,7 @@ class ChatHandler:
                     history.append(UNANSWERED)
                 history.append({"role": "user", "content": inert(str(m.content))})
                 steps = next(turns, [])
-                history += [msg for step in steps for msg in step_messages(step)]
+                history += [msg for step in steps for msg in step_messages(step, self.zone)]
                 diagnosed, waiting = any(step.node == "diagnose" for step in steps), True
             elif m.type == "ai" and m.content and not getattr(m, "tool_calls", None):
                 prose, folded = answer_parts(str(m.content), known, names, diagnosed)
@@ -296,4 +326,4 @@ class ChatHandler:
             head = headline_html(headline(str(state.get("answer") or "")) if history else "",
                                  "answer", self.device_names())
         return ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
-                        status, turn_ev, head)
+                        status, turn_ev, head, self._next(state, turn_ev) if history else [])

@@ -78,6 +78,10 @@ COPY_LINK = """(tid) => { const u = new URL(window.location.href); u.hash = ''; 
   u.searchParams.set('thread', tid);
   if (navigator.clipboard) { navigator.clipboard.writeText(u.toString()); }
   return 'Link to this thread (copied): ' + u.toString(); }"""
+# "Page the on-call": the thread's own address goes with the draft (the server does not know
+# the name the on-call reached it by)
+PAGE_LINK = """(tid, link) => { const u = new URL(window.location.href); u.hash = ''; u.search = '';
+  u.searchParams.set('thread', tid); return [tid, u.toString()]; }"""
 # the chat's height: a laptop's 620 px; on a phone what is left under the title, tabs and headline
 CHAT_HEIGHT = "min(620px, calc(100vh - 300px))"
 SEED_QUESTIONS = ["10.1.3.20 to 10.2.1.40 not communicating", "list the PoDs of dc1 and their segments",
@@ -85,7 +89,23 @@ SEED_QUESTIONS = ["10.1.3.20 to 10.2.1.40 not communicating", "list the PoDs of 
                   "port link status across all switches since 08:00", "who owns 10.1.3.20?"]
 
 
+CHIPS = 4  # follow-up chips after an answer (three follow-ups, or four examples of what it answers)
+
+
+def chip_updates(questions: list[str] | None) -> list[Any]:
+    """The chips' values and visibility; None leaves them as they are (steps still streaming)."""
+    if questions is None:
+        return [gr.update() for _ in range(CHIPS)]
+    shown = questions[:CHIPS]
+    return [gr.update(value=q, visible=True) for q in shown] + \
+        [gr.update(value="", visible=False) for _ in range(CHIPS - len(shown))]
+
+
 def _chat_outputs(view: ChatView, zones: tuple[str, str] = ("UTC", "")) -> tuple[Any, ...]:
+    return (*_panels(view, zones), *chip_updates(view.next))
+
+
+def _panels(view: ChatView, zones: tuple[str, str]) -> tuple[Any, ...]:
     """While steps stream, the side panels keep the last answer's views; the final views replace
     them. `zones`: (the network's, the browser's): the timeline reads in the network's hours in
     any browser (views.for_browser), and its legend colours go out last (port_colours)."""
@@ -98,7 +118,8 @@ def _chat_outputs(view: ChatView, zones: tuple[str, str] = ("UTC", "")) -> tuple
     if kind == "timeline" and frame is not None:
         shown = for_browser(network_wall_time(frame, zones[0]), zones[1])
         line = gr.update(value=shown, visible=True,
-                         label=f"port status (1 = up), times in {zones[0] or 'UTC'}")
+                         label=f"port status, one band per port (high = up, low = down), times in "
+                               f"{zones[0] or 'UTC'}")
         colours = port_colours(frame)
     bars = gr.update(visible=False)
     if kind == "bars" and frame is not None and len(frame):
@@ -125,7 +146,8 @@ def _side_panels() -> tuple[Any, ...]:
     """(status, path, line plot, bar plot, evidence) beside the chat."""
     status = gr.Markdown(elem_id="chat-status")
     path = gr.HTML(visible=False, elem_id="path-panel")
-    line = gr.LinePlot(x="time", y="up", color="port", visible=False, label="port status (1 = up)",
+    line = gr.LinePlot(x="time", y="band", color="port", visible=False, y_title="ports (high = up)",
+                       label="port status, one band per port", x_title="time",
                        elem_id="status-plot")  # its natural height: a fixed one clips the legend
     bars = gr.BarPlot(x="port", y="value", sort="-y", y_lim=[0, None], visible=False,
                       label="telemetry (worst first)", height=300, x_label_angle=-45, elem_id="counter-plot")
@@ -167,6 +189,11 @@ class _ChatEvents:
         b = self.chat.copilot.backends
         return window_arg(mode, window, start, end, b.inventory.clock(), b.zone)
 
+    def page(self, tid: str, link: str, request: gr.Request) -> Any:
+        """The escalation draft, shown for copying (posting it to Slack is the Slack bot's)."""
+        text = self.chat.page(tid, getattr(request, "username", None), link)
+        return gr.update(value=text, visible=True)
+
     def like(self, tid: str, data: gr.LikeData, request: gr.Request) -> str:
         return self.chat.feedback(tid, data.liked is True, getattr(request, "username", None))
 
@@ -201,6 +228,15 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> ChatHooks:
             box = gr.Textbox(placeholder="Ask about the network, e.g. " + SEED_QUESTIONS[0],
                              show_label=False, submit_btn=True, elem_id="question",
                              max_length=copilot.limits.max_question)
+            with gr.Row(elem_id="chat-next"):  # the next move: a click asks it in this thread
+                chips = [gr.Button("", visible=False, size="sm", variant="secondary", scale=0,
+                                   elem_classes=["np-chip"], elem_id=f"chat-next-{i}")
+                         for i in range(CHIPS)]
+                page_btn = gr.Button("Page the on-call", size="sm", variant="stop", scale=0,
+                                     elem_id="page-oncall")
+            page_box = gr.Textbox(label="escalation draft (copy it to the on-call channel)",
+                                  visible=False, lines=6, buttons=["copy"], elem_id="page-draft",
+                                  interactive=False)
             examples = gr.Examples(SEED_QUESTIONS, inputs=[box], label="Try")
             with gr.Accordion("Time window, for questions that name none", open=False,
                               elem_id="chat-window-box"):
@@ -217,9 +253,10 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> ChatHooks:
                 thread_box = gr.Textbox(label="thread id (paste one to resume it)", elem_id="thread-id")
                 resume_btn = gr.Button("Resume", size="sm")
     browser = gr.Textbox(visible=False, elem_id="chat-browser-zone")  # set by the load's js
+    page_link = gr.Textbox(visible=False, elem_id="page-link")  # the thread's address, set by js
     colours = gr.State({})
     ev = _ChatEvents(chat)
-    panels = [bot, evidence, line, bars, path, status, colours, head]
+    panels = [bot, evidence, line, bars, path, status, colours, head, *chips]
     asking = [box, bot, thread, use, *picker.inputs, browser, thread_box]
     answered = [box, *panels, thread, thread_box]
 
@@ -230,6 +267,9 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> ChatHooks:
     for asked in (box.submit(ev.respond, asking, answered),
                   examples.load_input_event.then(ev.respond, asking, answered)):
         after(asked)
+    for chip in chips:  # the chip's question into the box, then asked as if Enter was pressed
+        after(chip.click(lambda q: q, [chip], [box]).success(ev.respond, asking, answered))
+    page_btn.click(ev.page, [thread_box, page_link], [page_box], js=PAGE_LINK)
     for opened in (resume_btn.click(ev.open_thread, [thread_box, browser], [thread, thread_box, *panels]),
                    new_btn.click(ev.new_thread, [browser], [thread, thread_box, *panels])):
         opened.then(recolour, colours, line).then(None, [thread_box], None, js=THREAD_URL).then(

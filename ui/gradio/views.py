@@ -14,6 +14,7 @@ import pandas as pd
 
 from netopsai.evidence import CITATION, cell_text
 from netopsai.planner.zones import zone_of
+from netopsai.ui.gradio.evhead import evidence_header
 
 MAX_ROWS = 50  # rows a page of an evidence table shows; later pages open on demand
 MAX_PAGES = 20  # beyond this many pages, the panel says how to get the whole table
@@ -22,7 +23,9 @@ _WARM = ["#dc2626", "#ea580c", "#b91c1c", "#d97706", "#be185d", "#9a3412", "#f43
 _COOL = ["#2563eb", "#16a34a", "#0891b2", "#7c3aed", "#0d9488", "#4f46e5", "#65a30d", "#475569"]
 _OK, _WARN, _BAD, _GREY = "#16a34a", "#d97706", "#dc2626", "#6b7280"
 GOOD = ("ok", "reached")
-HOP_COLUMNS = ["hop", "ip", "device", "interface", "rtt_ms", "loss_pct", "status"]
+# a hop's verdict first (status, loss, delay), then where it is: a 1440 px screen's side panel
+# shows loss_pct without scrolling sideways
+HOP_COLUMNS = ["hop", "device", "status", "loss_pct", "rtt_ms", "ip", "interface"]
 
 
 def anchor(evidence_id: str) -> str:
@@ -122,17 +125,11 @@ def rows_table(columns: list[str], rows: list[dict[str, Any]], limit: int = MAX_
     return "".join(out)
 
 
-def _args_text(args: dict[str, Any]) -> str:
-    parts = []
-    for k, v in sorted(args.items()):
-        text = f"<{len(v)} items>" if isinstance(v, list) and len(v) > 4 else str(v)
-        parts.append(f"{k}={text}")
-    return ", ".join(parts)
-
-
-def evidence_html(evidence: list[dict[str, Any]], current: set[str] | None = None) -> str:
+def evidence_html(evidence: list[dict[str, Any]], current: set[str] | None = None,
+                  zone: str = "UTC") -> str:
     """Every evidence of the conversation: this turn's first, in order and open, then earlier
-    turns' newest first. Each entry carries the anchor the answer's citations link to."""
+    turns' newest first. Each entry carries the anchor the answer's citations link to, under a
+    header in words (evhead: tool, scope, window in the network's `zone`)."""
     if not evidence:
         return "<p><i>Evidence behind the answers shows here.</i></p>"
     current = current if current is not None else {e["id"] for e in evidence}
@@ -140,15 +137,13 @@ def evidence_html(evidence: list[dict[str, Any]], current: set[str] | None = Non
         [e for e in reversed(evidence) if e["id"] not in current]
     out = []
     for ev in ordered:
-        window = ev.get("window") or {}
-        when = f"<br><small>window {window['start']} .. {window['end']}</small>" if window else ""
         errors = "".join(f'<p style="color:{_BAD}">error: {html.escape(e)}</p>'
                          for e in ev.get("errors") or [])
         is_open = " open" if ev["id"] in current else ""
         out.append(
             f'<details id="{anchor(ev["id"])}" class="np-ev"{is_open}><summary><b>[{ev["id"]}] '
-            f'{html.escape(ev["tool"])}</b> <small>{html.escape(_args_text(ev.get("args", {})))}'
-            f'</small></summary><p>{html.escape(ev.get("summary", ""))}{when}</p>{errors}'
+            f'{html.escape(evidence_header(ev, zone))}</b></summary>'
+            f'<p>{html.escape(ev.get("summary", ""))}</p>{errors}'
             f'{rows_table(ev.get("columns", []), ev.get("rows", []))}</details>')
     return "\n".join(out)
 
@@ -205,24 +200,30 @@ def _ts(text: str) -> pd.Timestamp:
     return pd.Timestamp(datetime.fromisoformat(text.replace("Z", "+00:00")))
 
 
+BAND = 1.5  # one band per port: down at its floor, up 1 above it, half a band of gap between
+
+
 def status_timeline(ev: dict[str, Any]) -> pd.DataFrame:
     """Port up (1) / down (0) over the window as a step line per port: each transition is two
-    points at the same time, the old state then the new."""
+    points at the same time, the old state then the new. `band` draws each port in a band of
+    its own (the first port on top), so eight 0/1 lines never sit on one another."""
     window = ev.get("window") or {}
     start, end = _ts(window["start"]), _ts(window["end"])
     points: list[dict[str, Any]] = []
-    for r in ev.get("rows", [])[:MAX_PORTS]:
+    rows = ev.get("rows", [])[:MAX_PORTS]
+    for i, r in enumerate(rows):
         port = f"{r['device']} {r['interface']}"
+        floor = (len(rows) - 1 - i) * BAND
         state = 1 if r.get("state_at_start") == "up" else 0
-        points.append({"time": start, "up": state, "port": port})
+        steps = [(start, state)]
         for item in filter(None, (x.strip() for x in str(r.get("events") or "").split(";"))):
             stamp, new = item.rsplit(" ", 1)
             at = pd.Timestamp(stamp, tz="UTC")
-            points += [{"time": at, "up": state, "port": port},
-                       {"time": at, "up": 1 if new == "up" else 0, "port": port}]
+            steps += [(at, state), (at, 1 if new == "up" else 0)]
             state = 1 if new == "up" else 0
-        points.append({"time": end, "up": 1 if r.get("state_at_end") == "up" else 0, "port": port})
-    return pd.DataFrame(points, columns=["time", "up", "port"])
+        steps.append((end, 1 if r.get("state_at_end") == "up" else 0))
+        points += [{"time": t, "up": u, "port": port, "band": floor + u} for t, u in steps]
+    return pd.DataFrame(points, columns=["time", "up", "port", "band"])
 
 
 def counter_bars(ev: dict[str, Any]) -> pd.DataFrame:
