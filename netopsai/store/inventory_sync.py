@@ -194,7 +194,9 @@ def _upsert_interfaces(session: Session, batch: InventoryBatch, report: SyncRepo
     for given in batch.interfaces:
         key = (given["device"], given["name"])
         row = {c: v for c, v in given.items() if c != "addresses"}
-        every = given.get("addresses") or ([row["ip"]] if row.get("ip") else None)
+        every = given.get("addresses")  # all of them ([]: none any more), else its one `ip`
+        if every is None and row.get("ip"):
+            every = [row["ip"]]
         if every is not None:  # rows that name no address keep the stored ones
             addresses.setdefault(key, [])
             addresses[key] += [a for a in every if a not in addresses[key]]

@@ -144,12 +144,19 @@ def _first_v4(entry: Row) -> str | None:
     return None
 
 
+def _every(entry: Row) -> list[str]:
+    """Every address of an interface, IPv4 and IPv6 (the store keeps them all)."""
+    return [f"{addr}/{info.get('prefix_length', 32 if family == 'ipv4' else 128)}"
+            for family in ("ipv4", "ipv6") for addr, info in (entry.get(family) or {}).items()]
+
+
 def _interface_rows(r: DeviceReading) -> list[Row]:
     rows = []
     for name, i in r.interfaces.items():
         speed = float(i.get("speed") or 0)
         rows.append({"device": r.name, "name": name, "speed_mbps": int(speed) if speed > 0 else 0,
                      "mtu": int(i.get("mtu") or 1500), "ip": _first_v4(r.addresses.get(name, {})),
+                     "addresses": _every(r.addresses.get(name, {})),
                      "admin_status": "up" if i.get("is_enabled") else "down",
                      "oper_status": "up" if i.get("is_up") else "down",
                      "description": i.get("description", "")})
