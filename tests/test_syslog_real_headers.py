@@ -43,6 +43,7 @@ def ingest() -> Any:
     "cisco_asa-0014",  # no stamp, the device id before the mnemonic: "<123>asa %ASA-7-..."
     "cisco_asa-0057",  # "<166>ACA1a-FW-FTDV01 %FTD-6-113005: ..."
     "ubiquiti-0008",  # a UniFi host with commas: "UDMPRO,a2edd0c6ae48,udm-1.10.0.3686 kernel:"
+    "ubiquiti-0001",  # a UniFi switch, no stamp: "<15>Bedroom HIDDEN,USW_FLEX_MINI-2.0.0.704: ..."
     "mikrotik_routeros-0006",  # ... while MikroTik's "firewall,info" topics stay no host
     # FortiOS key=value bodies: the device's date=, time= and tz=, its devname= when the header
     # names no host, wherever the fields stand; a server's host column stays the host

@@ -43,8 +43,9 @@ _NAME = r"[A-Za-z0-9][\w.-]*"
 # (the IOS session id's `[syslog@9 s_id="..."]` has a param: FRR's log id `[MR3ZF-ATDBY]` has none)
 _ORIGIN = re.compile(rf"({_NAME}):\s+(?=(?:{STAMP.pattern})|-?\d+:\s|(?:RP|LC|\d+)/|\[[^\]]*=|"
                      rf"\d+[ywdh]\d+[ywdhm]:)")
-# a device id right after the PRI, before the mnemonic, when no stamp is sent: "<123>asa %ASA-..."
-_DEVICE_ID = re.compile(rf"({_NAME}) (?=%[A-Z][A-Z0-9_]*-)")
+# a device id right after the PRI when no stamp is sent: before the mnemonic ("<123>asa
+# %ASA-..."), or before UniFi's "MAC,MODEL-FIRMWARE:" tag ("<15>Bedroom 7483c2,USW-8-6.5.59: ")
+_DEVICE_ID = re.compile(rf"({_NAME}) (?=%[A-Z][A-Z0-9_]*-|[^\s,:]+,[^\s:]+:\s)")
 _XR_HOST = re.compile(rf"({_NAME}) (?=(?:RP|LC|\d+)/\S*?CPU\d+:)")  # "router1 LC/0/2/CPU0:..."
 _SD = re.compile(r"\[([^\s\]=]+)((?:\s+[^\s=\]]+\s*=\s*\"(?:[^\"\\]|\\.)*\")*)\s*\](?::?\s+|(?=\[)|$)")
 _PARAM = re.compile(r'([^\s=\]]+)\s*=\s*"((?:[^"\\]|\\.)*)"')
