@@ -295,3 +295,23 @@ def test_the_web_address_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "\n" not in str(err.value)
     monkeypatch.setenv("SLACK_WEB_BASE_URL", "")
     assert _settings().web_base_url is None  # empty: no Open buttons
+
+
+def test_the_list_puts_open_worst_newest_first_and_says_how_many_more() -> None:
+    from netopsai.ui.slack.alarm_list import MAX_ALARMS, alarm_blocks, alarm_rows
+
+    def row(i: int, state: str, sev: str, hour: int) -> dict[str, Any]:
+        return {"id": i, "state": state, "severity": sev, "kind": "LINK_DOWN",
+                "device": f"leaf-{i}", "raised_at": f"2025-11-04T{hour:02d}:00:00Z"}
+    rows = [row(1, "closed", "critical", 19), row(2, "open", "minor", 18),
+            row(3, "open", "critical", 10), row(4, "open", "critical", 12),
+            *(row(10 + i, "closed", "minor", i) for i in range(9))]
+    ordered = alarm_rows({"evidence": [{"tool": "alarms", "rows": rows}], "root_cause": None})
+    assert [r["id"] for r in ordered[:5]] == [4, 3, 2, 1, 18]
+    assert alarm_rows({"evidence": [{"tool": "alarms", "rows": rows}],
+                       "root_cause": {"label": "link.down"}}) == []  # a diagnosis: no list
+    blocks = alarm_blocks(ordered, {4: "acked by slack:U1"})
+    lines = alarm_lines(blocks)
+    assert len(lines) == MAX_ALARMS and lines[4].endswith("_acked by slack:U1_")
+    assert len([b for b in blocks if b["type"] == "actions"]) == 3  # the open ones only
+    assert f"and {len(rows) - MAX_ALARMS} more alarms" in blocks[-1]["elements"][0]["text"]

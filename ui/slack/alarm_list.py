@@ -46,9 +46,9 @@ def alarm_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
             for r in ev.get("rows") or []:
                 if r.get("id") is not None:
                     rows.setdefault(r["id"], r)
-    return sorted(rows.values(), key=lambda r: (r.get("state") != "open",
-                                                RANK.get(str(r.get("severity")), 9),
-                                                str(r.get("raised_at") or "")))
+    newest = sorted(rows.values(), key=lambda r: str(r.get("raised_at") or ""), reverse=True)
+    return sorted(newest, key=lambda r: (r.get("state") != "open",  # stable: newest first within
+                                         RANK.get(str(r.get("severity")), 9)))
 
 
 def _when(raised: Any) -> str:
