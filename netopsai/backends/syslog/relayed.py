@@ -26,6 +26,8 @@ server-made offset, so a zone word the device printed, or `ingest.timezones`, de
 from __future__ import annotations
 
 import re
+from functools import cache
+from zoneinfo import available_timezones
 
 from netopsai.backends.syslog.clock import ABBREVIATIONS, STAMP, zone_hours
 
@@ -35,7 +37,7 @@ _ISO = re.compile(r"(?P<stamp>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)(?P<off>Z
 # rsyslog's RFC 5424 forward (RSYSLOG_SyslogProtocol23Format): PROCID may come out empty
 _FWD = re.compile(r"1 (?P<ts>\S+) (?P<host>\S+) (?P<app>\S+) (?P<procid>\S*) (?P<msgid>\S+) "
                   r"(?P<sd>-|\[.*?\]) ?(?P<msg>.*)", re.S)
-_ZONE_TAG = re.compile(r"(?P<zone>[A-Za-z]{2,5}): (?P<rest>.*)", re.S)
+_ZONE_TAG = re.compile(r"(?P<zone>[A-Za-z]{2,32}): (?P<rest>.*)", re.S)
 _TWO_SPACE = re.compile(r" (?P<name>[A-Za-z0-9][\w.-]*) (?P<rest>[\w./-]+\[\d*\]:? .*)", re.S)
 _DEVICE_ID = re.compile(r"(?P<name>[A-Za-z0-9][\w.-]*) (?P<rest>%[A-Z][A-Z0-9_]*-.*)", re.S)
 _EMPTY_TAG = re.compile(r": (?P<rest>[A-Za-z0-9][\w.-]*: .*)", re.S)  # ": NAME: stamp: ..."
@@ -43,7 +45,9 @@ _OFFSET_HOST = re.compile(r"[+-]\d\d:?\d\d")  # syslog-ng: "Mar 28 16:10:00 +080
 _INNER_5424 = re.compile(r"1 \d{4}-\d\d-\d\dT\S+ \S+ \S+ \S+ \S+ ")
 _DATE_HOST = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:T\d{1,2})?|\d{1,2}-[A-Z][a-z]{2}-\d{4}")
 _SPLIT_TIME = re.compile(r"(?P<h>\d{1,2}): ?(?P<rest>\d\d:\d\d.*)", re.S)
-_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
+# an origin id as APP-NAME; not a sequence number (`000049`) nor IOS-XR's node id cut at its
+# first slash (`RP/0/RSP0/CPU0:` comes out as `RP`)
+_ORIGIN = re.compile(r"(?!\d+$|(?:RP|LC)$)[A-Za-z0-9][\w.-]*")
 
 
 def unwrap(rest: str) -> str:
@@ -62,9 +66,19 @@ def _wall(stamp: str) -> str:
 
 
 def _is_zone(word: str) -> bool:
-    """A zone word a device prints after its stamp (IOS-XE's `mdt` too), not a program name."""
-    return word.isalpha() and (word.isupper() or word.upper() in ABBREVIATIONS) \
-        and zone_hours(word) is not None
+    """A zone word a device prints after its stamp, not a program name: an abbreviation
+    (IOS-XE's `mdt` too), or the city of a tz database zone (NX-OS `clock timezone Berlin 1 0`),
+    whose hours `ingest.timezones` gives."""
+    if not word.isalpha():
+        return False
+    if word.isupper() or word.upper() in ABBREVIATIONS:
+        return zone_hours(word) is not None
+    return word[0].isupper() and word in _cities()
+
+
+@cache
+def _cities() -> frozenset[str]:
+    return frozenset(z.rsplit("/", 1)[1] for z in available_timezones() if "/" in z)
 
 
 def _is_stamp(text: str, past: int) -> bool:
@@ -111,15 +125,15 @@ def _forwarded(rest: str, m: re.Match[str]) -> str:
         return rest
     if host == "Original" and app.startswith("Address="):  # a Kiwi forward
         return f"{host} {app} {msg}"
-    if "=" in app:  # FortiOS key=value: the first pair is not a program
-        return f"{ts} {host} {app} {msg}"
+    if "=" in app:  # FortiOS key=value: the first pair is no program; read as rsyslog's file
+        return f"{ts} {host} {app} {msg}"  # line would be (header.py: the host column stays)
     if _DATE_HOST.fullmatch(host) and _is_stamp(f"{host} {app}:{msg}", len(host) + len(app) + 2):
         return f"{host} {app}:{msg}"  # rsyslog split the device's stamp into HOSTNAME and TAG
     if _is_stamp(f"{app}:{msg}", len(app) + 1):
         return f"{host}: {app}:{msg}"
     if _is_stamp(f"{app} {msg}", len(app) + 1):  # `*Jun` + `22 21:02:17.290: ...`
         return f"{host}: {app} {msg}"
-    if _NAME.fullmatch(app) and STAMP.match(msg):  # an origin id, then the device's stamp
+    if _ORIGIN.fullmatch(app) and STAMP.match(msg):  # an origin id, then the device's stamp
         return f"{app}: {msg}"
     if _is_zone(app):
         return f"{host}: {_wall(ts)} {app}: {msg}"
