@@ -218,8 +218,8 @@ def _upsert_interfaces(session: Session, batch: InventoryBatch, report: SyncRepo
     bulk_insert(session, m.Interface, new.values())
     report.added["interface"], report.updated["interface"] = len(new), changed
     report.removed["interface"] = len(gone)
-    gone_keys = [k for k, r in stored.items() if r["id"] in set(gone)]
-    _write_addresses(session, addresses, gone_keys)
+    removed = set(gone)
+    _write_addresses(session, addresses, [k for k, r in stored.items() if r["id"] in removed])
 
 
 def _write_addresses(session: Session, addresses: dict[tuple[str, str], list[str]],
