@@ -44,29 +44,17 @@ SAMPLE = [
 
 RSYSLOG = ("rsyslog_traditional", "rsyslog_rfc3339", "rsyslog_fwd_rfc5424")
 BSD_HEADER = ("rsyslog_traditional", "syslogng_file", "syslogng_relay")
-SYSLOG_NG = ("syslogng_file", "syslogng_relay")
 KNOWN: list[tuple[tuple[str, ...], set[str], str]] = [
     (BSD_HEADER, {"cisco_ios-0061", "hpe_aruba-0011", "hpe_aruba-0012"},
      "server's format: an RFC 3339 stamp's UTC offset does not survive a BSD header"),
     (("rsyslog_traditional", "rsyslog_rfc3339"), {"juniper_junos-0017", "juniper_junos-0018"},
      "server's format: rsyslog's files drop RFC 5424 structured data, where Junos names the port"),
-    (RSYSLOG, {"huawei_vrp-0004", "huawei_vrp-0005", "smb_switch-0003"},
-     "parser miss: rsyslog splits `2018-7-23 01:00:34` / `14-Nov-2023 10:22:15` into host and "
-     "tag and stamps the line itself; the device's stamp is still in the text"),
-    (SYSLOG_NG, {"juniper_junos-0017", "juniper_junos-0018", "dell_os10-0001", "dell_os10-0002"},
-     "parser miss: syslog-ng's network() source keeps an RFC 5424 line whole behind its own "
-     "BSD stamp and host; the inner RFC 5424 header is not peeled"),
-    (RSYSLOG, {"juniper_junos-0003", "juniper_junos-0054"},
-     "parser miss: `stamp  NAME prog[pid]:` (two spaces, as Junos log files print it) leaves "
-     "the device's name after rsyslog's host"),
-    (RSYSLOG + SYSLOG_NG, {"cisco_ios-0303"},
-     "parser miss: the servers take the stamp and leave its zone word as the tag "
-     "(`16:39:13 HOST CEST: %LINK…`, APP-NAME `CEST`)"),
-    (("rsyslog_fwd_rfc5424",), {"cisco_ios-0302"},
-     "parser miss: the origin id `FE05:` becomes RFC 5424 APP-NAME"),
-    (("rsyslog_fwd_rfc5424",), {"cisco_ios-0001", "cisco_ios-0061", "huawei_vrp-0006"},
-     "parser miss: rsyslog moves the mnemonic (`%LINK-3-UPDOWN`, Huawei's module) into "
-     "APP-NAME; the port is not read from what is left"),
+    (RSYSLOG, {"smb_switch-0003"},
+     "server's format: rsyslog writes the device's date (`14-Nov-2023`) where the sender's "
+     "address goes; the device's stamp is read back (relayed.py), the address is gone"),
+    (("rsyslog_fwd_rfc5424",), {"huawei_vrp-0006"},
+     "server's format: rsyslog's RFC 5424 APP-NAME keeps Huawei's module (`SRM`) and drops "
+     "`/3/OPTPWRABNORMAL`, which names what happened"),
 ]
 
 
