@@ -72,3 +72,18 @@ def test_every_real_line_cut_short_still_parses() -> None:
         for cut in {len(data) // 3, len(data) // 2, 2 * len(data) // 3}:
             ev = syslog_event(data[:cut], "192.0.2.10", received_at=got)
             assert ev.at is not None and ev.received_at == got, row["id"]
+
+
+def test_a_kiwi_tab_delimited_file_line_keeps_the_devices_stamp() -> None:
+    """Kiwi Syslog Server's default log file (date, time, facility.level, host, message, tab
+    separated; the corpus holds no such file yet): a real IOS datagram's message (cisco_ios-0088,
+    its PRI dropped as Kiwi drops it) in Kiwi's columns keeps the device's own stamp, not
+    Kiwi's, and Kiwi's host column."""
+    row = corpus()["cisco_ios-0088"]
+    message, day = row["line"].split(">", 1)[1], row["reference_utc"][:10]  # Kiwi's own date
+    kiwi = dict(row, header_form="server_file", reference_utc=f"{day}T09:33:20Z",
+                line=f"{day}\t09:33:20\tLocal7.Notice\tsw-access-1\t{message}",
+                expect={**row["expect"], "host": "sw-access-1"})
+    ev = ingest().event(kiwi)
+    got = scorer().judge(kiwi, ev)
+    assert got["complete"], (ev.device_time, ev.name, ev.interface)

@@ -1,15 +1,16 @@
 """The header of a line that is not RFC 5424: the layers that come before the device's message,
 peeled from the outside in, the innermost device stamp and host winning.
 
-What real lines put there, in any number and nesting: a syslog server's or relay's own stamp
-and host column (rsyslog, syslog-ng traditional or RFC 3339), a whole datagram inside it
-(`<189>`), Cisco sequence numbers (one or two, `000052:`, NX-OS's bare `:`, IOS-XR's negative
-ones), `logging origin-id` hosts (`sw01:`, `10.100.0.32:`), IOS session-id structured data
-(`[syslog@9 s_id="sw1:666"]:`), IOS-XR node ids (`RP/0/RSP0/CPU0:`), a colon that only
-separates layers (`host1 : Sep 25 ...`), then the device's stamp in any form clock.STAMP knows
-(or an uptime stamp, `00:00:43:`, `2y10w:`, which is no time), then an RFC 3164 HOSTNAME when
-the stamp did not end in `:`; with no stamp, an ASA-style device id before the mnemonic
-(`<123>asa %ASA-...`). A FortiOS key=value body's own date=/time=/tz=/devname= win last.
+What real lines put there, in any number and nesting: a syslog server's or relay's own stamp and
+host column (rsyslog, syslog-ng traditional or RFC 3339, Kiwi's tab-delimited file), a whole
+datagram inside it (`<189>`), Cisco sequence numbers (one or two, `000052:`, NX-OS's bare `:`,
+IOS-XR's negative ones), `logging origin-id` hosts (`sw01:`, `10.100.0.32:`), IOS session-id
+structured data (`[syslog@9 s_id="sw1:666"]:`), IOS-XR node ids (`RP/0/RSP0/CPU0:`), a colon
+that only separates layers (`host1 : Sep 25 ...`), then the device's stamp in any form
+clock.STAMP knows (or an uptime stamp, `00:00:43:`, `2y10w:`, which is no time), then an RFC
+3164 HOSTNAME when the stamp did not end in `:`; with no stamp, an ASA-style device id before
+the mnemonic (`<123>asa %ASA-...`). A FortiOS key=value body's own date=/time=/tz=/devname= win
+last.
 
 Hand-written over the clock's one stamp pattern: the PyPI syslog parsers are strict RFC 3164 or
 RFC 5424 readers (syslogmp, syslog-rfc5424-parser, hat-syslog), unmaintained or tied to a
@@ -56,6 +57,8 @@ _BRACKETED = re.compile(r"\[\s*(?:\d+\.\d+|([A-Z][a-z]{2} [^\]]+))\]\s+")
 _NOT_HOST = re.compile(r"(?:kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|"
                        r"local[0-7])\.(?:emerg|alert|crit|err|warn|warning|notice|info|debug)$|[a-z]+(?:,[a-z]+)+$|"
                        r"(?:EMERG|ALERT|CRIT|ERR|ERROR|WARN|WARNING|NOTICE|INFO|DEBUG)$")
+# Kiwi Syslog Server's tab-delimited log file: date, time, facility.level, host, message
+_KIWI_FILE = re.compile(r"(\d{4}-\d{2}-\d{2})[\t ](\d{2}:\d{2}:\d{2})\t[A-Za-z0-9]+\.[A-Za-z]+\t([^\t]+)\t")
 MAX_LAYERS = 12  # a header has a handful of elements; a line of "1: 1: 1: ..." stops here
 
 
@@ -97,6 +100,8 @@ def stamp_at(text: str, pos: int) -> tuple[str, int, bool] | None:
 
 def peel(rest: str) -> Header:
     """The header of `rest` (a line after its PRI)."""
+    if kiwi := _KIWI_FILE.match(rest):  # the server's columns as a stamp and a host column
+        rest = f"{kiwi.group(1)} {kiwi.group(2)} {kiwi.group(3)} {rest[kiwi.end():]}"
     h, pos, done = Header(), 0, 0  # done: where the last element that counts ended
     pending: str | None = None  # a host not yet confirmed by a stamp, node or uptime after it
     after_pri = True
