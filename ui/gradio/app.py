@@ -43,6 +43,10 @@ CSS = """
 #chat table { display: block; overflow-x: auto; max-width: 100%; }
 #chat td, #chat th { white-space: nowrap; word-break: normal; overflow-wrap: normal; }
 #chat-clock { font-variant-numeric: tabular-nums; }
+#chat-next { gap: 6px; flex-wrap: wrap; align-items: center; margin: 4px 0; }
+#chat-next button { flex: 0 1 auto; min-width: 0; white-space: normal; text-align: left; }
+.np-chip { border-radius: 999px !important; font-weight: 500; }
+#page-draft textarea { font-family: var(--font-mono); font-size: 13px; }
 #chat-headline { margin: 0; }
 .np-head { padding: 6px 10px; border-radius: 6px; border-left: 4px solid #2563eb; background: #eff6ff;
   color: #111827; font-size: 15px; line-height: 1.4; }
@@ -214,6 +218,31 @@ document.addEventListener('click', (e) => {
 </script>"""
 
 
+# a device link (?device=NAME: in an answer, the headline, a table) opens its page in this tab with
+# the thread kept in the address (back returns to it); a host link (#ask=QUESTION) asks its details
+# in the thread: the chatbot's own links would open a new browser tab
+IN_APP_CLICKS = """<script>
+document.addEventListener('click', (e) => {
+  const a = e.target.closest && e.target.closest('a[href*="?device="], a[href^="#ask="]');
+  if (!a || e.ctrlKey || e.metaKey || e.shiftKey) return;
+  const href = a.getAttribute('href');
+  e.preventDefault(); e.stopPropagation();
+  if (href.startsWith('#ask=')) {
+    const box = document.querySelector('#question textarea');
+    if (!box) return;
+    box.value = decodeURIComponent(href.slice(5));
+    box.dispatchEvent(new Event('input', {bubbles: true}));
+    setTimeout(() => box.dispatchEvent(new KeyboardEvent('keypress',
+      {key: 'Enter', code: 'Enter', keyCode: 13, which: 13, bubbles: true})), 50);
+    return;
+  }
+  const u = new URL(window.location.href); u.hash = '';
+  u.searchParams.set('device', new URL(href, window.location.href).searchParams.get('device') || '');
+  window.location.assign(u.toString());
+}, true);
+</script>"""
+
+
 # gradio scopes `css` under its container; the page's own margins are above it: a phone keeps 8 px
 # and a step still spinning when the server went away (gone.py sets body.np-down) says so instead
 PAGE_CSS = """<style>@media (max-width: 640px) { .gradio-container .main.app {
@@ -227,7 +256,7 @@ def launch_options(host: str, port: int, auth: Any, settings: UiSettings | None 
     """Everything `launch` is given (tests launch with the same)."""
     return dict(server_name=host, server_port=port, share=False, inbrowser=False, auth=auth,
                 show_error=False, ssr_mode=False, mcp_server=False, quiet=True, css=CSS,
-                footer_links=["settings"], head=CSP + PAGE_CSS + CITE_CLICKS + GONE_JS,
+                footer_links=["settings"], head=CSP + PAGE_CSS + CITE_CLICKS + IN_APP_CLICKS + GONE_JS,
                 # an upload is refused past the batch file's own limit, before it is on disk
                 max_file_size=MAX_INPUT,
                 app_kwargs={"middleware": guard_middleware(host, settings)})

@@ -149,20 +149,20 @@ UNANSWERED = {"role": "assistant", "content": UNANSWERED_TEXT}
 NAMES_TTL_S = 60.0  # device names for links: re-read a minute later (imports, discovery)
 
 
-def answer_parts(answer: str, known: set[str], names: set[str],
-                 diagnosed: bool = True) -> tuple[str, ChatMessage | None]:
+def answer_parts(answer: str, known: set[str], names: set[str], diagnosed: bool = True,
+                 hosts: set[str] | frozenset[str] = frozenset()) -> tuple[str, ChatMessage | None]:
     """The answer's prose (citations and device names linked) and, folded away, its evidence
     list and, after a diagnosis, its row tables: the conclusion is what fills the screen, the
     rows are a click away."""
     prose, details = split_details(answer, rows_too=diagnosed)
     prose = short_unplaced(tag_ruled_out(prose), examples(answer))  # plain words, labels as tags
-    text = link_devices(link_citations(inert(prose or answer), known), names)
+    text = link_devices(link_citations(inert(prose or answer), known), names, hosts)
     if not details or not prose:
         return text, None
     tables = details.count("Rows of [")
     title = (f"rows behind the answer ({count(tables, 'table')}) and the evidence list" if tables
              else "the evidence list")
-    body = link_devices(link_citations(inert(details), known), names)
+    body = link_devices(link_citations(inert(details), known), names, hosts)
     return text, ChatMessage(body, metadata={"title": title, "status": "done"})
 
 
@@ -170,6 +170,18 @@ class ChatHandler:
     def __init__(self, copilot: Copilot) -> None:
         self.copilot = copilot
         self._names: tuple[float, set[str]] = (-NAMES_TTL_S, set())
+        self._hosts: tuple[float, set[str]] = (-NAMES_TTL_S, set())
+
+    def host_names(self) -> set[str]:
+        """The inventory's host names, linked in answers to ask their details (cached)."""
+        at, names = self._hosts
+        if time.monotonic() - at >= NAMES_TTL_S:
+            try:
+                names = {str(h["name"]) for h in self.copilot.backends.inventory.hosts(None, None, None)}
+            except NetopsError:
+                names = set()
+            self._hosts = (time.monotonic(), names)
+        return names
 
     def device_names(self) -> set[str]:
         """The inventory's device names, to link in answers (cached for NAMES_TTL_S)."""
@@ -255,7 +267,7 @@ class ChatHandler:
         its citation links resolve as soon as they appear."""
         state = self.conversation(thread, user)
         panel, turn_ev, known = self._views(state)
-        prose, folded = answer_parts(answer, known, self.device_names(), diagnosed)
+        prose, folded = answer_parts(answer, known, self.device_names(), diagnosed, self.host_names())
         linked = _paragraphs(prose)
         trace = trace_of(turn_ev)
         base = ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
@@ -289,7 +301,7 @@ class ChatHandler:
                 history += [msg for step in steps for msg in step_messages(step, self.zone)]
                 diagnosed, waiting = any(step.node == "diagnose" for step in steps), True
             elif m.type == "ai" and m.content and not getattr(m, "tool_calls", None):
-                prose, folded = answer_parts(str(m.content), known, names, diagnosed)
+                prose, folded = answer_parts(str(m.content), known, names, diagnosed, self.host_names())
                 history += [ChatMessage(prose), *([folded] if folded else [])]
                 waiting = False
         return history + ([UNANSWERED] if waiting else [])

@@ -82,8 +82,9 @@ COPY_LINK = """(tid) => { const u = new URL(window.location.href); u.hash = ''; 
 # the name the on-call reached it by)
 PAGE_LINK = """(tid, link) => { const u = new URL(window.location.href); u.hash = ''; u.search = '';
   u.searchParams.set('thread', tid); return [tid, u.toString()]; }"""
-# the chat's height: a laptop's 620 px; on a phone what is left under the title, tabs and headline
-CHAT_HEIGHT = "min(620px, calc(100vh - 300px))"
+# the chat's height: a laptop's 580 px; on a phone what is left under the title, tabs, headline,
+# the next-move chips and the question box
+CHAT_HEIGHT = "min(580px, calc(100vh - 360px))"
 SEED_QUESTIONS = ["10.1.3.20 to 10.2.1.40 not communicating", "list the PoDs of dc1 and their segments",
                   "any DCI link alarms in the last 2 hours?",
                   "port link status across all switches since 08:00", "who owns 10.1.3.20?"]
@@ -215,6 +216,10 @@ class _ChatEvents:
                 network_clock(self.chat.copilot.backends), browser)
 
 
+def _hidden() -> Any:
+    return gr.update(visible=False)
+
+
 def chat_tab(app: gr.Blocks, copilot: Copilot) -> ChatHooks:
     """The tab's components and events; returns what other tabs ask the chat through."""
     chat = ChatHandler(copilot)
@@ -225,15 +230,15 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> ChatHooks:
             # no floating label: it covered the first word of the answer's first line
             bot = gr.Chatbot(label="netopsai", show_label=False, height=CHAT_HEIGHT, elem_id="chat",
                              buttons=["copy"])
-            box = gr.Textbox(placeholder="Ask about the network, e.g. " + SEED_QUESTIONS[0],
-                             show_label=False, submit_btn=True, elem_id="question",
-                             max_length=copilot.limits.max_question)
             with gr.Row(elem_id="chat-next"):  # the next move: a click asks it in this thread
                 chips = [gr.Button("", visible=False, size="sm", variant="secondary", scale=0,
                                    elem_classes=["np-chip"], elem_id=f"chat-next-{i}")
                          for i in range(CHIPS)]
                 page_btn = gr.Button("Page the on-call", size="sm", variant="stop", scale=0,
                                      elem_id="page-oncall")
+            box = gr.Textbox(placeholder="Ask about the network, e.g. " + SEED_QUESTIONS[0],
+                             show_label=False, submit_btn=True, elem_id="question",
+                             max_length=copilot.limits.max_question)
             page_box = gr.Textbox(label="escalation draft (copy it to the on-call channel)",
                                   visible=False, lines=6, buttons=["copy"], elem_id="page-draft",
                                   interactive=False)
@@ -260,9 +265,9 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> ChatHooks:
     asking = [box, bot, thread, use, *picker.inputs, browser, thread_box]
     answered = [box, *panels, thread, thread_box]
 
-    def after(asked: Any) -> Any:
-        return asked.then(recolour, colours, line).then(None, [thread_box], None, js=THREAD_URL).then(
-            None, None, None, js=SHOW_ANSWER)
+    def after(asked: Any) -> Any:  # a new answer: the last one's escalation draft goes
+        return asked.then(recolour, colours, line).then(_hidden, None, page_box).then(
+            None, [thread_box], None, js=THREAD_URL).then(None, None, None, js=SHOW_ANSWER)
 
     for asked in (box.submit(ev.respond, asking, answered),
                   examples.load_input_event.then(ev.respond, asking, answered)):

@@ -62,11 +62,20 @@ def device_href(name: str) -> str:
 _NAME = re.compile(r"(?<![\w.\-/=\[])[A-Za-z0-9][A-Za-z0-9_.\-]*[A-Za-z0-9](?![\w\-]|\]\()")
 
 
-def link_devices(markdown: str, names: set[str]) -> str:
-    """Each known device name outside code spans becomes a link to its page. Run after `inert`
-    (the names come from our inventory, the text around them may not)."""
+def ask_href(question: str) -> str:
+    """An in-app link that asks `question` in the chat's thread (the page's click handler,
+    app.IN_APP_CLICKS, fills the box and submits: no new tab, no reload)."""
+    return f"#ask={quote(question, safe='')}"
+
+
+def link_devices(markdown: str, names: set[str], hosts: set[str] | frozenset[str] = frozenset()) -> str:
+    """Each known device name outside code spans becomes a link to its page, each host name a
+    link asking its details in the thread. Run after `inert` (the names come from our
+    inventory, the text around them may not)."""
     def link(m: re.Match[str]) -> str:
         name = m.group(0)
+        if name in hosts:
+            return f"[{name}]({ask_href(f'details of {name}')})"
         return f"[{name}]({device_href(name)})" if name in names else name
     parts = markdown.split("`")
     return "`".join(_NAME.sub(link, p) if i % 2 == 0 else p for i, p in enumerate(parts))
@@ -125,6 +134,14 @@ def rows_table(columns: list[str], rows: list[dict[str, Any]], limit: int = MAX_
     return "".join(out)
 
 
+def _columns(ev: dict[str, Any]) -> list[str]:
+    """A traceroute's hops with their verdict first (HOP_COLUMNS), like the path panel."""
+    cols = list(ev.get("columns") or [])
+    if ev.get("tool") != "traceroute":
+        return cols
+    return [c for c in HOP_COLUMNS if c in cols] + [c for c in cols if c not in HOP_COLUMNS]
+
+
 def evidence_html(evidence: list[dict[str, Any]], current: set[str] | None = None,
                   zone: str = "UTC") -> str:
     """Every evidence of the conversation: this turn's first, in order and open, then earlier
@@ -144,7 +161,7 @@ def evidence_html(evidence: list[dict[str, Any]], current: set[str] | None = Non
             f'<details id="{anchor(ev["id"])}" class="np-ev"{is_open}><summary><b>[{ev["id"]}] '
             f'{html.escape(evidence_header(ev, zone))}</b></summary>'
             f'<p>{html.escape(ev.get("summary", ""))}</p>{errors}'
-            f'{rows_table(ev.get("columns", []), ev.get("rows", []))}</details>')
+            f'{rows_table(_columns(ev), ev.get("rows", []))}</details>')
     return "\n".join(out)
 
 
