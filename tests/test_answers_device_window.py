@@ -163,8 +163,9 @@ def _job(tmp_path: Path, question: str) -> dict[str, Any]:
     return r
 
 
-@pytest.mark.parametrize("when,found", [("at 19:40", True), ("at 19:20", False)])
-def test_a_job_asked_at_a_time_gets_what_came_and_went(tmp_path: Path, when: str, found: bool) -> None:
+@pytest.mark.parametrize("when,found", [("at 19:40", True), ("at 19:20", False), ("", None)])
+def test_a_job_asked_at_a_time_gets_what_came_and_went(tmp_path: Path, when: str,
+                                                       found: bool | None) -> None:
     from tests.test_job_questions import HOST
 
     r = _job(tmp_path, f"job 4711 hit an NCCL timeout {when}")
@@ -173,8 +174,11 @@ def test_a_job_asked_at_a_time_gets_what_came_and_went(tmp_path: Path, when: str
     if found:  # 19:10–19:50 holds the link's 19:35–19:41
         assert (rc["label"], rc["device"], rc["interface"]) == ("link.down", HOST, "mlx5_2")
         assert "came and went" in head and f"LINK_DOWN on {HOST} mlx5_2 2025-11-04 19:35–19:41 UTC" in head
-    else:  # 18:50–19:30: before it
+    elif found is False:  # 18:50–19:30: before it
         assert rc["label"] == "none" and "came and went" not in head
+    else:  # no time asked: a bounce 20 minutes ago is told, not made the cause of now
+        assert rc["label"] == "none" and "now: nothing down" in head and "cleared since" in head
+        assert f"LINK_DOWN on {HOST} mlx5_2 2025-11-04 19:35–19:41 UTC" in head
 
 
 @pytest.mark.parametrize("value", [0, -3, "soon", 20_000])

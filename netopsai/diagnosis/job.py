@@ -130,7 +130,7 @@ def diagnose_job(ctx: Context, job: str | None, hosts: list[str], window: Any = 
     hits = ports + spread + [h for hs in found[PORT_RULES:] for h in hs]
     d = _verdict(sc, reads, hits) if hits else _healthy(sc, reads)
     if not hits:  # nothing down at the window's end: what came and went in it (job_past.py)
-        came_and_went(d, reads, sc.name, window_said(sc.window))
+        came_and_went(d, reads, sc.name, window_said(sc.window), window is not None or at is not None)
     rails = reads.ev.get("rails")
     if rails is not None and not rails.facts.get("failing") and hits:
         d.clean.append(Finding(rails_reachable(rails), [rails.id]))

@@ -29,19 +29,33 @@ def _ports(reads: Reads) -> list[dict[str, Any]]:
             and reads.concerns_job(r["device"], r.get("interface") or "")]
 
 
-def came_and_went(d: Diagnosis, reads: Reads, name: str, window: str) -> None:
-    """Over 'nothing found': what began and ended on the job's ports in the window is its
-    likely cause, said as over (relation 'past'), with start and end, cited."""
+def _ports_text(ports: list[dict[str, Any]]) -> str:
+    shown = "; ".join(f"{r['device']} {r['interface']} {r.get('events') or ''}".strip()
+                      for r in ports[:PORTS_SHOWN])
+    return f"{len(ports)} of the job's ports went down and came back ({shown})"
+
+
+def came_and_went(d: Diagnosis, reads: Reads, name: str, window: str, asked: bool) -> None:
+    """Over 'nothing found': what began and ended on the job's ports in the window, with start
+    and end, cited. Asked about a time (`asked`: "at 19:40", a window) it is the likely cause,
+    said as over (relation 'past'); asked without one, a blip hours before is no cause of
+    what the on-call sees now: nothing is down now, and it is said as what came and went."""
     eps, ports = _alarms(reads), _ports(reads)
     if not (eps or ports) or d.label != "none":
+        return
+    if not asked:
+        said = told(eps) if eps else _ports_text(ports)
+        cites = [*dict.fromkeys(e for e, _ in eps[:3] if e), *(reads.cite("status") if ports else [])]
+        d.answer = Finding(f"{name}'s NICs and rails now: nothing down — earlier in {window}, "
+                           f"cleared since: {said}", cites)
+        d.secondary = [Finding(f"came and went on {name}'s ports in {window}: {said}", cites),
+                       *d.secondary]
         return
     parts = [told(eps)] if eps else []
     if ports and eps:  # the alarms said it: the state history backs them up
         parts.append(f"the ports' state history agrees ({len(ports)} went down and came back)")
     elif ports:
-        shown = "; ".join(f"{r['device']} {r['interface']} {r.get('events') or ''}".strip()
-                          for r in ports[:PORTS_SHOWN])
-        parts.append(f"{len(ports)} of the job's ports went down and came back ({shown})")
+        parts.append(_ports_text(ports))
     cites = [*dict.fromkeys(e for e, _ in eps[:3] if e), *(reads.cite("status") if ports else [])]
     first = eps[0][1] if eps else {}
     d.label = KIND_LABEL.get(str(first.get("kind")), "link.down") if eps else (
