@@ -93,16 +93,27 @@ def key_facts(result: dict[str, Any]) -> list[tuple[str, str]]:
     return facts[:MAX_FIELDS]
 
 
+def _arg(key: str, value: Any) -> str:
+    """One argument in words: a list by its count ("24 devices"), a flag by its name when set
+    ("correlate", nothing when unset), anything else as "key value"."""
+    name = key.replace("_", " ")
+    if isinstance(value, list):
+        return f"{len(value)} {name}" if len(value) != 1 else f"{name} {value[0]}"
+    if isinstance(value, bool):
+        return name if value else ""
+    return f"{name} {value}"
+
+
 def _args(args: dict[str, Any]) -> str:
-    parts = [f"{k}={f'<{len(v)} items>' if isinstance(v, list) else v}" for k, v in args.items()]
-    return " ".join(parts)
+    return ", ".join(p for p in (_arg(k, v) for k, v in args.items()) if p)
 
 
 def citation_line(ev: dict[str, Any]) -> str:
-    """[E1] the tool, its arguments and the time window it looked at."""
+    """[E1] the tool, its arguments in words and the time window it looked at."""
     win = ev.get("window") or {}
     when = f" · window {win.get('start')} .. {win.get('end')}" if win else ""
-    return mrkdwn(f"[{ev['id']}] {ev['tool']} `{_args(ev.get('args', {}))}`{when}")
+    said = _args(ev.get("args", {}))
+    return mrkdwn(f"[{ev['id']}] {ev['tool']}" + (f" · {said}" if said else "") + when)
 
 
 def _id_number(ev: dict[str, Any]) -> tuple[int, str]:
