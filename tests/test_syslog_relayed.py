@@ -74,7 +74,7 @@ def zone_tag_bsd(pri: str, body: str) -> str:
 
 
 def zone_tag_iso(pri: str, body: str) -> str:
-    m, rest = stamp_parts(body)
+    m, rest = stamp_parts(re.sub(r"^\d+: ", "", body))  # the servers drop IOS's sequence number
     word = m["zone"] or rest.split(":", 1)[0]  # NX-OS `Berlin:` is no abbreviation
     rest = rest.split(":", 1)[1] if not m["zone"] else rest.removeprefix(":")
     return f"{iso(m)} {SENDER} {word}:{rest}"
@@ -165,6 +165,30 @@ def first_pair_as_app(pri: str, body: str) -> str:
     return f"{pri}1 {R_ISO} {SENDER} {first} - - -  {rest}"
 
 
+def month_as_host(pri: str, body: str) -> str:
+    """rsyslog cannot read `May  5 2015 11:02:10+08:00`: the month becomes HOSTNAME."""
+    return f"{R_BSD} {body}"
+
+
+def month_as_host_fwd(pri: str, body: str) -> str:
+    month, rest = body.split(" ", 1)
+    return f"{pri}1 {R_ISO} {month} - - - -  {rest.lstrip()}"
+
+
+def zone_as_host(pri: str, body: str) -> str:
+    """FTD's `Dec 30 00:07:38 UTC firepower : %FTD-...`: the zone word read as HOSTNAME."""
+    m, rest = stamp_parts(body)
+    name, msg = rest.split(" ", 1)
+    return f"{pri}1 {iso(m)} {m['zone']} {name} - - -  {msg}"
+
+
+def server_host_then_name(pri: str, body: str) -> str:
+    """The device's name where the server wants a TAG; the server writes the sender's address
+    (an ASA's `dev01: %ASA-...`; UniFi's comma name, which rsyslog will not take as a host)."""
+    m, rest = stamp_parts(body)
+    return f"{bsd(m)} {SENDER} {rest}"
+
+
 def kiwi_bsd(pri: str, body: str) -> str:
     """rsyslog: Kiwi's `Original Address=` read as a host and its value."""
     return f"{R_BSD} {body}"
@@ -184,6 +208,9 @@ CASES: list[tuple[str, Callable[[str, str], str], str]] = [
     ("cisco_ios-0090", mark_as_app, "relay"), ("bird-0038", empty_procid, "relay"),
     ("cisco_ios-0001", mnemonic_as_app, "relay"), ("cisco_ios-0057", empty_tag_bsd, "file"),
     ("fortios-0003", first_pair_as_app, "relay"), ("cisco_ios-0069", kiwi_bsd, "relay"),
+    ("huawei_vrp-0007", month_as_host, "file"), ("huawei_vrp-0007", month_as_host_fwd, "relay"),
+    ("cisco_asa-0019", zone_as_host, "relay"), ("cisco_asa-0050", server_host_then_name, "file"),
+    ("ubiquiti-0008", server_host_then_name, "file"), ("cisco_ios-0269", zone_tag_iso, "file"),
 ]
 
 
@@ -236,6 +263,13 @@ def test_a_program_tag_is_not_a_zone(tag: str) -> None:
     line = f"{R_BSD} {SENDER} {tag}: %LINK-3-UPDOWN: Interface Gi1/0/1, changed state to down"
     assert unwrap(line) == line
     assert parse_frame(line.encode()).timestamp == R_BSD
+
+
+def test_an_eos_agent_before_its_mnemonic_stays_a_tag(rows: dict[str, dict[str, Any]]) -> None:
+    """EOS prints `HOST Rib: %BGP-5-ADJCHANGE`: `Rib` is the agent, never the device."""
+    pri, body = device(rows["arista_eos-0312"])
+    for line in (f"{pri}{body}", f"{pri}{R_BSD} {SENDER} {body.split(' ', 4)[4]}"):
+        assert parse_frame(line.encode()).hostname in ("ARISTA04T1", SENDER), line
 
 
 def test_a_sequence_number_or_node_as_app_name_is_no_device_name() -> None:

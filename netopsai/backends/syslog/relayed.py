@@ -41,6 +41,12 @@ _ZONE_TAG = re.compile(r"(?P<zone>[A-Za-z]{2,32}): (?P<rest>.*)", re.S)
 _TWO_SPACE = re.compile(r" (?P<name>[A-Za-z0-9][\w.-]*) (?P<rest>[\w./-]+\[\d*\]:? .*)", re.S)
 _DEVICE_ID = re.compile(r"(?P<name>[A-Za-z0-9][\w.-]*) (?P<rest>%[A-Z][A-Z0-9_]*-.*)", re.S)
 _EMPTY_TAG = re.compile(r": (?P<rest>[A-Za-z0-9][\w.-]*: .*)", re.S)  # ": NAME: stamp: ..."
+# an ASA's or FTD's device id before its mnemonic (`dev01: %ASA-...`; EOS's agents print
+# `Rib: %BGP-...`, so other mnemonics say nothing), or UniFi's comma name before its TAG
+_NAMED_MNEMONIC = re.compile(r"(?P<name>[A-Za-z0-9][\w.-]*): (?P<rest>%(?:ASA|FTD)-.*)", re.S)
+_ADDRESS = re.compile(r"[\d.]+|[\da-fA-F:]*:[\da-fA-F:.]+")  # a sender's address, IPv4 or IPv6
+_COMMA_NAME = re.compile(r"[\w.-]+(?:,[\w.-]+)+")
+_TAGGED = re.compile(r"[\w./-]+(?:\[\d*\])?: ")
 _OFFSET_HOST = re.compile(r"[+-]\d\d:?\d\d")  # syslog-ng: "Mar 28 16:10:00 +0800 host ..."
 _INNER_5424 = re.compile(r"1 \d{4}-\d\d-\d\dT\S+ \S+ \S+ \S+ \S+ ")
 _DATE_HOST = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:T\d{1,2})?|\d{1,2}-[A-Z][a-z]{2}-\d{4}")
@@ -65,9 +71,17 @@ def _wall(stamp: str) -> str:
     return re.sub(r"(Z|[+-]\d\d:\d\d)$", "", stamp).replace("T", " ", 1)
 
 
+def _device_name(word: str) -> bool:
+    """A device's name before its mnemonic, not a program (all lower-case letters), a
+    sequence number or a zone word."""
+    return (_ORIGIN.fullmatch(word) is not None and not re.fullmatch(r"[a-z]+", word)
+            and not _is_zone(word))
+
+
 def _is_zone(word: str) -> bool:
     """A zone word a device prints after its stamp, not a program name: an abbreviation
-    (IOS-XE's `mdt` too), or the city of a tz database zone (NX-OS `clock timezone Berlin 1 0`),
+    (IOS-XE's `mdt` too), or the city of a tz database zone (NX-OS `clock timezone Berlin 1 0`,
+    IOS `NewYork`),
     whose hours `ingest.timezones` gives."""
     if not word.isalpha():
         return False
@@ -78,7 +92,8 @@ def _is_zone(word: str) -> bool:
 
 @cache
 def _cities() -> frozenset[str]:
-    return frozenset(z.rsplit("/", 1)[1] for z in available_timezones() if "/" in z)
+    cities = [z.rsplit("/", 1)[1] for z in available_timezones() if "/" in z]
+    return frozenset(cities + [c.replace("_", "") for c in cities])  # `NewYork` for New_York
 
 
 def _is_stamp(text: str, past: int) -> bool:
@@ -97,6 +112,10 @@ def _filed(rest: str, m: re.Match[str]) -> str:
         return f"{host} {msg}"
     if msg.startswith("Original Address="):
         return msg
+    if _is_stamp(f"{host} {msg}", len(host) + 1):  # `May  5 2015 ...+08:00`: month as host
+        return f"{host} {msg}"
+    if host.isupper() and _is_zone(host):  # `... 00:07:38 UTC firepower : %FTD-...`
+        return f"{wall} {host} {msg}"
     if _OFFSET_HOST.fullmatch(host):  # syslog-ng took the stamp, the offset became the host
         return f"{wall}{host} {msg}"
     if _DATE_HOST.fullmatch(host) and (t := _SPLIT_TIME.match(msg)):  # `2018-7-23` + `01:`
@@ -111,6 +130,12 @@ def _filed(rest: str, m: re.Match[str]) -> str:
         return f"{wall} {t2['name']} {t2['rest']}"
     if dev := _DEVICE_ID.match(msg):  # an ASA's device id, no stamp of its own
         return f"{wall} {dev['name']} {dev['rest']}"
+    if (n := _NAMED_MNEMONIC.match(msg)) and _device_name(n["name"]):
+        return f"{stamp}{m['off'] if m.re is _ISO else ''} {n['name']} {n['rest']}"
+    if (c := re.match(r"(?P<name>\S+) (?P<rest>.*)", msg, re.S)) \
+            and _COMMA_NAME.fullmatch(c["name"]) and _TAGGED.match(c["rest"]) \
+            and _ADDRESS.fullmatch(host):  # the server put the sender's address for the name
+        return f"{stamp}{m['off'] if m.re is _ISO else ''} {c['name']} {c['rest']}"
     if e := _EMPTY_TAG.match(msg):
         return f"{stamp} {host} {e['rest']}"
     return rest
@@ -127,6 +152,10 @@ def _forwarded(rest: str, m: re.Match[str]) -> str:
         return f"{host} {app} {msg}"
     if "=" in app:  # FortiOS key=value: the first pair is no program; read as rsyslog's file
         return f"{ts} {host} {app} {msg}"  # line would be (header.py: the host column stays)
+    if _is_stamp(f"{host} {msg}", len(host) + 1):  # `May` as HOSTNAME, the rest of the stamp
+        return f"{host} {msg}"
+    if host.isupper() and _is_zone(host):  # `UTC` as HOSTNAME, the device's name as APP-NAME
+        return f"{_wall(ts)} {host} {app} {msg}"
     if _DATE_HOST.fullmatch(host) and _is_stamp(f"{host} {app}:{msg}", len(host) + len(app) + 2):
         return f"{host} {app}:{msg}"  # rsyslog split the device's stamp into HOSTNAME and TAG
     if _is_stamp(f"{app}:{msg}", len(app) + 1):
@@ -139,6 +168,9 @@ def _forwarded(rest: str, m: re.Match[str]) -> str:
         return f"{host}: {_wall(ts)} {app}: {msg}"
     if app == "-" and (t := _TWO_SPACE.match(" " + msg)):
         return f"{_wall(ts)} {t['name']} {t['rest']}"
+    if (msg.startswith(("%ASA-", "%FTD-")) and _device_name(app)) or (
+            _COMMA_NAME.fullmatch(app) and _TAGGED.match(msg) and _ADDRESS.fullmatch(host)):
+        return f"{ts} {app} {msg}"
     if app.startswith("%"):  # the mnemonic as APP-NAME: the device's line had no TAG
         return f"{host}: {ts} {app}: {msg}"
     return rest
