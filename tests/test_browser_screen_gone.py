@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,6 +52,8 @@ class Server:
         self.home, self.port = home, free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.proc: subprocess.Popen[bytes] | None = None
+        self._duty: threading.Thread | None = None
+        self._slowing = threading.Event()
 
     def start(self) -> None:
         env = {k: v for k, v in os.environ.items()
@@ -68,11 +71,37 @@ class Server:
             self.proc.kill()
             self.proc.wait()
 
+    def slow_down(self) -> None:
+        """Run the server a tenth of the time (stopped 90 ms, running 10 ms) until `freeze`: an
+        answer then takes long enough to be caught mid-way on a machine of any load, where at
+        full speed it could end before a stop sent on its first step arrived."""
+        assert self.proc is not None
+        pid, self._slowing = self.proc.pid, threading.Event()
+
+        def duty() -> None:
+            while True:
+                os.kill(pid, signal.SIGSTOP)
+                time.sleep(0.09)
+                if self._slowing.is_set():
+                    return  # left stopped: frozen
+                os.kill(pid, signal.SIGCONT)
+                time.sleep(0.01)
+
+        self._duty = threading.Thread(target=duty, daemon=True)
+        self._duty.start()
+
     def freeze(self) -> None:
         assert self.proc is not None
+        if self._duty is not None:
+            self._slowing.set()
+            self._duty.join()
+            self._duty = None
         os.kill(self.proc.pid, signal.SIGSTOP)
 
     def close(self) -> None:
+        if self._duty is not None:  # a test that failed before its freeze
+            self._slowing.set()
+            self._duty.join()
         if self.proc is not None and self.proc.poll() is None:
             os.kill(self.proc.pid, signal.SIGCONT)
             stop(self.proc)
@@ -143,6 +172,7 @@ def test_a_server_lost_mid_answer_leaves_no_silent_spinner(browser: Browser, hom
           seen.observe(h, {subtree: true, childList: true, characterData: true}); }""")
         box = pg.locator("#question textarea")
         box.fill("10.1.3.20 to 10.2.1.40 not communicating")
+        srv.slow_down()
         box.press("Enter")
         expect(pg.locator("#np-gone")).to_contain_text("The server went away", timeout=GONE_S * 1000)
         head = pg.locator("#chat-headline")
