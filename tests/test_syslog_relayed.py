@@ -156,6 +156,13 @@ def mnemonic_as_app(pri: str, body: str) -> str:
     return f"{pri}1 {iso(m)} {SENDER} {mnemonic} - - -  {msg}"
 
 
+def tag_as_app(pri: str, body: str) -> str:
+    """rsyslog's forward of `TAG: msg`: the TAG as APP-NAME, MSG with the blank after the colon."""
+    m, rest = stamp_parts(body)
+    tag, msg = rest.split(":", 1)
+    return f"{pri}1 {iso(m)} {SENDER} {tag} - - - {msg}"
+
+
 def empty_tag_bsd(pri: str, body: str) -> str:
     return f"{R_BSD} {SENDER} {body}"
 
@@ -211,6 +218,7 @@ CASES: list[tuple[str, Callable[[str, str], str], str]] = [
     ("huawei_vrp-0007", month_as_host, "file"), ("huawei_vrp-0007", month_as_host_fwd, "relay"),
     ("cisco_asa-0019", zone_as_host, "relay"), ("cisco_asa-0050", server_host_then_name, "file"),
     ("ubiquiti-0008", server_host_then_name, "file"), ("cisco_ios-0269", zone_tag_iso, "file"),
+    ("linux_nic-0115", tag_as_app, "relay"),
 ]
 
 

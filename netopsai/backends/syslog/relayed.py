@@ -173,4 +173,9 @@ def _forwarded(rest: str, m: re.Match[str]) -> str:
         return f"{ts} {app} {msg}"
     if app.startswith("%"):  # the mnemonic as APP-NAME: the device's line had no TAG
         return f"{host}: {ts} {app}: {msg}"
+    # an RFC 3164 `TAG: msg` (MSG keeps the blank after the TAG's colon; a device's own RFC 5424
+    # has none): read as rsyslog's RFC 3339 file has it, the TAG in the text the rules read
+    if app != "-" and m["msg"].startswith(" ") and not STAMP.match(msg):
+        pid = f"[{m['procid']}]" if m["procid"] != "-" else ""
+        return f"{ts} {host} {app}{pid}:{m['msg']}"
     return rest
