@@ -180,11 +180,8 @@ class StoreInventory:
                 return {"ip": ip, "device": h.device, "role": "host", "interface": h.interface,
                         "segment": h.segment, "tor": h.tor, "tor_interface": h.tor_interface,
                         "pod": h.pod, "site": h.site}
-            itf = s.exec(select(m.Interface).where(or_(
-                m.Interface.ip == f"{ip}/31", m.Interface.ip == f"{ip}/24",
-                col(m.Interface.ip).like(f"{ip}/%")))).first()
-            held = (itf.device, itf.name) if itf else interface_holding(s, ip)
-            if held:  # an interface's first address, else any of its others
+            held = interface_of(s, ip)
+            if held:
                 return cast(IpOwner, {"ip": ip, "device": held[0], "interface": held[1],
                                       **_where(s, held[0])})
             d = s.exec(select(m.Device).where(or_(m.Device.loopback == ip,
@@ -271,6 +268,15 @@ class StoreInventory:
                 col(m.Device.name).in_([n["neighbor"] for n in nbrs]))).all())
         return [Uplink(**n, role=roles.get(n["neighbor"], "")) for n in nbrs
                 if TIERS.get(roles.get(n["neighbor"], ""), 0) > tier]
+
+
+def interface_of(s: Session, ip: str) -> tuple[str, str] | None:
+    """(device, interface) of the interface holding `ip`: its first address (interface.ip), else
+    any of its others (a secondary IPv4, an IPv6 one) — ip_owner's and the traceroute hops'."""
+    itf = s.exec(select(m.Interface).where(or_(
+        m.Interface.ip == f"{ip}/31", m.Interface.ip == f"{ip}/24",
+        col(m.Interface.ip).like(f"{ip}/%")))).first()
+    return (itf.device, itf.name) if itf else interface_holding(s, ip)
 
 
 _Sel = TypeVar("_Sel", SelectOfScalar[Any], Select[Any])
