@@ -5,44 +5,13 @@ port forms they print (item 3), and the acceptance floor over the whole corpus."
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from datetime import UTC, datetime
-from functools import cache
-from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 import pytest
 
 from netopsai.backends.syslog.receiver import syslog_event
-
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-
-
-@cache
-def scorer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("real_logs_score", BENCH / "real_logs_score.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@cache
-def corpus() -> dict[str, dict[str, Any]]:
-    return {row["id"]: row for row in scorer().load()}
-
-
-@cache
-def ingest() -> Any:
-    return scorer().Ingest()
-
-
-def judged(rid: str) -> tuple[Any, dict[str, bool]]:
-    row = corpus()[rid]
-    ev = ingest().event(row)
-    return ev, scorer().judge(row, ev)
+from tests.real_logs_kit import corpus, judged, scorer
 
 
 @pytest.mark.parametrize("rid", [

@@ -5,34 +5,9 @@ item 1). Entered where the receiver and the file loader enter it (bench/real_log
 
 from __future__ import annotations
 
-import importlib.util
-from functools import cache
-from pathlib import Path
-from types import ModuleType
-from typing import Any
-
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-
-
-@cache
-def scorer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("real_logs_score", BENCH / "real_logs_score.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@cache
-def corpus() -> dict[str, dict[str, Any]]:
-    return {row["id"]: row for row in scorer().load()}
-
-
-@cache
-def ingest() -> Any:
-    return scorer().Ingest()
+from tests.real_logs_kit import corpus, ingest, scorer
 
 
 @pytest.mark.parametrize("rid", [

@@ -5,42 +5,10 @@ direction its vendor's message class means (issue 24 items 1 and 3)."""
 
 from __future__ import annotations
 
-import importlib.util
-from functools import cache
-from pathlib import Path
-from types import ModuleType
-from typing import Any
-
 import pytest
 
 from netopsai.backends.syslog.parse import classify, mnemonic, parse_frame
-
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-
-
-@cache
-def scorer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("real_logs_score", BENCH / "real_logs_score.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-@cache
-def corpus() -> dict[str, dict[str, Any]]:
-    return {row["id"]: row for row in scorer().load()}
-
-
-@cache
-def ingest() -> Any:
-    return scorer().Ingest()
-
-
-def judged(rid: str) -> tuple[Any, dict[str, bool]]:
-    row = corpus()[rid]
-    ev = ingest().event(row)
-    return ev, scorer().judge(row, ev)
+from tests.real_logs_kit import corpus, ingest, judged, scorer
 
 
 @pytest.mark.parametrize(("rid", "kind", "action"), [
