@@ -106,13 +106,16 @@ def test_the_address_bar_holds_the_thread_and_a_shared_link_restores_it(browser:
 def test_a_device_name_in_an_answer_opens_its_page(browser: Browser, server: str) -> None:
     with open_page(browser, server, 1440, 900) as (pg, outside):
         ask(pg)
-        with pg.context.expect_page() as opened:  # a new tab: the chat stays where it was
-            pg.locator('#chat a[href="?device=dc1-leaf-03"]').first.click()
-        device = opened.value
-        expect(device).to_have_url(re.compile(r"\?device=dc1-leaf-03$"), timeout=30_000)
-        expect(device.get_by_role("tab", name="Device")).to_have_attribute("aria-selected", "true",
-                                                                           timeout=30_000)
-        shot(device, "chat-device-link.png")
+        pg.wait_for_url("**thread=**", timeout=15_000)  # the address bar follows the thread
+        thread = pg.url.split("thread=")[1]
+        pages = len(pg.context.pages)
+        pg.locator('#chat a[href="?device=dc1-leaf-03"]').first.click()
+        # this tab, the thread kept in the address (back returns to it): no new browser tab
+        expect(pg).to_have_url(re.compile(r"\?thread=" + thread + r"&device=dc1-leaf-03$"), timeout=30_000)
+        assert len(pg.context.pages) == pages
+        expect(pg.get_by_role("tab", name="Device")).to_have_attribute("aria-selected", "true",
+                                                                       timeout=30_000)
+        shot(pg, "chat-device-link.png")
         assert outside == []
 
 

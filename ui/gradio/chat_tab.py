@@ -265,9 +265,10 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> ChatHooks:
     asking = [box, bot, thread, use, *picker.inputs, browser, thread_box]
     answered = [box, *panels, thread, thread_box]
 
-    def after(asked: Any) -> Any:  # a new answer: the last one's escalation draft goes
-        return asked.then(recolour, colours, line).then(_hidden, None, page_box).then(
-            None, [thread_box], None, js=THREAD_URL).then(None, None, None, js=SHOW_ANSWER)
+    def after(asked: Any) -> Any:  # a new answer: the last one's escalation draft goes, last
+        # (a server round trip before SHOW_ANSWER would hold the answer's placing back)
+        return asked.then(recolour, colours, line).then(None, [thread_box], None, js=THREAD_URL).then(
+            None, None, None, js=SHOW_ANSWER).then(_hidden, None, page_box)
 
     for asked in (box.submit(ev.respond, asking, answered),
                   examples.load_input_event.then(ev.respond, asking, answered)):
