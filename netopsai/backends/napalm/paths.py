@@ -11,13 +11,14 @@ from statistics import mean
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, inspect
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, or_, select
 
 from netopsai.backends.base import Row
 from netopsai.backends.napalm.device import DeviceTarget, connect, napalm_targets
 from netopsai.backends.rows import Hop, Trace
 from netopsai.errors import NetopsError
 from netopsai.store import tables as m
+from netopsai.store.inventory import interface_of
 
 if TYPE_CHECKING:
     from netopsai.config.network import NetConfig
@@ -73,9 +74,9 @@ def owner_of(engine: Engine, ip: str) -> tuple[str | None, str | None]:
     if not inspect(engine).has_table("interface"):
         return None, None
     with Session(engine) as s:
-        itf = s.exec(select(m.Interface).where(col(m.Interface.ip).like(f"{ip}/%"))).first()
-        if itf:
-            return itf.device, itf.name
+        held = interface_of(s, ip)  # any address of a port: a secondary, an IPv6 one
+        if held:
+            return held
         d = s.exec(select(m.Device).where(or_(m.Device.loopback == ip, m.Device.mgmt_ip == ip))).first()
         return (d.name, None) if d else (None, None)
 

@@ -8,9 +8,10 @@ from collections import deque
 from functools import cached_property
 
 from sqlalchemy import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from netopsai.store import tables as m
+from netopsai.store.inventory import interface_of
 
 
 class InventoryMap:
@@ -32,9 +33,9 @@ class InventoryMap:
             h = s.get(m.HostAddress, ip)
             if h:
                 return h.device, h.interface
-            itf = s.exec(select(m.Interface).where(col(m.Interface.ip).like(f"{ip}/%"))).first()
-            if itf:
-                return itf.device, itf.name
+            held = interface_of(s, ip)  # any address of a port: a secondary, an IPv6 one
+            if held:
+                return held
             d = s.exec(select(m.Device).where(m.Device.loopback == ip)).first()
             return (d.name, "Loopback0") if d else (None, None)
 
