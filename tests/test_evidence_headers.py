@@ -4,9 +4,12 @@ timeline one band per port."""
 
 from __future__ import annotations
 
-from netopsai.service import Step
-from netopsai.ui.gradio.chat import step_messages
-from netopsai.ui.gradio.evhead import evidence_header
+from gradio import ChatMessage
+
+from netopsai.backends.base import Backends
+from netopsai.service import Copilot, Step
+from netopsai.ui.gradio.chat import ChatHandler, step_messages
+from netopsai.ui.gradio.evhead import evidence_header, evidence_list_words
 from netopsai.ui.gradio.views import HOP_COLUMNS, evidence_html, path_html, status_timeline
 
 DEVICES = [f"dc1-leaf-{i:02d}" for i in range(1, 27)]
@@ -66,3 +69,18 @@ def test_the_port_timeline_draws_one_band_per_port() -> None:
     lows, highs = sorted(spans["min"]), sorted(spans["max"])
     assert all(highs[i] < lows[i + 1] for i in range(len(lows) - 1))  # no two bands overlap
     assert set(frame["up"]) == {0, 1}
+
+
+def test_the_folded_evidence_list_reads_in_words(backends: Backends) -> None:
+    chat = ChatHandler(Copilot(backends))
+    final = list(chat.turn("is the network ok?", [], "eh1"))[-1]
+    folded = [m for m in final.history if isinstance(m, ChatMessage) and m.metadata
+              and "evidence list" in str(m.metadata.get("title"))]
+    assert folded, "the answer keeps its evidence list folded below it"
+    body = str(folded[-1].content)
+    assert "alarms · whole network · open only · grouped into cases" in body
+    assert '{"correlate"' not in body and '"metric"' not in body
+    again = chat.resume("eh1")  # an opened thread reads the same
+    assert any("port flaps · whole network · worst 5" in str(m.content) for m in again.history
+               if isinstance(m, ChatMessage))
+    assert evidence_list_words("- [E9] x {}\n- [E1] y {}", {"E1": "words"}) == "- [E9] x {}\n- [E1] words"

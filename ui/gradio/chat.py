@@ -17,6 +17,7 @@ from gradio import ChatMessage
 
 from netopsai.errors import NetopsError
 from netopsai.service import Copilot, Step
+from netopsai.ui.gradio.evhead import evidence_header, evidence_list_words
 from netopsai.ui.gradio.headline import headline, headline_html
 from netopsai.ui.gradio.nextmove import examples, next_questions, page_draft, short_unplaced, tag_ruled_out
 from netopsai.ui.gradio.steps import step_messages
@@ -111,7 +112,8 @@ NAMES_TTL_S = 60.0  # device names for links: re-read a minute later (imports, d
 
 
 def answer_parts(answer: str, known: set[str], names: set[str], diagnosed: bool = True,
-                 hosts: set[str] | frozenset[str] = frozenset()) -> tuple[str, ChatMessage | None]:
+                 hosts: set[str] | frozenset[str] = frozenset(),
+                 headers: dict[str, str] | None = None) -> tuple[str, ChatMessage | None]:
     """The answer's prose (citations and device names linked) and, folded away, its evidence
     list and, after a diagnosis, its row tables: the conclusion is what fills the screen, the
     rows are a click away."""
@@ -123,6 +125,7 @@ def answer_parts(answer: str, known: set[str], names: set[str], diagnosed: bool 
     tables = details.count("Rows of [")
     title = (f"rows behind the answer ({count(tables, 'table')}) and the evidence list" if tables
              else "the evidence list")
+    details = evidence_list_words(details, headers or {})  # not `alarms {"correlate": true}`
     body = link_devices(link_citations(inert(details), known), names, hosts)
     return text, ChatMessage(body, metadata={"title": title, "status": "done"})
 
@@ -170,6 +173,9 @@ class ChatHandler:
         turn = set(state.get("turn", []))
         return evidence_html(evidence, turn, self.zone), [e for e in evidence if e["id"] in turn], \
             {e["id"] for e in evidence}
+
+    def _headers(self, state: dict[str, Any]) -> dict[str, str]:
+        return {e["id"]: evidence_header(e, self.zone) for e in state.get("evidence", [])}
 
     def _next(self, state: dict[str, Any], turn_ev: list[dict[str, Any]]) -> list[str]:
         """The chips after the thread's last answer (nextmove.next_questions)."""
@@ -228,7 +234,8 @@ class ChatHandler:
         its citation links resolve as soon as they appear."""
         state = self.conversation(thread, user)
         panel, turn_ev, known = self._views(state)
-        prose, folded = answer_parts(answer, known, self.device_names(), diagnosed, self.host_names())
+        prose, folded = answer_parts(answer, known, self.device_names(), diagnosed, self.host_names(),
+                                     self._headers(state))
         linked = _paragraphs(prose)
         trace = trace_of(turn_ev)
         base = ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
@@ -249,7 +256,7 @@ class ChatHandler:
         """A saved conversation as it was shown: each question, the steps that answered it
         (when the checkpoints still hold them) and the answer with its folded rows."""
         history: list[Any] = []
-        names = self.device_names()
+        names, headers = self.device_names(), self._headers(state)
         questions = [m for m in state.get("messages", []) if m.type == "human"]
         turns = iter(trail if len(trail) == len(questions) else [])
         diagnosed, waiting = False, False
@@ -262,7 +269,8 @@ class ChatHandler:
                 history += [msg for step in steps for msg in step_messages(step, self.zone)]
                 diagnosed, waiting = any(step.node == "diagnose" for step in steps), True
             elif m.type == "ai" and m.content and not getattr(m, "tool_calls", None):
-                prose, folded = answer_parts(str(m.content), known, names, diagnosed, self.host_names())
+                prose, folded = answer_parts(str(m.content), known, names, diagnosed, self.host_names(),
+                                             headers)
                 history += [ChatMessage(prose), *([folded] if folded else [])]
                 waiting = False
         return history + ([UNANSWERED] if waiting else [])

@@ -4,6 +4,7 @@ scope and window, in the network's zone — "port flaps · all switches · top 5
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
@@ -87,3 +88,15 @@ def evidence_header(ev: dict[str, Any], zone: str = "UTC") -> str:
     if ev.get("errors"):
         parts.append("failed")
     return " · ".join(parts)
+
+
+_LISTED = re.compile(r"^- \[(E\d+)\] [^\n]*$", re.M)
+
+
+def evidence_list_words(markdown: str, headers: dict[str, str]) -> str:
+    """The answer's "### Evidence" lines (`- [E1] alarms {"correlate": true, …}`) with their
+    headers in words, for the evidence the thread holds; other lines as they are."""
+    if not headers:
+        return markdown
+    return _LISTED.sub(lambda m: f"- [{m.group(1)}] {headers[m.group(1)]}" if m.group(1) in headers
+                       else m.group(0), markdown)
