@@ -22,6 +22,7 @@ as written here; the store names them as the inventory does (netopsai.ifnames.sa
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -33,7 +34,11 @@ import yaml
 Action = Literal["raise", "clear", "note", "change"]
 PATTERNS = {
     "IF": r"(?:[A-Za-z]|\d{2,3}GE)[\w./:-]*\d(?:\.\d+)?",  # Huawei's 100GE1/0/1 too
-    "IP": r"(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*[0-9A-Fa-f])",
+    # a candidate address, judged by the ipaddress module once matched (Rule.apply): an IPv6
+    # one may end in `::` (fc00:0:11::), hold an IPv4 tail (::ffff:10.0.0.1) and a zone
+    # (fe80::1%Ethernet1); trailing punctuation (`:` `.`) is left out by the ending's lookbehind
+    "IP": r"(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*(?:(?<=[0-9A-Fa-f])|(?<=::))"
+          r"(?:%[\w./-]*\w)?)",
     "NAME": r"[\w.:-]+",
 }
 CATEGORY = {  # the alarm category of each kind the rules raise
@@ -101,6 +106,11 @@ class Rule:
         if m is None:
             return None
         got = {k: v.strip() for k, v in m.groupdict().items() if v}
+        if "peer" in got:
+            peer = address(got["peer"])
+            if peer is None:  # a time, a MAC or 999.1.1.1 matched the candidate: not a peer
+                return None
+            got["peer"] = peer
         state = next((v for k, v in got.items() if k.startswith("state")), "")  # state, state2 ..
         decided = self.action or self.states.get(state.lower()) or self.states.get("*")
         if decided is None:
@@ -117,6 +127,20 @@ class Rule:
                       reason=got.get("reason"), user=got.get("user"),
                       severity=self.severity or SEVERITY.get(kind, "major"), clears=self.clears,
                       instant=self.instant)
+
+
+def address(text: str) -> str | None:
+    """An address as the message writes it (its case kept, so raise and clear still meet), less
+    an IPv6 zone (`%Ethernet1`: the inventory and session rows hold the bare address, as the
+    rules that skip the zone after a peer always stored it); None when it is no address."""
+    bare = text.partition("%")[0]
+    for cand in (bare, bare[:-1] if bare.endswith(":::") else ""):  # `Peer fc00::: moved`
+        try:
+            ipaddress.ip_address(cand)
+        except ValueError:
+            continue
+        return cand
+    return None
 
 
 def _rule(family: str, raw: dict[str, Any]) -> Rule:
