@@ -115,3 +115,9 @@ def test_ruled_out_lines_read_as_words_with_the_label_as_a_tag() -> None:
     assert ruled_out_words("routing.bgp_down: no session down") == "no session down (routing bgp down)"
     assert page_draft(md, "q", "L").splitlines()[-1] == "Thread: L"
     assert examples("a plain answer with \"quotes in it\"") == []
+
+
+def test_no_upstream_switch_of_an_address_the_on_call_did_not_type() -> None:
+    ents = {"endpoints": ["10.254.0.15"], "ips": ["10.254.0.15"], "devices": ["dc1-leaf-03"]}
+    got = follow_ups("port link status on dc1-leaf-03", "telemetry.status", [], ents, {"dc1-leaf-03"})
+    assert got == ["details of dc1-leaf-03", "what changed on dc1-leaf-03 in the last 24h"]

@@ -47,7 +47,10 @@ def follow_ups(asked: str, intent: str, turn: list[dict[str, Any]], entities: di
         src, dst = (trace.get("args") or {}).get("src"), (trace.get("args") or {}).get("dst")
         if src and dst:
             _add(out, f"trace {dst} to {src}", asked)  # the reverse path
-    ips = [i for i in entities.get("endpoints") or entities.get("ips") or [] if _IP.match(str(i))]
+    # addresses the on-call typed (a device named by name also resolves to its loopback: no
+    # "upstream switch" of that)
+    ips = [i for i in entities.get("endpoints") or entities.get("ips") or []
+           if _IP.match(str(i)) and str(i) in asked]
     if ips and intent != "inventory.upstream":
         _add(out, f"upstream switch of {ips[0]}", asked)
     devices = _devices(turn, entities, names)
