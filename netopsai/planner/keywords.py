@@ -70,7 +70,11 @@ METRICS = _table([
     ("oper_status", r"\b(?:link|port|interface|oper(?:ational)?)[\s_-]?(?:status|state)s?\b|"
                     r"\bup/down\b|\bup or down\b|\bchanged? state\b|\bstate changes?\b|"
                     rf"\b(?:status|state) of (?:the |all )?{_PORTS}|"
-                    rf"{_PORTS}[^.?!]{{0,{NEAR}}}\b(?:down|up)\b|\b(?:down|up)\b[^.?!]{{0,{NEAR}}}{_PORTS}"),
+                    rf"{_PORTS}[^.?!]{{0,{NEAR}}}\b(?:down|up)\b|\b(?:down|up)\b[^.?!]{{0,{NEAR}}}{_PORTS}|"
+                    # "what went down between 09:40 and 09:45?", "which came back (up)?", "anything
+                    # go down?": state changes asked of the whole network, with no port word
+                    rf"\b(?:what|which|anything|any)\b[^.?!]{{0,{NEAR}}}\b(?:went|go(?:es)?|gone|"
+                    r"going|came|comes?|coming)\s+(?:back(?:\s+up)?|down|up)\b"),
 ])
 
 

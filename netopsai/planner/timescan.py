@@ -25,7 +25,8 @@ Found = str | tuple[datetime, datetime] | None
 _T = r"(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*(?:z|utc|gmt))?"
 _BETWEEN = re.compile(rf"\b(?:between|from)\s+{_T}\s+(?:and|to|until|till|-)\s+{_T}", re.I)
 _RANGE = re.compile(r"\b(\d{1,2}):(\d{2})()\s*(?:-|–|to)\s*(\d{1,2}):(\d{2})()", re.I)
-_SINCE = re.compile(rf"\bsince\s+{_T}", re.I)
+# "after 19:45" as "since 19:45"; only a clock time ("after 10 seconds" is no window)
+_SINCE = re.compile(rf"\b(?:since|after(?=\s+\d{{1,2}}(?::\d{{2}}|\s*[ap]m\b)))\s+{_T}", re.I)
 _AROUND = re.compile(rf"(?:\b(?:around|about|approx(?:imately|\.)?|circa|near)|~)\s*{_T}", re.I)
 _AT = re.compile(rf"\b(?:at|as of)\s+{_T}", re.I)
 # bounded: `\s*,?\s*` read the whole blank run after every date (dates already masked): quadratic
