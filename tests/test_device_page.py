@@ -139,7 +139,8 @@ def test_times_read_in_the_network_zone(link_down: Backends) -> None:
     link_down.zone = "Europe/Paris"  # UTC+1 in November
     page = device_page(link_down, "dc1-leaf-05")
     at = lab_clock(link_down) - timedelta(minutes=40)
-    assert page.interfaces.iloc[0]["last change"] == f"down at {at + timedelta(hours=1):%Y-%m-%d %H:%M}"
+    assert page.interfaces.iloc[0]["last change"] == (f"down at {at + timedelta(hours=1):%Y-%m-%d %H:%M} "
+                                                      f"CET ({at:%H:%M}Z)")  # the zone marked
     assert "Europe/Paris" in page.status
     eth49 = page.timeline[page.timeline["port"] == "Ethernet49"]
     assert eth49["time"].iloc[1] == pd.Timestamp((at + timedelta(hours=1)).replace(tzinfo=None))

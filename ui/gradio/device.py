@@ -20,6 +20,7 @@ from netopsai.timewin import parse_duration
 from netopsai.tools.registry import run_tool
 from netopsai.ui.gradio.alarms import cases_frame
 from netopsai.ui.gradio.device_snapshots import SNAPSHOT_COLUMNS, snapshots_frame
+from netopsai.ui.gradio.timepick import local_time  # gradio is loaded by .alarms already
 from netopsai.ui.gradio.views import MAX_PORTS, status_timeline
 from netopsai.words import count
 
@@ -79,15 +80,17 @@ def text(v: Any) -> str:
 
 
 def when(value: Any, zone: tzinfo) -> str:
-    """An ISO time (or telemetry's "YYYY-MM-DD HH:MM:SS", UTC) as wall time in the network's zone."""
+    """An ISO time (or telemetry's "YYYY-MM-DD HH:MM:SS", UTC) as wall time in the network's zone,
+    marked with it as the alarms page marks it ('… 09:41 PST (17:41Z)', '… 08:10Z' in UTC): a
+    bare time is read in the reader's own zone (issue 25 item 5)."""
     if value is None or value == "":
         return DASH
     try:
         t = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
         return cell_text(value)
-    t = (t.replace(tzinfo=UTC) if t.tzinfo is None else t).astimezone(zone)
-    return t.strftime("%Y-%m-%d %H:%M:%S" if t.second else "%Y-%m-%d %H:%M")
+    t = t.replace(tzinfo=UTC) if t.tzinfo is None else t
+    return local_time(t, _zone_name(zone), seconds=bool(t.second))
 
 
 def _zone_name(zone: tzinfo) -> str:
