@@ -21,6 +21,7 @@ from netopsai.ui.slack.blocks import (
     section,
 )
 from netopsai.ui.slack.links import open_buttons, table_buttons
+from netopsai.ui.slack.page import short_unplaced
 
 MAX_DETAIL_SECTIONS = 8
 MAX_BLOCKS = 50  # Slack's cap per message
@@ -69,17 +70,22 @@ def _section_text(title: str, text: str) -> str:
 
 
 def answer_blocks(result: dict[str, Any], thread: str, *, base_url: str | None = None,
-                  alarm_blocks: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+                  alarm_blocks: list[dict[str, Any]] | None = None,
+                  page: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The whole answer message. `alarm_blocks`: an alarm list (ui/slack/alarm_list.py) shown
-    after the conclusion."""
+    after the conclusion; `page`: the "Page the on-call" button (ui/slack/page.py), when an
+    on-call channel is configured. A question not placed is its line and example buttons."""
     answer = str(result.get("answer") or "")
+    short = short_unplaced(answer, thread)
+    if short is not None:  # the headline is that line already: the help and its buttons follow
+        return [headline_block(answer), *short[1:]]
     window, conclusion, sections = parts(answer)
     blocks = [headline_block(answer)]
     if window:
         blocks.append(context(mrkdwn(window)))
     blocks.append(section(mrkdwn(conclusion)))
     blocks += alarm_blocks or []
-    room = MAX_BLOCKS - len(blocks) - 6  # fields, citations and the button rows keep their place
+    room = MAX_BLOCKS - len(blocks) - 7  # fields, citations and the button rows keep their place
     for title, text in _next_steps_first(sections)[:max(0, min(room, MAX_DETAIL_SECTIONS))]:
         blocks.append(section(_section_text(title, text)))
     facts = key_facts(result)
@@ -98,5 +104,7 @@ def answer_blocks(result: dict[str, Any], thread: str, *, base_url: str | None =
     links = open_buttons(base_url, thread, result)
     if links:
         blocks.append(links)
+    if page is not None:
+        blocks.append({"type": "actions", "block_id": "netops_next", "elements": [page]})
     return blocks[:MAX_BLOCKS]
 

@@ -235,16 +235,10 @@ def _copilot() -> Copilot:
 
 
 def _settings() -> SlackSettings:
-    """SLACK_* read and checked; a bad value is one line naming the variable (never its value:
-    it may be a token)."""
-    from pydantic import ValidationError
+    """SLACK_* read and checked (ui/slack/settings.read_settings: a bad value is one line)."""
+    from netopsai.ui.slack.settings import read_settings
 
-    try:
-        return SlackSettings()
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        name = "SLACK_" + str(err["loc"][0]).upper() if err.get("loc") else "a SLACK_ variable"
-        raise NetopsError(f"{name}: {str(err['msg']).removeprefix('Value error, ')}") from None
+    return read_settings()
 
 
 def _check(settings: SlackSettings, http: bool) -> None:

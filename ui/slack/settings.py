@@ -31,6 +31,9 @@ class SlackSettings(BaseSettings):
     # the web app's address as on-calls reach it (SLACK_WEB_BASE_URL, e.g.
     # https://netopsai.example.net): answers get "Open in netopsai" buttons to it; unset, none
     web_base_url: str | None = None
+    # where "Page the on-call" posts its draft (SLACK_ONCALL_CHANNEL: a channel id like C0123ABC,
+    # or #name); unset, the draft is only shown for copying and Slack offers no page button
+    oncall_channel: str | None = None
 
     @field_validator("allowed_users", "allowed_channels", "batch_users", "batch_channels",
                      mode="before")
@@ -50,6 +53,26 @@ class SlackSettings(BaseSettings):
                                  f"https://netopsai.example.net, not {value[:60]!r}")
         return value
 
+    @field_validator("oncall_channel", mode="before")
+    @classmethod
+    def _oncall(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip() or None
+            if value and not re.fullmatch(r"[CGD][A-Z0-9]{6,20}|#?[a-z0-9][a-z0-9._-]{0,79}", value):
+                raise ValueError("SLACK_ONCALL_CHANNEL must be a channel id like C0123ABC or a "
+                                 f"name like #netops-oncall, not {value[:60]!r}")
+        return value
+
+    @property
+    def oncall_label(self) -> str:
+        """The on-call channel as a person reads it: #name, or the id."""
+        ch = self.oncall_channel or ""
+        return ch if ch.startswith("#") or re.fullmatch(r"[CGD][A-Z0-9]{6,20}", ch) else f"#{ch}"
+
+    def pager(self) -> bool:
+        """Whether "Page the on-call" can post: a bot token and an on-call channel are set."""
+        return bool(self.bot_token and self.oncall_channel)
+
     def denial(self, user: str, channel: str, is_dm: bool, batch: bool = False) -> str | None:
         """Why this user in this channel may not ask (None when allowed). DMs are not channels:
         only the user lists apply there."""
@@ -62,3 +85,18 @@ class SlackSettings(BaseSettings):
         if batch and not is_dm and self.batch_channels and channel not in self.batch_channels:
             return "batch checks are not allowed in this channel"
         return None
+
+
+def read_settings() -> SlackSettings:
+    """SLACK_* read and checked; a bad value is one line naming the variable (never its value:
+    it may be a token)."""
+    from pydantic import ValidationError
+
+    from netopsai.errors import NetopsError
+
+    try:
+        return SlackSettings()
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = "SLACK_" + str(err["loc"][0]).upper() if err.get("loc") else "a SLACK_ variable"
+        raise NetopsError(f"{name}: {str(err['msg']).removeprefix('Value error, ')}") from None

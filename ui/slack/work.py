@@ -140,7 +140,10 @@ def render(ctx: SlackContext, result: dict[str, Any], thread: str) -> Blocks:
     except Exception as exc:  # the answer matters more than its buttons
         log.warning("alarm list left out: %s", type(exc).__name__)
         alarms = []
-    return answer_blocks(result, thread, base_url=ctx.settings.web_base_url, alarm_blocks=alarms)
+    from netopsai.ui.slack.page import page_button
+
+    return answer_blocks(result, thread, base_url=ctx.settings.web_base_url, alarm_blocks=alarms,
+                         page=page_button(ctx.settings, thread))
 
 
 def answer_question(ctx: SlackContext, progress: Progress, question: str, user: str) -> None:

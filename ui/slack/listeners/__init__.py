@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from slack_bolt import App
 
-from netopsai.ui.slack.listeners import actions, alarms, commands, events, feedback
+from netopsai.ui.slack.listeners import actions, alarms, commands, events, feedback, nextmove
 from netopsai.ui.slack.work import SlackContext
 
-KINDS = (commands, events, actions, feedback, alarms)
+KINDS = (commands, events, actions, feedback, alarms, nextmove)
 
 
 def register_all(app: App, ctx: SlackContext) -> None:
