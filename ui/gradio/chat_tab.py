@@ -161,7 +161,10 @@ class _ChatEvents:
     """The Chat tab's event functions, bound to one handler."""
 
     def __init__(self, chat: ChatHandler) -> None:
+        from netopsai.ui.slack.page import web_pager
+
         self.chat = chat
+        self.pager = web_pager()  # Slack with an on-call channel: "Post to #channel" shows
 
     def zones(self, browser: str) -> tuple[str, str]:
         return self.chat.copilot.backends.zone, browser or ""
@@ -195,6 +198,15 @@ class _ChatEvents:
         text = self.chat.page(tid, getattr(request, "username", None), link)
         return gr.update(value=text, visible=True)
 
+    def post_page(self, tid: str, link: str, request: gr.Request) -> Any:
+        """The draft posted to SLACK_ONCALL_CHANNEL (ui/slack/page.py); what happened is the
+        draft box's label."""
+        from netopsai.ui.slack.page import web_post
+
+        text = self.chat.page(tid, getattr(request, "username", None), link)
+        said = web_post(self.pager, text) if self.pager else "no on-call channel configured"
+        return gr.update(value=text, visible=True, label=said)
+
     def like(self, tid: str, data: gr.LikeData, request: gr.Request) -> str:
         return self.chat.feedback(tid, data.liked is True, getattr(request, "username", None))
 
@@ -223,6 +235,7 @@ def _hidden() -> Any:
 def chat_tab(app: gr.Blocks, copilot: Copilot) -> ChatHooks:
     """The tab's components and events; returns what other tabs ask the chat through."""
     chat = ChatHandler(copilot)
+    ev = _ChatEvents(chat)
     thread = gr.State("")
     with gr.Row():
         with gr.Column(scale=3):
@@ -236,6 +249,9 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> ChatHooks:
                          for i in range(CHIPS)]
                 page_btn = gr.Button("Page the on-call", size="sm", variant="stop", scale=0,
                                      elem_id="page-oncall")
+                post_btn = gr.Button(f"Post to {ev.pager.oncall_label}" if ev.pager else "Post",
+                                     size="sm", scale=0, visible=ev.pager is not None,
+                                     elem_id="page-post")
             box = gr.Textbox(placeholder="Ask about the network, e.g. " + SEED_QUESTIONS[0],
                              show_label=False, submit_btn=True, elem_id="question",
                              max_length=copilot.limits.max_question)
@@ -260,7 +276,6 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> ChatHooks:
     browser = gr.Textbox(visible=False, elem_id="chat-browser-zone")  # set by the load's js
     page_link = gr.Textbox(visible=False, elem_id="page-link")  # the thread's address, set by js
     colours = gr.State({})
-    ev = _ChatEvents(chat)
     panels = [bot, evidence, line, bars, path, status, colours, head, *chips]
     asking = [box, bot, thread, use, *picker.inputs, browser, thread_box]
     answered = [box, *panels, thread, thread_box]
@@ -276,6 +291,7 @@ def chat_tab(app: gr.Blocks, copilot: Copilot) -> ChatHooks:
     for chip in chips:  # the chip's question into the box, then asked as if Enter was pressed
         after(chip.click(lambda q: q, [chip], [box]).success(ev.respond, asking, answered))
     page_btn.click(ev.page, [thread_box, page_link], [page_box], js=PAGE_LINK)
+    post_btn.click(ev.post_page, [thread_box, page_link], [page_box], js=PAGE_LINK)
     for opened in (resume_btn.click(ev.open_thread, [thread_box, browser], [thread, thread_box, *panels]),
                    new_btn.click(ev.new_thread, [browser], [thread, thread_box, *panels])):
         opened.then(recolour, colours, line).then(None, [thread_box], None, js=THREAD_URL).then(

@@ -77,3 +77,27 @@ def post_page(settings: SlackSettings, draft: str, client: WebClient | None = No
         raise NetopsError(f"could not post to {settings.oncall_label}: "
                           f"{type(exc).__name__}") from None
     return f"Posted to {settings.oncall_label}."
+
+
+def web_pager() -> SlackSettings | None:
+    """The Slack settings the web app's "Post to #channel" button posts with, or None (no
+    button) when SLACK_BOT_TOKEN or SLACK_ONCALL_CHANNEL is unset or a SLACK_* value is bad
+    (that one line is logged, never a value: it may be a token)."""
+    from netopsai.ui.slack.settings import read_settings
+
+    try:
+        settings = read_settings()
+    except NetopsError as exc:
+        log.warning("no Post to the on-call channel: %s", exc)
+        return None
+    return settings if settings.pager() else None
+
+
+def web_post(settings: SlackSettings, draft: str) -> str:
+    """The web app's click: post a draft (one that has a headline) and say what happened."""
+    if not draft.startswith("[netopsai] "):  # "Nothing to page about yet", or an error line
+        return draft
+    try:
+        return post_page(settings, draft)
+    except NetopsError as exc:
+        return f"error: {exc}"

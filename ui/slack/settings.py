@@ -99,4 +99,5 @@ def read_settings() -> SlackSettings:
     except ValidationError as exc:
         err = exc.errors()[0]
         name = "SLACK_" + str(err["loc"][0]).upper() if err.get("loc") else "a SLACK_ variable"
-        raise NetopsError(f"{name}: {str(err['msg']).removeprefix('Value error, ')}") from None
+        msg = str(err["msg"]).removeprefix("Value error, ").removeprefix(f"{name} ")  # said once
+        raise NetopsError(f"{name}: {msg}") from None
