@@ -45,4 +45,19 @@ class Toolbox:
 
     def runner(self, ledger: Ledger) -> Callable[[str, dict[str, Any]], Evidence]:
         """One call at a time, ids from `ledger`: what the diagnosis engine's checks call."""
-        return lambda tool, args: run_tool(tool, args, self.backends, ledger.mint())
+        return ToolRunner(self.backends, ledger)
+
+
+@dataclass
+class ToolRunner:
+    """Toolbox.runner's callable; it carries the network's zone (ingest.timezone), the one the
+    diagnosis shows its times in (diagnosis/context.py Context.zone)."""
+    backends: Backends
+    ledger: Ledger
+
+    @property
+    def zone(self) -> str:
+        return self.backends.zone or "UTC"
+
+    def __call__(self, tool: str, args: dict[str, Any]) -> Evidence:
+        return run_tool(tool, args, self.backends, self.ledger.mint())

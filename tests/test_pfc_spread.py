@@ -136,7 +136,7 @@ def test_spread_pauses_are_followed_to_a_storm_outside_the_job(tmp_path: Path) -
     # no watchdog in this fabric: Since is the first sample at storm rate (the fault: 19:35)
     since = next(ln for ln in head.splitlines() if "**Since:**" in ln)
     assert "2025-11-04T19:35:00Z, the start of the first 5-minute sample in which " \
-           "dc1-gpu1-003 mlx5_5 passed 1,000,000 pause frames (to 19:40)" in since
+           "dc1-gpu1-003 mlx5_5 passed 1,000,000 pause frames (to 19:40Z)" in since
     cited = {e["id"]: e for e in result["evidence"] if f"[{e['id']}]" in since}
     peaks = sorted((e["window"]["end"], e["rows"][0]["max_per_5min"]) for e in cited.values())
     assert peaks[0][0].endswith("19:35:00Z") and peaks[0][1] < 1_000_000  # the sample before

@@ -165,7 +165,7 @@ def test_without_a_watchdog_since_is_the_first_sample_at_storm_rate(
         s.commit()
     line, cited = _since(ask(engine, f"what is wrong with {HOST}?"))
     assert f"2025-11-04T19:35:00Z, the start of the first 5-minute sample in which {HOST} " \
-           "mlx5_2 passed 1,000,000 pause frames (to 19:40)" in line
+           "mlx5_2 passed 1,000,000 pause frames (to 19:40Z)" in line
     reads = sorted((e["window"]["end"], e["rows"][0]["max_per_5min"]) for e in cited
                    if e["tool"] == "telemetry" and e["args"].get("interface") == "mlx5_2")
     assert [end for end, _ in reads] == ["2025-11-04T19:35:00Z", "2025-11-04T19:40:00Z"]

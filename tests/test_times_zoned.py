@@ -5,9 +5,16 @@ on-call in California is an hour that never happened to them. The network's zone
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
+from netopsai.backends.base import Backends
+from netopsai.diagnosis.base import Diagnosis
+from netopsai.diagnosis.context import Context
+from netopsai.diagnosis.headline import since
+from netopsai.evidence import Evidence, Ledger
+from netopsai.toolbox import Toolbox
 from netopsai.ui.gradio.device import _changes_frame, _events_frame, when, zone_info
 
 AT = "2026-11-27T17:41:20Z"  # 09:41:20 in Los Angeles (PST, UTC-8)
@@ -33,3 +40,52 @@ def test_the_device_page_tables_carry_the_zone() -> None:
     assert events.iloc[0]["at"].startswith("2026-11-27 09:41:20 PST")
     utc = _events_frame([{"at": AT, "message": "x"}], zone_info("UTC"))
     assert re.fullmatch(r"2026-11-27 17:41:20Z", utc.iloc[0]["at"])
+
+
+# -- the diagnosis' "Since" (diagnosis/headline.py) ------------------------------------------------
+
+class _Runner:
+    """A tool runner as Toolbox.runner gives it: it carries the network's zone; no tool runs."""
+
+    def __init__(self, zone: str) -> None:
+        self.zone = zone
+
+    def __call__(self, tool: str, args: dict[str, Any]) -> Evidence:
+        raise AssertionError(f"no call expected ({tool})")
+
+
+def _since(zone: str, evidence: list[Evidence], label: str = "link.down") -> str:
+    ctx = Context(evidence, _Runner(zone), "why is leaf3 down?", focus="leaf3")
+    found = since(ctx, Diagnosis(label, device="leaf3", interface="Ethernet1"))
+    assert found is not None
+    return found.text
+
+
+STATE = Evidence(id="E1", tool="telemetry", args={"metric": "oper_status", "devices": ["leaf3"]},
+                 rows=[{"device": "leaf3", "interface": "Ethernet1",
+                        "events": "2026-11-27 17:41:20 down"}])  # telemetry's UTC, no zone
+CHANGE = Evidence(id="E2", tool="changelog", args={"devices": ["leaf3"]},
+                  rows=[{"device": "leaf3", "ticket": "CHG-7", "start": "2026-11-27T08:10:00Z"}])
+ALARM = Evidence(id="E3", tool="alarms", args={"devices": ["leaf3"]},
+                 rows=[{"id": 1, "device": "leaf3", "interface": "Ethernet1", "kind": "LINK_DOWN",
+                        "state": "open", "raised_at": "2026-11-27T17:41:21Z"}])
+
+
+@pytest.mark.parametrize("ev, pst, utc", [
+    (STATE, "2026-11-27 09:41:20 PST, when leaf3 Ethernet1 went down",
+     "2026-11-27T17:41:20Z, when leaf3 Ethernet1 went down"),
+    (CHANGE, "2026-11-27 00:10:00 PST, when change CHG-7 began on leaf3",
+     "2026-11-27T08:10:00Z, when change CHG-7 began on leaf3"),
+    (ALARM, "2026-11-27 09:41:21 PST, when LINK_DOWN was raised on leaf3",
+     "2026-11-27T17:41:21Z, when LINK_DOWN was raised on leaf3"),
+])
+def test_since_names_the_network_zone_and_marks_utc(ev: Evidence, pst: str, utc: str) -> None:
+    assert _since("America/Los_Angeles", [ev]).startswith(pst)
+    assert _since("UTC", [ev]).startswith(utc)
+
+
+def test_the_toolbox_runner_carries_the_network_zone() -> None:
+    backends = Backends(inventory=None, telemetry=None, paths=None, changes=None, alarms=None,
+                        zone="Europe/Paris")  # type: ignore[arg-type]
+    assert Context([], Toolbox(backends).runner(Ledger())).zone == "Europe/Paris"
+    assert Context([]).zone == "UTC"  # no runner: UTC, marked Z

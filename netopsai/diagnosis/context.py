@@ -129,6 +129,7 @@ class Context:
         self.focus = focus  # a device diagnosis' device: it stands where a flow would stop
         self.evidence = list(evidence)
         self._run = run
+        self.zone = str(getattr(run, "zone", None) or "UTC")  # the network's: times shown in it
         self.cache = {_key(e.tool, e.args): e for e in evidence if not e.errors}
         self.new: list[Evidence] = []
         self.tool_calls = 0

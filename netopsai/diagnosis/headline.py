@@ -4,8 +4,14 @@ evidence already gathered, each cited; neither is guessed when the evidence is s
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
+from netopsai.errors import NetopsError
+from netopsai.timewin import iso
+from netopsai.tools.port_answers.zoned import stamp, zone
 from netopsai.words import count
 
 
@@ -57,6 +63,21 @@ def since(ctx: Context, d: Diagnosis) -> Finding | None:
     return None
 
 
+def shown(ctx: Context, value: Any) -> str:
+    """A start as the on-call reads it (issue 25 item 5): in the network's zone, named
+    ('2026-11-27 00:10:00 PST'); ISO marked Z in UTC ('2026-11-27T08:10:00Z'). The rows it comes
+    from (ISO, or telemetry's 'YYYY-MM-DD HH:MM:SS', both UTC) stay as they are."""
+    text = str(value or "")
+    try:
+        t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        tz = zone(ctx.zone)
+    except (ValueError, NetopsError):
+        return text  # not a time (or a zone the config checks would have refused): as written
+    if ctx.zone.upper() in ("UTC", "Z", "ETC/UTC"):
+        return iso(t)
+    return stamp(iso(t).replace("T", " ").removesuffix("Z"), tz)
+
+
 CONFIG_LABELS = ("config.acl_block", "config.mtu_mismatch", "routing.blackhole")
 SINCE_LOOKBACK = "24h"  # how far back a Since missing from the evidence in hand is looked for
 
@@ -65,7 +86,8 @@ def _from_evidence(ctx: Context, d: Diagnosis) -> Finding | None:
     on = ctx.changes_on(d.device)
     if on:
         eid, r = on[0]
-        return Finding(f"{r['start']}, when change {r['ticket']} began on {r['device']}", [eid])
+        return Finding(f"{shown(ctx, r['start'])}, when change {r['ticket']} began on "
+                       f"{r['device']}", [eid])
     if d.label == "device.reboot" and d.device:
         booted = _booted(ctx, d.device)
         if booted is not None:
@@ -75,14 +97,14 @@ def _from_evidence(ctx: Context, d: Diagnosis) -> Finding | None:
     if raised:  # the port's own alarm before a session's over it, raised at the same moment
         eid, r = min(raised, key=lambda x: (str(x[1].get("raised_at")),
                                             x[1].get("interface") != d.interface))
-        return Finding(f"{r.get('raised_at')}, when {r.get('kind')} was raised on {d.device}",
-                       [eid])
+        return Finding(f"{shown(ctx, r.get('raised_at'))}, when {r.get('kind')} was raised on "
+                       f"{d.device}", [eid])
     facing = [(eid, r) for eid, r in ctx.alarms.values()
               if r.get("peer") == d.device and r.get("state") == "open"
               and d.label != "link.pfc_storm"]  # a storm's watchdog: storm_since says it better
     if facing:  # a silent device (a dead host): its neighbours saw it go
         eid, r = min(facing, key=lambda x: str(x[1].get("raised_at")))
-        return Finding(f"{r.get('raised_at')}, when {r.get('kind')} was raised on {r['device']} "
+        return Finding(f"{shown(ctx, r.get('raised_at'))}, when {r.get('kind')} was raised on {r['device']} "
                        f"{r.get('interface') or ''} facing {d.device}".replace("  ", " "), [eid])
     return _went_down(ctx, d)
 
@@ -93,7 +115,7 @@ def _booted(ctx: Context, device: str) -> Finding | None:
         if e.tool == "metadata" and not e.errors and e.args.get("name") == device and e.rows \
                 and e.rows[0].get("booted_at"):
             r = e.rows[0]
-            return Finding(f"{r['booted_at']}, when {device} booted (uptime {r.get('uptime')})",
+            return Finding(f"{shown(ctx, r['booted_at'])}, when {device} booted (uptime {r.get('uptime')})",
                            [e.id])
     return None
 
@@ -108,7 +130,8 @@ def _went_down(ctx: Context, d: Diagnosis) -> Finding | None:
             if r.get("device") == d.device and (not d.interface or r.get("interface") == d.interface) \
                     and " down" in events:
                 at = events.split(" down", 1)[0].split("; ")[-1]
-                return Finding(f"{at}, when {d.device} {r.get('interface')} went down", [e.id])
+                return Finding(f"{shown(ctx, at)}, when {d.device} {r.get('interface')} went down",
+                               [e.id])
     return None
 
 
@@ -120,13 +143,13 @@ def _from_history(ctx: Context, d: Diagnosis) -> Finding | None:
         ch = ctx.call("changelog", {"devices": [d.device], "window": SINCE_LOOKBACK})
         if ch.id and not ch.errors and ch.rows:
             r = ch.rows[0]  # the latest
-            return Finding(f"{r['start']}, when change {r['ticket']} began on {r['device']} (its "
+            return Finding(f"{shown(ctx, r['start'])}, when change {r['ticket']} began on {r['device']} (its "
                            f"latest change record in the last {SINCE_LOOKBACK})", [ch.id])
     al = ctx.call("alarms", {"devices": [d.device], "state": "open", "window": SINCE_LOOKBACK})
     if al.id and not al.errors and al.rows:
         r = min(al.rows, key=lambda x: str(x.get("raised_at")))
-        return Finding(f"{r.get('raised_at')}, when {r.get('kind')} was raised on {d.device}",
-                       [al.id])
+        return Finding(f"{shown(ctx, r.get('raised_at'))}, when {r.get('kind')} was raised on "
+                       f"{d.device}", [al.id])
     return None
 
 
@@ -143,7 +166,7 @@ def storm_since(ctx: Context, d: Diagnosis) -> Finding | None:
     if wd is not None:
         eid, a = wd
         toward = f", facing {d.device} {d.interface}" if a["device"] != d.device else ""
-        return Finding(f"{a['raised_at']}, when the PFC watchdog on {a['device']} "
+        return Finding(f"{shown(ctx, a['raised_at'])}, when the PFC watchdog on {a['device']} "
                        f"{a.get('interface')}{toward} fired", [eid, *nb])
     pfc = next((e for e in ctx.evidence if e.tool == "telemetry" and not e.errors
                 and e.args.get("metric") == "pfc" and e.rows), None)

@@ -104,7 +104,7 @@ def first_over(call: Call, device: str, port: str, window: dict[str, Any] | None
     above = [seen[lo].id] if lo in seen else row_cites
     below = [seen[lo - 1].id] if lo - 1 in seen else []
     said = (f"{iso(marks[lo] - STEP)}, the start of the first 5-minute sample in which {device} "
-            f"{port} passed {threshold:,.0f} pause frames (to {marks[lo]:%H:%M})")
+            f"{port} passed {threshold:,.0f} pause frames (to {marks[lo]:%H:%M}Z)")  # UTC, marked
     if lo == 0:
         said += "; it was already there when the window began"
     return said, [c for c in below + above if c]
