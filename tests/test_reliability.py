@@ -6,6 +6,7 @@ with the lab's own row builders). Every figure asserted is worked out by hand be
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -263,8 +264,10 @@ def test_web_noise_and_window_read_in_the_network_zone(store: tuple[Path, Engine
     assert summary(rep, "America/New_York").startswith(
         "**2026-03-09 08:00 EDT (12:00Z) .. 2026-03-10 08:00 EDT (12:00Z)** by pod")
     ny = offenders_frame(rep, "America/New_York").set_index("name")["case_list"]
-    assert ny[REPEAT] == "C3 HIGH_CPU 2026-03-09 12:00; C6 DEVICE_UNREACHABLE 2026-03-09 22:00"
-    assert offenders_frame(rep)["case_list"].tolist() == [r["case_list"] for r in rep.offenders]
+    assert ny[REPEAT] == ("C3 HIGH_CPU 2026-03-09 12:00 EDT (16:00Z); "
+                          "C6 DEVICE_UNREACHABLE 2026-03-09 22:00 EDT (02:00Z)")  # zone named
+    utc = offenders_frame(rep)["case_list"].tolist()  # UTC: the report's times, marked Z
+    assert utc == [re.sub(r"(\d\d:\d\d)(;|$)", r"\1Z\2", r["case_list"]) for r in rep.offenders]
 
 
 def test_digest_timer_runs_the_command() -> None:

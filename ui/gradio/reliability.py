@@ -104,12 +104,14 @@ def noise_frame(rep: Report, zone: str = "UTC") -> pd.DataFrame:
 
 
 def offenders_frame(rep: Report, zone: str = "UTC") -> pd.DataFrame:
-    """The repeat offenders, each case listed as "C5 LINK_DOWN 2026-03-09 22:00" with the time
-    of its first alarm on the network's clock (the report's own case_list is UTC, for exports)."""
+    """The repeat offenders, each case listed as "C5 LINK_DOWN 2026-03-09 18:00 EDT (22:00Z)": the
+    time of its first alarm on the network's clock, its zone named (UTC: "… 22:00Z"); the report's
+    own case_list is UTC, for exports."""
     cases = {r["case"]: r for r in rep.cases}
 
     def listed(ids: str) -> str:
-        return "; ".join(f"{c} {cases[c]['root_kind']} {_at(cases[c]['detected'], zone):%Y-%m-%d %H:%M}"
+        return "; ".join(f"{c} {cases[c]['root_kind']} "
+                         f"{local_time(cases[c]['detected'], zone, seconds=False)}"
                          if c in cases else c for c in ids.split())
     rows = [{**r, "case_list": listed(str(r.get("case_ids", "")))} for r in rep.offenders]
     return pd.DataFrame(rows, columns=OFFENDER_COLUMNS)
