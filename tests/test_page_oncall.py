@@ -225,3 +225,20 @@ def test_no_post_button_without_a_good_channel(channel: str | None, copilot: Cop
     if channel:  # the bad value is one line in the log, not a traceback, never the token
         [warned] = [r.getMessage() for r in caplog.records if "on-call" in r.getMessage()]
         assert "SLACK_ONCALL_CHANNEL: must be" in warned and TOKEN not in warned
+
+
+@pytest.mark.parametrize("channel", ["C0PAGER99", None])
+def test_the_chat_tab_shows_post_only_with_a_channel(channel: str | None, copilot: Copilot,
+                                                      fake: FakeSlackAPI,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import gradio as gr
+
+    from netopsai.ui.gradio.chat_tab import chat_tab
+
+    _slack_env(monkeypatch, fake, channel)
+    with gr.Blocks() as app:
+        chat_tab(app, copilot)
+    [post] = [b for b in app.blocks.values() if getattr(b, "elem_id", None) == "page-post"]
+    assert post.visible is (channel is not None)
+    if channel:
+        assert post.value == f"Post to {channel}"
