@@ -15,7 +15,9 @@ from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.headline import since
 from netopsai.evidence import Evidence, Ledger
 from netopsai.toolbox import Toolbox
+from netopsai.tools.port_answers import zoned
 from netopsai.ui.gradio.device import _changes_frame, _events_frame, when, zone_info
+from netopsai.ui.gradio.views import evidence_html
 
 AT = "2026-11-27T17:41:20Z"  # 09:41:20 in Los Angeles (PST, UTC-8)
 
@@ -89,3 +91,27 @@ def test_the_toolbox_runner_carries_the_network_zone() -> None:
                         zone="Europe/Paris")  # type: ignore[arg-type]
     assert Context([], Toolbox(backends).runner(Ledger())).zone == "Europe/Paris"
     assert Context([]).zone == "UTC"  # no runner: UTC, marked Z
+
+
+# -- the web app's evidence table (ui/gradio/views.py) ---------------------------------------------
+
+def _state_evidence(zone: str) -> dict[str, Any]:
+    """A port state read as the telemetry tool returns it: `events` in bare UTC (parsed by the
+    diagnosis), `changes` the same in the asked zone (tools/port_answers)."""
+    tz = zoned.zone(zone)
+    row = {"device": "leaf4", "interface": "Hu0/0/0/1", "change": "went down",
+           "events": "2026-11-27 17:41:20 down",
+           "changes": zoned.events_in("2026-11-27 17:41:20 down", tz)}
+    return Evidence(id="E1", tool="telemetry", args={"metric": "oper_status"}, rows=[row],
+                    columns=["device", "interface", "change", "changes", "events"]).model_dump()
+
+
+@pytest.mark.parametrize("zone, marked", [("America/Los_Angeles", "2026-11-27 09:41:20 PST down"),
+                                          ("UTC", "2026-11-27 17:41:20 UTC down")])
+def test_the_evidence_table_shows_each_state_change_with_its_zone(zone: str, marked: str) -> None:
+    ev = _state_evidence(zone)
+    shown = evidence_html([ev], zone=zone)
+    assert marked in shown
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", shown)
+    assert "2026-11-27 17:41:20 down" not in cells  # no cell with a bare UTC time
+    assert ev["rows"][0]["events"] == "2026-11-27 17:41:20 down"  # the row as the diagnosis reads it

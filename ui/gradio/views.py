@@ -135,8 +135,13 @@ def rows_table(columns: list[str], rows: list[dict[str, Any]], limit: int = MAX_
 
 
 def _columns(ev: dict[str, Any]) -> list[str]:
-    """A traceroute's hops with their verdict first (HOP_COLUMNS), like the path panel."""
+    """A traceroute's hops with their verdict first (HOP_COLUMNS), like the path panel. A port
+    state table's `events` (bare UTC times, what the diagnosis parses) is left out when its
+    `changes` (the same events in the asked zone, named) is there: every time shown carries its
+    zone (issue 25 item 5); the row, the CSV and the citations keep it."""
     cols = list(ev.get("columns") or [])
+    if "changes" in cols:
+        cols = [c for c in cols if c != "events"]
     if ev.get("tool") != "traceroute":
         return cols
     return [c for c in HOP_COLUMNS if c in cols] + [c for c in cols if c not in HOP_COLUMNS]
