@@ -210,15 +210,18 @@ def llm_plan(state: CopilotState, tb: Toolbox, planner: Any, first: bool) -> dic
     when the model fails (the answer then says the offline planner took the turn), and as the
     floor for a question it recognises: a model that plans nothing, or only other tools, does
     not leave the on-call with less than the offline planner would have found."""
+    from netopsai.planner.llm_names import needs_floor, read_names, with_floor
+
     base = offline_plan(state, tb) if first else {}
     history = state.get("messages", [])[:-1]
     question, hint = state["question"], state.get("window_hint")
     if hint:
         question += f"\n(The on-call's time picker says {hint!r}: use it if the question names no window.)"
-    d = planner.plan(question, tb.clock(), history, turn_evidence(state))
+    d = planner.plan(question, tb.clock(), history, turn_evidence(state), vocab=tb.vocab())
     tokens = state.get("tokens") or {"prompt": 0, "completion": 0}
     out: dict[str, Any] = {**base, "llm_calls": state.get("llm_calls", 0) + d.llm_calls,
                            "tokens": {k: tokens.get(k, 0) + d.tokens.get(k, 0) for k in tokens}}
+    out.update(read_names(d, base, state))  # "Read 'X' as Y" for names in the model's calls
     if d.fallback_reason:
         done = ("the offline planner answered" if first else
                 "the answer is written from the evidence gathered so far")
@@ -235,7 +238,9 @@ def llm_plan(state: CopilotState, tb: Toolbox, planner: Any, first: bool) -> dic
     if d.done:
         return {**out, "pending": _missing_checks(state), "llm": "done", "llm_text": d.text}
     pending = [{"tool": c.tool, "args": c.args} for c in d.calls]
-    if first and floor and not {c["tool"] for c in floor} & {c["tool"] for c in pending}:
+    if first and floor and needs_floor(state["question"], base.get("intent"), base.get("entities")):
+        pending = with_floor(pending, floor)  # learned offline: never less than its calls
+    elif first and floor and not {c["tool"] for c in floor} & {c["tool"] for c in pending}:
         pending += floor  # the model looked elsewhere: the offline plan is the floor
         out["notes"] = [*(base.get("notes") or []), "The model's calls missed what the question "
                         "asks about; the offline planner's calls were added."]

@@ -6,6 +6,9 @@ with the one-line validation error. A second invalid reply, or any failure of th
 error, timeout, unparseable response), becomes `fallback_reason` and the graph uses the offline
 planner for the turn. This module never raises for a model failure and never lets a secret of
 the model (its API key) into a reason or a log line.
+
+Names in the model's calls are read as the offline planner reads them (planner/llm_names.py):
+"core-rtr.example.net", a device's address, a device known only from its logs.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from netopsai.evidence import DATA_NOTE, Evidence, quoted
 from netopsai.llm import ModelError, invoke, message_text, scrub, secrets_of, usage
 from netopsai.planner.calls import ToolCall
 from netopsai.planner.hurried import normalise
+from netopsai.planner.llm_names import Resolved, resolve_args
 from netopsai.prompts import load as load_prompt
 from netopsai.tools.base import REGISTRY, Tool, _validation_message
 
@@ -47,6 +51,14 @@ class LLMDecision:
     tokens_estimated: bool = False  # some call had no usage in its response
     llm_calls: int = 0
     fallback_reason: str | None = None
+    read_as: dict[str, str] = field(default_factory=dict)  # names in its calls, read as others
+    notes: list[str] = field(default_factory=list)  # provisional devices it named
+
+
+@dataclass
+class _Names:
+    vocab: Any  # planner.Vocabulary, or None: names go to the tools as the model wrote them
+    out: Resolved
 
 
 @dataclass
@@ -73,16 +85,18 @@ class LLMPlanner:
         return [SystemMessage(self.system_prompt(clock)), *_history(history), HumanMessage(ask)]
 
     def plan(self, question: str, clock: datetime, history: Sequence[BaseMessage] = (),
-             evidence: Sequence[Evidence] = ()) -> LLMDecision:
+             evidence: Sequence[Evidence] = (), vocab: Any = None) -> LLMDecision:
+        """`vocab` (planner.Vocabulary): the names the model's calls are read against."""
         decision = LLMDecision()
+        names = _Names(vocab, Resolved())  # per call: one planner serves concurrent turns
         messages = self.messages(question, clock, history, evidence)
         try:
             ai = self._ask(messages, decision)
-            checked = self._check(ai)
+            checked = self._check(ai, names)
             if checked.errors:  # one chance to correct, with the errors as tool results
                 messages += [ai, *_feedback(ai, checked.errors)]
                 ai = self._ask(messages, decision)
-                checked = self._check(ai)
+                checked = self._check(ai, names)
         except ModelError as exc:  # any model failure means the offline planner takes the turn
             return self._fallback(decision, f"LLM call failed: {exc}")
         except Exception as exc:  # a reply our checks choke on: same, scrubbed below
@@ -93,6 +107,7 @@ class LLMPlanner:
         if not checked.calls and not decision.text.strip():
             return self._fallback(decision, "LLM returned neither tool calls nor an answer")
         decision.calls, decision.done = checked.calls, not checked.calls
+        decision.read_as, decision.notes = names.out.read_as, names.out.notes
         log.info("llm planner: %d tool call(s) %s after %d LLM call(s)", len(decision.calls),
                  [c.tool for c in decision.calls], decision.llm_calls)
         return decision
@@ -108,12 +123,12 @@ class LLMPlanner:
         decision.tokens_estimated |= u["estimated"]
         return ai
 
-    def _check(self, ai: AIMessage) -> _Checked:
+    def _check(self, ai: AIMessage, names: _Names | None = None) -> _Checked:
         """Validate every tool call against its tool's args model."""
         calls: list[ToolCall] = []
         errors: dict[str, str] = {}
         for i, tc in enumerate(ai.tool_calls):
-            call, error = self._validate(tc["name"], tc["args"])
+            call, error = self._validate(tc["name"], tc["args"], names)
             if error is not None:
                 errors[tc.get("id") or f"call_{i}"] = error
             elif call is not None:
@@ -122,10 +137,13 @@ class LLMPlanner:
             errors[bad.get("id") or f"invalid_{i}"] = f"{bad.get('name')}: arguments are not valid JSON"
         return _Checked(calls, errors)
 
-    def _validate(self, name: str, args: Any) -> tuple[ToolCall | None, str | None]:
+    def _validate(self, name: str, args: Any,
+                  names: _Names | None = None) -> tuple[ToolCall | None, str | None]:
         t = self.tools.get(name)
         if t is None:
             return None, str(unknown("tool", name, self.tools))
+        if names is not None:  # names as the offline planner reads them, before validation
+            args = resolve_args(args, names.vocab, names.out)
         try:
             parsed = t.args_model.model_validate(args)
         except ValidationError as exc:
