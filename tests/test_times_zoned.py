@@ -14,6 +14,7 @@ from netopsai.diagnosis.base import Diagnosis
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.headline import since
 from netopsai.evidence import Evidence, Ledger
+from netopsai.planner.llm import evidence_block
 from netopsai.toolbox import Toolbox
 from netopsai.tools.port_answers import zoned
 from netopsai.ui.gradio.device import _changes_frame, _events_frame, when, zone_info
@@ -115,3 +116,13 @@ def test_the_evidence_table_shows_each_state_change_with_its_zone(zone: str, mar
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", shown)
     assert "2026-11-27 17:41:20 down" not in cells  # no cell with a bare UTC time
     assert ev["rows"][0]["events"] == "2026-11-27 17:41:20 down"  # the row as the diagnosis reads it
+
+
+# -- the LLM's evidence preview (planner/llm.py evidence_block) -------------------------------------
+
+@pytest.mark.parametrize("zone, marked", [("America/Los_Angeles", "2026-11-27 09:41:20 PST down"),
+                                          ("UTC", "2026-11-27 17:41:20 UTC down")])
+def test_the_prompt_preview_gives_the_model_times_with_their_zone(zone: str, marked: str) -> None:
+    block = evidence_block([Evidence(**_state_evidence(zone))])
+    assert marked in block
+    assert "17:41:20 down" not in block  # the bare-UTC events column is not in the prompt

@@ -189,9 +189,16 @@ def evidence_block(evidence: Sequence[Evidence]) -> str:
         rows = ev.preview(PREVIEW_ROWS)
         if rows:
             lines.append(f"rows: {len(ev.rows)} (first {len(rows)}{', partial' if ev.partial else ''})")
-            lines += [json.dumps(r, default=str, separators=(",", ":")) for r in rows]
+            lines += [json.dumps(_as_read(r), default=str, separators=(",", ":")) for r in rows]
         parts.append("\n".join(lines))
     return "\n\n".join(parts)
+
+
+def _as_read(row: dict[str, Any]) -> dict[str, Any]:
+    """A preview row as the model reads it: a port state row's `events` (bare UTC times, what
+    the diagnosis parses) left out when its `changes` (the same events in the asked zone, named)
+    is there; the model repeats the times it reads, and every time shown carries its zone."""
+    return {k: v for k, v in row.items() if not (k == "events" and "changes" in row)}
 
 
 def _history(history: Sequence[BaseMessage]) -> list[BaseMessage]:
