@@ -146,3 +146,14 @@ def test_is_the_network_ok_runs_the_whole_overview(backends: Any, fake_openai: F
     assert ran(offline) <= ran(r)
     assert "Is the network ok?" in fake_openai.requests[0]["messages"][0]["content"]
 
+
+
+def test_what_went_down_network_wide_reads_every_ports_state(backends: Any, fake_openai: FakeOpenAI,
+                                                              tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NETOPSAI_HOME", str(tmp_path / "home"))
+    offline, r = both(lambda llm: Copilot(backends, llm=llm), "what went down between 19:40 and "
+                      "19:45?", fake_openai, calls(call("telemetry", {"metric": "flaps",
+                                                                      "window": "1h"})))
+    assert [json.loads(a)["metric"] for t, a in ran(offline)] == ["oper_status"]
+    assert ran(offline) <= ran(r)

@@ -5,8 +5,8 @@ so the tools never refuse what the offline path would have read. What was read a
 into the answer's lead ("Read 'X' as Y"), as on the offline path.
 
 And the floor: for the questions the offline planner learned this way (a name read as another,
-a provisional device, one-way words, the network overview), the model's calls are topped up
-with the offline plan's, so the LLM path never looks at less."""
+a provisional device, one-way words, the network overview, what went down network-wide), the
+model's calls are topped up with the offline plan's, so the LLM path never looks at less."""
 
 from __future__ import annotations
 
@@ -86,13 +86,15 @@ def resolve_args(args: Any, vocab: Any, out: Resolved) -> Any:
 
 def needs_floor(question: str, intent: str | None, entities: dict[str, Any] | None) -> bool:
     """Questions where the offline plan is the floor of the model's: the overview, one-way
-    words (the diagnosis traces both ways), a provisional device, a name the offline planner
-    read as another (a full name or an address)."""
+    words (the diagnosis traces both ways), state changes of the whole network, a provisional
+    device, a name the offline planner read as another (a full name or an address)."""
     ent = entities or {}
     if intent == OVERVIEW or ent.get("provisional"):
         return True
     if intent == "diagnose.connectivity" and ONE_WAY.search(question):
         return True
+    if intent == "telemetry.status" and not (ent.get("devices") or ent.get("interfaces")):
+        return True  # "what went down between 09:40 and 09:45?": every port's state
     return any(FQDN.fullmatch(t) or _address(t) for t in (ent.get("corrections") or {}))
 
 
