@@ -157,3 +157,12 @@ def test_what_went_down_network_wide_reads_every_ports_state(backends: Any, fake
                                                                       "window": "1h"})))
     assert [json.loads(a)["metric"] for t, a in ran(offline)] == ["oper_status"]
     assert ran(offline) <= ran(r)
+
+
+def test_a_name_only_the_model_wrote_is_said_as_read(home: Path, fake_openai: FakeOpenAI) -> None:  # noqa: F811
+    question = "any alarms on core-rtr on 22 August?"
+    offline, r = both(lambda llm: real_copilot(home, AFTER_FQDN, llm), question, fake_openai,
+                      calls(call("alarms", {"devices": ["Core-Rtr.example.net"], "state": "any"})))
+    assert "Read " not in offline["answer"]  # the question said the inventory's name
+    assert "Read 'Core-Rtr.example.net' as core-rtr" in r["answer"]
+    assert not [e for e in r["evidence"] if e["tool"] == "alarms" and e["errors"]]
