@@ -6,7 +6,7 @@ import atexit
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -27,6 +27,14 @@ CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
 SUITE_HOME = Path(tempfile.mkdtemp(prefix="netopsai-suite-home-"))
 os.environ["NETOPSAI_HOME"] = str(SUITE_HOME)
 atexit.register(shutil.rmtree, SUITE_HOME, True)
+
+
+@pytest.fixture(autouse=True)
+def _suite_home_kept() -> Iterator[None]:
+    """A test that points NETOPSAI_HOME elsewhere (os.environ, not monkeypatch) leaves the
+    suite's own home behind it for the next test."""
+    yield
+    os.environ["NETOPSAI_HOME"] = str(SUITE_HOME)
 
 
 def new_lab(path: Path, scale: str = "small", seed: int = 7) -> Engine:
