@@ -33,6 +33,7 @@ GONE_S = 8  # the banner shows within this (the page checks every 2 s, a hung se
 def test_a_saved_thread_marks_the_turn_left_without_an_answer() -> None:
     chat = ChatHandler.__new__(ChatHandler)
     chat._names = (time.monotonic(), set())  # no inventory needed: nothing to link
+    chat._hosts = (time.monotonic(), set())
     state = {"messages": [HumanMessage("who owns 10.1.3.20?"), AIMessage("dc1-host-03-1 [E1]"),
                           HumanMessage("10.1.3.20 to 10.2.1.40 not communicating"),
                           HumanMessage("and now?"), AIMessage("fine [E2]")]}
