@@ -169,3 +169,14 @@ def test_a_port_back_up_was_admin_up_whatever_the_model_says_now(lab: Lab) -> No
                 "params": {"reason": "admin", "for_min": 10}})
     row = status(lab, window="1h", devices=[leaf], interface=port).rows[0]
     assert (row["change"], row["state_at_end"], row["admin_status"]) == ("down and back", "up", "up")
+
+
+def test_a_backends_note_in_the_events_column_is_no_transition() -> None:
+    """The namespace lab wrote '<ISO> read down' (a state read, no change seen); reading it as a
+    transition raised in the telemetry tool, and every link-down diagnosis there went
+    inconclusive ('telemetry could not be read')."""
+    from netopsai.tools.port_answers.zoned import transitions
+
+    assert transitions("2026-11-27T10:14:26Z read down") == []
+    assert transitions("2026-11-20 17:41:20 down; note; 2026-11-20 17:47:30 up") == [
+        ("2026-11-20 17:41:20", "down"), ("2026-11-20 17:47:30", "up")]

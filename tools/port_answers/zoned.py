@@ -30,9 +30,17 @@ def transitions(events: str) -> list[tuple[str, str]]:
     out = []
     for item in (x.strip() for x in events.split(";")):
         when, _, state = item.rpartition(" ")
-        if when and state:
+        if when and state and _is_time(when):  # a backend's note is not a transition
             out.append((when, state))
     return out
+
+
+def _is_time(text: str) -> bool:
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def events_in(events: str, tz: tzinfo) -> str:
