@@ -129,8 +129,12 @@ def assert_headline_in_view(pg: Page) -> None:
 def ask(pg: Page, question: str = QUESTION) -> None:
     expect(pg.locator("#chat-clock")).to_contain_text("network clock", timeout=30_000)
     box = pg.locator("#question textarea")
+    asked = pg.locator("#chat .message-row.user-row")
+    before = asked.count()
     box.fill(question)
     box.press("Enter")
+    # the status still says "answered in" of the last answer until this turn shows its row
+    expect(asked).to_have_count(before + 1, timeout=60_000)
     expect(pg.locator("#chat-status")).to_contain_text("answered in", timeout=60_000)
     settle(pg)
 
