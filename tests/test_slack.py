@@ -176,6 +176,21 @@ def test_evidence_of_another_channel_is_not_shown(bot: str, fake: FakeSlackAPI,
     assert "no longer available" in fake.of("chat.postEphemeral")[0]["text"]
 
 
+@pytest.mark.parametrize("value", ["not json", "[1, 2]", '{"t": 5, "ids": "E1"}'])
+def test_a_forged_button_value_is_a_one_line_reply(bot: str, fake: FakeSlackAPI,
+                                                    traced: dict[str, Any], value: str) -> None:
+    """A click whose value the bot never wrote (not JSON, not an object, wrong types) is told
+    the evidence is gone; it raised in the listener before (every button listener reads its
+    value through one `clicked`)."""
+    final = traced["updates"][-1]
+    fake.reset()
+    status, _ = click(bot, value, OPS, {"ts": final["ts"], "type": "message"})
+    assert status == 200
+    assert fake.of("chat.postMessage") == []
+    [told] = fake.of("chat.postEphemeral")
+    assert "no longer available" in told["text"]
+
+
 def test_mentions_answer_in_their_thread_and_keep_its_context(bot: str, fake: FakeSlackAPI,
                                                              copilot: Copilot) -> None:
     root = "1700000000.000100"

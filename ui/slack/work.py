@@ -3,6 +3,7 @@ then replaced by the answer. Shared by the command and event listeners."""
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import uuid
@@ -32,14 +33,40 @@ class SlackContext:
     settings: SlackSettings
 
 
-def button_caller(ctx: SlackContext, body: dict[str, Any], client: WebClient) -> tuple[str, str] | None:
-    """Who clicked a button and where, or None after telling them the allow-lists keep them out."""
+@dataclass
+class Click:
+    """A button press let through the allow-lists: who, where, and the button's value (a JSON
+    object the bot wrote; anything else, as a forged click may send, reads as empty)."""
+
+    user: str
+    channel: str
+    value: dict[str, Any]
+
+    @property
+    def thread(self) -> str:
+        return str(self.value.get("t") or "")
+
+    def of_this_channel(self) -> bool:
+        """A button acts only on a conversation of the channel it was clicked in."""
+        return self.thread.startswith(f"slack:{self.channel}:")
+
+    def tell(self, client: WebClient, text: str) -> None:
+        client.chat_postEphemeral(channel=self.channel, user=self.user, text=text)
+
+
+def clicked(ctx: SlackContext, body: dict[str, Any], action: dict[str, Any],
+            client: WebClient) -> Click | None:
+    """The press, or None after telling the clicker the allow-lists keep them out."""
     user, channel = body["user"]["id"], body["channel"]["id"]
     denial = ctx.settings.denial(user, channel, is_dm=channel.startswith("D"))
     if denial:
         client.chat_postEphemeral(channel=channel, user=user, text=f":no_entry: Sorry, {denial}.")
         return None
-    return user, channel
+    try:
+        value = json.loads(action.get("value") or "{}")
+    except ValueError:
+        value = {}
+    return Click(user, channel, value if isinstance(value, dict) else {})
 
 
 def thread_id(channel: str, thread_ts: str) -> str:

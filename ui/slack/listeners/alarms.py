@@ -4,7 +4,6 @@ function the web app's Alarms tab calls, on the same store) as the Slack user wh
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import Any
 
@@ -15,15 +14,14 @@ from slack_sdk.errors import SlackApiError
 from netopsai.errors import NetopsError
 from netopsai.ui.slack.alarm_list import ACK_ACTION, SILENCE_ACTION, SILENCE_FOR, ack_texts, store_of
 from netopsai.ui.slack.blocks import mrkdwn
-from netopsai.ui.slack.work import SlackContext, button_caller
+from netopsai.ui.slack.work import SlackContext, clicked
 
 log = logging.getLogger("netopsai.slack")
 DONE = {"ack": "acknowledged", "silence": f"silenced for {SILENCE_FOR}"}
 
 
-def _alarm_id(action: dict[str, Any]) -> int:
+def _alarm_id(value: dict[str, Any]) -> int:
     try:
-        value = json.loads(action.get("value") or "{}")
         return int(value["a"])
     except (ValueError, TypeError, KeyError):
         raise NetopsError("that button does not name an alarm") from None
@@ -31,15 +29,15 @@ def _alarm_id(action: dict[str, Any]) -> int:
 
 def act(ctx: SlackContext, kind: str, body: dict[str, Any], action: dict[str, Any],
         client: WebClient) -> None:
-    caller = button_caller(ctx, body, client)
-    if caller is None:
+    click = clicked(ctx, body, action, client)
+    if click is None:
         return
-    user, channel = caller
+    user, channel = click.user, click.channel
     backends = ctx.copilot.backends
     try:
         from netopsai.store import acks
 
-        alarm_id = _alarm_id(action)
+        alarm_id = _alarm_id(click.value)
         engine, now = store_of(backends), backends.inventory.clock()
         until = acks.silence_end(now, SILENCE_FOR) if kind == "silence" else None
         acks.record(engine, alarm_id, kind, f"slack:{user}", "from Slack", now, until)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from slack_bolt import App
@@ -11,26 +10,24 @@ from slack_sdk import WebClient
 
 from netopsai.errors import NetopsError
 from netopsai.ui.slack.blocks import CONFIRM_ACTION
-from netopsai.ui.slack.work import SlackContext, button_caller
+from netopsai.ui.slack.work import SlackContext, clicked
 
 
 def confirm_diagnosis(ctx: SlackContext, body: dict[str, Any], action: dict[str, Any],
                       client: WebClient) -> None:
-    caller = button_caller(ctx, body, client)
-    if caller is None:
+    click = clicked(ctx, body, action, client)
+    if click is None:
         return
-    user, channel = caller
-    thread = str(json.loads(action.get("value") or "{}").get("t", ""))
-    if not thread.startswith(f"slack:{channel}:"):  # only a conversation of this channel
-        client.chat_postEphemeral(channel=channel, user=user, text="That diagnosis is not here.")
+    if not click.of_this_channel():
+        click.tell(client, "That diagnosis is not here.")
         return
     try:
-        row = ctx.copilot.confirm(thread, f"slack:{user}", "slack")
+        row = ctx.copilot.confirm(click.thread, f"slack:{click.user}", "slack")
     except NetopsError as exc:
-        client.chat_postEphemeral(channel=channel, user=user, text=str(exc))
+        click.tell(client, str(exc))
         return
-    client.chat_postEphemeral(channel=channel, user=user, text=(
-        f":white_check_mark: Saved to incident memory: `{row.label}` at {row.device or '-'}."))
+    click.tell(client, f":white_check_mark: Saved to incident memory: `{row.label}` at "
+                       f"{row.device or '-'}.")
 
 
 def register(app: App, ctx: SlackContext) -> None:

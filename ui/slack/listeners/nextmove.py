@@ -5,7 +5,6 @@ the button was clicked in."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -17,33 +16,23 @@ from netopsai.errors import NetopsError
 from netopsai.nextmove import page_draft
 from netopsai.ui.slack.blocks import mrkdwn
 from netopsai.ui.slack.page import EXAMPLE_ACTION, PAGE_ACTION, post_page
-from netopsai.ui.slack.work import Progress, SlackContext, answer_question, button_caller
-
-
-def _value(action: dict[str, Any]) -> dict[str, Any]:
-    try:
-        value = json.loads(action.get("value") or "{}")
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
+from netopsai.ui.slack.work import Progress, SlackContext, answer_question, clicked, thread_id
 
 
 def ask_example(ctx: SlackContext, body: dict[str, Any], action: dict[str, Any],
                 client: WebClient) -> None:
-    caller = button_caller(ctx, body, client)
-    if caller is None:
+    click = clicked(ctx, body, action, client)
+    if click is None:
         return
-    user, channel = caller
-    value = _value(action)
-    question, thread = str(value.get("q") or "").strip(), str(value.get("t") or "")
+    question = str(click.value.get("q") or "").strip()
     message = body.get("message") or {}
     root = str(message.get("thread_ts") or message.get("ts") or "")
-    if not question or not root or thread != f"slack:{channel}:{root}":
-        client.chat_postEphemeral(channel=channel, user=user,
-                                  text="That example is no longer available; ask it in words.")
+    if not question or not root or click.thread != thread_id(click.channel, root):
+        click.tell(client, "That example is no longer available; ask it in words.")
         return
-    progress = Progress(client, channel, f"<@{user}> {mrkdwn(question[:200])}", thread_ts=root)
-    answer_question(ctx, progress, question, user)
+    progress = Progress(client, click.channel, f"<@{click.user}> {mrkdwn(question[:200])}",
+                        thread_ts=root)
+    answer_question(ctx, progress, question, click.user)
 
 
 def _link(ctx: SlackContext, client: WebClient, channel: str, thread: str) -> str:
@@ -64,22 +53,20 @@ def _link(ctx: SlackContext, client: WebClient, channel: str, thread: str) -> st
 
 def page(ctx: SlackContext, body: dict[str, Any], action: dict[str, Any],
          client: WebClient) -> None:
-    caller = button_caller(ctx, body, client)
-    if caller is None:
+    click = clicked(ctx, body, action, client)
+    if click is None:
         return
-    user, channel = caller
-    thread = str(_value(action).get("t") or "")
-    saved = ctx.copilot.thread(thread) if thread.startswith(f"slack:{channel}:") else None
+    saved = ctx.copilot.thread(click.thread) if click.of_this_channel() else None
     if saved is None or not saved.answer:
-        client.chat_postEphemeral(channel=channel, user=user,
-                                  text="Nothing to page about in this thread.")
+        click.tell(client, "Nothing to page about in this thread.")
         return
-    draft = page_draft(saved.answer, saved.question, _link(ctx, client, channel, thread))
+    draft = page_draft(saved.answer, saved.question,
+                       _link(ctx, client, click.channel, click.thread))
     try:
-        said = post_page(ctx.settings, f"{draft}\nPaged by <@{user}>", client)
+        said = post_page(ctx.settings, f"{draft}\nPaged by <@{click.user}>", client)
     except NetopsError as exc:
         said = f":warning: {exc}"
-    client.chat_postEphemeral(channel=channel, user=user, text=said)
+    click.tell(client, said)
 
 
 def register(app: App, ctx: SlackContext) -> None:
