@@ -13,6 +13,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -172,3 +173,21 @@ class SlackSender:
                                 "value": value}]}
         return self.post(urlencode({"payload": json.dumps(payload)}),
                          "application/x-www-form-urlencoded")
+
+
+def served_bot(copilot: Any, settings: Any, fake: FakeSlackAPI) -> Iterator[str]:
+    """The bot's app behind a WSGI server on 127.0.0.1:0, talking to `fake` with the settings'
+    token; yields the URL Slack would post events and clicks to."""
+    from slack_sdk import WebClient
+
+    from netopsai.ui.slack.app import EVENTS_PATH, build_app, serve_http
+
+    token = settings.bot_token.get_secret_value() if settings.bot_token else None
+    app = build_app(copilot, settings, WebClient(token=token, base_url=fake.api_url),
+                    process_before_response=True)
+    server = serve_http(app, "127.0.0.1", 0)
+    assert server.server_address[0] == "127.0.0.1"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}{EVENTS_PATH}"
+    server.shutdown()
+    server.server_close()

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from rich.console import Console
-from slack_sdk import WebClient
 
 from netopsai.backends.lab import lab_backends
 from netopsai.cli.chat import run_chat
@@ -24,10 +22,9 @@ from netopsai.nextmove import UNPLACED, unplaced
 from netopsai.service import Copilot, Step
 from netopsai.store.engine import engine_for
 from netopsai.ui.gradio import nextmove as web
-from netopsai.ui.slack.app import EVENTS_PATH, build_app, serve_http
 from netopsai.ui.slack.page import EXAMPLE_ACTION
 from netopsai.ui.slack.settings import SlackSettings
-from tests.fake_slack_api import FakeSlackAPI, SlackSender
+from tests.fake_slack_api import FakeSlackAPI, SlackSender, served_bot
 
 SECRET = "examples-signing-secret-5e1a"
 TOKEN = "xoxb-examples-token-90b2"
@@ -111,13 +108,7 @@ def bot(copilot: Copilot, fake: FakeSlackAPI) -> Iterator[str]:
     settings = SlackSettings.model_validate({
         "bot_token": TOKEN, "signing_secret": SECRET, "api_url": fake.api_url,
         "allowed_users": [ONCALL], "allowed_channels": [OPS]})
-    app = build_app(copilot, settings, WebClient(token=TOKEN, base_url=fake.api_url),
-                    process_before_response=True)
-    server = serve_http(app, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}{EVENTS_PATH}"
-    server.shutdown()
-    server.server_close()
+    yield from served_bot(copilot, settings, fake)
 
 
 def _buttons(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from slack_sdk import WebClient
 
 from netopsai.backends.lab import lab_backends
 from netopsai.errors import NetopsError
@@ -24,10 +22,9 @@ from netopsai.lab.manage import init_lab, lab_info
 from netopsai.lab.scenario import Scenario
 from netopsai.service import Copilot
 from netopsai.store.engine import engine_for
-from netopsai.ui.slack.app import EVENTS_PATH, build_app, serve_http
 from netopsai.ui.slack.page import PAGE_ACTION, post_page
 from netopsai.ui.slack.settings import SlackSettings, read_settings
-from tests.fake_slack_api import FakeSlackAPI, SlackSender
+from tests.fake_slack_api import FakeSlackAPI, SlackSender, served_bot
 
 SECRET = "page-signing-secret-0b7e"
 TOKEN = "xoxb-page-token-66fa"
@@ -68,13 +65,7 @@ def _settings(fake: FakeSlackAPI, channel: str | None) -> SlackSettings:
 
 
 def _serve(copilot: Copilot, fake: FakeSlackAPI, channel: str | None) -> Iterator[str]:
-    app = build_app(copilot, _settings(fake, channel),
-                    WebClient(token=TOKEN, base_url=fake.api_url), process_before_response=True)
-    server = serve_http(app, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}{EVENTS_PATH}"
-    server.shutdown()
-    server.server_close()
+    yield from served_bot(copilot, _settings(fake, channel), fake)
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from slack_sdk import WebClient
 
 from netopsai.backends.lab import lab_backends
 from netopsai.lab.inject import inject
@@ -21,9 +19,8 @@ from netopsai.lab.manage import init_lab, lab_info
 from netopsai.lab.scenario import Scenario
 from netopsai.service import Copilot
 from netopsai.store.engine import engine_for
-from netopsai.ui.slack.app import EVENTS_PATH, build_app, serve_http
 from netopsai.ui.slack.settings import SlackSettings
-from tests.fake_slack_api import FakeSlackAPI, SlackSender
+from tests.fake_slack_api import FakeSlackAPI, SlackSender, served_bot
 
 SECRET = "test-signing-secret-4f1d"
 TOKEN = "xoxb-test-bot-token-9a7e"
@@ -63,15 +60,7 @@ def settings(fake: FakeSlackAPI) -> SlackSettings:
 @pytest.fixture(scope="module")
 def bot(copilot: Copilot, settings: SlackSettings, fake: FakeSlackAPI) -> Iterator[str]:
     """The app behind a WSGI server on 127.0.0.1:0; the URL Slack would post to."""
-    app = build_app(copilot, settings, WebClient(token=TOKEN, base_url=fake.api_url),
-                    process_before_response=True)
-    server = serve_http(app, "127.0.0.1", 0)
-    assert server.server_address[0] == "127.0.0.1"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}{EVENTS_PATH}"
-    server.shutdown()
-    server.server_close()
+    yield from served_bot(copilot, settings, fake)
 
 
 @pytest.fixture(autouse=True)

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from slack_sdk import WebClient
 
 from netopsai.backends.lab import lab_backends
 from netopsai.evidence import citations
@@ -28,10 +26,9 @@ from netopsai.store import acks
 from netopsai.store.engine import engine_for
 from netopsai.ui.gradio.alarms import Filters, read_alarms
 from netopsai.ui.slack.alarm_list import ACK_ACTION, MARKS, SILENCE_ACTION
-from netopsai.ui.slack.app import EVENTS_PATH, build_app, serve_http
 from netopsai.ui.slack.blocks import mrkdwn
 from netopsai.ui.slack.settings import SlackSettings
-from tests.fake_slack_api import FakeSlackAPI, SlackSender
+from tests.fake_slack_api import FakeSlackAPI, SlackSender, served_bot
 
 SECRET = "parity-signing-secret-77c1"
 TOKEN = "xoxb-parity-token-31d0"
@@ -66,13 +63,7 @@ def _serve(copilot: Copilot, fake: FakeSlackAPI, web: str | None) -> Iterator[st
     settings = SlackSettings.model_validate({
         "bot_token": TOKEN, "signing_secret": SECRET, "api_url": fake.api_url,
         "allowed_users": [ONCALL], "allowed_channels": [OPS], "web_base_url": web})
-    app = build_app(copilot, settings, WebClient(token=TOKEN, base_url=fake.api_url),
-                    process_before_response=True)
-    server = serve_http(app, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}{EVENTS_PATH}"
-    server.shutdown()
-    server.server_close()
+    yield from served_bot(copilot, settings, fake)
 
 
 @pytest.fixture(scope="module")
