@@ -189,7 +189,7 @@ def _nodes(steps: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def _record(spec: dict[str, Any], r: dict[str, Any], wall_ms: float) -> dict[str, Any]:
-    from netopsai.evidence import validate_citations
+    from netopsai.copilot.evidence import validate_citations
 
     ids = {e["id"] for e in r["evidence"]}
     coder = [e for e in r["evidence"] if e["tool"] == "coder"]
@@ -216,7 +216,7 @@ def _scenario(spec: dict[str, Any], i: int) -> Any:
 
 def child_class(name: str, questions: list[dict[str, Any]]) -> dict[str, Any]:
     """One query class in this fresh process: one Copilot, a fresh thread per question."""
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
 
     b = _backends()
     t0 = time.perf_counter()
@@ -269,8 +269,8 @@ def child_class(name: str, questions: list[dict[str, Any]]) -> dict[str, Any]:
 
 def child_profile(name: str, questions: list[dict[str, Any]]) -> dict[str, Any]:
     """cProfile over a class's warm questions (the first one runs unprofiled)."""
-    from netopsai import toolbox
-    from netopsai.service import Copilot
+    from netopsai.copilot import toolbox
+    from netopsai.copilot.service import Copilot
 
     toolbox.ThreadPoolExecutor = _Serial  # type: ignore[attr-defined,misc]  # cProfile sees one thread
     from netopsai.lab.inject import inject
@@ -352,10 +352,10 @@ def child_tokens(pairs: list[dict[str, Any]]) -> dict[str, Any]:
     citing the evidence; the replies carry no usage, so `tokens.prompt` is the copilot's own
     estimate of what it sent. The request bodies' exact sizes come from Content-Length."""
     sys.path.insert(0, str(ROOT))
-    from netopsai.evidence import validate_citations
+    from netopsai.copilot.evidence import validate_citations
+    from netopsai.copilot.service import Copilot
     from netopsai.lab.inject import inject
     from netopsai.lab.manage import reset_lab
-    from netopsai.service import Copilot
     from netopsai.store.engine import get_engine
     from tests.fake_openai import FakeOpenAI, call, calls, text
 

@@ -48,7 +48,7 @@ def build(path: Path, scale: str) -> tuple[Any, str, str]:
 
 def measure(scale: str, runs: int) -> dict[str, Any]:
     from netopsai.backends.lab import lab_backends
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
 
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()

@@ -105,9 +105,9 @@ def one(kind: str, n: int, vocab: Path, tree: str | None, limit_s: float) -> flo
 
 def door() -> dict[str, float]:
     """Microseconds to refuse a 300 KB question at Copilot's door, and a hostlist bomb."""
-    from netopsai.errors import NetopsError
-    from netopsai.hostlist import hosts
-    from netopsai.service import AskLimits, Copilot
+    from netopsai.common.errors import NetopsError
+    from netopsai.common.hostlist import hosts
+    from netopsai.copilot.service import AskLimits, Copilot
 
     cp = Copilot.__new__(Copilot)  # the door only: no graph is built
     cp.limits = AskLimits()

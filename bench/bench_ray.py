@@ -206,7 +206,7 @@ def _joined(address: str, workers: int) -> Reads:
     """Two rounds in one connection to the running cluster: the first pays the job's worker
     processes and their imports (each `poll --once`), the second is `poll`'s next round."""
     from netopsai.backends.snmp.ray_poll import RayReader
-    from netopsai.ray_cluster import RayOptions, ray_cluster
+    from netopsai.common.ray_cluster import RayOptions, ray_cluster
 
     def run(ts: list[Any]) -> dict[str, float]:
         opts = RayOptions(address, workers)
@@ -222,7 +222,7 @@ def _joined(address: str, workers: int) -> Reads:
 def _fresh(workers: int) -> Reads:
     """A local cluster started and shut down around one round, as `poll --once --engine ray`."""
     from netopsai.backends.snmp.ray_poll import RayReader
-    from netopsai.ray_cluster import RayOptions, ray_cluster
+    from netopsai.common.ray_cluster import RayOptions, ray_cluster
 
     def run(ts: list[Any]) -> dict[str, float]:
         def once() -> list[Any]:

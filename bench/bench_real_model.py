@@ -50,7 +50,7 @@ def _planned(r: dict[str, Any]) -> str:
 
 
 def _one(question: str, llm: Any, backends: Any) -> dict[str, Any]:
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
 
     offline = Copilot(backends).answer(question, "offline")
     t0 = time.perf_counter()
@@ -69,8 +69,8 @@ def _one(question: str, llm: Any, backends: Any) -> dict[str, Any]:
 
 def run(per_class: int) -> dict[str, Any]:
     from netopsai.backends.lab import lab_backends
+    from netopsai.copilot.llm import LLMSettings, make_chat_model
     from netopsai.lab.manage import init_lab
-    from netopsai.llm import LLMSettings, make_chat_model
     from netopsai.store.engine import engine_for
     from tests.peers.llama import serve_model
 

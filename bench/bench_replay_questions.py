@@ -120,7 +120,7 @@ def build(n_noise: int) -> tuple[Any, list[Labelled]]:
 
 def run(n_noise: int) -> list[tuple[Question, bool, float, list[str]]]:
     from netopsai.backends.lab import lab_backends
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
 
     engine, labs = build(n_noise)
     copilot = Copilot(lab_backends(engine))

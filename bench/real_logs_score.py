@@ -77,7 +77,7 @@ class Ingest:
 
 def _same_port(a: str, b: str) -> bool:
     try:
-        from netopsai.ifnames import same_port
+        from netopsai.common.ifnames import same_port
     except ImportError:  # netutils missing: the exact name only
         return a == b
     return a == b or same_port(a, b)

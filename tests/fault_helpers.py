@@ -13,7 +13,7 @@ from sqlmodel import Session
 
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
-from netopsai.evidence import Evidence
+from netopsai.copilot.evidence import Evidence
 from netopsai.lab.inject import Injected, inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario

@@ -27,7 +27,7 @@ from sqlmodel import Session, col, or_, select
 from netopsai.backends.lab import lab_backends
 from netopsai.backends.receivers import BackgroundIngest, Ingest, IngestSettings
 from netopsai.backends.syslog.receiver import SyslogContext
-from netopsai.evidence import Evidence
+from netopsai.copilot.evidence import Evidence
 from netopsai.lab.loglines import LAB
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for

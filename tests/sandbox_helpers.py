@@ -15,7 +15,7 @@ from typing import Any
 import psutil
 import pytest
 
-from netopsai.evidence import Evidence
+from netopsai.copilot.evidence import Evidence
 from netopsai.sandbox import SandboxResult, SandboxSettings, netns_available, prestart, run_code, worker
 
 ROOT = os.geteuid() == 0

@@ -16,9 +16,9 @@ from sqlmodel import Session, select
 
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
-from netopsai.errors import MalformedFile, NetopsError
-from netopsai.evidence import Evidence
-from netopsai.hostlist import expand
+from netopsai.common.errors import MalformedFile, NetopsError
+from netopsai.common.hostlist import expand
+from netopsai.copilot.evidence import Evidence
 from netopsai.lab.manage import init_lab
 from netopsai.lab.spec import load_spec
 from netopsai.store import tables as m

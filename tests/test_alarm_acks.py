@@ -12,7 +12,7 @@ from sqlalchemy import Engine, inspect
 from sqlmodel import Session, select
 
 from netopsai.cli.app import main
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store import acks
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for

@@ -14,11 +14,11 @@ from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 from netopsai.store import acks
 from netopsai.ui.gradio import alarms as av
 from netopsai.ui.gradio.timepick import local_time, read_time, window_arg

@@ -114,7 +114,7 @@ def test_the_api_alarms_endpoint(lab: tuple[Engine, Backends]) -> None:
 
     from netopsai.api import tokens
     from netopsai.api.http import build_api
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
 
     engine, b = lab
     token = tokens.create(engine, "reader", ["read"])
@@ -130,7 +130,7 @@ def test_the_api_alarms_endpoint(lab: tuple[Engine, Backends]) -> None:
 def test_slack_renders_the_cases_answer(lab: tuple[Engine, Backends]) -> None:
     """The bot's `/netops alarms` and its questions go through Copilot and the alarms tool;
     the blocks it posts carry the others' alarms and the stranger."""
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
     from netopsai.ui.slack.blocks import answer_blocks
 
     _, b = lab

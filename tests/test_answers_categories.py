@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
+from netopsai.copilot.service import Copilot
 from netopsai.diagnosis.consistency import contradictions
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 from netopsai.tools.registry import run_tool
 from tests.test_copilot_diagnosis import backbone
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.consistency import contradictions, headline
-from netopsai.evidence import Evidence
 
 PATH = ["dc2-leaf-03", "dc2-spine-01", "dc2-border-02", "dc1-dci-01", "dc1-leaf-12"]
 WINDOWS = "\n- **Windows read:** alarms 2025-11-04 19:00–20:00 UTC [E2]"

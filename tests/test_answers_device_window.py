@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
+from netopsai.copilot.evidence import Evidence
+from netopsai.copilot.summarizer import render
 from netopsai.diagnosis.base import Diagnosis
 from netopsai.diagnosis.consistency import contradictions
 from netopsai.diagnosis.engine import diagnose
-from netopsai.evidence import Evidence
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.summarizer import render
 from netopsai.tools.registry import run_tool
 from tests.test_answers_headline import ask, first_line, lab_copilot
 from tests.test_answers_window import REBOOT, _clock
@@ -147,7 +147,7 @@ def test_engine_diagnose_takes_the_window(make_lab: Any) -> None:
 
 
 def _job(tmp_path: Path, question: str) -> dict[str, Any]:
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
     from netopsai.store.engine import engine_for
     from tests.test_job_questions import HOST
 
@@ -183,7 +183,7 @@ def test_a_job_asked_at_a_time_gets_what_came_and_went(tmp_path: Path, when: str
 
 @pytest.mark.parametrize("value", [0, -3, "soon", 20_000])
 def test_a_bad_for_min_is_refused_before_the_lab_is_touched(value: Any) -> None:
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
     from netopsai.lab.scenario import FaultSpec
 
     with pytest.raises(NetopsError, match="for_min"):

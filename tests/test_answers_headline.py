@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
+from netopsai.copilot.evidence import Evidence, validate_citations
+from netopsai.copilot.service import Copilot
+from netopsai.copilot.summarizer import render
 from netopsai.diagnosis.base import Diagnosis
 from netopsai.diagnosis.consistency import contradictions
-from netopsai.evidence import Evidence, validate_citations
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
-from netopsai.summarizer import render
 from tests.test_copilot_diagnosis import QUESTION, SRC_TOR
 
 ACL = [{"kind": "acl_block", "at": "-25m", "target": {"device": SRC_TOR},

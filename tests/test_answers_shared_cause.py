@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
+from netopsai.common.hostlist import compress
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from netopsai.diagnosis.consistency import contradictions
-from netopsai.evidence import validate_citations
-from netopsai.hostlist import compress
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 from netopsai.store.engine import engine_for
 from netopsai.tools.registry import run_tool
 

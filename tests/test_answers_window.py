@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.context import DIAG_WINDOW, asked
-from netopsai.evidence import Evidence
 from netopsai.lab.manage import lab_info
 from tests.test_answers_headline import ask, first_line, lab_copilot
 
@@ -26,7 +26,7 @@ def _own_home(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _clock(engine: Any) -> datetime:
-    from netopsai.timewin import as_utc
+    from netopsai.common.timewin import as_utc
 
     return as_utc(lab_info(engine).clock)
 

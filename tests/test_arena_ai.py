@@ -9,7 +9,7 @@ from pathlib import Path
 
 from netopsai.arena import run as arena
 from netopsai.arena.generate_ai import CATEGORIES, LABELS, generate_ai
-from netopsai.hostlist import expand
+from netopsai.common.hostlist import expand
 from tests.cli_helpers import run_cli
 
 PUBLIC = Path(__file__).resolve().parents[1] / "bench" / "scenarios-ai"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store import acks
 from netopsai.store.engine import engine_for
 from tests.cli_helpers import run_cli, small_lab_home

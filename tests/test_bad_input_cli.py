@@ -219,7 +219,7 @@ def test_an_input_that_never_ends_is_refused_before_it_is_read(home: Path,
 
 def test_an_input_too_big_to_read_whole_is_refused(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from netopsai import errors
+    from netopsai.common import errors
 
     monkeypatch.setattr(errors, "MAX_INPUT_BYTES", 1000)
     big = tmp_path / "jobs.txt"

@@ -120,7 +120,7 @@ def test_sqlite_folder_that_cannot_be_made(tmp_path: Path, files: dict[str, Path
 def test_unreachable_is_a_netops_error_naming_no_password() -> None:
     """In process too (the web app and the API print str(err)): the password is hidden even
     when the driver quotes it back."""
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
     from netopsai.store.engine import StoreUnreachable
 
     err = StoreUnreachable(f"postgresql://ops:{PASSWORD}@db.example:5432/netops",

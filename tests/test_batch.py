@@ -20,7 +20,7 @@ from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
 from netopsai.batch import command, output
 from netopsai.batch.parse import parse_input
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab
 from netopsai.lab.scenario import Scenario
@@ -366,8 +366,8 @@ def test_a_failing_row_names_what_ask_names(make_lab: Any, tmp_path: Path, name:
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """One diagnosis for both: each failing pair's cause and device are the copilot's
     root cause for the same pair, with the lab's background noise around the fault."""
+    from netopsai.copilot.service import Copilot
     from netopsai.lab.manage import lab_info
-    from netopsai.service import Copilot
 
     monkeypatch.setenv("NETOPSAI_HOME", str(tmp_path / "home"))  # no incident memory of the user's
     engine = make_lab()

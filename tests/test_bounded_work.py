@@ -15,8 +15,8 @@ import pytest
 
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import telemetry as lab_telemetry
+from netopsai.common.timewin import parse_window
 from netopsai.store.telemetry import HeavyGate
-from netopsai.timewin import parse_window
 from netopsai.tools.registry import run_tool
 from tests.cli_helpers import run_cli, small_lab_home
 

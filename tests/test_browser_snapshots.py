@@ -18,11 +18,11 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from netopsai.backends.snapshot.capture import Captured, to_row
+from netopsai.common.timewin import as_utc
 from netopsai.lab.manage import init_lab, lab_info
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
 from netopsai.store.snapshots import save
-from netopsai.timewin import as_utc
 from tests.browser_kit import browser, page, server, shot
 
 pytestmark = pytest.mark.browser

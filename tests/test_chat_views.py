@@ -10,9 +10,9 @@ from typing import Any
 
 from gradio import ChatMessage
 
-from netopsai.evidence import Evidence
-from netopsai.service import Copilot
-from netopsai.summarizer import TABLE_ROWS, table
+from netopsai.copilot.evidence import Evidence
+from netopsai.copilot.service import Copilot
+from netopsai.copilot.summarizer import TABLE_ROWS, table
 from netopsai.ui.gradio.chat import ChatHandler, answer_parts, thread_key
 from netopsai.ui.gradio.views import MAX_PAGES, MAX_ROWS, inert, link_citations, link_devices, rows_table
 
@@ -126,7 +126,7 @@ def test_the_time_picker_applies_to_a_question_that_names_no_window(backends: An
 
 
 def test_a_diagnosis_step_shows_no_none() -> None:
-    from netopsai.service import Step
+    from netopsai.copilot.service import Step
     from netopsai.ui.gradio.chat import step_messages
 
     [msg] = step_messages(Step("diagnose", {"label": "config.acl_block", "device": "dc1-spine-04",

@@ -1,6 +1,6 @@
 """The terminal's headline (issue 26 item 2): `netopsai ask` and each `netopsai chat` answer
 start with the same one-line headline the web app pins and Slack posts first
-(netopsai.headline), then the answer."""
+(netopsai.copilot.headline), then the answer."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from rich.console import Console
 
 from netopsai.backends.lab import lab_backends
 from netopsai.cli.chat import run_chat
-from netopsai.headline import headline
+from netopsai.copilot.headline import headline
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 from netopsai.store.engine import engine_for
 from tests.cli_helpers import run_cli, small_lab_home
 

@@ -1,4 +1,4 @@
-"""The coder agent (netopsai/coder.py): recipes over real tool evidence from an injected lab, and
+"""The coder agent (netopsai/copilot/coder.py): recipes over real tool evidence from an injected lab, and
 the LLM path with a scripted chat model, including the one retry and a violation in generated
 code. The sandbox's own containment is tested in test_sandbox.py."""
 
@@ -18,13 +18,13 @@ from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
-from netopsai.coder import extract_code, run_generated, run_recipe
-from netopsai.evidence import Evidence
+from netopsai.copilot.coder import extract_code, run_generated, run_recipe
+from netopsai.copilot.evidence import Evidence
+from netopsai.copilot.recipes import RECIPES
 from netopsai.lab.inject import inject
 from netopsai.lab.scenario import Scenario
 from netopsai.planner import Vocabulary, plan
 from netopsai.planner.rules import RECIPES as PLANNED
-from netopsai.recipes import RECIPES
 from netopsai.sandbox import SandboxResult, run_code
 from netopsai.tools.registry import run_tool
 from tests.sandbox_helpers import (
@@ -33,7 +33,7 @@ from tests.sandbox_helpers import (
     listener_fixture,  # noqa: F401  (registers `listener`)
     settings,
     stop_workers,  # noqa: F401  (stops the warm worker after the module)
-    )
+)
 
 SRC, DST = "10.1.3.20", "10.2.1.40"
 TICKET = "CHG-4242"

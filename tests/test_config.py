@@ -17,8 +17,8 @@ from netopsai.backends import registry as backend_registry
 from netopsai.backends.lab.paths import LabPaths
 from netopsai.backends.lab.telemetry import LabTelemetry
 from netopsai.backends.snmp.telemetry import snmp_kwargs
+from netopsai.common.errors import NetopsError
 from netopsai.config.load import check_netconfig, load_netconfig
-from netopsai.errors import NetopsError
 from netopsai.store.engine import engine_for
 from netopsai.store.network import network_clock, network_kind
 from netopsai.store.telemetry import StoreTelemetry

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from netopsai.evidence import validate_citations
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from netopsai.sandbox import worker
-from netopsai.service import Copilot
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
-from netopsai.evidence import validate_citations
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 
 QUESTION = "10.1.3.20 to 10.2.1.40 not communicating"
 SRC_TOR, DST_TOR, DST_HOST = "dc1-leaf-03", "dc2-leaf-01", "dc2-host-01-3"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from netopsai.evidence import validate_citations
-from netopsai.service import Copilot
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, status, text  # noqa: F401
 
 TRACE = {"src": "10.1.3.20", "dst": "10.2.1.40"}

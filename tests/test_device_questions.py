@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from netopsai.copilot.service import Copilot
+from netopsai.copilot.toolbox import Toolbox
 from netopsai.planner import plan
-from netopsai.service import Copilot
-from netopsai.toolbox import Toolbox
 from tests.test_copilot_diagnosis import ask_after
 
 SPINE = "dc1-spine-04"

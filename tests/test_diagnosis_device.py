@@ -10,9 +10,9 @@ from typing import Any
 from sqlmodel import Session
 
 from netopsai.backends.lab import lab_backends
+from netopsai.copilot.service import Copilot
 from netopsai.lab.events import alarm
 from netopsai.lab.manage import lab_info
-from netopsai.service import Copilot
 from netopsai.store import tables as m
 from tests.test_copilot_diagnosis import DST_TOR, QUESTION, ask_after
 

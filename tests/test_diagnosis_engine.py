@@ -12,16 +12,16 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 from netopsai.backends.lab import lab_backends
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
+from netopsai.copilot.summarizer import render
 from netopsai.diagnosis.base import Verdict
 from netopsai.diagnosis.engine import diagnose
 from netopsai.diagnosis.report import explains, primary
 from netopsai.diagnosis.taxonomy import Taxonomy, load_taxonomy
-from netopsai.evidence import validate_citations
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
-from netopsai.summarizer import render
 from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
 
 SRC, DST, SRC_TOR = "10.1.3.20", "10.2.1.40", "dc1-leaf-03"

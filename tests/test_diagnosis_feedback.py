@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from netopsai.copilot.service import Copilot
 from netopsai.diagnosis.memory import IncidentMemory
-from netopsai.service import Copilot
 from tests import test_slack
 from tests.fake_slack_api import FakeSlackAPI, SlackSender
 from tests.test_slack import ONCALL, OPS, PRIVATE, SECRET, block, slash

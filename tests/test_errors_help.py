@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 import pytest
 
 from netopsai.backends.base import Backends
+from netopsai.copilot.service import Copilot
 from netopsai.planner import Vocabulary, plan
 from netopsai.sandbox import worker
-from netopsai.service import Copilot
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)  # tests/conftest.py CLOCK
 

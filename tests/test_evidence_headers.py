@@ -7,7 +7,7 @@ from __future__ import annotations
 from gradio import ChatMessage
 
 from netopsai.backends.base import Backends
-from netopsai.service import Copilot, Step
+from netopsai.copilot.service import Copilot, Step
 from netopsai.ui.gradio.chat import ChatHandler, step_messages
 from netopsai.ui.gradio.evhead import evidence_header, evidence_list_words
 from netopsai.ui.gradio.views import HOP_COLUMNS, evidence_html, path_html, status_timeline

@@ -1,5 +1,5 @@
 """A question not placed reads the same in every front end (issue 26 item 9): one line and up to
-four examples, all from netopsai.nextmove (the web app's chips, the terminal's numbered list,
+four examples, all from netopsai.copilot.nextmove (the web app's chips, the terminal's numbered list,
 the Slack bot's buttons). In `netopsai chat` typing a number asks that example; in Slack a
 click on an example (a signed request) asks it in the answer's thread."""
 
@@ -17,9 +17,9 @@ from rich.console import Console
 from netopsai.backends.lab import lab_backends
 from netopsai.cli.chat import run_chat
 from netopsai.cli.render import print_answer
+from netopsai.copilot.nextmove import UNPLACED, unplaced
+from netopsai.copilot.service import Copilot, Step
 from netopsai.lab.manage import init_lab
-from netopsai.nextmove import UNPLACED, unplaced
-from netopsai.service import Copilot, Step
 from netopsai.store.engine import engine_for
 from netopsai.ui.gradio import nextmove as web
 from netopsai.ui.slack.page import EXAMPLE_ACTION

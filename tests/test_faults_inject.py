@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from netopsai.backends.base import Backends
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info, reset_lab
 from netopsai.lab.scenario import load_scenario

@@ -17,10 +17,10 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from netopsai.backends.lab import lab_backends
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import generation, init_lab
 from netopsai.lab.scenario import load_scenario
-from netopsai.service import Copilot
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
 from netopsai.ui.gradio.watch import StoreWatch

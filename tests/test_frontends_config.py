@@ -1,4 +1,4 @@
-"""Every front end reads through the backends config.yaml selects (netopsai.frontend): the
+"""Every front end reads through the backends config.yaml selects (netopsai.copilot.frontend): the
 `netopsai batch` command, the Gradio app's copilot and batch tab, and the Slack bot.
 
 The proof is a pair whose answer depends on the paths backend: 10.1.3.20 -> 127.0.0.2. The lab
@@ -25,9 +25,9 @@ import pytest
 import yaml
 from slack_sdk import WebClient
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.service import Copilot
 from netopsai.lab.manage import init_lab
-from netopsai.service import Copilot
 from netopsai.store.engine import engine_for
 from tests.fake_slack_api import FakeSlackAPI, SlackSender
 

@@ -15,11 +15,11 @@ from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.service import Copilot, Step
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot, Step
 from netopsai.ui.gradio import auth
 from netopsai.ui.gradio import batch as gradio_batch
 from netopsai.ui.gradio.alarms import alarms_view

@@ -132,7 +132,7 @@ def test_an_unvouched_sender_cannot_speak_for_a_device(make_lab: Callable[..., E
     """Issue 23 B11 (its webhook half, found again by the second hostile pass): a POST from a
     sender that is neither a listed relay nor authenticated opened a LINK_DOWN on any device.
     Now it is kept, marked, and raises nothing; from a listed relay the same alert raises."""
-    from netopsai.textsafe import UNVERIFIED
+    from netopsai.common.textsafe import UNVERIFIED
 
     engine, url = lab_with_senders(make_lab)
     since = STARTS - timedelta(minutes=1)

@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 
 from netopsai.backends.napalm.device import DeviceTarget
 from netopsai.backends.napalm.discovery import discover
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store.inventory import StoreInventory
 from tests.store_helpers import empty_store
 

@@ -16,8 +16,8 @@ from sqlmodel import Session, select
 
 from netopsai.backends.lab import lab_backends
 from netopsai.backends.syslog.files import load_files
-from netopsai.evidence import validate_citations
-from netopsai.service import Copilot
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from netopsai.store import tables as m
 from netopsai.tools.registry import run_tool
 from tests.conftest import CLOCK
@@ -137,8 +137,8 @@ def test_bgp_sessions_name_the_peer_address_device_and_link(engine: Engine, tmp_
 ])
 def test_port_and_session_questions_plan_their_tools(backends: Any, question: str, intent: str,
                                                      recipe: str | None) -> None:
+    from netopsai.copilot.toolbox import Toolbox
     from netopsai.planner import plan
-    from netopsai.toolbox import Toolbox
 
     tb = Toolbox(backends)
     p = plan(question, tb.vocab(), tb.clock())

@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import Engine, inspect
 from sqlmodel import Session, func, select
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for, get_meta
 from netopsai.store.inventory import StoreInventory

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from netopsai.diagnosis.job_ecmp import Placement, ring, uplink_story
-from netopsai.evidence import validate_citations
 from netopsai.lab.inject import inject
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 from netopsai.store.engine import engine_for
 from netopsai.store.jobs_import import store_jobs
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
-from netopsai.evidence import validate_citations
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from netopsai.planner import Vocabulary, plan
 from netopsai.planner.job_names import named_job
-from netopsai.service import Copilot
 from netopsai.store.jobs_import import import_jobs, store_jobs
 from tests.test_ai_fabric import CLOCK, DATA, new_ai_lab
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
-from netopsai.evidence import validate_citations
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.scenario import Scenario
 from netopsai.planner import Vocabulary, plan
-from netopsai.service import Copilot
 from netopsai.store.engine import engine_for
 from netopsai.tools.registry import run_tool
 from tests.test_ai_fabric import CLOCK, new_ai_lab
@@ -141,7 +141,7 @@ def test_an_unknown_job_is_said(tmp_path: Path) -> None:
 
 
 def test_hostlist_compress_is_expands_inverse() -> None:
-    from netopsai.hostlist import compress, expand
+    from netopsai.common.hostlist import compress, expand
 
     names = ["gpu-001", "gpu-002", "gpu-003", "gpu-010", "login1", "gpu-011"]
     assert compress(names) == "gpu-[001-003,010-011],login1"

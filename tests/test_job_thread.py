@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
-from netopsai.evidence import validate_citations
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from netopsai.planner import Vocabulary, help_text, plan
-from netopsai.service import Copilot
 from tests.test_ai_fabric import CLOCK, new_ai_lab
 from tests.test_job_llm import QUESTION, culprit, storm_lab
 

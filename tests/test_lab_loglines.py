@@ -87,7 +87,7 @@ def test_the_healthy_lab_of_the_next_scenario_has_no_fault_lines(tmp_path: Path)
 
 
 def _flaps_window(engine: Any, question: str) -> Any:
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
 
     r = Copilot(lab_backends(engine)).answer(question, "anchor")
     [ev] = [e for e in r["evidence"] if e["tool"] == "telemetry"]

@@ -10,10 +10,10 @@ import json
 from typing import Any
 
 from netopsai.backends.lab import lab_backends
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, status, text  # noqa: F401
 
 KEY = "sk-live-Kq81-S3CRET-echo-7743"

@@ -28,8 +28,8 @@ from sqlmodel import Session
 
 from netopsai.backends.registry import configured_backends
 from netopsai.config.load import load_netconfig
-from netopsai.evidence import validate_citations
-from netopsai.service import Copilot
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from netopsai.store import tables as m
 from netopsai.store.engine import create_all, engine_for
 from netopsai.store.inventory import StoreInventory

@@ -22,7 +22,7 @@ from netopsai.backends.napalm.config import snapshot
 from netopsai.backends.napalm.device import DeviceTarget, ReadOnlyViolation, connect
 from netopsai.backends.napalm.discovery import discover
 from netopsai.backends.napalm.paths import NapalmPaths
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.engine import get_meta
 from netopsai.store.inventory import StoreInventory

@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from netopsai.backends.netns.inject import inject
 from netopsai.backends.netns.sh import in_ns, namespaces
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.lab.scenario import Scenario
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for

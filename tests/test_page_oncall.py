@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
-from netopsai.errors import NetopsError
-from netopsai.headline import headline
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.headline import headline
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab, lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 from netopsai.store.engine import engine_for
 from netopsai.ui.slack.page import PAGE_ACTION, post_page
 from netopsai.ui.slack.settings import SlackSettings, read_settings

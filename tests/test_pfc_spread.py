@@ -21,11 +21,11 @@ from sqlmodel import Session, select
 
 from netopsai.backends.lab import lab_backends
 from netopsai.config.roce import RoceSettings, roce_override
-from netopsai.evidence import validate_citations
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.roce_metrics import key
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
 from tests.test_ai_fabric import CLOCK, new_ai_lab
@@ -203,8 +203,8 @@ def test_the_first_sample_at_storm_rate_is_found_in_few_reads() -> None:
     read is a real window of the port's counters."""
     from datetime import datetime
 
+    from netopsai.copilot.evidence import Evidence
     from netopsai.diagnosis.pfc_trace import MAX_PROBES, first_over
-    from netopsai.evidence import Evidence
 
     def at(text: str) -> datetime:
         return datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -14,8 +14,8 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from pydantic import SecretStr
 
-from netopsai.evidence import Evidence
-from netopsai.llm import LLMSettings, configured, estimate_tokens, make_chat_model, usage
+from netopsai.copilot.evidence import Evidence
+from netopsai.copilot.llm import LLMSettings, configured, estimate_tokens, make_chat_model, usage
 from netopsai.planner import ToolCall
 from netopsai.planner.llm import NOT_RUN, LLMPlanner
 from netopsai.tools.registry import REGISTRY

@@ -18,9 +18,9 @@ from sqlalchemy import Engine
 
 from netopsai.backends.registry import configured_backends
 from netopsai.config.load import load_netconfig
-from netopsai.evidence import validate_citations
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from netopsai.planner.llm import LLMPlanner
-from netopsai.service import Copilot
 from netopsai.store.engine import engine_for
 from netopsai.tools.registry import REGISTRY, run_tool
 from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401

@@ -17,11 +17,11 @@ import pytest
 import yaml
 
 from netopsai.backends.base import Backends
+from netopsai.common.timewin import parse_window
+from netopsai.copilot.service import Copilot
 from netopsai.planner import Plan, Vocabulary, help_text, plan
 from netopsai.planner.windows import parse_when
 from netopsai.sandbox import worker
-from netopsai.service import Copilot
-from netopsai.timewin import parse_window
 from netopsai.tools.registry import REGISTRY, run_tool
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)  # tests/conftest.py CLOCK, a Tuesday

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from netopsai.common.timewin import parse_window
 from netopsai.planner.windows import parse_when
-from netopsai.timewin import parse_window
 
 C1 = datetime(2017, 9, 2, 12, 0, tzinfo=UTC)
 C2 = datetime(2026, 11, 25, 3, 0, tzinfo=UTC)

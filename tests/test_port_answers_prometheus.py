@@ -15,7 +15,7 @@ from sqlalchemy import Engine
 from netopsai.backends.base import Backends
 from netopsai.backends.lab.paths import LabPaths
 from netopsai.backends.prometheus.telemetry import PrometheusTelemetry
-from netopsai.evidence import Evidence
+from netopsai.copilot.evidence import Evidence
 from netopsai.planner import Vocabulary, plan
 from netopsai.store.engine import create_all, engine_for
 from netopsai.store.events import StoreEvents

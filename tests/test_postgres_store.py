@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from netopsai.service import Copilot, postgres_saver
+from netopsai.copilot.service import Copilot, postgres_saver
 from netopsai.store import migrate
 from netopsai.store.engine import engine_for
 from tests.peers.postgres import fresh_database, pg_url

@@ -18,10 +18,10 @@ from netopsai.backends.lab.paths import LabPaths
 from netopsai.backends.prometheus.telemetry import PrometheusTelemetry
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
 from netopsai.backends.snmp.poller import poll_and_store
+from netopsai.common.timewin import Window
 from netopsai.store.engine import create_all, engine_for
 from netopsai.store.events import StoreEvents
 from netopsai.store.inventory import StoreInventory
-from netopsai.timewin import Window
 from netopsai.tools.registry import run_tool
 from tests.peers.process import free_port
 from tests.peers.prometheus import PromStack, start_stack

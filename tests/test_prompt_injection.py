@@ -12,9 +12,9 @@ from typing import Any
 from sqlmodel import Session, select
 
 from netopsai.backends.lab import lab_backends
-from netopsai.evidence import DATA_NOTE
+from netopsai.copilot.evidence import DATA_NOTE
+from netopsai.copilot.service import Copilot
 from netopsai.lab.manage import lab_info
-from netopsai.service import Copilot
 from netopsai.store import tables as m
 from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
 

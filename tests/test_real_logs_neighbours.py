@@ -19,13 +19,13 @@ from sqlmodel import Session, select
 from netopsai.backends.base import Backends
 from netopsai.backends.lab.paths import LabPaths
 from netopsai.backends.syslog.files import load_files
+from netopsai.common.timewin import Window
 from netopsai.store import tables as m
 from netopsai.store.events import StoreEvents
 from netopsai.store.inventory import StoreInventory
 from netopsai.store.inventory_import import import_files
 from netopsai.store.naming import resolve_device
 from netopsai.store.telemetry import StoreTelemetry
-from netopsai.timewin import Window
 from netopsai.tools.registry import run_tool
 from tests.peers.postgres import pg_url
 from tests.store_helpers import empty_store

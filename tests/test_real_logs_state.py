@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from netopsai.backends.syslog.files import load_files
-from netopsai.ifnames import same_port
+from netopsai.common.ifnames import same_port
 from netopsai.store import tables as m
 from netopsai.store.engine import create_all, engine_for
 

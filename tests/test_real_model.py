@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from netopsai.evidence import validate_citations
-from netopsai.service import Copilot
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from tests.peers.llama import serve_model, skip_reason
 
 pytestmark = [pytest.mark.integration,
@@ -32,7 +32,7 @@ def model_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _model(url: str) -> Any:
-    from netopsai.llm import LLMSettings, make_chat_model
+    from netopsai.copilot.llm import LLMSettings, make_chat_model
 
     # the copilot's own model factory: what it sends is what a deployment sends
     return make_chat_model(LLMSettings(base_url=url, model="smollm2", timeout=180, max_tokens=200))

@@ -18,13 +18,13 @@ import pytest
 from sqlalchemy import Engine, func, select
 from sqlmodel import Session
 
+from netopsai.common.timewin import Window
 from netopsai.config.network import RetentionSettings
 from netopsai.store import migrate
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert, engine_for
 from netopsai.store.retention import PeriodicPrune, describe, horizons, prune
 from netopsai.store.telemetry import StoreTelemetry, read_plan
-from netopsai.timewin import Window
 from tests.cli_helpers import CLI, run_cli
 from tests.peers.postgres import fresh_database, pg_url
 from tests.peers.process import free_port

@@ -13,11 +13,11 @@ import pytest
 from sqlalchemy import Engine
 
 from netopsai.backends.lab import lab_backends
-from netopsai.evidence import validate_citations
+from netopsai.copilot.evidence import validate_citations
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.scenario import Scenario
 from netopsai.planner import Vocabulary, plan
-from netopsai.service import Copilot
 from netopsai.store.engine import engine_for
 from netopsai.tools.registry import run_tool
 from tests.test_ai_fabric import CLOCK, POD, new_ai_lab

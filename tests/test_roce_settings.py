@@ -11,12 +11,12 @@ import pytest
 from sqlalchemy import Engine
 
 from netopsai.backends.lab import lab_backends
+from netopsai.common.errors import NetopsError
 from netopsai.config.load import load_netconfig
 from netopsai.config.roce import RoceSettings, roce_override, roce_settings
-from netopsai.errors import NetopsError
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 from netopsai.store.engine import engine_for
 
 HOST, LEAF = "dc1-gpu1-010", "dc1-gpu1-rail2-leaf02"

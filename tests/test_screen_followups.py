@@ -15,11 +15,11 @@ from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
 from netopsai.planner import Vocabulary, plan
-from netopsai.service import Copilot
 from netopsai.ui.gradio.chat import ChatHandler, ChatView
 from netopsai.ui.gradio.nextmove import examples, follow_ups, page_draft, ruled_out_words, tag_ruled_out
 

@@ -21,7 +21,7 @@ import uvicorn
 from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
-from netopsai.service import AskLimits, Copilot, Stopped
+from netopsai.copilot.service import AskLimits, Copilot, Stopped
 from tests.cli_helpers import run_cli, small_lab_home
 from tests.peers.process import free_port, stop, wait_listening
 
@@ -142,7 +142,7 @@ def test_a_stream_that_is_closed_stops_the_answer(served: tuple[str, SlowGraph])
 SLOW_PLAN = """
 import sys, time
 from pathlib import Path
-import netopsai.nodes as nodes
+import netopsai.copilot.nodes as nodes
 marker = Path(sys.argv.pop(1))
 def plan(*args, **kwargs):  # a planning step that would take two minutes
     marker.write_text("planning")

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from netopsai.errors import MalformedFile, NetopsError
-from netopsai.hostlist import MAX_HOSTS, expand, hosts, size
+from netopsai.common.errors import MalformedFile, NetopsError
+from netopsai.common.hostlist import MAX_HOSTS, expand, hosts, size
 from netopsai.store import jobs_import
 from tests.cli_helpers import run_cli, small_lab_home
 
@@ -80,7 +80,7 @@ def test_bad_syntax_is_still_one_line() -> None:
 
 def test_an_import_line_with_three_big_brackets_is_refused_under_1_gib() -> None:
     done = _python(f"""
-        from netopsai.errors import MalformedFile
+        from netopsai.common.errors import MalformedFile
         from netopsai.store.jobs_import import parse_slurm
         text = "{HEADER}\\n1|ok|a|RUNNING|2025-11-04T14:00:00|Unknown|n[1-2]\\n"
         text += "2|bomb|b|RUNNING|2025-11-04T14:00:00|Unknown|{BOMB}\\n"
@@ -151,7 +151,7 @@ def test_long_names_are_refused_by_their_length_before_any_is_built() -> None:
 
 def test_an_import_line_of_long_names_is_refused_under_1_gib() -> None:
     done = _python(f"""
-        from netopsai.errors import MalformedFile
+        from netopsai.common.errors import MalformedFile
         from netopsai.store.jobs_import import parse_slurm
         text = "{HEADER}\\n1|x|u|RUNNING|2026-11-27T05:00:00|Unknown|" + "g" * 60000 + "[1-99999]\\n"
         try:

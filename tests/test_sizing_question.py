@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
-from netopsai.errors import NetopsError
-from netopsai.service import AskLimits, Copilot
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.service import AskLimits, Copilot
 
 BIG = "dc1-leaf-03 drops packets " * 12_000  # ~300 KB, the size that kept a server busy 68 s
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab, lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 from netopsai.store.engine import engine_for
 from netopsai.ui.slack.settings import SlackSettings
 from tests.fake_slack_api import FakeSlackAPI, SlackSender, served_bot

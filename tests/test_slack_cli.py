@@ -17,7 +17,7 @@ import pytest
 from slack_sdk import WebClient
 
 from netopsai.backends.base import Backends
-from netopsai.service import Copilot
+from netopsai.copilot.service import Copilot
 from netopsai.ui.slack.app import EVENTS_PATH, build_app, serve_http
 from netopsai.ui.slack.settings import SlackSettings
 from tests.fake_slack_api import FakeSlackAPI, SlackSender

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
-from netopsai.evidence import citations
-from netopsai.headline import headline
+from netopsai.copilot.evidence import citations
+from netopsai.copilot.headline import headline
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab, lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 from netopsai.store import acks
 from netopsai.store.engine import engine_for
 from netopsai.ui.gradio.alarms import Filters, read_alarms
@@ -278,7 +278,7 @@ def test_a_big_table_opens_in_a_modal(linked: str, fake: FakeSlackAPI, copilot: 
 
 
 def test_the_web_address_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
     from netopsai.ui.slack.app import _settings
 
     monkeypatch.setenv("SLACK_WEB_BASE_URL", "https://ops.example.net/netops/")

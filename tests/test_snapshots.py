@@ -287,8 +287,8 @@ def test_a_port_that_goes_down_between_polls_asks_for_a_snapshot(sim: SnmpSim, s
 
 def test_a_device_diagnosis_cites_the_devices_latest_snapshot(make_lab: Any) -> None:
     from netopsai.backends.lab import lab_backends
+    from netopsai.copilot.service import Copilot
     from netopsai.lab.manage import lab_info
-    from netopsai.service import Copilot
     from netopsai.store.snapshots import save
 
     engine = make_lab()

@@ -16,7 +16,7 @@ from netopsai.backends.base import Backends
 from netopsai.backends.lab.paths import LabPaths
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
 from netopsai.backends.snmp.poller import poll_and_store
-from netopsai.evidence import Evidence
+from netopsai.copilot.evidence import Evidence
 from netopsai.store import tables as m
 from netopsai.store.engine import create_all, engine_for
 from netopsai.store.events import StoreEvents

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget, parse_endpoint
 from netopsai.backends.snmp.poller import counter_delta, restarted, store_readings
 from netopsai.backends.snmp.walk import DeviceReading, IfReading
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.engine import create_all, engine_for
 

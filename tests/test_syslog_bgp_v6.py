@@ -15,9 +15,9 @@ from sqlalchemy import Engine
 
 from netopsai.backends.syslog.files import load_files
 from netopsai.backends.syslog.rules import classify
+from netopsai.common.timewin import Window
 from netopsai.store.events import StoreEvents
 from netopsai.store.inventory_import import import_files
-from netopsai.timewin import Window
 from tests.store_helpers import empty_store
 
 # as written in the line, and the peer the alarm keeps (the zone left out, as the rules that

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from netopsai.backends.syslog.clock import DeviceTime, Zones, device_time
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 RECEIVED = datetime(2026, 11, 23, 3, 10, 30, tzinfo=UTC)
 LA = Zones.from_names("America/Los_Angeles").default

@@ -12,10 +12,10 @@ import pytest
 from sqlmodel import Session
 
 from netopsai.backends.lab import lab_backends
+from netopsai.common.errors import NetopsError
 from netopsai.diagnosis.engine import diagnose
 from netopsai.diagnosis.registry import resolve
 from netopsai.diagnosis.taxonomy import ROOT, load_taxonomy
-from netopsai.errors import NetopsError
 from netopsai.lab.events import alarm
 from netopsai.lab.manage import lab_info
 from netopsai.store import tables as m

@@ -21,7 +21,7 @@ from netopsai.batch.check import PairResult
 from netopsai.batch.output import to_row
 from netopsai.cli.render import render_evidence, write_csv
 from netopsai.cli.textout import lines, markup
-from netopsai.evidence import Evidence
+from netopsai.copilot.evidence import Evidence
 from netopsai.lab.manage import lab_info
 from netopsai.reliability.export import read_csv, to_csv
 from netopsai.reliability.model import Report

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from netopsai.backends.base import Backends
+from netopsai.copilot.evidence import Evidence, Ledger
+from netopsai.copilot.toolbox import Toolbox
 from netopsai.diagnosis.base import Diagnosis
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.headline import since
-from netopsai.evidence import Evidence, Ledger
 from netopsai.planner.llm import evidence_block
-from netopsai.toolbox import Toolbox
 from netopsai.tools.port_answers import zoned
 from netopsai.ui.gradio.device import _changes_frame, _events_frame, when, zone_info
 from netopsai.ui.gradio.views import evidence_html

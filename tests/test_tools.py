@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from netopsai.backends.base import Backends
-from netopsai.evidence import Evidence
-from netopsai.timewin import iso
+from netopsai.common.timewin import iso
+from netopsai.copilot.evidence import Evidence
 from netopsai.tools.registry import REGISTRY, run_tool
 from tests.tool_helpers import EVIDENCE_KEYS, SITES, SNAPSHOT, SPEC, fails, ok
 

@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 
 from netopsai.backends.lab import lab_backends
 from netopsai.backends.syslog.files import load_files
-from netopsai.evidence import Evidence
+from netopsai.copilot.evidence import Evidence
 from netopsai.tools.registry import run_tool
 
 LOG = Path(__file__).parent / "data" / "logfiles" / "spine2-xr.log"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from netopsai.backends.base import Backends
-from netopsai.timewin import iso
+from netopsai.common.timewin import iso
 from tests.tool_helpers import (
     PORTS_PER_SITE,
     SC,

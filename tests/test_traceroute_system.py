@@ -169,14 +169,14 @@ def test_random_loss_shows_as_hop_loss(lab: tuple[Engine, NetnsLab]) -> None:
 def _window():  # type: ignore[no-untyped-def]
     from datetime import UTC, datetime, timedelta
 
-    from netopsai.timewin import Window
+    from netopsai.common.timewin import Window
 
     now = datetime.now(UTC)
     return Window(start=now - timedelta(hours=1), end=now)
 
 
 def _copilot(engine: Engine):  # type: ignore[no-untyped-def]
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
 
     events = NetnsAlarms(engine)
     return Copilot(Backends(inventory=StoreInventory(engine), telemetry=NetnsTelemetry(engine),

@@ -19,7 +19,7 @@ import pytest
 
 from netopsai.api.matchers import matches, parse_matcher
 from netopsai.api.triage import question_for
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from tests.fake_slack_api import FakeSlackAPI
 from tests.peers.process import free_port, stop, wait_listening
 from tests.test_api import cli, home

@@ -19,8 +19,8 @@ from netopsai.api import tokens
 from netopsai.api.http import build_api
 from netopsai.backends.base import Backends
 from netopsai.batch import runner
-from netopsai.errors import NetopsError
-from netopsai.service import Copilot
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.service import Copilot
 from netopsai.store.engine import engine_for
 from tests.cli_helpers import run_cli
 

@@ -24,7 +24,7 @@ from sqlalchemy import Engine
 from netopsai.api import tokens
 from netopsai.api.mcp_server import http_app
 from netopsai.backends.base import Backends
-from netopsai.service import Copilot
+from netopsai.copilot.service import Copilot
 from netopsai.store.engine import engine_for
 from tests.cli_helpers import run_cli
 from tests.peers.process import free_port

@@ -17,7 +17,7 @@ import pytest
 
 from netopsai.backends.base import Backends
 from netopsai.config.settings import UiSettings
-from netopsai.service import Copilot
+from netopsai.copilot.service import Copilot
 from netopsai.ui.gradio import auth
 from netopsai.ui.gradio.app import allowed_hosts, build_app, launch_options
 from netopsai.ui.gradio.chat import ChatHandler

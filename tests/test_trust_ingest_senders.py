@@ -19,12 +19,12 @@ from netopsai.backends.lab import lab_backends
 from netopsai.backends.syslog.files import load_files
 from netopsai.backends.syslog.receiver import SyslogContext, syslog_event
 from netopsai.backends.traps.receiver import SYS_NAME, trap_event
+from netopsai.common.textsafe import UNVERIFIED
 from netopsai.config.load import check_netconfig
 from netopsai.store import tables as m
 from netopsai.store.apply import Event
 from netopsai.store.naming import is_relay
 from netopsai.store.writer import QueuedWriter
-from netopsai.textsafe import UNVERIFIED
 from netopsai.tools.registry import run_tool
 from tests.ingest_helpers import SENDERS, alarms, lab_with_senders, raw_events
 

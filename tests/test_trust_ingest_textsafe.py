@@ -1,10 +1,10 @@
-"""netopsai.textsafe.visible: network text's control characters become visible marks."""
+"""netopsai.common.textsafe.visible: network text's control characters become visible marks."""
 
 from __future__ import annotations
 
 import pytest
 
-from netopsai.textsafe import NEWLINE_MARK, visible
+from netopsai.common.textsafe import NEWLINE_MARK, visible
 
 
 @pytest.mark.parametrize(("raw", "shown"), [

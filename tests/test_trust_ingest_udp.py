@@ -11,7 +11,7 @@ import pytest
 from pysnmp.proto.rfc1902 import Integer32, OctetString
 from sqlalchemy import Engine
 
-from netopsai.textsafe import NEWLINE_MARK, UNVERIFIED
+from netopsai.common.textsafe import NEWLINE_MARK, UNVERIFIED
 from tests.ingest_helpers import (
     SENDERS,
     alarms,

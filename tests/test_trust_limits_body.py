@@ -26,8 +26,8 @@ from netopsai.api.limits import BodyLimit, HttpLimits
 from netopsai.api.mcp_server import http_app
 from netopsai.backends.alertmanager.receiver import MAX_BODY, WebhookReceiver
 from netopsai.backends.base import Backends
-from netopsai.errors import NetopsError
-from netopsai.service import Copilot
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.service import Copilot
 from netopsai.store.engine import engine_for
 from tests.peers.process import free_port
 

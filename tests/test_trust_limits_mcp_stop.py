@@ -26,7 +26,7 @@ pytestmark = pytest.mark.integration
 SLOW_PLAN = """
 import sys, time
 from pathlib import Path
-import netopsai.nodes as nodes
+import netopsai.copilot.nodes as nodes
 marker = Path(sys.argv.pop(1))
 def plan(*args, **kwargs):  # a planning step that would take two minutes
     marker.write_text("planning")

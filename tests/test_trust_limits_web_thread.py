@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from netopsai.backends.base import Backends
-from netopsai.service import Copilot
+from netopsai.copilot.service import Copilot
 from netopsai.ui.gradio.chat import THREAD_ID, ChatHandler, page_thread
 from netopsai.ui.gradio.chat_tab import _ChatEvents
 from tests.browser_kit import browser, home, open_page, server

@@ -21,7 +21,7 @@ from netopsai.api.http import build_api
 from netopsai.api.limits import Busy, Slots, Work
 from netopsai.api.mcp_server import build_server
 from netopsai.backends.base import Backends
-from netopsai.service import Copilot
+from netopsai.copilot.service import Copilot
 from netopsai.store.engine import engine_for
 
 

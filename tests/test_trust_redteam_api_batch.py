@@ -20,7 +20,7 @@ from netopsai.api import tokens
 from netopsai.api.http import build_api
 from netopsai.backends.base import Backends
 from netopsai.batch import runner
-from netopsai.service import Copilot
+from netopsai.copilot.service import Copilot
 from netopsai.store.engine import engine_for
 
 PAIRS = "\n".join(f"10.1.3.20,10.2.1.{40 + i % 20}" for i in range(200))

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from netopsai.service import Copilot
+from netopsai.copilot.service import Copilot
 from netopsai.ui.gradio import auth
 from netopsai.ui.gradio.chat import ChatHandler
 

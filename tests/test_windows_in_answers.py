@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from netopsai.backends.lab import lab_backends
+from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from netopsai.service import Copilot
 from netopsai.tools.registry import run_tool
 
 SPINE = "dc1-spine-04"  # the lab clock (tests/conftest.py CLOCK) is 2025-11-04T20:00Z

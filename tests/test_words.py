@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from netopsai.service import Copilot
-from netopsai.words import PLAIN, count, plain
+from netopsai.common.words import PLAIN, count, plain
+from netopsai.copilot.service import Copilot
 
 ONE_PLURAL = re.compile(r"\b1 (?:alarms|ports|change records|links|interfaces|pairs|entries|"
                         r"devices|hosts|segments|sites|PoDs|errors|checks)\b")

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from netopsai.backends.base import Backends
-from netopsai.evidence import Evidence
+from netopsai.copilot.evidence import Evidence
 from netopsai.lab.spec import load_spec
 from netopsai.tools.registry import run_tool
 

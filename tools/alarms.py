@@ -9,14 +9,14 @@ from typing import Any, Literal
 from pydantic import Field
 
 from netopsai.backends.base import Backends
-from netopsai.errors import NetopsError, UnknownName
-from netopsai.evidence import Evidence
-from netopsai.timewin import Window, as_utc
+from netopsai.common.errors import NetopsError, UnknownName
+from netopsai.common.timewin import Window, as_utc
+from netopsai.common.words import count
+from netopsai.copilot.evidence import Evidence
 from netopsai.tools.alarm_cases.correlate import compression, correlate
 from netopsai.tools.alarm_cases.fallback import uncorrelated
 from netopsai.tools.alarm_cases.topology import Topology
 from netopsai.tools.base import WindowArgs, as_table, tool
-from netopsai.words import count
 
 log = logging.getLogger("netopsai.tools")
 

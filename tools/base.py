@@ -14,9 +14,9 @@ from typing import Any, cast
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from netopsai.backends.base import Backends
-from netopsai.errors import NetopsError, UnknownName, unknown
-from netopsai.evidence import Evidence, failed
-from netopsai.timewin import Window, parse_window
+from netopsai.common.errors import NetopsError, UnknownName, unknown
+from netopsai.common.timewin import Window, parse_window
+from netopsai.copilot.evidence import Evidence, failed
 
 WINDOW_HELP = ('Time window: a duration ending now such as "1h", "24h", "7d", or '
                '{"start": ISO-8601, "end": ISO-8601}. Default: the last hour.')

@@ -6,9 +6,9 @@ from pydantic import Field
 
 from netopsai.backends.base import Backends
 from netopsai.backends.rows import ChangeRecord
-from netopsai.evidence import Evidence, cell_text
+from netopsai.common.words import count
+from netopsai.copilot.evidence import Evidence, cell_text
 from netopsai.tools.base import WindowArgs, tool
-from netopsai.words import count
 
 COLUMNS = list(ChangeRecord.__annotations__)
 

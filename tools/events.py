@@ -12,10 +12,10 @@ from pydantic import Field
 
 from netopsai.backends.base import Backends
 from netopsai.backends.rows import EventRecord
-from netopsai.errors import UnknownName
-from netopsai.evidence import Evidence, cell_text
-from netopsai.textsafe import UNVERIFIED
-from netopsai.timewin import Window
+from netopsai.common.errors import UnknownName
+from netopsai.common.textsafe import UNVERIFIED
+from netopsai.common.timewin import Window
+from netopsai.copilot.evidence import Evidence, cell_text
 from netopsai.tools.base import WindowArgs, tool
 
 COLUMNS = list(EventRecord.__annotations__)

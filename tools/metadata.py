@@ -8,13 +8,13 @@ from typing import Any, Literal
 from pydantic import Field
 
 from netopsai.backends.base import Backends, Row
-from netopsai.errors import NetopsError, unknown
-from netopsai.evidence import Evidence
-from netopsai.hostlist import compress
-from netopsai.ifnames import match
+from netopsai.common.errors import NetopsError, unknown
+from netopsai.common.hostlist import compress
+from netopsai.common.ifnames import match
+from netopsai.common.words import count
+from netopsai.copilot.evidence import Evidence
 from netopsai.tools.args import IPv4
 from netopsai.tools.base import ToolArgs, tool
-from netopsai.words import count
 
 Query = Literal["sites", "pods", "segments", "devices", "device", "hosts", "ip", "neighbors",
                 "upstream", "interfaces", "filters", "snapshots", "jobs"]

@@ -9,16 +9,16 @@ from pydantic import Field
 
 from netopsai.backends.base import Backends, IfaceSel
 from netopsai.backends.rows import figure
-from netopsai.errors import NetopsError, unknown
-from netopsai.evidence import Evidence
-from netopsai.ifnames import match
-from netopsai.timewin import Window
+from netopsai.common.errors import NetopsError, unknown
+from netopsai.common.ifnames import match
+from netopsai.common.timewin import Window
+from netopsai.common.words import count
+from netopsai.copilot.evidence import Evidence
 from netopsai.tools.base import WindowArgs, as_table, tool
 from netopsai.tools.port_answers import states
 from netopsai.tools.port_answers.roles import label, port_key, role_ports
 from netopsai.tools.port_answers.states import annotate
 from netopsai.tools.port_answers.zoned import zone
-from netopsai.words import count
 
 Metric = Literal["oper_status", "flaps", "errors", "discards", "utilization", "rx_power", "pfc", "ecn",
                  "retransmits"]

@@ -8,8 +8,8 @@ from pydantic import Field
 
 from netopsai.backends.base import Backends
 from netopsai.backends.rows import Hop
-from netopsai.evidence import Evidence
-from netopsai.timewin import iso, parse_time
+from netopsai.common.timewin import iso, parse_time
+from netopsai.copilot.evidence import Evidence
 from netopsai.tools.args import IPv4
 from netopsai.tools.base import ToolArgs, as_table, tool
 

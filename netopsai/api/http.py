@@ -20,13 +20,13 @@ from netopsai.api import tokens
 from netopsai.api.jobs import JobNotFound, Jobs, TooManyJobs, check_lines
 from netopsai.api.limits import BodyLimit, Busy, HttpLimits, Slots, Work
 from netopsai.api.triage import PayloadError, Triage
-from netopsai.errors import NetopsError
-from netopsai.service import Stop, Stopped
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.service import Stop, Stopped
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
 
 
 OWNER = tokens.Caller("local", frozenset(tokens.SCOPES))  # the socket's only possible caller

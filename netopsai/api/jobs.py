@@ -17,7 +17,7 @@ from netopsai.backends.base import Backends
 from netopsai.batch import BatchChecker, PairResult, default_source, summarize
 from netopsai.batch.output import COLUMNS, summary_lines, to_row
 from netopsai.batch.parse import parse_input
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 MAX_JOBS = 50  # finished jobs kept for their CSV; the oldest go first
 MAX_PAIRS = 1_000_000

@@ -19,8 +19,8 @@ from typing import Any
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from netopsai.errors import NetopsError
-from netopsai.service import Stop, Stopped
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.service import Stop, Stopped
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 _MATCHER = re.compile(r'^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=~|!~|!=|=)\s*"?(.*?)"?\s*$')
 Matcher = Callable[[Mapping[str, str]], bool]

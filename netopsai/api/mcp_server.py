@@ -36,14 +36,14 @@ from netopsai.api.limits import (
     Work,
     uvicorn_options,
 )
-from netopsai.service import Stop, Stopped
+from netopsai.copilot.service import Stop, Stopped
 
 if TYPE_CHECKING:
     from mcp.server import ServerRequestContext
     from mcp.server.auth.provider import AccessToken
     from sqlalchemy import Engine
 
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
 
 DIAGNOSE = "diagnose"
 DIAGNOSE_HELP = (
@@ -81,7 +81,7 @@ def call(copilot: Copilot, name: str, arguments: dict[str, Any],
     summary as text; bad arguments or an unknown tool are an error result naming what was wrong.
     `caller`: the token's name over HTTP (its threads are its own), None on stdio; `stop`: when
     it says so, `diagnose` stops between two steps."""
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
     from netopsai.tools.registry import REGISTRY, run_tool
 
     if name == DIAGNOSE:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
 
 log = logging.getLogger(__name__)
 NAME = "api.sock"
@@ -116,7 +116,7 @@ def _start(copilot: Copilot, triage: Any, sock: socket.socket) -> tuple[Any, thr
     import uvicorn
 
     from netopsai.api.http import build_api
-    from netopsai.frontend import store_engine
+    from netopsai.copilot.frontend import store_engine
 
     app = build_api(copilot, store_engine(), triage, local=True)
     # our own bound socket: uvicorn's `uds=` would chmod the file 0666

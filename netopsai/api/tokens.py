@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store.engine import create_all
 from netopsai.store.tables import ApiToken
 

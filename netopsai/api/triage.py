@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from netopsai.api.matchers import matches
 from netopsai.backends.alertmanager.receiver import PayloadError, parse_payload
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 if TYPE_CHECKING:
     from netopsai.config.network import TriageSettings
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
 
 log = logging.getLogger(__name__)
 Post = Callable[[str, dict[str, Any], str], None]  # (channel, answer, thread)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from netopsai.evidence import Evidence
+from netopsai.copilot.evidence import Evidence
 
 IP = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
 JUMBO = 9000

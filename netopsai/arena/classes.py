@@ -135,7 +135,7 @@ def shared_cause_job(fab: Any, rng: random.Random, sid: str, lab: LabKey) -> dic
     """A dead rail leaf under one of a running job's NICs (every host of the job behind it
     loses that rail): device.down at the leaf."""
     from netopsai.arena.generate_ai import NICS, QUESTIONS
-    from netopsai.hostlist import compress
+    from netopsai.common.hostlist import compress
 
     job = rng.choice(fab.jobs)
     leaf = fab.leaf_of[(rng.choice(job.hosts), f"mlx5_{rng.randrange(NICS)}")]

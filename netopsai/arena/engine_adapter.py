@@ -20,7 +20,7 @@ def run_strategy(strategy: str, sc: Scenario, engine: Engine, memory: Any = None
                  taxonomy: Any = None) -> tuple[Reply, str]:
     """(the reply, the symptom text the engine indexed for incident memory)."""
     from netopsai.backends.lab import lab_backends
-    from netopsai.summarizer import render
+    from netopsai.copilot.summarizer import render
 
     fn, why = engine_strategy(strategy)
     if fn is None:

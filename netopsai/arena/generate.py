@@ -21,7 +21,7 @@ from netopsai.arena import healthy as h
 from netopsai.arena.cases import KINDS, PLACES, Built, on_path
 from netopsai.arena.phrasing import question
 from netopsai.arena.places import LabView
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
 # category -> share of a set (per 20 scenarios)

@@ -16,8 +16,8 @@ from sqlmodel import Session, select
 
 from netopsai.arena.cases import AI_LABEL
 from netopsai.arena.generate import CLOCK, MANIFEST, MAX_N
-from netopsai.errors import NetopsError
-from netopsai.hostlist import compress
+from netopsai.common.errors import NetopsError
+from netopsai.common.hostlist import compress
 from netopsai.store import tables as m
 
 SPEC = "ai"

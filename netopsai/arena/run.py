@@ -29,7 +29,7 @@ from netopsai.arena.score import (
     lookup_label,
     summarize,
 )
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.lab.scenario import Scenario, load_scenario
 
 BASELINES = ("one-shot", "traceroute-only", "cvd", "history", "full")
@@ -84,8 +84,8 @@ class Labs:
 
     def ready(self, sc: Scenario) -> tuple[Engine, Any]:
         from netopsai.backends.lab import lab_backends
+        from netopsai.copilot.service import Copilot
         from netopsai.lab.manage import init_lab
-        from netopsai.service import Copilot
         from netopsai.store.engine import engine_for
 
         key = (sc.lab.spec, sc.lab.scale, sc.lab.seed, sc.now)

@@ -13,7 +13,7 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from netopsai.evidence import citations, validate_citations
+from netopsai.copilot.evidence import citations, validate_citations
 
 NO_DIAGNOSIS = "no-diagnosis"  # the answer carried no root cause at all
 EVIDENCE_INDEX = re.compile(r"^#+ Evidence\s*$.*?(?=^#|\Z)", re.M | re.S)

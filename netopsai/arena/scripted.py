@@ -4,7 +4,7 @@ It plays the part a model plays in the copilot: asked to plan with no evidence y
 the traceroute for the question's two addresses; asked anything else (the summary), it writes
 one sentence citing every evidence id it was shown (so its citations are as complete as the
 evidence; the figures it is for are the prompt tokens). It reports no usage, so the tokens
-the copilot records are its own estimate of what it sent (netopsai.llm.usage)."""
+the copilot records are its own estimate of what it sent (netopsai.copilot.llm.usage)."""
 
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from netopsai.backends.rows import (
     Trace,
     Uplink,
 )
-from netopsai.timewin import Window
+from netopsai.common.timewin import Window
 
 Row = dict[str, Any]
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine

@@ -13,12 +13,12 @@ from typing import Any, cast
 
 from netopsai.backends.base import Backends
 from netopsai.batch.parse import Pair
+from netopsai.copilot.evidence import Evidence, Ledger
 from netopsai.diagnosis.base import Diagnosis
 from netopsai.diagnosis.context import normal_args
 from netopsai.diagnosis.engine import diagnose
 from netopsai.diagnosis.memory import IncidentMemory, default_memory
 from netopsai.diagnosis.taxonomy import Taxonomy, load_taxonomy
-from netopsai.evidence import Evidence, Ledger
 from netopsai.tools.registry import run_tool
 
 TRACE_ID = "E1"  # every pair's evidence is numbered like a turn's: the trace first

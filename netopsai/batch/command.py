@@ -38,12 +38,12 @@ from netopsai.batch.check import PairResult
 from netopsai.batch.output import Sink, read_done, summarize, summary_lines
 from netopsai.batch.parse import Parsed, check_source, default_source, parse_input, read_text
 from netopsai.batch.runner import BatchChecker
-from netopsai.errors import NetopsError
-from netopsai.ray_cluster import RayOptions
+from netopsai.common.errors import NetopsError
+from netopsai.common.ray_cluster import RayOptions
+from netopsai.common.textsafe import visible
+from netopsai.common.timewin import iso
+from netopsai.common.words import count
 from netopsai.store import probes
-from netopsai.textsafe import visible
-from netopsai.timewin import iso
-from netopsai.words import count
 
 MAX_BAD_SHOWN = 20
 MAX_CONCURRENCY = 256
@@ -70,7 +70,7 @@ def cli_main(engine: Engine, file: Path, *, out: Path | None = None, as_json: bo
              record: bool = False) -> list[PairResult]:
     """Run the batch command; returns every result in OUT (earlier runs' included). `backends`
     builds the sources once the input is read (default: the configured ones over `engine`,
-    netopsai.frontend), so a bad file is reported before a bad store or config. `ray`: trace
+    netopsai.copilot.frontend), so a bad file is reported before a bad store or config. `ray`: trace
     on Ray instead of local processes. `record`: store this run's results (probe history)."""
     try:
         results, bad = _main(engine, file, out, as_json, resume, concurrency, source,
@@ -97,7 +97,7 @@ def write_summary(path: Path, results: list[PairResult]) -> None:
 
 
 def _configured(engine: Engine) -> Backends:
-    from netopsai.frontend import frontend_backends
+    from netopsai.copilot.frontend import frontend_backends
 
     return frontend_backends(engine)
 

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from netopsai.batch.check import PairResult
-from netopsai.errors import NetopsError
-from netopsai.textsafe import visible
-from netopsai.words import count
+from netopsai.common.errors import NetopsError
+from netopsai.common.textsafe import visible
+from netopsai.common.words import count
 
 COLUMNS = [f.name for f in fields(PairResult)]
 INTS = ("line", "hops", "failing_hop")

@@ -11,8 +11,8 @@ from ipaddress import IPv4Address
 from pathlib import Path
 
 from netopsai.backends.base import Backends
-from netopsai.errors import NetopsError
-from netopsai.errors import read_text as read_file
+from netopsai.common.errors import NetopsError
+from netopsai.common.errors import read_text as read_file
 
 SOURCE_ENV = "NETOPSAI_PROBE_SOURCE"  # the configured probe source for bare IPs
 DEFAULT_SITE = "dc1"

@@ -5,7 +5,7 @@ keeping its backends and the lab's route memo between chunks (opening and routin
 a task per chunk would pay again each time), trace chunks of neighbouring destinations and
 diagnose their failing pairs with evidence shared per actor (runner.remote_diagnosis: when the
 diagnosis reads only the lab store; else the driver diagnoses them), so the driver only merges
-rows, the same as the local engine's. The cluster itself: netopsai.ray_cluster."""
+rows, the same as the local engine's. The cluster itself: netopsai.common.ray_cluster."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from typing import Any
 
 from netopsai.batch.parse import Pair
 from netopsai.batch.snapshot import Pin
-from netopsai.errors import NetopsError
-from netopsai.ray_cluster import RayOptions, ray_cluster, worker_count
+from netopsai.common.errors import NetopsError
+from netopsai.common.ray_cluster import RayOptions, ray_cluster, worker_count
 
 IN_FLIGHT = 2  # chunks queued per actor: the next one is ready when a chunk finishes
 WAIT_S = 0.5  # the driver wakes this often, so Ctrl-C is handled while the cluster works

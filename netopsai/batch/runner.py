@@ -39,9 +39,9 @@ from netopsai.batch.check import (
 from netopsai.batch.parse import Pair
 from netopsai.batch.ray_engine import run_batch
 from netopsai.batch.snapshot import Pin, pin_of, pinned
-from netopsai.errors import NetopsError
-from netopsai.evidence import Evidence
-from netopsai.ray_cluster import RayOptions
+from netopsai.common.errors import NetopsError
+from netopsai.common.ray_cluster import RayOptions
+from netopsai.copilot.evidence import Evidence
 
 PROCESS_MIN = 1000  # below this, spawning workers (~1 s each) costs more than it saves
 CHUNK = (20, 250)  # pairs per process task: small enough for steady progress, big enough to amortise

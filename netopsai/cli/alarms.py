@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from netopsai.textsafe import visible
+from netopsai.common.textsafe import visible
 
 
 def register(app: typer.Typer, lab_app: typer.Typer) -> None:
@@ -24,8 +24,8 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
         radius (DCs, PoDs, segments), with the compression ratio (alarms per case)."""
         import json
 
-        from netopsai.errors import NetopsError
-        from netopsai.frontend import frontend_backends
+        from netopsai.common.errors import NetopsError
+        from netopsai.copilot.frontend import frontend_backends
         from netopsai.tools.registry import run_tool
 
         if not window.strip():  # the tool would read its default hour, not what was meant
@@ -106,9 +106,9 @@ def acks_cmd(alarm_id: Annotated[int | None, typer.Option("--id", help="Only thi
     """Acknowledgements and silences, newest first."""
     import json
 
-    from netopsai.frontend import store_engine
+    from netopsai.common.timewin import iso
+    from netopsai.copilot.frontend import store_engine
     from netopsai.store.acks import check_alarm, history
-    from netopsai.timewin import iso
 
     engine = store_engine()
     if alarm_id is not None:
@@ -131,10 +131,10 @@ def _act(alarm_id: int, action: str, by: str | None, why: str, span: str | None 
     """Record one action at the network's clock (the lab's in the lab): one line out."""
     import getpass
 
-    from netopsai.frontend import store_engine
+    from netopsai.common.timewin import iso
+    from netopsai.copilot.frontend import store_engine
     from netopsai.store.acks import record, silence_end
     from netopsai.store.network import network_clock
-    from netopsai.timewin import iso
 
     engine = store_engine()
     now = network_clock(engine)

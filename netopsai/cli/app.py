@@ -12,15 +12,15 @@ import typer
 from typer.exceptions import TyperException
 
 from netopsai.cli.poll import AddressOption, EngineName, EngineOption, ray_choice
-from netopsai.errors import NetopsError
-from netopsai.textsafe import visible
+from netopsai.common.errors import NetopsError
+from netopsai.common.textsafe import visible
 from netopsai.tools import tool_names
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from netopsai.evidence import Evidence
-    from netopsai.service import Copilot
+    from netopsai.copilot.evidence import Evidence
+    from netopsai.copilot.service import Copilot
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="netopsai: a copilot for network on-calls.")
@@ -72,7 +72,7 @@ def tool_cmd(name: Annotated[str, typer.Argument(help=TOOL_HELP)],
 def _copilot() -> Copilot:
     """The copilot on the configured backends (the store's lab by default), the LLM when one is
     configured, its threads kept in NETOPSAI_HOME (resumable). Shared with Gradio and Slack."""
-    from netopsai.frontend import frontend_copilot
+    from netopsai.copilot.frontend import frontend_copilot
 
     return frontend_copilot()  # a clear error when the store holds no network
 
@@ -83,7 +83,7 @@ def _run_tool(name: str, args: str) -> Evidence:
     import json
 
     from netopsai.cli import remote
-    from netopsai.evidence import Evidence
+    from netopsai.copilot.evidence import Evidence
 
     if remote.server() is not None:
         try:
@@ -94,7 +94,7 @@ def _run_tool(name: str, args: str) -> Evidence:
             got = remote.call(f"/api/tools/{name}", parsed)
             if got is not None:
                 return Evidence.model_validate(got)
-    from netopsai.frontend import frontend_backends
+    from netopsai.copilot.frontend import frontend_backends
     from netopsai.tools.registry import run_tool
 
     return run_tool(name, args, frontend_backends(_engine()))
@@ -176,7 +176,7 @@ def batch_cmd(file: Annotated[Path, typer.Argument(help="IPs one per line, or CS
     input."""
     from netopsai.batch import cli_main
 
-    # checks trace through the configured paths backend (netopsai.frontend; the lab by default)
+    # checks trace through the configured paths backend (netopsai.copilot.frontend; the lab by default)
     results = cli_main(_engine(), file, out=out, as_json=as_json, resume=resume,
                        concurrency=concurrency, source=source, summary=summary,
                        ray=ray_choice(engine, address), record=record)

@@ -29,7 +29,7 @@ def gen_cmd(n: Annotated[int, typer.Option("--n", help="How many scenarios")] = 
     """Generate N scenario files (and manifest.json) into a folder, deterministically by seed."""
     from netopsai.arena.generate import LabKey, write
     from netopsai.arena.generate_ai import write_ai
-    from netopsai.errors import NetopsError, unknown
+    from netopsai.common.errors import NetopsError, unknown
 
     if out.exists() and not out.is_dir():
         raise NetopsError(f"--out {out} is a file, not a folder")
@@ -42,7 +42,7 @@ def gen_cmd(n: Annotated[int, typer.Option("--n", help="How many scenarios")] = 
 
 
 def _check_scale(scale: str) -> None:
-    from netopsai.errors import unknown
+    from netopsai.common.errors import unknown
 
     if scale not in ("small", "medium", "large"):
         raise unknown("scale", scale, ["small", "medium", "large"])
@@ -93,7 +93,7 @@ def arena_cmd(
 
 
 def _check_options(llm: str, memory: str, limit: int | None) -> None:
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
 
     if llm not in ("none", "scripted"):
         raise NetopsError(f"--llm must be none or scripted, not {llm!r}")

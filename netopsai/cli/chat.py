@@ -9,7 +9,7 @@ from rich.console import Console
 
 from netopsai.cli.render import print_answer
 from netopsai.cli.textout import markup
-from netopsai.service import Copilot, Step
+from netopsai.copilot.service import Copilot, Step
 
 
 def describe(step: Step) -> str:

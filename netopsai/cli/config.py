@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from netopsai.textsafe import visible
+from netopsai.common.textsafe import visible
 
 if TYPE_CHECKING:
     from netopsai.config.network import NetConfig
@@ -28,7 +28,7 @@ def _fail(problems: list[str]) -> NoReturn:
 def _availability(cfg: NetConfig) -> list[str]:
     """Selected real backends whose module cannot be imported here."""
     from netopsai.backends.registry import Role, lookup, module_of
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
 
     out = []
     choice = cfg.settings.backend
@@ -80,8 +80,8 @@ def check() -> None:
 def _in_use(cfg: NetConfig) -> str:
     """What `auto` means for the store as it is now (or why it cannot be said)."""
     from netopsai.backends.registry import resolved_kinds
+    from netopsai.common.errors import NetopsError
     from netopsai.config.settings import StoreSettings
-    from netopsai.errors import NetopsError
     from netopsai.store.engine import StoreUnreachable, engine_for
 
     store = StoreSettings()

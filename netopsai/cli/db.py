@@ -21,7 +21,7 @@ def upgrade_cmd() -> None:
     """Bring the store (NETOPSAI_HOME or DATABASE_URL) to this release's schema, keeping every
     row. SQLite stores do this by themselves when opened; a PostgreSQL store needs it once per
     release."""
-    from netopsai.frontend import store_engine
+    from netopsai.copilot.frontend import store_engine
     from netopsai.store import migrate
 
     engine = store_engine()
@@ -32,7 +32,7 @@ def upgrade_cmd() -> None:
 
 def current_cmd() -> None:
     """The store's schema revision and this release's."""
-    from netopsai.frontend import store_engine
+    from netopsai.copilot.frontend import store_engine
     from netopsai.store import migrate
 
     rev = migrate.current(store_engine())
@@ -55,7 +55,7 @@ def prune_cmd(dry_run: Annotated[bool, typer.Option(
     into hourly figures, then remove them, old roll-ups, raw events, port transitions, closed
     alarms and recorded batch probes. ingest and poll also do this every `prune_every_minutes`."""
     from netopsai.config.load import load_netconfig
-    from netopsai.frontend import store_engine
+    from netopsai.copilot.frontend import store_engine
     from netopsai.store.retention import describe, prune
 
     policy = load_netconfig().settings.retention

@@ -53,7 +53,7 @@ def _targets(hosts: list[str] | None, port: int, driver: str, username: str, pas
     from pydantic import SecretStr
 
     from netopsai.backends.napalm.device import DeviceTarget
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
 
     if not hosts:
         from netopsai.backends.napalm.device import napalm_targets
@@ -79,7 +79,7 @@ def devices_discover(host: HostOpt = None, port: PortOpt = 22, driver: DriverOpt
                      timeout: TimeoutOpt = 30) -> None:
     """Read facts, interfaces, addresses and LLDP neighbours from devices into the inventory."""
     from netopsai.backends.napalm.discovery import discover
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
     from netopsai.store.engine import get_engine
 
     targets = _targets(host, port, driver, username, password_env, timeout)
@@ -97,7 +97,7 @@ def devices_snapshot(host: HostOpt = None, port: PortOpt = 22, driver: DriverOpt
                      timeout: TimeoutOpt = 30) -> None:
     """Store each device's running config; a difference from the last one becomes a change record."""
     from netopsai.backends.napalm.config import snapshot
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
     from netopsai.store.engine import get_engine
 
     targets = _targets(host, port, driver, username, password_env, timeout)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from netopsai.textsafe import visible
+from netopsai.common.textsafe import visible
 
 
 def register(app: typer.Typer, lab_app: typer.Typer) -> None:
@@ -24,9 +24,9 @@ def confirm_cmd(thread: Annotated[str | None, typer.Option(
                 user: Annotated[str, typer.Option(help="Who confirms")] = "cli") -> None:
     """Confirm the last diagnosis of a thread: it joins incident memory."""
     from netopsai.cli.threads import pick_thread
+    from netopsai.common.errors import NetopsError
     from netopsai.config.settings import StoreSettings
-    from netopsai.errors import NetopsError
-    from netopsai.frontend import frontend_copilot
+    from netopsai.copilot.frontend import frontend_copilot
 
     home = StoreSettings().home
     thread = pick_thread(thread, resume=thread is None)

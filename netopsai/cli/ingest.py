@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from netopsai.textsafe import visible
+from netopsai.common.textsafe import visible
 
 if TYPE_CHECKING:
     from netopsai.backends.receivers import Ingest, IngestSettings
@@ -55,7 +55,7 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
             _load(file, device, timezone)
             return
         if device or timezone:
-            from netopsai.errors import NetopsError
+            from netopsai.common.errors import NetopsError
 
             raise NetopsError("--device and --timezone go with --file")
         _run(host, {"trap": trap_port, "syslog": syslog_port, "webhook": webhook_port}, dedupe,
@@ -63,7 +63,7 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
 
 
 def _port(name: str, value: int) -> int | None:
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
 
     if value == -1:
         return None
@@ -78,8 +78,8 @@ def _settings(host: str | None, flags: dict[str, int | None], dedupe: float) -> 
     import ipaddress
 
     from netopsai.backends.receivers import from_config
+    from netopsai.common.errors import NetopsError
     from netopsai.config.load import load_netconfig
-    from netopsai.errors import NetopsError
 
     ports = {n: _port(n, v) for n, v in flags.items() if v is not None}
     if not 0 <= dedupe < float("inf"):  # "nan" and "inf" parse as floats too
@@ -100,10 +100,10 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: b
     import signal
 
     from netopsai.backends.receivers import serve
+    from netopsai.common.errors import NetopsError
     from netopsai.config.load import load_netconfig
     from netopsai.config.settings import StoreSettings, private_dir
-    from netopsai.errors import NetopsError
-    from netopsai.frontend import store_engine
+    from netopsai.copilot.frontend import store_engine
     from netopsai.store.engine import make_store_dir
     from netopsai.store.retention import prune_periodically
 
@@ -153,7 +153,7 @@ def _snapshotter() -> Any:
     """Snapshots of the configured devices when an alarm opens on one (None: none configured)."""
     from netopsai.backends.snapshot.snapshotter import from_config as snapshotter
     from netopsai.config.load import load_netconfig
-    from netopsai.frontend import store_engine
+    from netopsai.copilot.frontend import store_engine
 
     snaps = snapshotter(store_engine(), load_netconfig())
     if snaps is not None:
@@ -191,7 +191,7 @@ def _load(files: list[Path], device: str | None, zone: str | None) -> None:
     if stats.no_time:
         typer.echo(f"{stats.no_time} lines carry no time: placed at the file's time", err=True)
     if failed.count:  # a store that took nothing (read-only, gone) must not exit 0
-        from netopsai.errors import NetopsError
+        from netopsai.common.errors import NetopsError
 
         raise NetopsError(f"{failed.count} of {stats.lines - stats.known} events could not be "
                           f"stored: {failed.first}")

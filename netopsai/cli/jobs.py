@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from netopsai.textsafe import visible
+from netopsai.common.textsafe import visible
 
 
 def register(app: typer.Typer, lab_app: typer.Typer) -> None:

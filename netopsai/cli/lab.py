@@ -27,8 +27,8 @@ def init_cmd(scale: Annotated[str, typer.Option(help="small | medium | large")] 
              now: Annotated[str | None,
                             typer.Option(help="Lab clock, ISO time (default: now)")] = None) -> None:
     """Build the embedded lab with a week of history up to the lab clock."""
+    from netopsai.common.timewin import parse_time
     from netopsai.lab.manage import init_lab
-    from netopsai.timewin import parse_time
 
     clock = parse_time(now, datetime.now(UTC)) if now else None
     info = init_lab(_engine(), spec, scale, seed, clock)

@@ -54,7 +54,7 @@ def netns_status() -> None:
     """Which namespace lab is up, and whether its namespaces exist."""
     from netopsai.backends.netns.lab import read_lab
     from netopsai.backends.netns.sh import namespaces
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
     from netopsai.store.engine import get_engine
 
     lab = read_lab(get_engine())

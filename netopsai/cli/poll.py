@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from netopsai.textsafe import visible
+from netopsai.common.textsafe import visible
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from netopsai.backends.snmp.poller import PollReport
     from netopsai.backends.snmp.walk import DeviceReading
-    from netopsai.ray_cluster import RayOptions
+    from netopsai.common.ray_cluster import RayOptions
 
 
 class EngineName(StrEnum):
@@ -39,20 +39,20 @@ AddressOption = Annotated[str | None, typer.Option(
 
 def ray_choice(engine: EngineName, address: str | None) -> RayOptions | None:
     """None for the local engine; else the Ray options, the command line over config.yaml."""
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
 
     if engine is EngineName.local:
         if address:
             raise NetopsError("--address goes with --engine ray")
         return None
-    from netopsai.ray_cluster import ray_options
+    from netopsai.common.ray_cluster import ray_options
 
     return ray_options(address)
 
 
 def _targets(target: str | None, community: str | None) -> tuple[list[Any], dict[str, Any]]:
     """(targets, poll options): from the command line, or from the configuration."""
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
 
     if target:
         from pydantic import SecretStr

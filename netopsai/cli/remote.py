@@ -15,8 +15,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from netopsai.errors import NetopsError
-from netopsai.textsafe import visible
+from netopsai.common.errors import NetopsError
+from netopsai.common.textsafe import visible
 
 if TYPE_CHECKING:
     import http.client

@@ -4,7 +4,7 @@ On a terminal a table fits the window and shows its first MAX_ROWS rows; into a 
 nothing is cut: every row, every cell whole, as wide as the data.
 
 Network text (syslog, descriptions, alarm names) is untrusted: every cell, summary and line
-printed here has its control characters made visible (netopsai.textsafe), so an ESC sequence
+printed here has its control characters made visible (netopsai.common.textsafe), so an ESC sequence
 cannot clear or retitle the on-call's terminal and a CR/LF inside a message cannot forge a row;
 and it reaches rich as Text, never as markup, so "[red]" in a message is printed as it is."""
 
@@ -19,8 +19,8 @@ from rich.table import Table
 from rich.text import Text
 
 from netopsai.cli.textout import headline_line, lines, markup
-from netopsai.evidence import Evidence, cell_text
-from netopsai.textsafe import visible
+from netopsai.common.textsafe import visible
+from netopsai.copilot.evidence import Evidence, cell_text
 
 MAX_ROWS = 40
 PIPE_WIDTH = 100_000  # not a terminal: no wrapping, no ellipsis
@@ -69,10 +69,10 @@ def render_evidence(ev: Evidence, console: Console) -> None:
 
 
 def short_text(answer: str, pick: str) -> tuple[str, list[str]] | None:
-    """A "could not place" answer as the web app and Slack show it (netopsai.nextmove.unplaced):
+    """A "could not place" answer as the web app and Slack show it (netopsai.copilot.nextmove.unplaced):
     its one line, then up to four examples as a numbered list and `pick`, how to ask one; None
     for any other answer. Replaces the paragraph that lists every kind of question."""
-    from netopsai.nextmove import unplaced
+    from netopsai.copilot.nextmove import unplaced
 
     short = unplaced(answer)
     if short is None:

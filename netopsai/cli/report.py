@@ -30,9 +30,9 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
         """Bad minutes per PoD, site or zone; devices, links and optics with the most cases; time
         to repair (detected, acknowledged, mitigated, closed) with p50/p90 by category; alarms per
         case by day. The definitions are printed with it (config `reliability:`)."""
+        from netopsai.common.errors import NetopsError
         from netopsai.config.load import load_netconfig
-        from netopsai.errors import NetopsError
-        from netopsai.frontend import store_engine
+        from netopsai.copilot.frontend import store_engine
         from netopsai.reliability.export import to_csv, to_json
         from netopsai.reliability.run import reliability_report
 
@@ -55,7 +55,7 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
 
 
 def _write(out: Path, text: str) -> None:
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
 
     try:
         out.write_text(text)
@@ -76,7 +76,7 @@ def _table_text(rep: Report) -> str:
 
 
 def _post(rep: Report, channel: str | None) -> None:
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
     from netopsai.reliability.digest import post_digest
     from netopsai.ui.slack.settings import SlackSettings
 

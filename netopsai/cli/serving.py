@@ -33,7 +33,7 @@ def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.
     from netopsai.api.limits import GRACEFUL_S, uvicorn_options
     from netopsai.api.socket_server import local_socket
     from netopsai.cli.app import check_port
-    from netopsai.frontend import frontend_copilot, store_engine
+    from netopsai.copilot.frontend import frontend_copilot, store_engine
 
     check_port(port)
     os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
@@ -66,7 +66,7 @@ def token_create(name: Annotated[str, typer.Argument(help="Who or what uses it, 
                  ) -> None:
     """Make a token; it is printed once (only its hash is kept)."""
     from netopsai.api import tokens
-    from netopsai.frontend import store_engine
+    from netopsai.copilot.frontend import store_engine
 
     typer.echo(tokens.create(store_engine(), name, scope or ["read"]))
 
@@ -74,7 +74,7 @@ def token_create(name: Annotated[str, typer.Argument(help="Who or what uses it, 
 def token_list() -> None:
     """The tokens' names, scopes and state (never the tokens)."""
     from netopsai.api import tokens
-    from netopsai.frontend import store_engine
+    from netopsai.copilot.frontend import store_engine
 
     rows = tokens.listing(store_engine())
     if not rows:
@@ -87,7 +87,7 @@ def token_list() -> None:
 def token_revoke(name: Annotated[str, typer.Argument(help="The token's name")]) -> None:
     """Revoke a token: calls with it are refused from now on."""
     from netopsai.api import tokens
-    from netopsai.frontend import store_engine
+    from netopsai.copilot.frontend import store_engine
 
     tokens.revoke(store_engine(), name)
     typer.echo(f"revoked {name}")
@@ -107,8 +107,8 @@ def mcp_cmd(http: Annotated[bool, typer.Option(
     import os
 
     from netopsai.api.mcp_server import run_http, run_stdio
-    from netopsai.errors import NetopsError
-    from netopsai.frontend import frontend_copilot, store_engine
+    from netopsai.common.errors import NetopsError
+    from netopsai.copilot.frontend import frontend_copilot, store_engine
 
     if transport not in ("stdio", "http"):
         raise NetopsError(f"--transport must be stdio or http, not {transport!r}")
@@ -133,7 +133,7 @@ def _mcp_http_guard(engine: Any, host: str) -> None:
     import ipaddress
 
     from netopsai.api import tokens
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
 
     try:
         loopback = ipaddress.ip_address(host).is_loopback

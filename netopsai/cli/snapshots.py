@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from netopsai.cli.textout import lines
-from netopsai.textsafe import visible
+from netopsai.common.textsafe import visible
 
 DeviceArg = Annotated[str, typer.Argument(help="Device name, as config.yaml's napalm/snmp lists it")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON")]
@@ -26,8 +26,8 @@ def snapshot_cmd(device: DeviceArg, as_json: JsonOpt = False) -> None:
     snapshot; SNMP for a device with no NAPALM entry) and store it. Read-only: only getters
     reach the device. Credentials come from secrets.yaml and are never shown."""
     from netopsai.backends.snapshot.snapshotter import from_config
+    from netopsai.common.errors import NetopsError
     from netopsai.config.load import load_netconfig
-    from netopsai.errors import NetopsError
     from netopsai.store.engine import get_engine
     from netopsai.store.snapshots import summary_row
 
@@ -67,7 +67,7 @@ def _check_device(engine: Any, device: str) -> None:
     inventory)."""
     from sqlmodel import Session, select
 
-    from netopsai.errors import unknown
+    from netopsai.common.errors import unknown
     from netopsai.store import tables as m
 
     with Session(engine) as s:

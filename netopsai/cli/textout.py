@@ -1,6 +1,6 @@
 """Printing text that came from the network or the store (syslog, descriptions, alarm names,
 who acknowledged what, a device's config): its control characters made visible
-(netopsai.textsafe), so an ESC sequence cannot clear or retitle the on-call's terminal and a
+(netopsai.common.textsafe), so an ESC sequence cannot clear or retitle the on-call's terminal and a
 CR/LF inside one message cannot forge a line of output. Light on purpose (typer and textsafe
 only): every command group imports it at start-up."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from netopsai.textsafe import visible
+from netopsai.common.textsafe import visible
 
 
 def lines(text: object) -> str:
@@ -32,8 +32,8 @@ def markup(text: object) -> str:
 
 
 def headline_line(answer: object) -> str:
-    """An answer's headline (netopsai.headline: the line the web app pins and Slack posts
+    """An answer's headline (netopsai.copilot.headline: the line the web app pins and Slack posts
     first), one line and visible, for the first line a terminal prints; "" when it has none."""
-    from netopsai.headline import headline
+    from netopsai.copilot.headline import headline
 
     return visible(headline(str(answer or "")))

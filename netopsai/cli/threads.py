@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import uuid
 
+from netopsai.common.errors import NetopsError
+from netopsai.common.textsafe import visible
 from netopsai.config.settings import StoreSettings, private_dir
-from netopsai.errors import NetopsError
-from netopsai.textsafe import visible
 
 LAST = "last_thread"
 

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from netopsai.common.errors import MalformedFile, NetopsError, parse_yaml, unknown
 from netopsai.config.network import (
     CONFIG_FILE,
     ENV_PREFIX,
@@ -22,7 +23,6 @@ from netopsai.config.network import (
     NetSettings,
     Secrets,
 )
-from netopsai.errors import MalformedFile, NetopsError, parse_yaml, unknown
 
 
 def default_home() -> Path:

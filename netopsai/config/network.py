@@ -100,7 +100,7 @@ class NapalmDevice(Section):
     @classmethod
     def _known_driver(cls, v: str) -> str:
         if v not in NAPALM_DRIVERS:
-            from netopsai.errors import unknown
+            from netopsai.common.errors import unknown
 
             raise ValueError(str(unknown("NAPALM driver", v, NAPALM_DRIVERS)))
         return v
@@ -188,7 +188,7 @@ def _check_relay(entry: str) -> None:
 
 def _check_zone(name: str) -> None:
     from netopsai.backends.syslog.clock import Zones
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
 
     try:
         Zones.from_names(name)

@@ -98,8 +98,8 @@ def roce_settings() -> RoceSettings:
 
 def _read(path: Path) -> RoceSettings:
     """config.yaml's section only: secrets.yaml is none of the diagnosis' business."""
+    from netopsai.common.errors import NetopsError
     from netopsai.config.load import _settings
-    from netopsai.errors import NetopsError
 
     problems: list[str] = []
     settings = _settings(path, problems)

@@ -16,10 +16,10 @@ from collections import defaultdict
 from datetime import datetime
 from typing import Any
 
+from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.episodes import episodes
-from netopsai.evidence import Evidence
 
 # labels that say the flow cannot pass where the fault is: over a flow delivering on every
 # path they are found nearby, never its root cause

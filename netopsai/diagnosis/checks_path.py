@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.context import STOP, Context
 from netopsai.diagnosis.registry import check
-from netopsai.evidence import Evidence
 
 MTU_HOP = re.compile(r"on (\S+) (\S+) -> (\S+) (\S+)")
 

@@ -12,11 +12,11 @@ from statistics import median
 from typing import Any
 
 from netopsai.config.roce import roce_settings
+from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.context import ECMP, Context
 from netopsai.diagnosis.registry import check, symptom
 from netopsai.diagnosis.symptoms import ALARMED
-from netopsai.evidence import Evidence
 from netopsai.lab.roce_metrics import NIC_PREFIX, ROCE_METRICS
 
 ECN_PER_5MIN = ROCE_METRICS["ecn"][1]  # ECN marks in 5 minutes that flag a port

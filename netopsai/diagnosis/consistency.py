@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.answer import BREAKS, STILL
-from netopsai.evidence import Evidence
 
 CITE = re.compile(r"\[(E\d+)\]")
 HEAD = re.compile(r"\*\*(?:Still happening|Reachable|Likely root cause|Nearby|No fault|"

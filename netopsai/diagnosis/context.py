@@ -10,8 +10,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from netopsai.copilot.evidence import Evidence, failed
 from netopsai.diagnosis.base import Verdict
-from netopsai.evidence import Evidence, failed
 
 DIAG_WINDOW = "1h"
 RECENT = "6h"  # asked about now: what happened on the flow's devices in the last hours

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ipaddress import ip_address, ip_network
 from typing import Any
 
+from netopsai.common.words import plain
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Finding, Verdict
 from netopsai.diagnosis.context import Context, asked_at
@@ -20,7 +21,6 @@ from netopsai.diagnosis.rank import Ranker
 from netopsai.diagnosis.report import build, primary
 from netopsai.diagnosis.search import Search
 from netopsai.diagnosis.taxonomy import Taxonomy, load_taxonomy
-from netopsai.words import plain
 
 DEVICE_WINDOW = "6h"  # alarms and changes: this morning's change is still in view
 DEVICE_BUDGET = 24  # tool calls: the first round, the probes and every check's reads

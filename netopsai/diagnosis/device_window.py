@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from netopsai.common.words import plain
 from netopsai.diagnosis.answer import span
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.episodes import KIND_LABEL, closed, told
-from netopsai.words import plain
 
 HISTORY = re.compile(r"\bwhat happened\b|\bwhat went on\b|\btimeline\b|\bhistory\b|\bevents?\b"
                      r"|\bwhat (?:was|went) wrong\b", re.I)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from netopsai.copilot.evidence import Evidence, Ledger
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Verdict
 from netopsai.diagnosis.context import Context, asked, baseline_calls
@@ -28,7 +29,6 @@ from netopsai.diagnosis.rank import Ranker
 from netopsai.diagnosis.report import build
 from netopsai.diagnosis.search import Search
 from netopsai.diagnosis.taxonomy import ROOT, Taxonomy, load_taxonomy
-from netopsai.evidence import Evidence, Ledger
 
 STRATEGIES = ("full", "cvd", "history")
 HISTORY_K = 2  # past incidents' labels verified before the taxonomy search
@@ -108,7 +108,7 @@ def diagnose(backends: Any = None, *, src: str | None = None, dst: str | None = 
     if run is None:
         if backends is None:
             raise ValueError("diagnose needs backends or a tool runner")
-        from netopsai.toolbox import Toolbox
+        from netopsai.copilot.toolbox import Toolbox
 
         run = Toolbox(backends).runner(Ledger(len(evidence or [])))
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import iso
+from netopsai.common.words import count
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
-from netopsai.errors import NetopsError
-from netopsai.timewin import iso
 from netopsai.tools.port_answers.zoned import stamp, zone
-from netopsai.words import count
 
 
 def impact(ctx: Context) -> Finding | None:

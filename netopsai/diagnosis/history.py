@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from netopsai.common.errors import NetopsError, parse_json, parse_yaml, read_text
 from netopsai.diagnosis.memory import IncidentMemory
-from netopsai.errors import NetopsError, parse_json, parse_yaml, read_text
 from netopsai.store.tables import Incident
 
 UNCONFIRMABLE = ("none", "inconclusive")

@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from netopsai.common.hostlist import compress
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
@@ -41,7 +42,6 @@ from netopsai.diagnosis.job_rules import (
 )
 from netopsai.diagnosis.job_storm import pfc_storm, spread_pauses
 from netopsai.diagnosis.job_window import hosts_window, job_window, trace_time
-from netopsai.hostlist import compress
 
 # tool calls: the job, the hosts, the batch of reads (9), an errored port's optics or a hot
 # uplink's ECN (1 each), then a storm's Since (up to 10) or spread pauses followed back

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from netopsai.common.words import count
+from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.job_ecmp import Placement, ring
-from netopsai.evidence import Evidence
-from netopsai.words import count
 
 ALL_PAIRS_HOSTS = 16  # all pairs up to this many hosts (120 pairs per rail)
 MAX_TRACES = 4096  # over all rails: a 512-host job's ring on 8 rails
@@ -115,8 +115,8 @@ def _pinned(tracer: Tracer, at: datetime | None) -> tuple[Tracer, datetime | Non
     rather than once per trace, which was most of a trace's cost; a past window is traced live."""
     from netopsai.backends.lab.paths import LabPaths
     from netopsai.batch.snapshot import Pin, SnapshotPaths
+    from netopsai.common.timewin import as_utc
     from netopsai.lab.manage import lab_info
-    from netopsai.timewin import as_utc
 
     if type(tracer.paths) is not LabPaths:
         return tracer, at

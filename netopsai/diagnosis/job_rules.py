@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netopsai.config.roce import RoceSettings, roce_settings
+from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.base import Finding
-from netopsai.evidence import Evidence
 
 
 @dataclass

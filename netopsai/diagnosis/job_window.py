@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from netopsai.timewin import iso
+from netopsai.common.timewin import iso
 
 LOOKBACK = timedelta(hours=6)  # a long-running job without a window: its last 6h
 BEFORE, AFTER = timedelta(minutes=30), timedelta(minutes=10)  # around the question's time

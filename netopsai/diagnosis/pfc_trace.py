@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from netopsai.evidence import Evidence
-from netopsai.timewin import as_utc, iso
+from netopsai.common.timewin import as_utc, iso
+from netopsai.copilot.evidence import Evidence
 
 Call = Callable[[str, dict[str, Any]], Evidence]
 MAX_HOPS = 4  # a rail fabric is leaf-spine-leaf: any port is 3 hops from any other

@@ -10,10 +10,10 @@ from dataclasses import dataclass, field
 from string import Template
 from typing import Any
 
+from netopsai.copilot.evidence import DATA_NOTE, quoted
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.registry import resolve
 from netopsai.diagnosis.taxonomy import Node, Taxonomy
-from netopsai.evidence import DATA_NOTE, quoted
 
 AMBIGUOUS = 0.25  # top two scores closer than this: let the model order them
 STRONG = 0.5  # ...when both are strong: weak leads (a change record) are cheaper to just verify
@@ -69,7 +69,7 @@ class Ranker:
     def _ask(self, ctx: Context, parent: Node | None, live: list[tuple[Node, float]]) -> list[str]:
         from langchain_core.messages import AIMessage, HumanMessage
 
-        from netopsai.llm import ModelError, invoke, usage
+        from netopsai.copilot.llm import ModelError, invoke, usage
         from netopsai.prompts import load as load_prompt
 
         prompt = Template(load_prompt("diagnosis.md")).substitute(

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 if TYPE_CHECKING:
     from netopsai.diagnosis.base import Verdict

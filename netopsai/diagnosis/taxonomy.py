@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from netopsai.errors import NetopsError, parse_yaml
+from netopsai.common.errors import NetopsError, parse_yaml
 
 ROOT = "root"
 LISTS = ("symptoms", "checks", "next_steps")

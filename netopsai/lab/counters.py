@@ -10,8 +10,8 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
+from netopsai.common.timewin import as_utc
 from netopsai.store.tables import COUNTER_FIELDS
-from netopsai.timewin import as_utc
 
 STEP = timedelta(minutes=5)
 FIELDS = COUNTER_FIELDS

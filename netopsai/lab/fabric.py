@@ -12,9 +12,9 @@ from typing import Any, NamedTuple
 from sqlalchemy import ColumnElement, Engine, and_, func, or_
 from sqlmodel import Session, col, select
 
+from netopsai.common.timewin import as_utc
 from netopsai.lab.topology import TIERS
 from netopsai.store import tables as m
-from netopsai.timewin import as_utc
 
 
 class Node(NamedTuple):

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.lab.events import alarm, flap_events, link_down_alarms
 from netopsai.lab.faults import LOSS, Injector, Resolved, link_dict
 from netopsai.store import tables as m

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from sqlmodel import Session, select
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.lab.events import alarm, flap_events, link_down_alarms
 from netopsai.lab.faults import Injector, Resolved, link_dict
 from netopsai.lab.roce_metrics import key

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from netopsai.errors import NetopsError, unknown
+from netopsai.common.errors import NetopsError, unknown
 
 if TYPE_CHECKING:
     from netopsai.lab.spec import GpuPodSpec

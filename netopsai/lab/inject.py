@@ -13,7 +13,8 @@ from sqlalchemy import Engine, create_engine
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, or_, select
 
-from netopsai.errors import NetopsError, UnknownName, unknown
+from netopsai.common.errors import NetopsError, UnknownName, unknown
+from netopsai.common.timewin import as_utc, iso, parse_time
 from netopsai.lab.fabric import parse_ip
 from netopsai.lab.fault_kinds import (
     APPLY,
@@ -31,7 +32,6 @@ from netopsai.lab.noise import noise_rows
 from netopsai.lab.scenario import FaultSpec, Scenario
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert, get_meta
-from netopsai.timewin import as_utc, iso, parse_time
 
 IP_RE = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
 

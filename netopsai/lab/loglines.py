@@ -18,9 +18,9 @@ from datetime import datetime
 
 from sqlmodel import Session, col, func, select
 
+from netopsai.common.timewin import as_utc
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert, get_meta, set_meta
-from netopsai.timewin import as_utc
 
 MARK = "loglines_through"  # the last InterfaceEvent id mirrored
 LAB = "lab:"  # the lines' fingerprints: never equal to a received line's, and told apart by it

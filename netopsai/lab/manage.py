@@ -13,7 +13,8 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import as_utc, iso, parse_time
 from netopsai.lab.jobs import lab_jobs
 from netopsai.lab.loglines import mark_port_log
 from netopsai.lab.noise import noise_rows
@@ -21,7 +22,6 @@ from netopsai.lab.spec import get_scale, load_spec
 from netopsai.lab.topology import build_topology
 from netopsai.store import tables as models
 from netopsai.store.engine import bulk_insert, create_all, drop_all, get_meta, set_meta
-from netopsai.timewin import as_utc, iso, parse_time
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from netopsai.common.timewin import as_utc
 from netopsai.lab.counters import _hash01, iface_keys
 from netopsai.lab.roce_metrics import NIC_PREFIX, ROCE_METRICS, key
-from netopsai.timewin import as_utc
 
 
 def baseline(seed: int, ifaces: Sequence[tuple[str, str]], roce: Sequence[bool],

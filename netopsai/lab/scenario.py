@@ -9,8 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from netopsai.errors import NetopsError, parse_yaml, read_text, unknown
-from netopsai.timewin import parse_time
+from netopsai.common.errors import NetopsError, parse_yaml, read_text, unknown
+from netopsai.common.timewin import parse_time
 
 FAULT_KINDS = ("link_down", "link_flap", "crc_errors", "optic_degraded", "congestion",
                "mtu_mismatch", "dci_link_down", "device_down", "device_reboot", "host_down",

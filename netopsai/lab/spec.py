@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from netopsai.errors import NetopsError, parse_yaml, unknown
+from netopsai.common.errors import NetopsError, parse_yaml, unknown
 
 SCALES = ("small", "medium", "large")
 

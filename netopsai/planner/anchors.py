@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from netopsai.common.timewin import iso, parse_duration
 from netopsai.planner.entities import Entities
-from netopsai.timewin import iso, parse_duration
 
 ChangeStart = Callable[[Entities], "tuple[str, str] | None"]
 LastSeen = Callable[[Entities], "datetime | None"]

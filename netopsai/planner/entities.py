@@ -16,7 +16,7 @@ from typing import Any
 
 from netutils.constants import BASE_INTERFACES
 
-from netopsai.errors import closest
+from netopsai.common.errors import closest
 from netopsai.planner.endpoints import Mention, endpoints
 from netopsai.planner.hostnames import (
     LoggedLookup,

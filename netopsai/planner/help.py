@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from netopsai.hostlist import compress
+from netopsai.common.hostlist import compress
 from netopsai.planner.entities import Vocabulary
 
 ACTION = re.compile(r"^\s*(?:(?:and|then|now|so|ok(?:ay)?)\s+)?(?:please\s+)?(?:restart|reset|drain"

@@ -85,7 +85,7 @@ def logged_lookup(events: Any, domains: tuple[str, ...], clock: Callable[[], dat
                   cap: int = 20_000) -> LoggedLookup:
     """A look-up of device names in the events store (the Alarms backend's `events`): the first
     spelling that logged anything, with its line count and sender."""
-    from netopsai.timewin import Window
+    from netopsai.common.timewin import Window
 
     def look(typed: str) -> Logged | None:
         w = Window(start=datetime(1970, 1, 1, tzinfo=UTC), end=clock())

@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from netopsai.errors import NetopsError
-from netopsai.hostlist import compress, expand
+from netopsai.common.errors import NetopsError
+from netopsai.common.hostlist import compress, expand
 from netopsai.planner.calls import ToolCall
 from netopsai.planner.entities import Entities
 

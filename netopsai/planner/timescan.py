@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from netopsai.common.timewin import iso
 from netopsai.planner.dates import DateHit, Span
-from netopsai.timewin import iso
 
 if TYPE_CHECKING:
     from netopsai.planner.windows import When

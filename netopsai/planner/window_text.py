@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import as_utc, parse_duration, parse_time
 from netopsai.planner.zones import zone_of
-from netopsai.timewin import as_utc, parse_duration, parse_time
 
 WindowValue = str | dict[str, str]
 

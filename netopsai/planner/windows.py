@@ -21,12 +21,12 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from netopsai.common.timewin import as_utc, iso
 from netopsai.planner.dates import DateHit, find_dates
 from netopsai.planner.dayparts import DAY_PART, day_part
 from netopsai.planner.timescan import Scan, Span, clock_times, dated, point, take
 from netopsai.planner.window_text import WindowValue, span_text
 from netopsai.planner.zones import Zone, daylight_note, find_zone
-from netopsai.timewin import as_utc, iso
 
 __all__ = ["Span", "When", "WindowValue", "parse_when"]
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from netopsai.common.errors import unknown
 from netopsai.config.network import ReliabilitySettings
-from netopsai.errors import unknown
 from netopsai.reliability.model import SCOPES, Report, definitions
 from netopsai.reliability.reader import History
 from netopsai.reliability.repair import case_rows, noise, ttr_stats

@@ -9,8 +9,8 @@ import io
 import json
 from typing import Any
 
+from netopsai.common.textsafe import visible
 from netopsai.reliability.model import TABLES, Report
-from netopsai.textsafe import visible
 
 
 def to_json(report: Report) -> str:
@@ -51,5 +51,5 @@ def read_csv(text: str) -> dict[str, list[dict[str, str]]]:
 
 def as_text_rows(rows: list[dict[str, Any]]) -> list[dict[str, str]]:
     """Rows as CSV reads them back: None empty, True/False and numbers as Python prints them,
-    control characters as visible marks (netopsai.textsafe)."""
+    control characters as visible marks (netopsai.common.textsafe)."""
     return [{visible(k): "" if v is None else visible(str(v)) for k, v in r.items()} for r in rows]

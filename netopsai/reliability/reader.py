@@ -12,11 +12,11 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, col, or_, select
 
+from netopsai.common.timewin import Window, as_utc
 from netopsai.store import acks as ack_store
 from netopsai.store import tables as m
 from netopsai.store.events import StoreEvents
 from netopsai.store.probes import Outage, unreachable
-from netopsai.timewin import Window, as_utc
 
 ACK_ACTIONS = ("ack", "silence")  # a silence is an acknowledgement too (store/acks.py)
 

@@ -8,9 +8,9 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from netopsai.common.timewin import Window, iso
 from netopsai.reliability.model import STAGES, percentile
 from netopsai.reliability.reader import History
-from netopsai.timewin import Window, iso
 
 if TYPE_CHECKING:
     from netopsai.reliability.compute import CaseInfo

@@ -7,12 +7,12 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from netopsai.common.timewin import parse_window
 from netopsai.config.network import ReliabilitySettings
 from netopsai.reliability.compute import build_report, check_by
 from netopsai.reliability.model import Report
 from netopsai.reliability.reader import read_history
 from netopsai.store.inventory import StoreInventory
-from netopsai.timewin import parse_window
 from netopsai.tools.alarm_cases.topology import Topology
 
 

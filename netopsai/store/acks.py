@@ -16,11 +16,11 @@ from datetime import datetime, timedelta
 from sqlalchemy import Engine, inspect
 from sqlmodel import Session, col, select
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.common.textsafe import visible
+from netopsai.common.timewin import as_utc, iso, parse_duration
 from netopsai.store import tables as m
 from netopsai.store.engine import create_all
-from netopsai.textsafe import visible
-from netopsai.timewin import as_utc, iso, parse_duration
 
 ACTIONS = ("ack", "silence", "unack")
 MAX_BY, MAX_WHY = 80, 500

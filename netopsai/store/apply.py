@@ -11,14 +11,14 @@ from typing import Any, Literal
 from sqlalchemy import Connection, Table, insert, update
 from sqlmodel import Session
 
-from netopsai.ifnames import canonical
+from netopsai.common.ifnames import canonical
+from netopsai.common.textsafe import UNVERIFIED, visible
 from netopsai.store import tables as m
 from netopsai.store.alarmbook import AlarmBook, LinkCache, Open
 from netopsai.store.bulk import insert_plain, insert_rows
 from netopsai.store.commits import record_change
 from netopsai.store.flaps import Flaps
 from netopsai.store.naming import DeviceCache, Named, session_link
-from netopsai.textsafe import UNVERIFIED, visible
 
 Action = Literal["raise", "clear", "note", "change"]  # change: a config commit, a change record
 LINK_KINDS_AS_CATEGORY = ("dci", "backbone")  # an alarm on these links is filed under its kind
@@ -248,7 +248,7 @@ def unverified_text(ev: Event, who: Named) -> str:
 
 
 def _visible(ev: Event) -> Event:
-    """The event's network text with its control characters made visible (netopsai.textsafe):
+    """The event's network text with its control characters made visible (netopsai.common.textsafe):
     an ESC sequence or a line break inside a message must not reach a terminal or forge a row."""
     texts = (ev.message, ev.name, ev.subject, ev.interface, ev.program, ev.mnemonic, ev.author,
              ev.facility, ev.host)

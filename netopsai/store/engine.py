@@ -11,8 +11,8 @@ from sqlalchemy import Engine, event, insert, inspect
 from sqlalchemy.engine import ExceptionContext, make_url
 from sqlmodel import Session, SQLModel, create_engine, select
 
+from netopsai.common.errors import NetopsError
 from netopsai.config.settings import StoreSettings, private_dir
-from netopsai.errors import NetopsError
 from netopsai.store import tables as models
 
 

@@ -9,10 +9,10 @@ from sqlmodel import Session, col, or_, select
 
 from netopsai.backends.base import Row
 from netopsai.backends.rows import AlarmRecord, ChangeRecord, EventRecord
-from netopsai.ifnames import mentions, same_port
+from netopsai.common.ifnames import mentions, same_port
+from netopsai.common.timewin import Window, as_utc, iso, iso_ms
 from netopsai.store import tables as m
 from netopsai.store.naming import is_ip, owners_of, resolve_device
-from netopsai.timewin import Window, as_utc, iso, iso_ms
 
 SCAN = 20_000  # events read for one question at most: the latest ones in the window
 

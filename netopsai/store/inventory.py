@@ -27,12 +27,12 @@ from netopsai.backends.rows import (
     SnapshotInfo,
     Uplink,
 )
-from netopsai.errors import NetopsError, unknown
+from netopsai.common.errors import NetopsError, unknown
+from netopsai.common.timewin import as_utc, iso
 from netopsai.lab.topology import HOST_ROLES, TIERS
 from netopsai.store import tables as m
 from netopsai.store.naming import interface_holding
 from netopsai.store.network import network_clock
-from netopsai.timewin import as_utc, iso
 
 ROLES = ("host", "gpu_host", "tor", "leaf", "spine", "superspine", "border", "dci")
 ROLE_ALIASES = {"tor": "leaf"}  # the inventory calls ToRs leafs

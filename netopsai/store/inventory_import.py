@@ -18,7 +18,7 @@ from sqlalchemy import Engine, inspect
 from sqlmodel import Session, select
 
 from netopsai.backends.netbox.csv_rows import Located, Problem, read_csv
-from netopsai.errors import NetopsError, closest
+from netopsai.common.errors import NetopsError, closest
 from netopsai.store import tables as m
 from netopsai.store.inventory_sync import InventoryBatch, SyncReport, link_kind, sync_inventory
 

@@ -20,11 +20,11 @@ from typing import Any
 from sqlalchemy import Engine, bindparam, delete, select, update
 from sqlmodel import Session, SQLModel
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import iso
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert, create_all, get_meta, set_meta
 from netopsai.store.network import NETWORK_KEY  # "lab" (the simulator) or "real"
-from netopsai.timewin import iso
 
 Row = dict[str, Any]
 SOURCE_KEY = "source"  # Meta key: where a real inventory came from, e.g. "napalm+netbox"

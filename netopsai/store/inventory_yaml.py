@@ -14,7 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from netopsai.backends.netbox.csv_rows import Problem
-from netopsai.errors import MalformedFile, closest, parse_yaml
+from netopsai.common.errors import MalformedFile, closest, parse_yaml
 from netopsai.lab.spec import LabSpec
 from netopsai.lab.topology import build_topology
 from netopsai.store.inventory_sync import InventoryBatch

@@ -17,8 +17,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from netopsai.backends.rows import JobInfo
-from netopsai.errors import MalformedFile, NetopsError, parse_json, read_text, unknown
-from netopsai.hostlist import MAX_HOSTS, expand, size
+from netopsai.common.errors import MalformedFile, NetopsError, parse_json, read_text, unknown
+from netopsai.common.hostlist import MAX_HOSTS, expand, size
 from netopsai.store import tables as m
 
 FORMATS = ("sacct", "k8s")
@@ -213,7 +213,7 @@ def job_rows(engine: Engine, job: str | None, host: str | None,
              clock: datetime) -> list[JobInfo]:
     """Inventory.jobs: one job by id (an unknown id names the closest ones), or the jobs that
     ran on a host; each with the end of its window (its end, or the clock while it runs)."""
-    from netopsai.timewin import iso
+    from netopsai.common.timewin import iso
 
     jobs = list_jobs(engine)
     if job is not None:

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import Engine, inspect, text
 from sqlalchemy.exc import DatabaseError
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 HEAD = "0007"  # the newest revision in migrations/versions (a test keeps the two equal)
 _done: set[str] = set()  # stores found or brought up to date by this process (by url)

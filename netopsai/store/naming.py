@@ -23,7 +23,7 @@ from sqlalchemy import Connection, Table
 from sqlalchemy import select as sa_select  # over core tables (sqlmodel's is typed for models)
 from sqlmodel import Session, col, func, or_, select
 
-from netopsai.ifnames import canonical, match
+from netopsai.common.ifnames import canonical, match
 from netopsai.store import tables as m
 
 

@@ -12,9 +12,9 @@ from sqlalchemy import Engine, func
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import parse_time
 from netopsai.store import tables as m
-from netopsai.timewin import parse_time
 
 NETWORK_KEY = "network"
 NETNS_KEY = "netns_lab"  # set by `netopsai lab netns up` (netopsai.backends.netns.lab)

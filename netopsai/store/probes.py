@@ -18,8 +18,8 @@ from sqlalchemy import Engine, Index, and_, func, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Field, Session, SQLModel
 
-from netopsai.errors import NetopsError
-from netopsai.timewin import Window, as_utc
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import Window, as_utc
 
 CHUNK = 500  # rows per transaction: a 10,000-pair run is 20 short commits, not 10,000
 LOOKBACK = timedelta(days=1)  # a probe this long before a window may still reach into it

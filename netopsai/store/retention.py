@@ -22,12 +22,12 @@ from sqlalchemy import Engine, and_, delete, exists, func, or_, select
 from sqlalchemy.sql import ColumnElement
 from sqlmodel import Session
 
+from netopsai.common.timewin import as_utc
 from netopsai.config.network import RetentionSettings
 from netopsai.store import tables as m
 from netopsai.store.engine import get_meta, has_lab, set_meta
 from netopsai.store.figures import R, S, rollup_insert
 from netopsai.store.probes import ProbeResult
-from netopsai.timewin import as_utc
 
 ROLLED_THROUGH = "samples_rolled_through"  # Meta: every hour ending at or before it is rolled up
 PRUNED_THROUGH = "samples_pruned_through"  # Meta: no 5-minute sample at or before it is kept

@@ -10,9 +10,9 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from netopsai.common.timewin import as_utc, iso
+from netopsai.common.words import count
 from netopsai.store import tables as m
-from netopsai.timewin import as_utc, iso
-from netopsai.words import count
 
 LIST_LIMIT = 20
 

@@ -31,7 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store.apply import Event
 
 log = logging.getLogger("netopsai.ingest")

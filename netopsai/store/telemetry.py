@@ -18,12 +18,12 @@ from sqlmodel import Session, col, select
 
 from netopsai.backends.base import IfaceSel
 from netopsai.backends.rows import PortCounters, PortStatus, figure
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import Window, as_utc
 from netopsai.store import tables as m
 from netopsai.store.figures import port_figures
 from netopsai.store.inventory import canonical_role
 from netopsai.store.retention import horizons, hour_end
-from netopsai.timewin import Window, as_utc
 
 INTERVAL_S = 300  # samples hold deltas over 5 minutes (models.CounterSample)
 # ports x 5-minute samples one counter question may read (~40 MB per counter field): a year of

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.exc import OperationalError
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store.engine import create_all
 
 BUSY_MS = 200  # short: a locked store is retried by us, so the receivers' queue keeps moving

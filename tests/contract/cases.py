@@ -16,9 +16,9 @@ from sqlalchemy import Engine
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
 from netopsai.backends.registry import build_telemetry, configured_backends
+from netopsai.common.timewin import Window
 from netopsai.config.load import load_netconfig
 from netopsai.store.engine import create_all, engine_for
-from netopsai.timewin import Window
 from tests.contract.stores import DEVICES, real_store
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from netopsai.timewin import as_utc
+from netopsai.common.timewin import as_utc
 from netopsai.tools.registry import run_tool
 from tests.contract.cases import Case
 

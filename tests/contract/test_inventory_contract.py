@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from tests.contract.cases import Case
 
 

@@ -9,7 +9,7 @@ from datetime import datetime
 
 import pytest
 
-from netopsai.timewin import as_utc
+from netopsai.common.timewin import as_utc
 from netopsai.tools.registry import run_tool
 from tests.contract.cases import Case
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from netopsai.backends.base import Inventory
 from netopsai.backends.rows import SegmentInfo
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 OUTAGE_KINDS = {"DEVICE_UNREACHABLE", "DEVICE_DOWN", "DEVICE_REBOOT", "DEVICE_RELOAD"}
 TOR_ROLES = {"leaf", "tor"}

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from netopsai.backends.base import Inventory
-from netopsai.ifnames import canonical
+from netopsai.common.ifnames import canonical
 from netopsai.lab.topology import HOST_ROLES, TIERS
 
 PORT_ROLES = {"uplink": "uplinks", "downlink": "downlinks", "host": "host ports"}

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from datetime import tzinfo
 from typing import Any
 
+from netopsai.common.words import count
 from netopsai.tools.port_answers.zoned import events_in, stamp, transitions
-from netopsai.words import count
 
 ORDER = {"went down": 0, "flapped": 0, "down and back": 0, "came back": 0, "back and down again": 0,
          "never up": 1, "admin down": 2}

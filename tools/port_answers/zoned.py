@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, tzinfo
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.planner.zones import zone_of  # the one table of zone names and abbreviations
 
 

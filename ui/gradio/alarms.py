@@ -15,13 +15,13 @@ from pandas.io.formats.style import Styler
 from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
+from netopsai.common.timewin import as_utc
+from netopsai.common.words import count
 from netopsai.store import acks
-from netopsai.timewin import as_utc
 from netopsai.tools.alarms import Category
 from netopsai.tools.registry import run_tool
 from netopsai.ui.gradio.timepick import describe, local_time
 from netopsai.ui.gradio.views import inert
-from netopsai.words import count
 
 ALL = "all"
 CATEGORIES = [ALL, *get_args(Category)]
@@ -96,7 +96,7 @@ def store_of(backends: Backends) -> Engine:
     engine = getattr(backends.inventory, "engine", None)
     if isinstance(engine, Engine):
         return engine
-    from netopsai.frontend import store_engine
+    from netopsai.copilot.frontend import store_engine
 
     return store_engine()
 

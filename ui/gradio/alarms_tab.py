@@ -12,9 +12,9 @@ from typing import Any
 
 import gradio as gr
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import parse_duration
 from netopsai.store import acks
-from netopsai.timewin import parse_duration
 from netopsai.ui.gradio import alarms as av
 from netopsai.ui.gradio.grid import GRID
 from netopsai.ui.gradio.shell import CHAT, Shell

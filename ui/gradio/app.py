@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from netopsai.backends.base import Backends
 from netopsai.config.settings import UiSettings
-from netopsai.service import Copilot
+from netopsai.copilot.service import Copilot
 from netopsai.ui.gradio.alarms import store_of
 from netopsai.ui.gradio.alarms_tab import alarms_tab
 from netopsai.ui.gradio.auth import LOGIN_ADDRESS, authenticator
@@ -110,10 +110,10 @@ def build_app(copilot: Copilot, backends: Backends | None = None) -> gr.Blocks:
 
 
 def _copilot() -> Copilot:
-    """The copilot every tab shares, on the configured backends (netopsai.frontend: the lab by
+    """The copilot every tab shares, on the configured backends (netopsai.copilot.frontend: the lab by
     default, built on the first run when the store holds no network), threads in NETOPSAI_HOME,
     the LLM when one is configured (offline otherwise)."""
-    from netopsai.frontend import frontend_copilot
+    from netopsai.copilot.frontend import frontend_copilot
 
     return frontend_copilot(first_run_lab=True)
 

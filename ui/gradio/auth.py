@@ -23,8 +23,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
+from netopsai.common.errors import NetopsError
 from netopsai.config.settings import UiSettings
-from netopsai.errors import NetopsError
 
 ENV = "NETOPSAI_UI_USERS"
 MAX_NAME = 64  # a user name is short; a longer one at the login box is no user

@@ -23,8 +23,8 @@ from netopsai.backends.base import Backends
 from netopsai.batch import Pair, PairResult
 from netopsai.batch.output import COLUMNS, Sink, summary_lines, to_row
 from netopsai.batch.parse import parse_input, read_text
-from netopsai.errors import NetopsError
-from netopsai.words import count
+from netopsai.common.errors import NetopsError
+from netopsai.common.words import count
 
 EVERY_S = 0.25  # at most four table refreshes a second: the browser, not the checks, is the limit
 LIVE_ROWS = 1000  # rows sent per refresh while running; the final table has them all

@@ -15,8 +15,9 @@ from typing import Any
 import pandas as pd
 from gradio import ChatMessage
 
-from netopsai.errors import NetopsError
-from netopsai.service import Copilot, Step
+from netopsai.common.errors import NetopsError
+from netopsai.common.words import count
+from netopsai.copilot.service import Copilot, Step
 from netopsai.ui.gradio.evhead import evidence_header, evidence_list_words
 from netopsai.ui.gradio.headline import headline, headline_html
 from netopsai.ui.gradio.nextmove import examples, next_questions, page_draft, short_unplaced, tag_ruled_out
@@ -31,7 +32,6 @@ from netopsai.ui.gradio.views import (
     telemetry_plot,
     trace_of,
 )
-from netopsai.words import count
 
 log = logging.getLogger(__name__)
 NEXT = {"planner": "running tools", "tools": "planning the next step", "coder": "analysing",

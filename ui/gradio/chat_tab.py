@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 import gradio as gr
 
 from netopsai.backends.base import Backends
-from netopsai.errors import NetopsError
-from netopsai.service import Copilot
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.service import Copilot
 from netopsai.ui.gradio.chat import ChatHandler, ChatView, page_thread
 from netopsai.ui.gradio.headline import headline_html
 from netopsai.ui.gradio.shell import BROWSER_ZONE, ChatHooks, query_param, recolour

@@ -14,15 +14,15 @@ from typing import Any
 import pandas as pd
 
 from netopsai.backends.base import Backends
-from netopsai.evidence import Evidence, cell_text
+from netopsai.common.timewin import parse_duration
+from netopsai.common.words import count
+from netopsai.copilot.evidence import Evidence, cell_text
 from netopsai.planner.zones import zone_of
-from netopsai.timewin import parse_duration
 from netopsai.tools.registry import run_tool
 from netopsai.ui.gradio.alarms import cases_frame
 from netopsai.ui.gradio.device_snapshots import SNAPSHOT_COLUMNS, snapshots_frame
 from netopsai.ui.gradio.timepick import local_time  # gradio is loaded by .alarms already
 from netopsai.ui.gradio.views import MAX_PORTS, status_timeline
-from netopsai.words import count
 
 DASH = "—"  # an empty value: never "None" or "nan"
 WINDOWS = ["1h", "6h", "24h", "7d"]

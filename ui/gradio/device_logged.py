@@ -13,7 +13,8 @@ from datetime import tzinfo
 from typing import Any
 
 from netopsai.backends.base import Backends
-from netopsai.evidence import Evidence
+from netopsai.common.words import count
+from netopsai.copilot.evidence import Evidence
 from netopsai.planner.hostnames import FQDN, Logged, inventory_name, logged_lookup, owner_lookup
 from netopsai.tools.registry import run_tool
 from netopsai.ui.gradio.device import (
@@ -26,7 +27,6 @@ from netopsai.ui.gradio.device import (
     device_page,
     when,
 )
-from netopsai.words import count
 
 _AMBER = "#b45309"
 

@@ -14,7 +14,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from netopsai.evidence import cell_text
+from netopsai.copilot.evidence import cell_text
 from netopsai.store import tables as m
 from netopsai.store.snapshots import device_snapshots, summary_row
 from netopsai.ui.gradio import views

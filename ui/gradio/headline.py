@@ -1,5 +1,5 @@
 """The answer's headline pinned above the chat, as HTML: the line itself is built by
-netopsai.headline (shared with Slack and the terminal, so every front end says the same);
+netopsai.copilot.headline (shared with Slack and the terminal, so every front end says the same);
 here it gets its escaping, device links and tag. Pure: no gradio here."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import re
 
-from netopsai.headline import MAX_CHARS, headline, plain
+from netopsai.copilot.headline import MAX_CHARS, headline, plain
 from netopsai.ui.gradio.views import device_href
 
 __all__ = ["MAX_CHARS", "headline", "headline_html", "plain"]

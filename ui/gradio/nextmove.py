@@ -1,8 +1,8 @@
-"""The web app's next-move chips and "Page the on-call" draft come from netopsai.nextmove, the
+"""The web app's next-move chips and "Page the on-call" draft come from netopsai.copilot.nextmove, the
 module the terminal and the Slack bot share (one list of examples, one draft): re-exported here
 so the web app's imports stay as they were."""
 
-from netopsai.nextmove import (
+from netopsai.copilot.nextmove import (
     MAX_NEXT,
     UNPLACED,
     corrected,

@@ -11,8 +11,8 @@ from datetime import date, datetime, timedelta
 
 import pandas as pd
 
+from netopsai.common.timewin import as_utc
 from netopsai.reliability.model import Report
-from netopsai.timewin import as_utc
 from netopsai.ui.gradio.timepick import local_time, zone_info
 
 WINDOWS = ["7d", "14d", "30d", "90d"]

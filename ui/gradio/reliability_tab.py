@@ -17,8 +17,8 @@ from typing import Any
 
 import gradio as gr
 
+from netopsai.common.errors import NetopsError
 from netopsai.config.network import ReliabilitySettings
-from netopsai.errors import NetopsError
 from netopsai.reliability.export import to_csv, to_json
 from netopsai.reliability.model import SCOPES
 from netopsai.reliability.run import reliability_report

@@ -8,10 +8,10 @@ from typing import Any
 from gradio import ChatMessage
 
 from netopsai.cli.chat import describe
-from netopsai.service import Step
+from netopsai.common.words import count
+from netopsai.copilot.service import Step
 from netopsai.ui.gradio.evhead import evidence_header
 from netopsai.ui.gradio.views import inert
-from netopsai.words import count
 
 
 def _step_body(step: Step) -> str:

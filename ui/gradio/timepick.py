@@ -16,10 +16,10 @@ from typing import Any
 
 import gradio as gr
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import as_utc, iso, parse_duration, parse_time
 from netopsai.planner.dates import find_dates
 from netopsai.planner.zones import zone_of
-from netopsai.timewin import as_utc, iso, parse_duration, parse_time
 
 RELATIVE, ABSOLUTE = "relative", "absolute"
 _NOW = re.compile(r"now\s*(?:([-+])\s*(\S+))?", re.I)

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from netopsai.evidence import CITATION, cell_text
+from netopsai.copilot.evidence import CITATION, cell_text
 from netopsai.planner.zones import zone_of
 from netopsai.ui.gradio.evhead import evidence_header
 

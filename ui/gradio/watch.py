@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 from sqlalchemy import Engine
 
+from netopsai.copilot.service import Copilot
 from netopsai.lab.manage import generation
-from netopsai.service import Copilot
 
 log = logging.getLogger(__name__)
 PERIOD_S = 2.0

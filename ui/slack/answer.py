@@ -1,5 +1,5 @@
 """An answer in Block Kit, in the order an on-call reads it (issue 26): the headline first (the
-line the web app pins and the terminal prints first, from netopsai.headline; it is also the
+line the web app pins and the terminal prints first, from netopsai.copilot.headline; it is also the
 message's notification text), the window read, the conclusion, the alarms as a list with their
 buttons, the next steps, then the rest (also found, ruled out, checked), key facts in words,
 citations in id order, and the buttons: evidence, confirm, full tables, open in netopsai."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from netopsai.headline import headline
+from netopsai.copilot.headline import headline
 from netopsai.ui.slack.blocks import (
     HEADLINE_BLOCK,
     citation_blocks,

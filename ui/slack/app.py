@@ -19,8 +19,8 @@ from slack_bolt import App, BoltResponse
 from slack_bolt.adapter.wsgi import SlackRequestHandler
 from slack_sdk import WebClient
 
-from netopsai.errors import NetopsError
-from netopsai.service import Copilot
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.service import Copilot
 from netopsai.ui.slack.listeners import register_all
 from netopsai.ui.slack.settings import SlackSettings
 from netopsai.ui.slack.work import SlackContext
@@ -226,10 +226,10 @@ def serve_http(app: App, host: str = "127.0.0.1", port: int = 3000) -> WSGIServe
 
 
 def _copilot() -> Copilot:
-    """The copilot on the configured backends (netopsai.frontend: the lab by default, built on
+    """The copilot on the configured backends (netopsai.copilot.frontend: the lab by default, built on
     the first run when the store holds no network), threads kept in NETOPSAI_HOME, the LLM when
     one is configured. Batch requests check through the same backends."""
-    from netopsai.frontend import frontend_copilot
+    from netopsai.copilot.frontend import frontend_copilot
 
     return frontend_copilot(first_run_lab=True)
 

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from slack_sdk import WebClient
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.ui.slack.blocks import batch_blocks
 from netopsai.ui.slack.work import Progress, SlackContext, guarded
 

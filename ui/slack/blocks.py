@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any
 
-from netopsai.words import plain
+from netopsai.common.words import plain
 
 EVIDENCE_ACTION = "netops_evidence"
 CONFIRM_ACTION = "netops_confirm"  # a thumbs-up: the diagnosis joins incident memory
@@ -39,9 +39,9 @@ def context(*texts: str) -> dict[str, Any]:
 
 
 def split_answer(answer: str) -> tuple[str, str]:
-    """(the line to read first, the details): the answer's headline (netopsai.headline, the
+    """(the line to read first, the details): the answer's headline (netopsai.copilot.headline, the
     line every front end shows first), then its prose without tables or the evidence list."""
-    from netopsai.headline import headline
+    from netopsai.copilot.headline import headline
     from netopsai.ui.slack.answer import parts
 
     window, conclusion, sections = parts(answer)

@@ -1,6 +1,6 @@
 """The next move in Slack (issue 26 items 8 and 9): the examples after "I could not place this"
-as buttons that ask them in the thread (netopsai.nextmove.unplaced, the list the web app and the
-terminal show), and "Page the on-call", which posts the escalation draft (netopsai.nextmove.
+as buttons that ask them in the thread (netopsai.copilot.nextmove.unplaced, the list the web app and the
+terminal show), and "Page the on-call", which posts the escalation draft (netopsai.copilot.nextmove.
 page_draft: headline first, what was asked, ruled out, the thread's link) to SLACK_ONCALL_CHANNEL
 through the bot's Web API client. The web app's "Post to #channel" button posts through here
 too, so the on-call channel receives one format whichever front end paged."""
@@ -14,8 +14,8 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from netopsai.errors import NetopsError
-from netopsai.nextmove import unplaced
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.nextmove import unplaced
 from netopsai.ui.slack.settings import SlackSettings
 
 EXAMPLE_ACTION = "netops_example"  # action ids netops_example_0 .. _3

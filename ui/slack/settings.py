@@ -92,7 +92,7 @@ def read_settings() -> SlackSettings:
     it may be a token)."""
     from pydantic import ValidationError
 
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
 
     try:
         return SlackSettings()

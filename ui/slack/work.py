@@ -15,9 +15,9 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from netopsai.cli.chat import describe
-from netopsai.errors import NetopsError
-from netopsai.evidence import citations
-from netopsai.service import Copilot, Step
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.evidence import citations
+from netopsai.copilot.service import Copilot, Step
 from netopsai.ui.slack.blocks import answer_blocks, message_text, progress_blocks, section
 from netopsai.ui.slack.settings import SlackSettings
 

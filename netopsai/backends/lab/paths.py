@@ -8,11 +8,11 @@ from typing import Any, cast
 from sqlalchemy import Engine
 
 from netopsai.backends.rows import Hop, Trace
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import as_utc
 from netopsai.lab.forwarding import router_for
 from netopsai.lab.manage import lab_info
 from netopsai.lab.trace import TraceError, trace
-from netopsai.timewin import as_utc
 
 
 class LabPaths:

@@ -10,8 +10,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from netopsai.backends.rows import PortCounters
+from netopsai.common.timewin import Window, as_utc
 from netopsai.store import tables as m
-from netopsai.timewin import Window, as_utc
 
 CHUNK = 20000
 

@@ -19,12 +19,12 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from netopsai.backends.napalm.device import DeviceError, DeviceTarget, connect
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import as_utc
 from netopsai.store import tables as m
 from netopsai.store.engine import create_all, get_meta, set_meta
 from netopsai.store.inventory_sync import network_kind
 from netopsai.store.network import NETWORK_KEY
-from netopsai.timewin import as_utc
 
 VOLATILE = re.compile(r"^(ntp clock-period|! Time:|## Last commit:)")  # lines that change by themselves
 MAX_SUMMARY_LINES = 12

@@ -16,7 +16,7 @@ from sqlmodel import Session, or_, select
 from netopsai.backends.base import Row
 from netopsai.backends.napalm.device import DeviceTarget, connect, napalm_targets
 from netopsai.backends.rows import Hop, Trace
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.inventory import interface_of
 

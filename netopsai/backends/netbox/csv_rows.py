@@ -24,7 +24,7 @@ from pydantic import (
     field_validator,
 )
 
-from netopsai.errors import closest
+from netopsai.common.errors import closest
 
 ROLE_ALIASES = {"server": "host", "host": "host", "tor": "leaf", "top-of-rack": "leaf",
                 "leaf": "leaf", "spine": "spine", "superspine": "superspine",

@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 from netopsai.backends.netns.lab import NetnsLab, read_lab
 from netopsai.backends.netns.plan import LAB_NET
 from netopsai.backends.netns.sh import in_ns, ip_batch, require_root
-from netopsai.errors import NetopsError, unknown
+from netopsai.common.errors import NetopsError, unknown
 from netopsai.lab.scenario import FaultSpec, Scenario
 from netopsai.store import tables as m
 

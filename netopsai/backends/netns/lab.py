@@ -21,7 +21,7 @@ from sqlmodel import Session
 from netopsai.backends.netns.plan import NsDevice, Plan, build_plan, get_spec
 from netopsai.backends.netns.sh import delete_ns, ip_batch, namespaces, require_root, run
 from netopsai.backends.netns.store import forget_lab, register_lab
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store.engine import create_all, get_meta
 
 META_KEY = "netns_lab"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Address
 from typing import Any
 
-from netopsai.errors import unknown
+from netopsai.common.errors import unknown
 
 P2P_BASE = int(IPv4Address("198.19.0.0"))
 LAB_NET = "198.18.0.0/15"

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 NEEDED = ("ip", "traceroute", "iptables")
 

@@ -12,7 +12,7 @@ from sqlalchemy import Engine, delete
 from sqlmodel import Session, col, select
 
 from netopsai.backends.netns.plan import Plan
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.engine import create_all, set_meta
 from netopsai.store.inventory_sync import (

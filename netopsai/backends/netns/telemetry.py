@@ -19,9 +19,9 @@ from netopsai.backends.netns.inject import LOSS_TABLE
 from netopsai.backends.netns.lab import read_lab
 from netopsai.backends.netns.sh import in_ns
 from netopsai.backends.rows import AlarmRecord, PortCounters, PortStatus
+from netopsai.common.timewin import Window, iso
 from netopsai.store import tables as m
 from netopsai.store.events import StoreEvents
-from netopsai.timewin import Window, iso
 
 ERRORS_ALARM = 50  # input errors since the lab came up that raise an alarm, as an NMS threshold
 _DROP = re.compile(r"^\s*(\d+)\s+\d+\s+DROP\s+\S+\s+\S+\s+(\S+)\s")

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from netopsai.backends.base import IfaceSel
 from netopsai.backends.rows import PortCounters, PortStatus
-from netopsai.errors import NetopsError
-from netopsai.timewin import Window
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import Window
 
 if TYPE_CHECKING:
     from netopsai.config.network import NetConfig

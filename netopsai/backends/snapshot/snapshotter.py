@@ -20,7 +20,7 @@ from sqlalchemy import Engine
 from netopsai.backends.napalm.device import DeviceTarget
 from netopsai.backends.snapshot.capture import Captured, read_napalm, read_snmp, to_row
 from netopsai.backends.snmp.auth import SnmpTarget
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.engine import create_all
 from netopsai.store.snapshots import save

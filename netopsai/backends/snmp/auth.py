@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 if TYPE_CHECKING:
     from pysnmp.hlapi.v3arch.asyncio import CommunityData, UsmUserData

@@ -22,11 +22,11 @@ from sqlmodel import Session, select
 
 from netopsai.backends.snmp.auth import SnmpTarget
 from netopsai.backends.snmp.walk import DeviceReading, IfReading, poll_targets
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import as_utc
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert, create_all, get_meta, set_meta
 from netopsai.store.telemetry import FIRST_SEEN
-from netopsai.timewin import as_utc
 
 SOURCE = "snmp"
 SAMPLE_S = 300.0  # CounterSample rows are 5-minute figures (models.CounterSample, the lab's grid)

@@ -17,7 +17,7 @@ from typing import Any
 from netopsai.backends.snmp.auth import SnmpTarget
 from netopsai.backends.snmp.poller import Reader
 from netopsai.backends.snmp.walk import DeviceReading, poll_targets
-from netopsai.ray_cluster import RayOptions, ray_cluster, worker_count
+from netopsai.common.ray_cluster import RayOptions, ray_cluster, worker_count
 
 # One chunk per worker: within a chunk asyncio overlaps the agents' answers (a slow agent holds
 # up no other); chunks queued behind each other on a worker would only cut the requests in flight
@@ -65,7 +65,7 @@ def _read_chunk(targets: list[SnmpTarget], concurrency: int, timeout: float,
 def _get(ray: Any, refs: list[Any]) -> list[list[DeviceReading]]:
     """All chunks' readings in order; a Ray failure is one line (a task's own errors are
     already failed readings naming the device, never an exception)."""
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
 
     try:
         return list(ray.get(refs))

@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from netopsai.backends.base import IfaceSel
 from netopsai.backends.rows import PortCounters, PortStatus
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
-from netopsai.timewin import Window
+from netopsai.common.timewin import Window
 
 if TYPE_CHECKING:
     from netopsai.config.network import NetConfig

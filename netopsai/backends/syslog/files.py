@@ -26,7 +26,7 @@ from sqlmodel import Session, col
 
 from netopsai.backends.syslog.clock import Zones
 from netopsai.backends.syslog.receiver import SyslogContext, syslog_event
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.apply import Event
 from netopsai.store.writer import QueuedWriter

@@ -15,7 +15,7 @@ A rule:
 `states` values are an action, optionally with another kind: "raise ADMIN_DOWN". Groups the
 engine reads: interface, peer (an address), neighbor (a name or id), component (PSU 2, fan tray
 1), state, reason, user. `{IF}`, `{IP}` and `{NAME}` are shared sub-patterns. Interfaces stay
-as written here; the store names them as the inventory does (netopsai.ifnames.same_port), so
+as written here; the store names them as the inventory does (netopsai.common.ifnames.same_port), so
 `Hu0/0/0/8`, `HundredGigE0/0/0/8` and `Optics0/0/0/8` land on one port.
 `change` makes a change record (a config commit), `note` keeps the line as recognised.
 """

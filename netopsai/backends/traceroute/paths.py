@@ -25,7 +25,7 @@ from netopsai.backends.rows import Trace
 from netopsai.backends.traceroute.map import InventoryMap
 from netopsai.backends.traceroute.run import Flow, FlowSpec, run_flow
 from netopsai.backends.traceroute.stop import flow_rows, next_seen, outcome
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 if TYPE_CHECKING:
     from netopsai.config.network import NetConfig

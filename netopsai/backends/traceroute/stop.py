@@ -9,7 +9,7 @@ from typing import Any
 from netopsai.backends.rows import Failing, Hop
 from netopsai.backends.traceroute.map import InventoryMap
 from netopsai.backends.traceroute.run import Flow
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 Row = dict[str, Any]
 # what traceroute says when the source itself cannot send: no route, a null route, link down

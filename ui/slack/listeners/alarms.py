@@ -11,7 +11,7 @@ from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.ui.slack.alarm_list import ACK_ACTION, SILENCE_ACTION, SILENCE_FOR, ack_texts, store_of
 from netopsai.ui.slack.blocks import mrkdwn
 from netopsai.ui.slack.work import SlackContext, clicked

@@ -11,7 +11,7 @@ from typing import Any
 from slack_bolt import App
 from slack_sdk import WebClient
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.ui.slack.batch import inline_lines, run_batch
 from netopsai.ui.slack.blocks import help_blocks, message_text, mrkdwn
 from netopsai.ui.slack.work import (

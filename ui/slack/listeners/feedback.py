@@ -8,7 +8,7 @@ from typing import Any
 from slack_bolt import App
 from slack_sdk import WebClient
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 from netopsai.ui.slack.blocks import CONFIRM_ACTION
 from netopsai.ui.slack.work import SlackContext, clicked
 

@@ -12,8 +12,8 @@ from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from netopsai.errors import NetopsError
-from netopsai.nextmove import page_draft
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.nextmove import page_draft
 from netopsai.ui.slack.blocks import mrkdwn
 from netopsai.ui.slack.page import EXAMPLE_ACTION, PAGE_ACTION, post_page
 from netopsai.ui.slack.work import Progress, SlackContext, answer_question, clicked, thread_id

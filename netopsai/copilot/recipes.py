@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from netopsai.evidence import Evidence
-from netopsai.words import count
+from netopsai.common.words import count
+from netopsai.copilot.evidence import Evidence
 
 Rows = list[dict[str, Any]]
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 OBJECT_STORE_MB = 200  # a local cluster's shared memory: chunks and results are small
 CONNECT_TIMEOUT_S = 5.0  # an unreachable address: Ray's own wait is minutes, then an abort

@@ -15,7 +15,7 @@ The keys routing reads, and who writes them:
 
 from __future__ import annotations
 
-from netopsai.state import CopilotState
+from netopsai.copilot.state import CopilotState
 
 DIAGNOSE = "diagnose.connectivity"
 DEVICE = "diagnose.device"  # "what is wrong with X?": one round of reads, then the engine

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.graph import END, START, StateGraph
 
-from netopsai import nodes, routing
+from netopsai.copilot import nodes, routing
+from netopsai.copilot.state import CopilotState
+from netopsai.copilot.toolbox import Toolbox
 from netopsai.diagnosis.knowledge import Knowledge
-from netopsai.state import CopilotState
-from netopsai.toolbox import Toolbox
 
 if TYPE_CHECKING:  # typing only: these imports cost a second at start-up
     from langchain_core.language_models import BaseChatModel

@@ -10,15 +10,15 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 
+from netopsai.copilot.evidence import Evidence, Ledger, validate_citations
+from netopsai.copilot.routing import DEVICE, DIAGNOSE, JOB, MAX_ITERATIONS, after_tool_round
+from netopsai.copilot.state import CopilotState
+from netopsai.copilot.summarizer import render
+from netopsai.copilot.toolbox import Toolbox
 from netopsai.diagnosis.base import Diagnosis
 from netopsai.diagnosis.context import asked, asked_at, baseline_calls
 from netopsai.diagnosis.knowledge import Knowledge
-from netopsai.evidence import Evidence, Ledger, validate_citations
 from netopsai.planner import Entities, Plan, plan
-from netopsai.routing import DEVICE, DIAGNOSE, JOB, MAX_ITERATIONS, after_tool_round
-from netopsai.state import CopilotState
-from netopsai.summarizer import render
-from netopsai.toolbox import Toolbox
 
 log = logging.getLogger(__name__)
 SINCE_CHANGE_LOOKBACK = "7d"  # how far back "since the change" looks for its change record
@@ -76,7 +76,7 @@ def last_seen(tb: Toolbox, ent: Entities, clock: datetime) -> datetime | None:
     """When the question's devices (its port, if it names one) last logged anything, or later
     raised an alarm or had a change in the last week: a device with old log lines but fresh
     alarms or changes is live, not a log file loaded after the fact. None: it never logged."""
-    from netopsai.timewin import Window, as_utc, parse_window
+    from netopsai.common.timewin import Window, as_utc, parse_window
 
     def at(value: str) -> datetime:
         return as_utc(datetime.fromisoformat(value.replace("Z", "+00:00")))
@@ -97,7 +97,7 @@ def last_seen(tb: Toolbox, ent: Entities, clock: datetime) -> datetime | None:
 def latest_change(tb: Toolbox, ent: Entities, clock: datetime) -> tuple[str, str] | None:
     """The latest change record of the last week in the question's scope (its devices, its
     one site, its ticket): where "since the maintenance window" starts."""
-    from netopsai.timewin import parse_window
+    from netopsai.common.timewin import parse_window
 
     rows = tb.backends.changes.changes(ent.devices or None, ent.sites[0] if len(ent.sites) == 1
                                        else None, ent.tickets[0] if ent.tickets else None,
@@ -134,7 +134,7 @@ def tools_node(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
 def coder_node(state: CopilotState, llm: Any = None) -> dict[str, Any]:
     """Analysis over this turn's evidence tables, in the sandbox: a recipe offline, generated
     code with an LLM. Its Evidence is cited like any tool's."""
-    from netopsai.coder import run_generated, run_recipe
+    from netopsai.copilot.coder import run_generated, run_recipe
 
     inputs = [e for e in turn_evidence(state) if not e.errors]
     if llm is not None and state.get("llm") in ("active", "done"):
@@ -295,8 +295,8 @@ def _lead(state: CopilotState) -> str:
 
 
 def _llm_answer(state: CopilotState, llm: Any) -> tuple[str | None, dict[str, Any]]:
-    from netopsai.summarizer import conclusion
-    from netopsai.summarizer_llm import write
+    from netopsai.copilot.summarizer import conclusion
+    from netopsai.copilot.summarizer_llm import write
 
     evidence = turn_evidence(state)
     diag = _diagnosis(state)

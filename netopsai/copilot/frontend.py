@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from netopsai.backends.base import Backends
     from netopsai.config.network import NetConfig
-    from netopsai.service import Copilot
+    from netopsai.copilot.service import Copilot
 
 FIRST_RUN_SCALE = "small"
 
@@ -29,7 +29,7 @@ def ensure_network(engine: Engine) -> bool:
     """Build the embedded lab when the SQLite store holds no network at all (the servers' first
     run); a store holding the lab or a real network, or a PostgreSQL one, is left alone. True
     when the lab was built."""
-    from netopsai.errors import NetopsError
+    from netopsai.common.errors import NetopsError
     from netopsai.lab.manage import init_lab
     from netopsai.store.engine import StoreUnreachable
     from netopsai.store.network import network_kind
@@ -56,8 +56,8 @@ def frontend_backends(engine: Engine | None = None, *, first_run_lab: bool = Fal
     """The configured backends over the store. The configuration is read (and checked) before a
     first-run lab is built, so a broken config.yaml fails at once with its one-line reason."""
     from netopsai.backends.registry import configured_backends
+    from netopsai.common.errors import NetopsError
     from netopsai.config.load import load_netconfig, usage_problems
-    from netopsai.errors import NetopsError
 
     engine = engine if engine is not None else store_engine()
     cfg = cfg if cfg is not None else load_netconfig()
@@ -73,8 +73,8 @@ def frontend_copilot(*, first_run_lab: bool = False, use_llm: bool = True) -> Co
     """The copilot on the configured backends, the LLM when one is configured (offline
     otherwise), its threads kept in NETOPSAI_HOME (resumable across restarts)."""
     from netopsai.config.settings import StoreSettings
-    from netopsai.llm import configured, make_chat_model
-    from netopsai.service import Copilot, saver_for
+    from netopsai.copilot.llm import configured, make_chat_model
+    from netopsai.copilot.service import Copilot, saver_for
     from netopsai.store.engine import get_engine
 
     settings = StoreSettings()

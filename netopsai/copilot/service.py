@@ -17,12 +17,12 @@ from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from netopsai.backends.base import Backends
+from netopsai.common.errors import NetopsError
+from netopsai.copilot.evidence import citations
+from netopsai.copilot.graph import build_graph
+from netopsai.copilot.nodes import start_turn
+from netopsai.copilot.toolbox import Toolbox
 from netopsai.diagnosis.knowledge import Knowledge
-from netopsai.errors import NetopsError
-from netopsai.evidence import citations
-from netopsai.graph import build_graph
-from netopsai.nodes import start_turn
-from netopsai.toolbox import Toolbox
 
 if TYPE_CHECKING:  # typing only: these imports cost a second at start-up
     from langchain_core.language_models import BaseChatModel
@@ -184,7 +184,7 @@ class Copilot:
         thread = self.thread(thread_id)
         memory = self.knowledge.incident_memory(create=True)
         if memory is None:
-            from netopsai.errors import NetopsError
+            from netopsai.common.errors import NetopsError
 
             raise NetopsError("incident memory is switched off for this copilot")
         return confirm(memory, thread.diagnosis, who, source, thread.question)

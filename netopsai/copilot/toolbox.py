@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from netopsai.backends.base import Backends
-from netopsai.evidence import Evidence, Ledger
+from netopsai.copilot.evidence import Evidence, Ledger
 from netopsai.planner import Vocabulary
 from netopsai.tools.registry import run_tool
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from netopsai.headline import headline, plain
+from netopsai.copilot.headline import headline, plain
 
 MAX_NEXT = 3
 UNPLACED = "I could not place this"

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 MAX_HOSTS = 1_000_000  # per expression: a typo like [1-999999999] must not take the machine's memory
 MAX_DIGITS = 18  # a host number longer than this is no host number (and int() of 5,000 digits raises)

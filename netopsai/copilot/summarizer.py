@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from netopsai.common.words import plain
+from netopsai.copilot.evidence import Evidence, cell_text
 from netopsai.diagnosis.base import Diagnosis, Finding
-from netopsai.evidence import Evidence, cell_text
-from netopsai.words import plain
 
 TABLE_ROWS = 8
 def _cites(ids: list[str]) -> str:

@@ -1,6 +1,6 @@
 """The coder agent: pandas analysis over evidence tables, run in the sandbox, as Evidence.
 
-Offline the planner picks a recipe (netopsai/recipes.py); with an LLM the code is generated from
+Offline the planner picks a recipe (netopsai/copilot/recipes.py); with an LLM the code is generated from
 prompts/coder.md, which sees each input's id, tool, columns and a 5-row preview, never a whole
 table. Either way the code, its output and any error or sandbox violation become an Evidence
 (tool "coder") that answers cite like any tool's; nothing here raises into the agent loop.
@@ -16,9 +16,9 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from netopsai.evidence import DATA_NOTE, Evidence, Ledger, quoted
+from netopsai.copilot.evidence import DATA_NOTE, Evidence, Ledger, quoted
+from netopsai.copilot.recipes import RECIPES, params_for
 from netopsai.prompts import load as load_prompt
-from netopsai.recipes import RECIPES, params_for
 from netopsai.sandbox import SandboxResult, SandboxSettings, run_code
 
 PREVIEW_ROWS = 5
@@ -119,7 +119,7 @@ def _templates() -> tuple[Template, Template]:
 
 def _ask(llm: BaseChatModel, messages: list[BaseMessage], tokens: dict[str, int]) -> AIMessage | str:
     """The model's reply, or a one-line error: a failing model must not crash the answer."""
-    from netopsai.llm import ModelError, invoke, usage
+    from netopsai.copilot.llm import ModelError, invoke, usage
 
     try:
         reply = invoke(llm, messages)

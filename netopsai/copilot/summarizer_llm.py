@@ -10,12 +10,12 @@ from string import Template
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 
+from netopsai.copilot.evidence import Evidence, validate_citations
+from netopsai.copilot.llm import ModelError, invoke, usage
+from netopsai.copilot.summarizer import evidence_list
 from netopsai.diagnosis.consistency import contradictions
-from netopsai.evidence import Evidence, validate_citations
-from netopsai.llm import ModelError, invoke, usage
 from netopsai.planner.llm import evidence_block
 from netopsai.prompts import load as load_prompt
-from netopsai.summarizer import evidence_list
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from netopsai.errors import NetopsError
+from netopsai.common.errors import NetopsError
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d|day|w)s?\s*$", re.I)
 _UNIT_SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400,
