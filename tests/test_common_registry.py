@@ -1,0 +1,112 @@
+"""The one registry every extension kind uses (netopsai/common/registry.py): built-ins loaded on
+the first read and only once, entry points found on a miss and loaded once, a built-in never
+replaced by an installed package, a broken package skipped."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+import uuid
+from pathlib import Path
+
+import pytest
+
+from netopsai.common.registry import Registry
+
+
+def plant(tmp: Path, monkeypatch: pytest.MonkeyPatch, module: str, body: str,
+          group: str | None = None, entries: str = "") -> None:
+    """A module on sys.path and, with `group`, a distribution declaring `entries` in it."""
+    (tmp / f"{module}.py").write_text(body)
+    if group is not None:
+        info = tmp / f"{module}-0.1.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
+        (info / "entry_points.txt").write_text(f"[{group}]\n{entries}\n")
+    monkeypatch.syspath_prepend(str(tmp))
+
+
+# what the planted modules reach back to (a module of its own, whatever name pytest gives this one)
+SHARED = types.SimpleNamespace(regs={}, gates={}, count=[0])
+sys.modules["_registry_test_shared"] = SHARED  # type: ignore[assignment]
+
+
+def fresh() -> str:
+    return f"reg_{uuid.uuid4().hex[:8]}"
+
+
+def test_builtins_register_on_the_first_read_and_only_once(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    name = fresh()
+    reg: Registry[str, int] = Registry("thing", builtins=(name,))
+    sys.modules.pop(name, None)
+    plant(tmp_path, monkeypatch, name,
+          "from _registry_test_shared import regs, count\ncount[0] += 1\n"
+          f"regs['{name}'].add('one', 1)\n")
+    SHARED.regs[name] = reg
+    before = SHARED.count[0]
+    assert name not in sys.modules  # nothing loaded at construction
+    assert reg["one"] == 1
+    assert "one" in reg and list(reg) == ["one"] and reg.get("two") is None
+    assert SHARED.count[0] == before + 1  # imported once for all those reads
+
+
+def test_an_entry_point_is_found_on_a_miss_and_a_builtin_wins(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    group, name = f"netopsai.test.{fresh()}", fresh()
+    reg: Registry[str, int] = Registry("thing", group=group)
+    reg.add("shipped", 1)
+    plant(tmp_path, monkeypatch, name, "SEVEN = 7\nTWO = 2\n", group,
+          f"plugged = {name}:SEVEN\nshipped = {name}:TWO")
+    assert reg["plugged"] == 7
+    assert reg["shipped"] == 1  # the installed package's "shipped" does not replace ours
+    assert sorted(reg) == ["plugged", "shipped"]
+
+
+def test_a_package_installed_after_the_first_scan_is_still_found(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    group = f"netopsai.test.{fresh()}"
+    reg: Registry[str, int] = Registry("thing", group=group)
+    assert len(reg) == 0 and "late" not in reg  # the group has been read: empty
+    name = fresh()
+    plant(tmp_path, monkeypatch, name, "LATE = 3\n", group, f"late = {name}:LATE")
+    assert reg["late"] == 3
+
+
+def test_a_broken_package_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                     caplog: pytest.LogCaptureFixture) -> None:
+    group, name = f"netopsai.test.{fresh()}", fresh()
+    reg: Registry[str, int] = Registry("thing", group=group)
+    reg.add("fine", 1)
+    plant(tmp_path, monkeypatch, name, "raise RuntimeError('no such library')\n", group,
+          f"broken = {name}:X")
+    assert list(reg) == ["fine"]
+    with pytest.raises(KeyError):
+        reg["broken"]
+    assert "thing plugin broken not loaded: RuntimeError: no such library" in caplog.text
+
+
+def test_every_thread_sees_the_whole_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first reads race: a thread that finds the built-ins half imported waits for them."""
+    name = fresh()
+    reg: Registry[str, int] = Registry("thing", builtins=(name,))
+    SHARED.regs[name] = reg
+    gate = threading.Event()
+    SHARED.gates[name] = gate
+    plant(tmp_path, monkeypatch, name,
+          f"from _registry_test_shared import regs, gates\nregs['{name}'].add('a', 1)\n"
+          f"gates['{name}'].wait(5)\nregs['{name}'].add('b', 2)\n")
+    seen: list[list[str]] = []
+    first = threading.Thread(target=lambda: seen.append(sorted(reg)))
+    first.start()
+    while "a" not in reg._table and first.is_alive():  # the first reader is inside the import
+        first.join(0.01)
+    second = threading.Thread(target=lambda: seen.append(sorted(reg)))
+    second.start()
+    second.join(0.2)
+    gate.set()
+    first.join()
+    second.join()
+    assert seen == [["a", "b"], ["a", "b"]]
+
