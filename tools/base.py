@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from netopsai.backends.base import Backends
 from netopsai.common.errors import NetopsError, UnknownName, unknown
+from netopsai.common.registry import Registry
 from netopsai.common.timewin import Window, parse_window
 from netopsai.copilot.evidence import Evidence, failed
 
@@ -88,14 +89,28 @@ def _compact(node: Any) -> Any:
     return out
 
 
-REGISTRY: dict[str, Tool] = {}
+def _tool_modules() -> list[str]:
+    from netopsai.tools import tool_names
+
+    return [f"netopsai.tools.{name}" for name in tool_names()]
+
+
+def _adopt(name: str, obj: object) -> list[tuple[str, Tool]]:
+    """An entry point of `netopsai.tools` names a Tool, or a module (or function) whose import
+    registered one with @tool."""
+    return [(obj.name, obj)] if isinstance(obj, Tool) else []
+
+
+# every tool, one module each found by file name (netopsai.tools.tool_names), which registers
+# itself with @tool on import; a package installed from elsewhere through `netopsai.tools`
+REGISTRY: Registry[str, Tool] = Registry("tool", "netopsai.tools", _tool_modules, _adopt)
 
 
 def tool(name: str, args_model: type[ToolArgs], shown: Shown | None = None) -> Callable[[ToolFn], ToolFn]:
     """Register a tool: its args model and docstring are its LLM contract, `shown` the columns
     an answer's table shows."""
     def register(fn: ToolFn) -> ToolFn:
-        REGISTRY[name] = Tool(name, args_model, fn, shown or [])
+        REGISTRY.add(name, Tool(name, args_model, fn, shown or []))
         return fn
     return register
 
@@ -103,7 +118,7 @@ def tool(name: str, args_model: type[ToolArgs], shown: Shown | None = None) -> C
 _UNION_TAG = re.compile(r"^(str|int|float|bool|dict\[.*\]|list\[.*\]|function-.*)$")
 
 
-def _validation_message(exc: ValidationError) -> str:
+def validation_message(exc: ValidationError) -> str:
     err = exc.errors()[0]
     # pydantic puts union members in the location (window.str): keep only the field path
     loc = ".".join(str(x) for x in err["loc"] if not _UNION_TAG.match(str(x))) or "arguments"
@@ -137,7 +152,7 @@ def _call(t: Tool, args: dict[str, Any] | str, backends: Backends) -> Evidence:
     try:
         parsed = t.args_model.model_validate(raw)
     except ValidationError as exc:
-        return failed(t.name, raw, _validation_message(exc))
+        return failed(t.name, raw, validation_message(exc))
     try:
         try:
             ev = t.fn(parsed, backends)

@@ -1,12 +1,7 @@
-"""Importing this module registers every tool: each module of this package but the contract's
-own is a tool that registers itself with the @tool decorator, so a new tool is one new file."""
+"""The tools' table and their runner, where callers have always found them. The table fills
+itself on its first read (netopsai.common.registry): importing this module registers nothing and
+nobody needs to have imported it first."""
 
-import importlib
-
-from netopsai.tools import tool_names
 from netopsai.tools.base import REGISTRY, Tool, run_tool
-
-for _name in tool_names():
-    importlib.import_module(f"netopsai.tools.{_name}")
 
 __all__ = ["REGISTRY", "Tool", "run_tool"]

@@ -32,7 +32,7 @@ from netopsai.planner.calls import ToolCall
 from netopsai.planner.hurried import normalise
 from netopsai.planner.llm_names import Resolved, resolve_args
 from netopsai.prompts import load as load_prompt
-from netopsai.tools.base import REGISTRY, Tool, _validation_message
+from netopsai.tools.base import REGISTRY, Tool, validation_message
 
 log = logging.getLogger(__name__)
 PREVIEW_ROWS = 5
@@ -147,7 +147,7 @@ class LLMPlanner:
         try:
             parsed = t.args_model.model_validate(args)
         except ValidationError as exc:
-            return None, f"{name}: {_validation_message(exc)}"
+            return None, f"{name}: {validation_message(exc)}"
         # only what the model set, normalised: defaults stay the tool's business
         return ToolCall(name, parsed.model_dump(mode="json", exclude_unset=True)), None
 
