@@ -4,7 +4,7 @@ p50/p90, and a plain `text` fallback for notifications. A scheduler runs `netops
 reliability --window 7d --slack` (deploy/systemd/).
 
 Names come from the network (a device's name or description can say anything): each is escaped
-with the bot's own mrkdwn escaper (&, <, > — so no `<!channel>` and no `<url|link>`) and put in a
+with the bot's mrkdwn rules (render.py: &, <, > — so no `<!channel>` and no `<url|link>`) and put in a
 code span (so `_` and `*` stay characters); the text objects are `verbatim` (Slack does not
 auto-link a plain "@here" or URL in them) and the message is posted with `parse=none`. Slack's
 limits hold: at most 50 blocks, 3000 characters per text, 150 in the header; what does not fit
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from netopsai.reliability.model import Report
-from netopsai.ui.slack.blocks import mrkdwn
+from netopsai.reliability.render import mrkdwn
 
 MAX_BLOCKS = 50
 MAX_TEXT = 3000
@@ -30,7 +30,7 @@ def _fmt(v: Any) -> str:
 
 
 def _name(name: Any) -> str:
-    """A network name on one line, cut to NAME_CHARS, escaped (the bot's mrkdwn escaper)."""
+    """A network name on one line, cut to NAME_CHARS, escaped (render.mrkdwn)."""
     text = " ".join(str(name).split())
     return mrkdwn(text if len(text) <= NAME_CHARS else text[: NAME_CHARS - 1] + "…")
 

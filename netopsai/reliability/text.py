@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from netopsai.reliability import render
 from netopsai.reliability.model import Report
 
 SCOPES_SHOWN = 25
@@ -26,9 +27,7 @@ def _table(title: str, rows: list[dict[str, Any]], columns: list[str]) -> Table:
 
 
 def print_report(rep: Report, console: Console | None = None) -> None:
-    from netopsai.cli.render import out_console
-
-    c = console or out_console()
+    c = console or render.console()
     t, w = rep.totals, rep.window
     c.print(f"reliability {w['start']} .. {w['end']} by {rep.by}: {t['alarms']} alarms in "
             f"{t['cases']} cases ({t['compression']:g} alarms per case), {t['bad_cases']} bad, "
