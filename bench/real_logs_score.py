@@ -1,10 +1,11 @@
 """Score the syslog ingest on the real-line corpus (bench/real_logs/, issue 24 item 4).
 
 Each labelled line goes through the ingest's own entry points, the way it arrives in the field:
-a datagram (`datagram`, `rfc5424`, `kiwi`) through `syslog_event` as the live receiver does, from
-a sender address, received at the line's `reference_utc`; a file line (`server_file`,
-`show_logging`) through the file loader's `file_events`, in a file whose modification time is
-`reference_utc`. The device's zone is the zone the source states (UTC when it states none).
+a datagram (`datagram`, `rfc5424`, a `kiwi` forward) through `syslog_event` as the live receiver
+does, from a sender address, received at the line's `reference_utc`; a file line (`server_file`,
+`show_logging`, a line of Kiwi's own log file) through the file loader's `file_events`, in a file
+whose modification time is `reference_utc`. The device's zone is the zone the source states (UTC
+when it states none).
 
 Per NOS family, per header form and per stamp form it prints: lines, network-state lines, and of
 those: recognised, device time within 1 s, host, interface, complete (all four); and noise lines
@@ -45,6 +46,15 @@ def load(folder: Path = CORPUS) -> list[dict[str, Any]]:
     return rows
 
 
+def arrives_as_datagram(row: dict[str, Any]) -> bool:
+    """Datagram forms go to the receiver; a Kiwi line reaches us either as Kiwi forwards it
+    (a datagram opening with `<PRI>`) or as Kiwi writes its log file (date, time,
+    facility.level, sender, message), which an on-call loads with `ingest --file`."""
+    if row["header_form"] == "kiwi":
+        return row["line"].startswith("<")
+    return row["header_form"] in DATAGRAM_FORMS
+
+
 def _when(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
 
@@ -66,7 +76,7 @@ class Ingest:
         ctx = self._context(zones=self._zones.from_names(zone))
         ref = _when(row["reference_utc"]) or datetime(2024, 1, 1, tzinfo=UTC)
         data = row["line"].encode()
-        if row["header_form"] in DATAGRAM_FORMS:
+        if arrives_as_datagram(row):
             return self._syslog_event(data, SENDER, received_at=ref, context=ctx)
         path = Path(self._dir.name) / "capture.log"  # as `ingest --file` reads it
         path.write_bytes(data + b"\n")

@@ -62,3 +62,26 @@ def test_a_kiwi_tab_delimited_file_line_keeps_the_devices_stamp() -> None:
     ev = ingest().event(kiwi)
     got = scorer().judge(kiwi, ev)
     assert got["complete"], (ev.device_time, ev.name, ev.interface)
+
+
+def test_a_kiwi_file_line_whose_tabs_became_blanks_keeps_kiwis_columns() -> None:
+    """A Kiwi log-file line copied with its tabs turned to blanks (cisco_asa-0086: "2015-09-02
+    13:33:11     Local4.Critical 192.168.0.1     Kiwi_Syslog_Server %ASA-...") gives Kiwi's time
+    and the sender's column as the host; read by Kiwi's facility and level names only, so a
+    server's "date time host.lan address message" keeps host.lan as its host."""
+    row = corpus()["cisco_asa-0086"]
+    ev = ingest().event(row)
+    got = scorer().judge(row, ev)
+    assert got["time"] and got["host"], (ev.device_time, ev.name, row["expect"])
+    line = "2015-09-02 13:33:11 fw1.lan 192.168.0.1 %ASA-2-106007: Deny inbound UDP"
+    assert ingest().event(dict(row, line=line)).name == "fw1.lan"
+
+@pytest.mark.parametrize("rid", ["hpe_aruba-0182", "hpe_aruba-0186"])
+def test_an_arubaos_switch_event_log_line_is_on_its_own_clock(rid: str) -> None:
+    """`show log` of an ArubaOS-Switch/ProCurve: "I 05/18/13 17:13:31 00077 ports: ...", the
+    severity letter and a two-digit year before the event number, no host."""
+    row = corpus()[rid]
+    ev = ingest().event(row)
+    got = scorer().judge(row, ev)
+    assert got["complete"], (rid, ev.device_time, ev.name, ev.interface)
+    assert ev.name is None  # the event number is no host

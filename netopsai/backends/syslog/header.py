@@ -57,8 +57,17 @@ _BRACKETED = re.compile(r"\[\s*(?:\d+\.\d+|([A-Z][a-z]{2} [^\]]+))\]\s+")
 _NOT_HOST = re.compile(r"(?:kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|"
                        r"local[0-7])\.(?:emerg|alert|crit|err|warn|warning|notice|info|debug)$|[a-z]+(?:,[a-z]+)+$|"
                        r"(?:EMERG|ALERT|CRIT|ERR|ERROR|WARN|WARNING|NOTICE|INFO|DEBUG)$")
-# Kiwi Syslog Server's tab-delimited log file: date, time, facility.level, host, message
-_KIWI_FILE = re.compile(r"(\d{4}-\d{2}-\d{2})[\t ](\d{2}:\d{2}:\d{2})\t[A-Za-z0-9]+\.[A-Za-z]+\t([^\t]+)\t")
+# Kiwi Syslog Server's tab-delimited log file: date, time, facility.level, host, message; a copy
+# whose tabs became blanks ("13:33:11     Local4.Critical 192.168.0.1     ...") is read by Kiwi's
+# own facility and level names only, so a server's "date time host.lan addr msg" stays itself
+_KIWI_LEVEL = (r"(?i:Local[0-7]|Kernel|User|Mail|System|Daemon|Auth|Security|Syslog|Lpr|News|"
+               r"UUCP|Cron|Authpriv|FTP)\.(?i:Emerg|Emergency|Alert|Critical|Crit|Error|Err|"
+               r"Warning|Warn|Notice|Info|Debug)")
+_KIWI_FILE = re.compile(r"(\d{4}-\d{2}-\d{2})[\t ](\d{2}:\d{2}:\d{2})(?:\t[A-Za-z0-9]+\.[A-Za-z]+\t"
+                        rf"([^\t]+)\t| +{_KIWI_LEVEL} +(\S+) +)")
+# ArubaOS-Switch/ProCurve event log as `show logging` prints it: a severity letter, mm/dd/yy,
+# the time, then the event number ("I 05/18/13 17:13:31 00077 ports: port 21 is now off-line")
+_PROCURVE_LOG = re.compile(r"\s*[IWMDE] (\d{2})/(\d{2})/(\d{2}) (\d{2}:\d{2}:\d{2}) +(?=\d{5} )")
 MAX_LAYERS = 12  # a header has a handful of elements; a line of "1: 1: 1: ..." stops here
 
 
@@ -101,7 +110,11 @@ def stamp_at(text: str, pos: int) -> tuple[str, int, bool] | None:
 def peel(rest: str) -> Header:
     """The header of `rest` (a line after its PRI)."""
     if kiwi := _KIWI_FILE.match(rest):  # the server's columns as a stamp and a host column
-        rest = f"{kiwi.group(1)} {kiwi.group(2)} {kiwi.group(3)} {rest[kiwi.end():]}"
+        rest = f"{kiwi.group(1)} {kiwi.group(2)} {kiwi.group(3) or kiwi.group(4)} {rest[kiwi.end():]}"
+    if log := _PROCURVE_LOG.match(rest):  # the switch's own buffer: no host, 2-digit years
+        month, day, yy, clock = log.groups()
+        year = (1900 if int(yy) >= 70 else 2000) + int(yy)  # 01/01/90: a clock never set
+        return Header(timestamp=f"{year}-{month}-{day} {clock}", text=rest[log.end():])
     h, pos, done = Header(), 0, 0  # done: where the last element that counts ended
     pending: str | None = None  # a host not yet confirmed by a stamp, node or uptime after it
     after_pri = True
