@@ -2,7 +2,10 @@
 ("host.example.net" for the inventory's "host"), a device's management or interface address
 ("what happened to 10.100.0.32 Ethernet1/33?"), and a device the inventory does not know but
 whose log lines were loaded ("leaf9.example.net"): a provisional device, read from its events
-only, and said to be one ("not in the inventory; seen in N log lines from SENDER").
+only, and said to be one ("not in the inventory; seen in N log lines from SENDER"). A name
+stored with a configured domain (`ingest.domains`) and without it is one device, read under
+both: nothing stored is rewritten. A plain word ("gateway", "BORDER") is a device only when the
+store holds exactly that name (any case), never by likeness.
 
 The look-ups at question time are callbacks the vocabulary carries (the inventory's address
 owners, the events store): the planner itself stays a function of text, vocabulary and clock."""
@@ -10,17 +13,24 @@ owners, the events store): the planner itself stays a function of text, vocabula
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
+
+from netopsai.config.domains import device_key, strip_domain
 
 # a dotted host name: labels of letters, digits and hyphens, the first starting with a letter
 # (an address is four numbers and is read elsewhere); a sentence's final dot is no label
 FQDN = re.compile(r"(?<![\w.-])[A-Za-z][\w-]{0,62}(?:\.[A-Za-z0-9][\w-]{0,62}){1,8}(?![\w-]|\.\w)")
 # a bare name with a digit ("leaf9", "fw-02"): a candidate for a device known only from its logs
 NAMEISH = re.compile(r"(?<![\w.-])[A-Za-z][\w-]{0,62}\d[\w-]{0,62}(?![\w.-])")
+# a plain word with no digit and no dot ("gateway", "fw-edge", "BORDER"): a device only when the
+# events store holds exactly that name
+WORD = re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z_-]{0,62}(?![\w.-])")
 MAX_LOOKUPS = 6  # store look-ups for one question at most: a question is short
+KNOWN_TTL = 30.0  # seconds the store's device names are remembered: lines keep arriving
 # words that make a lone address a device's (its logs, ports, alarms), not a host to reach
 ABOUT_DEVICE = re.compile(r"\bhappened\b|\bflap\w*|\boptic\w*|\btransceiver\w*|\blogs?\b"
                           r"|\bevents?\b|\balarms?\b|\bwarnings?\b|\bports?\b|\binterfaces?\b"
@@ -36,24 +46,17 @@ class Logged:
     lines: int
     sender: str
     capped: bool = False
+    aliases: tuple[str, ...] = ()  # the same device stored with or without a configured domain
 
     def note(self) -> str:
         many = f"at least {self.lines}" if self.capped else str(self.lines)
+        also = f" (also stored as {', '.join(self.aliases)})" if self.aliases else ""
         return (f"{self.name} is not in the inventory; seen in {many} log "
-                f"line{'s' * (self.lines != 1)} from {self.sender or 'an unknown sender'}")
+                f"line{'s' * (self.lines != 1)} from {self.sender or 'an unknown sender'}{also}")
 
 
 LoggedLookup = Callable[[str], "Logged | None"]
 OwnerLookup = Callable[[str], "str | None"]
-
-
-def strip_domain(name: str, domains: tuple[str, ...]) -> str | None:
-    """`name` without the first configured domain it ends with (`ingest.domains`)."""
-    low = name.lower()
-    for d in domains:
-        if low.endswith("." + d) and len(low) > len(d) + 1:
-            return name[:-len(d) - 1]
-    return None
 
 
 def spellings(typed: str, domains: tuple[str, ...]) -> list[str]:
@@ -81,23 +84,59 @@ def inventory_name(typed: str, lowered: dict[str, str], domains: tuple[str, ...]
     return None
 
 
-def logged_lookup(events: Any, domains: tuple[str, ...], clock: Callable[[], datetime],
-                  cap: int = 20_000) -> LoggedLookup:
-    """A look-up of device names in the events store (the Alarms backend's `events`): the first
-    spelling that logged anything, with its line count and sender."""
-    from netopsai.common.timewin import Window
+class LoggedNames:
+    """Device names in the events store (the Alarms backend's `events`; `logged_devices` lists
+    them): called with a typed name, the first spelling that logged anything, with its line
+    count, sender and the other names the same device is stored under; `known()` every stored
+    name by its device_key."""
 
-    def look(typed: str) -> Logged | None:
-        w = Window(start=datetime(1970, 1, 1, tzinfo=UTC), end=clock())
+    def __init__(self, events: Any, domains: tuple[str, ...], clock: Callable[[], datetime],
+                 cap: int = 20_000) -> None:
+        self.events, self.domains, self.clock, self.cap = events, domains, clock, cap
+        self._known: tuple[float, dict[str, list[str]]] | None = None
+
+    def known(self) -> dict[str, list[str]]:
+        """Stored names by device_key, remembered KNOWN_TTL seconds; none when the store cannot
+        list them (an older backend: names are then found by spelling only)."""
+        now = time.monotonic()
+        if self._known is not None and now - self._known[0] < KNOWN_TTL:
+            return self._known[1]
+        lister = getattr(self.events, "logged_devices", None)
+        try:
+            names = [str(n) for n in lister()] if callable(lister) else []
+        except Exception:  # noqa: BLE001 - a store that cannot list names: spellings still work
+            names = []
+        grouped: dict[str, list[str]] = {}
+        for n in names:
+            grouped.setdefault(device_key(n, self.domains), []).append(n)
+        self._known = (now, grouped)
+        return grouped
+
+    def stored(self, name: str) -> list[str]:
+        """Every name the device `name` is stored under (itself included when stored)."""
+        return self.known().get(device_key(name, self.domains), [])
+
+    def __call__(self, typed: str) -> Logged | None:
+        from netopsai.common.timewin import Window
+
+        w = Window(start=datetime(1970, 1, 1, tzinfo=UTC), end=self.clock())
+        names = list(dict.fromkeys(spellings(typed, self.domains) + self.stored(typed)))
         try:  # every spelling in one read: a question may try a few names
-            rows, total = events.events(spellings(typed, domains), w, limit=1)
+            rows, total = self.events.events(names, w, limit=1)
         except Exception:  # noqa: BLE001 - a store that cannot answer knows no such device
             return None
         if not rows:
             return None
-        return Logged(str(rows[-1].get("device") or typed), total, str(rows[-1].get("host") or ""),
-                      capped=total >= cap)
-    return look
+        name = str(rows[-1].get("device") or typed)
+        aliases = tuple(n for n in self.stored(name) if n != name)
+        return Logged(name, total, str(rows[-1].get("host") or ""), capped=total >= self.cap,
+                      aliases=aliases)
+
+
+def logged_lookup(events: Any, domains: tuple[str, ...], clock: Callable[[], datetime],
+                  cap: int = 20_000) -> LoggedNames:
+    """A look-up of device names in the events store (see LoggedNames)."""
+    return LoggedNames(events, domains, clock, cap)
 
 
 def owner_lookup(inventory: Any) -> OwnerLookup:
@@ -151,16 +190,26 @@ def dotted_names(text: Any, ent: Any, vocab: Any, notes: list[str]) -> None:
 
 def logged_names(text: Any, ent: Any, vocab: Any, notes: list[str]) -> None:
     """Bare names with a digit that no inventory name matched ("leaf9", "fw-02") but that
-    logged: devices known only from their logs, read, not reported as unknown."""
+    logged, and plain words ("gateway", "BORDER") that are exactly a stored device name in any
+    case (with or without a configured domain): devices known only from their logs, read, not
+    reported as unknown. A plain word no device is stored under stays a word."""
     if vocab.logged is None:
         return
+    known = _stored(vocab)
+    words = [m for m in WORD.finditer(text.masked) if device_key(m.group(0), vocab.domains) in known]
     spans = []
-    for m in list(NAMEISH.finditer(text.masked))[:MAX_LOOKUPS]:
+    for m in (list(NAMEISH.finditer(text.masked))[:MAX_LOOKUPS] + words[:MAX_LOOKUPS]):
         found = vocab.logged(m.group(0))
         if found is not None and found.name.lower() not in vocab.lowered:
             _provisional(ent, m.group(0), found, notes)
             spans.append(m.span())
     text.mask(spans)
+
+
+def _stored(vocab: Any) -> dict[str, list[str]]:
+    """The events store's device names by device_key (none from a look-up that cannot list)."""
+    known = getattr(vocab.logged, "known", None)
+    return known() if callable(known) else {}
 
 
 def address_device(question: str, ent: Any, vocab: Any, positions: list[Any],
@@ -197,6 +246,48 @@ _LOG_CATEGORY = {"flaps": "link", "oper_status": "link", "rx_power": "optics", "
 
 def logged_only(intent: str, calls: list[Any], ent: Any,
                 vocab: Any) -> tuple[str, list[Any], list[str]]:
+    """_logged_only, then every read of the events store also under the other names each device
+    is stored under (with or without a configured domain), said once."""
+    intent, calls, notes = _logged_only(intent, calls, ent, vocab)
+    calls, read_too = with_aliases(calls, vocab)
+    return intent, calls, notes + read_too
+
+
+def with_aliases(calls: list[Any], vocab: Any) -> tuple[list[Any], list[str]]:
+    """Events and alarms calls for a device read its lines stored under another spelling too
+    (leaf1.dc.example.net, stored before `ingest.domains` or the inventory named it leaf1):
+    nothing stored is renamed; an alarms call takes a name only when it raised alarms in the
+    call's window (the alarms tool refuses a device it knows nothing of there)."""
+    stored = getattr(vocab.logged, "stored", None)
+    if not callable(stored):
+        return calls, []
+    out, said = [], {}
+    for c in calls:
+        devices = list(c.args.get("devices") or [])
+        extra = [a for d in devices for a in stored(d) if a not in devices]
+        if c.tool == "alarms":
+            extra = [a for a in extra if _alarmed(vocab.logged, a, c.args.get("window"))]
+        if c.tool not in ("events", "alarms") or not extra:
+            out.append(c)
+            continue
+        for d in devices:
+            said.update({a: d for a in stored(d) if a in extra})
+        out.append(replace(c, args={**c.args, "devices": list(dict.fromkeys(devices + extra))}))
+    return out, [f"{d}: its lines stored as {a} read too (ingest.domains)" for a, d in said.items()]
+
+
+def _alarmed(logged: Any, name: str, window: Any) -> bool:
+    from netopsai.common.timewin import parse_window
+
+    try:
+        w = parse_window(window, logged.clock())  # as the tool reads it
+        return bool(logged.events.alarms(None, "any", [name], None, w))
+    except Exception:  # noqa: BLE001 - a window or store that cannot answer: not read
+        return False
+
+
+def _logged_only(intent: str, calls: list[Any], ent: Any,
+                 vocab: Any) -> tuple[str, list[Any], list[str]]:
     """Calls for a question about a provisional device: the inventory and counters know nothing
     of it (telemetry and metadata would only fail), its events and alarms know all there is. A
     device diagnosis or an inventory question about it becomes its alarms and lines: a diagnosis

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from sqlalchemy import Engine, func
+from sqlalchemy import text as sql
 from sqlmodel import Session, col, or_, select
 
 from netopsai.backends.base import Row
@@ -15,6 +16,12 @@ from netopsai.store import tables as m
 from netopsai.store.naming import is_ip, owners_of, resolve_device
 
 SCAN = 20_000  # events read for one question at most: the latest ones in the window
+LOGGED_NAMES = 5_000  # device names listed at most (a picker, the planner's known names)
+# distinct device names by repeated "the next name after this one" (each an index seek)
+_SKIP_SCAN = sql(
+    "WITH RECURSIVE names(name) AS (SELECT min(device) FROM rawevent UNION ALL "
+    "SELECT (SELECT min(device) FROM rawevent WHERE device > names.name) FROM names "
+    "WHERE names.name IS NOT NULL) SELECT name FROM names WHERE name IS NOT NULL LIMIT :limit")
 
 
 def _times(row: dict[str, Any], *cols: str) -> dict[str, Any]:
@@ -86,6 +93,13 @@ class StoreEvents:
                      or mentions(r.message, interface)]
         rows = [_event_row(r) for r in reversed(found[:limit])]
         return cast(list[EventRecord], rows), len(found)
+
+    def logged_devices(self, limit: int = LOGGED_NAMES) -> list[str]:
+        """Every device name the events store holds (as stored: nothing is rewritten), at most
+        `limit`, in name order: the devices known only from their logs are among them. One
+        index seek per name (a skip scan over ix_rawevent_device_at), not a scan of the lines."""
+        with Session(self.engine) as s:
+            return [str(r[0]) for r in s.connection().execute(_SKIP_SCAN, {"limit": limit})]
 
 
 def _like(text: str) -> str:
