@@ -21,6 +21,7 @@ from netopsai.api.jobs import JobNotFound, Jobs, TooManyJobs, check_lines
 from netopsai.api.limits import BodyLimit, Busy, HttpLimits, Slots, Work
 from netopsai.api.triage import PayloadError, Triage
 from netopsai.common.errors import NetopsError
+from netopsai.copilot import threads
 from netopsai.copilot.service import Stop, Stopped
 
 if TYPE_CHECKING:
@@ -97,8 +98,8 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None, *,
         copilot.check_question(body.question, body.window or "")  # sized before any work
         if not body.question.strip():
             raise NetopsError("the question is empty")
-        thread = body.thread or _new_thread()
-        key = thread if local else f"api:{who.name}:{thread}"
+        thread = body.thread or threads.new_id("api")
+        key = thread if local else threads.key("api", who.name, thread)
         budget = copilot.limits.ask_budget_s
         try:
             release = slots.take(who.name)
@@ -120,11 +121,10 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None, *,
     def tool(name: str, args: dict[str, Any], _who: tokens.Caller = caller("read")) -> Any:
         """One tool call; its Evidence as `netopsai tool NAME --json` prints it (422 when the
         tool reports an error, the evidence saying which)."""
-        from netopsai.tools.registry import REGISTRY, run_tool
-
-        if name not in REGISTRY:
-            raise HTTPException(404, f"unknown tool {name!r}; tools: {', '.join(REGISTRY)}")
-        ev = run_tool(name, args, copilot.backends)
+        known = copilot.tools()
+        if name not in known:
+            raise HTTPException(404, f"unknown tool {name!r}; tools: {', '.join(known)}")
+        ev = copilot.tool(name, args)
         return JSONResponse(ev.model_dump(mode="json"), status_code=422 if ev.errors else 200)
 
     @api.get("/api/alarms")
@@ -191,17 +191,11 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None, *,
 
     @api.post("/api/incidents/confirm")
     def confirm(body: ConfirmBody, who: tokens.Caller = caller("confirm")) -> dict[str, Any]:
-        key = body.thread if local else f"api:{who.name}:{body.thread}"
+        key = body.thread if local else threads.key("api", who.name, body.thread)
         row = copilot.confirm(key, f"api:{who.name}", "api")
         return {"incident": row.id, "label": row.label, "device": row.device}
 
     return api
-
-
-def _new_thread() -> str:
-    import uuid
-
-    return uuid.uuid4().hex[:16]
 
 
 def _stream(copilot: Copilot, body: AskBody, key: str, thread: str, user: str,

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -36,6 +35,7 @@ from netopsai.api.limits import (
     Work,
     uvicorn_options,
 )
+from netopsai.copilot import threads
 from netopsai.copilot.service import Stop, Stopped
 
 if TYPE_CHECKING:
@@ -65,11 +65,11 @@ READ_ONLY = types.ToolAnnotations(read_only_hint=True, destructive_hint=False,
 
 def tool_list() -> list[types.Tool]:
     """Every registered tool with its own schema, then `diagnose`."""
-    from netopsai.tools.registry import REGISTRY
+    from netopsai.copilot.doors import tool_catalog
 
     tools = [types.Tool(name=t.name, description=t.description,
                         input_schema=t.schema()["parameters"], annotations=READ_ONLY)
-             for t in REGISTRY.values()]
+             for t in tool_catalog().values()]
     return [*tools, types.Tool(name=DIAGNOSE, description=DIAGNOSE_HELP,
                                input_schema=DIAGNOSE_SCHEMA,
                                annotations=READ_ONLY.model_copy(update={"idempotent_hint": False}))]
@@ -82,24 +82,22 @@ def call(copilot: Copilot, name: str, arguments: dict[str, Any],
     `caller`: the token's name over HTTP (its threads are its own), None on stdio; `stop`: when
     it says so, `diagnose` stops between two steps."""
     from netopsai.common.errors import NetopsError
-    from netopsai.tools.registry import REGISTRY, run_tool
-
     if name == DIAGNOSE:
         question = str(arguments.get("question") or "").strip()
         if not question:
             return _error("diagnose needs a question")
-        thread = str(arguments.get("thread") or uuid.uuid4().hex[:12])  # none given: a new one
+        thread = str(arguments.get("thread") or threads.new_id("mcp"))  # none given: a new one
         try:
-            out = copilot.answer(question, f"mcp:{caller}:{thread}" if caller else f"mcp:{thread}",
-                                 stop=stop)
+            out = copilot.answer(question, threads.key("mcp", caller or "", thread), stop=stop)
         except NetopsError as exc:
             return _error(str(exc))
         return types.CallToolResult(content=[types.TextContent(text=out["answer"])],
                                     structured_content=json.loads(json.dumps(
                                         {**out, "thread": thread}, default=str)))
-    if name not in REGISTRY:
-        return _error(f"unknown tool {name!r}; tools: {', '.join([*REGISTRY, DIAGNOSE])}")
-    ev = run_tool(name, arguments, copilot.backends)
+    known = copilot.tools()
+    if name not in known:
+        return _error(f"unknown tool {name!r}; tools: {', '.join([*known, DIAGNOSE])}")
+    ev = copilot.tool(name, arguments)
     text = ev.summary + "".join(f"\nerror: {e}" for e in ev.errors)
     return types.CallToolResult(content=[types.TextContent(text=text)],
                                 structured_content=ev.model_dump(mode="json"),

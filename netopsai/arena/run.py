@@ -30,6 +30,7 @@ from netopsai.arena.score import (
     summarize,
 )
 from netopsai.common.errors import NetopsError
+from netopsai.copilot import threads
 from netopsai.lab.scenario import Scenario, load_scenario
 
 BASELINES = ("one-shot", "traceroute-only", "cvd", "history", "full")
@@ -114,7 +115,7 @@ class Turn:
 
 
 def _full(turn: Turn, sc: Scenario) -> Reply:
-    thread = f"arena-{sc.id}-{time.monotonic_ns()}"
+    thread = threads.key("arena", sc.id, str(time.monotonic_ns()))
     r = turn.copilot.answer(sc.question, thread)
     diag = turn.copilot.thread(thread).diagnosis
     turn.symptoms = str((diag or {}).get("symptoms") or "") or turn.symptoms
@@ -126,13 +127,13 @@ def _full(turn: Turn, sc: Scenario) -> Reply:
 
 def ask(baseline: str, sc: Scenario, turn: Turn) -> Reply:
     from netopsai.backends.lab import lab_backends
-    from netopsai.tools.registry import run_tool
+    from netopsai.copilot.doors import call_tool
 
     if baseline == "one-shot":
         return one_shot(sc.question)
     if baseline == "traceroute-only":
         backends = lab_backends(turn.engine)
-        return traceroute_only(sc.question, lambda tool, args: run_tool(tool, args, backends))
+        return traceroute_only(sc.question, lambda tool, args: call_tool(backends, tool, args))
     if baseline == "full":
         return _full(turn, sc)
     from netopsai.arena.engine_adapter import run_strategy

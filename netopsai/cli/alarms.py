@@ -25,15 +25,15 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
         import json
 
         from netopsai.common.errors import NetopsError
+        from netopsai.copilot.doors import call_tool
         from netopsai.copilot.frontend import frontend_backends
-        from netopsai.tools.registry import run_tool
 
         if not window.strip():  # the tool would read its default hour, not what was meant
             raise NetopsError("--window is empty; e.g. 2h, 24h, 7d or START..END")
         args: dict[str, Any] = {"window": window, "state": state, "correlate": True}
         if site:
             args["site"] = site
-        ev = run_tool("alarms", args, frontend_backends())  # the configured backends, as `tool`
+        ev = call_tool(frontend_backends(), "alarms", args)  # the configured backends, as `tool`
         if ev.errors:
             raise NetopsError(ev.errors[0])
         f = ev.facts

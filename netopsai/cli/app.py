@@ -94,10 +94,10 @@ def _run_tool(name: str, args: str) -> Evidence:
             got = remote.call(f"/api/tools/{name}", parsed)
             if got is not None:
                 return Evidence.model_validate(got)
+    from netopsai.copilot.doors import call_tool
     from netopsai.copilot.frontend import frontend_backends
-    from netopsai.tools.registry import run_tool
 
-    return run_tool(name, args, frontend_backends(_engine()))
+    return call_tool(frontend_backends(_engine()), name, args)
 
 
 def _answer(question: str, thread: str) -> dict[str, Any]:

@@ -3,26 +3,12 @@ answer (rich). A question not placed shows numbered examples; typing a number as
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 
 from netopsai.cli.render import print_answer
 from netopsai.cli.textout import markup
-from netopsai.copilot.service import Copilot, Step
-
-
-def describe(step: Step) -> str:
-    """A one-line description of a step, as front ends show it collapsed."""
-    d: dict[str, Any] = step.data
-    if step.node == "planner":
-        calls = ", ".join(f"{c['tool']}" for c in d.get("calls", [])) or "no tool calls"
-        return f"planner: {d.get('intent') or 'next step'} -> {calls}"
-    if step.node in ("tools", "coder"):
-        return "; ".join(f"[{e['id']}] {e['tool']}: {e['summary'][:90]}" for e in d.get("evidence", []))
-    if step.node == "diagnose":
-        return f"diagnosis: {d.get('label')} {d.get('device') or ''}".rstrip()
-    return step.node
+from netopsai.copilot.service import Copilot
+from netopsai.copilot.steps import describe
 
 
 def run_chat(copilot: Copilot, thread: str, console: Console | None = None) -> None:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 class Evidence(BaseModel):
     """One tool call's result: a table, a factual summary and headline facts."""
 
-    id: str = "E1"
+    id: str = ""  # "" until a Ledger numbers it: an id comes from nowhere else
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
     window: dict[str, str] | None = None
@@ -38,19 +38,32 @@ class Evidence(BaseModel):
 
 
 class Ledger:
-    """The one place evidence ids are minted: E1, E2 ... in the order calls are made, after
-    the evidence a conversation (or a batch pair) already holds. Safe to share between the
-    threads of one concurrent tool round."""
+    """The one place evidence ids are minted: E1, E2 ... in the order calls are made. One start
+    rule: a ledger continues after the highest `E#` id of the evidence already held (a
+    conversation's, a batch pair's; none: E1). A turn's ledger is carried in the graph's state
+    as its last number (`last`, `carried`). Safe to share between the threads of one
+    concurrent tool round."""
 
-    def __init__(self, after: int = 0) -> None:
-        self._last = after
+    def __init__(self) -> None:
+        self._last = 0
         self._lock = threading.Lock()
 
     @classmethod
     def following(cls, evidence: Iterable[Evidence | dict[str, Any]]) -> Ledger:
         """A ledger that continues after the highest `E#` id among `evidence`."""
         ids = (e.id if isinstance(e, Evidence) else str(e.get("id", "")) for e in evidence)
-        return cls(max((int(i[1:]) for i in ids if re.fullmatch(r"E\d+", i)), default=0))
+        return cls.carried(max((int(i[1:]) for i in ids if re.fullmatch(r"E\d+", i)), default=0))
+
+    @classmethod
+    def carried(cls, last: int) -> Ledger:
+        """The ledger a turn carries, back from the number it last minted."""
+        ledger = cls()
+        ledger._last = last
+        return ledger
+
+    @property
+    def last(self) -> int:
+        return self._last
 
     def mint(self) -> str:
         return self.reserve(1)[0]

@@ -30,6 +30,12 @@ def build_graph(llm: BaseChatModel | None = None, tools: Toolbox | None = None,
         llm_planner = LLMPlanner(llm)
 
     def planner(state: CopilotState) -> dict[str, Any]:
+        out = plan_step(state)
+        if state.get("phase") == "start":  # a new turn: its one ledger, carried in the state
+            out["ledger"] = nodes.open_ledger(state)
+        return out
+
+    def plan_step(state: CopilotState) -> dict[str, Any]:
         first = state.get("phase") == "start"
         if llm_planner is not None and (first or state.get("llm") == "active"):
             return nodes.llm_plan(state, tb, llm_planner, first)

@@ -29,9 +29,15 @@ def turn_evidence(state: CopilotState) -> list[Evidence]:
     return [Evidence.model_validate(e) for e in state.get("evidence", []) if e["id"] in ids]
 
 
+def open_ledger(state: CopilotState) -> int:
+    """A new turn's ledger (the planner's first step opens it): ids are per conversation, so
+    it continues after the evidence the thread holds. The state carries it as its last number."""
+    return Ledger.following(state.get("evidence", [])).last
+
+
 def _ledger(state: CopilotState) -> Ledger:
-    """Evidence ids are per conversation: the next one follows what the thread holds."""
-    return Ledger(len(state.get("evidence", [])))
+    """The turn's ledger, as the state carries it (each node that mints hands `last` back)."""
+    return Ledger.carried(state["ledger"])
 
 
 def _entities(state: CopilotState) -> Entities | None:
@@ -124,9 +130,10 @@ def _asked(state: CopilotState, traces: list[Evidence]) -> tuple[Any, str | None
 
 
 def tools_node(state: CopilotState, tb: Toolbox) -> dict[str, Any]:
-    done = tb.run(state.get("pending", []), _ledger(state))
+    ledger = _ledger(state)
+    done = tb.run(state.get("pending", []), ledger)
     phase = after_tool_round(state)
-    return {"evidence": [e.model_dump(mode="json") for e in done],
+    return {"evidence": [e.model_dump(mode="json") for e in done], "ledger": ledger.last,
             "turn": [*state.get("turn", []), *(e.id for e in done)], "pending": [],
             "phase": phase, "iterations": state.get("iterations", 0) + 1}
 
@@ -141,8 +148,10 @@ def coder_node(state: CopilotState, llm: Any = None) -> dict[str, Any]:
         ev = run_generated(llm, state["question"], inputs)
     else:
         ev = run_recipe(str(state.get("recipe")), inputs, state["question"])
-    ev.id = _ledger(state).mint()
-    return {"evidence": [ev.model_dump(mode="json")], "turn": [*state.get("turn", []), ev.id]}
+    ledger = _ledger(state)
+    ev.id = ledger.mint()  # the recipe numbers it after its inputs; the turn's ledger decides
+    return {"evidence": [ev.model_dump(mode="json")], "turn": [*state.get("turn", []), ev.id],
+            "ledger": ledger.last}
 
 
 def diagnose_node(state: CopilotState, tb: Toolbox | None = None, llm: Any = None,
@@ -183,6 +192,7 @@ def diagnose_node(state: CopilotState, tb: Toolbox | None = None, llm: Any = Non
     d.tool_calls = len(state.get("turn", [])) + ctx.tool_calls
     tokens = state.get("tokens") or {"prompt": 0, "completion": 0}
     return {"diagnosis": asdict(d), "evidence": [e.model_dump(mode="json") for e in ctx.new],
+            "ledger": ledger.last,
             "turn": [*state.get("turn", []), *(e.id for e in ctx.new)],
             "llm_calls": state.get("llm_calls", 0) + d.llm_calls,
             "tokens": {k: tokens.get(k, 0) + d.tokens.get(k, 0) for k in tokens}}

@@ -8,8 +8,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +17,11 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from netopsai.backends.base import Backends
 from netopsai.common.errors import NetopsError
+from netopsai.copilot.doors import Doors
 from netopsai.copilot.evidence import citations
 from netopsai.copilot.graph import build_graph
 from netopsai.copilot.nodes import start_turn
+from netopsai.copilot.steps import Step, step_data
 from netopsai.copilot.toolbox import Toolbox
 from netopsai.diagnosis.knowledge import Knowledge
 
@@ -61,18 +62,6 @@ class Stopped(NetopsError):
 Stop = Callable[[], bool]  # asked between steps: True means stop now
 
 
-@dataclass
-class Step:
-    """One thing that happened while answering: what front ends render as it streams."""
-
-    node: str
-    data: dict[str, Any] = field(default_factory=dict)
-    ms: float = 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"node": self.node, "ms": round(self.ms, 1), **self.data}
-
-
 def sqlite_saver(home: Path) -> BaseCheckpointSaver[Any]:
     from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -104,11 +93,47 @@ def saver_for(url: str, home: Path) -> BaseCheckpointSaver[Any]:
 
 
 @dataclass(frozen=True)
+class Turn:
+    """One question of a conversation: the steps that answered it (when the checkpoints still
+    hold them), its answer (None: left unanswered, the server stopped) and the evidence ids
+    the answer cites."""
+
+    question: str
+    steps: list[Step]
+    answer: str | None
+    evidence: list[str]
+
+
+@dataclass(frozen=True)
 class Thread:
     """A conversation as its checkpoint keeps it (empty for a thread never asked in)."""
 
     id: str
     state: dict[str, Any]
+    trail: list[list[Step]] = field(default_factory=list)  # each turn's steps (Copilot.trail)
+
+    @property
+    def turns(self) -> list[Turn]:
+        """Every turn, oldest first, from the conversation's messages; each turn's steps only
+        when the trail holds as many turns as there are questions."""
+        asked = [m for m in self.state.get("messages", []) if m.type == "human"]
+        steps = iter(self.trail if len(self.trail) == len(asked) else [])
+        out: list[Turn] = []
+        for m in self.state.get("messages", []):
+            if m.type == "human":
+                out.append(Turn(str(m.content), next(steps, []), None, []))
+            elif m.type == "ai" and m.content and not getattr(m, "tool_calls", None) and out:
+                text = str(m.content)
+                out[-1] = replace(out[-1], answer=text, evidence=citations(text))
+        return out
+
+    @property
+    def intent(self) -> str:
+        return str(self.state.get("intent") or "")
+
+    @property
+    def entities(self) -> dict[str, Any]:
+        return dict(self.state.get("entities") or {})
 
     @property
     def question(self) -> str:
@@ -137,7 +162,10 @@ class Thread:
         return [e for e in self.evidence if e["id"] in wanted]
 
 
-class Copilot:
+class Copilot(Doors):
+    """The one door: conversations (`ask`, `answer`, `thread`, `confirm`) and the rest a
+    front end reaches (`tool`, acks and silences, snapshots: doors.py)."""
+
     def __init__(self, backends: Backends, llm: BaseChatModel | None = None,
                  checkpointer: BaseCheckpointSaver[Any] | None = None,
                  knowledge: Knowledge | None = None, limits: AskLimits | None = None) -> None:
@@ -155,10 +183,11 @@ class Copilot:
     def backends(self) -> Backends:
         return self.toolbox.backends
 
-    def thread(self, thread_id: str) -> Thread:
-        """A conversation's saved state (the checkpointer keeps it across restarts)."""
+    def thread(self, thread_id: str, steps: bool = False) -> Thread:
+        """A conversation's saved state (the checkpointer keeps it across restarts); `steps`:
+        with each turn's steps too (read from the checkpoints' history)."""
         saved = self.graph.get_state({"configurable": {"thread_id": thread_id}})
-        return Thread(thread_id, dict(saved.values))
+        return Thread(thread_id, dict(saved.values), self.trail(thread_id) if steps else [])
 
     def trail(self, thread_id: str) -> list[list[Step]]:
         """The steps of every turn of a saved thread, oldest first, as `ask` yielded them
@@ -173,7 +202,7 @@ class Copilot:
                     turns.append([])
                 elif turns and isinstance(task.result, dict):
                     ms = (_when(after.created_at) - _when(snap.created_at)) * 1000
-                    turns[-1].append(Step(task.name, _describe(task.name, task.result), ms))
+                    turns[-1].append(Step(task.name, step_data(task.name, task.result), ms))
         return turns
 
     def confirm(self, thread_id: str, who: str, source: str) -> Incident:
@@ -225,7 +254,7 @@ class Copilot:
             for update in updates:
                 now = time.perf_counter()
                 for node, delta in update.items():
-                    yield Step(node, _describe(node, delta or {}), (now - last) * 1000)
+                    yield Step(node, step_data(node, delta or {}), (now - last) * 1000)
                 last = now
                 if "summarizer" not in update:  # the answer is written: nothing left to stop
                     _check_stop(stop, time.perf_counter(), t0 + budget, budget)
@@ -268,26 +297,3 @@ def _when(stamp: str | None) -> float:
     from datetime import datetime
 
     return datetime.fromisoformat(stamp).timestamp() if stamp else 0.0
-
-
-def _describe(node: str, delta: dict[str, Any]) -> dict[str, Any]:
-    """What a front end shows for a node's update (never whole tables)."""
-    out: dict[str, Any] = {}
-    if node == "planner":
-        out = {"intent": delta.get("intent"), "calls": delta.get("pending", []),
-               "notes": delta.get("notes", [])}
-    elif node in ("tools", "coder"):
-        out = {"evidence": [{k: e[k] for k in ("id", "tool", "args", "summary", "errors", "facts")
-                             if k in e} for e in delta.get("evidence", [])]}
-        if node == "coder":
-            with suppress(IndexError, KeyError):
-                out["code"] = delta["evidence"][0]["facts"].get("code")
-    elif node == "diagnose":
-        d = delta.get("diagnosis") or {}
-        out = {k: d.get(k) for k in ("label", "device", "interface", "confidence", "tier",
-                                     "checks_run", "steps")}
-        out["evidence"] = [{k: e[k] for k in ("id", "tool", "args", "summary", "errors", "facts")
-                            if k in e} for e in delta.get("evidence", [])]
-    elif node == "summarizer":
-        out = {"answer": delta.get("answer", "")}
-    return out

@@ -18,6 +18,7 @@ class CopilotState(TypedDict, total=False):
     # this turn (each new question overwrites them)
     question: str
     turn: list[str]  # evidence ids gathered this turn
+    ledger: int  # the turn's evidence ledger: the last E# it minted (opened by the planner)
     intent: str
     recipe: str | None
     phase: str  # start | planned | traced | checked | done

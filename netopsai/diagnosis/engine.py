@@ -110,7 +110,7 @@ def diagnose(backends: Any = None, *, src: str | None = None, dst: str | None = 
             raise ValueError("diagnose needs backends or a tool runner")
         from netopsai.copilot.toolbox import Toolbox
 
-        run = Toolbox(backends).runner(Ledger(len(evidence or [])))
+        run = Toolbox(backends).runner(Ledger.following(evidence or []))
 
     ctx = Context(list(evidence or []), run, question)
     if not ctx.traces:

@@ -7,9 +7,9 @@ from typing import Any
 
 from gradio import ChatMessage
 
-from netopsai.cli.chat import describe
 from netopsai.common.words import count
 from netopsai.copilot.service import Step
+from netopsai.copilot.steps import describe
 from netopsai.ui.gradio.evhead import evidence_header
 from netopsai.ui.gradio.views import inert
 

@@ -14,10 +14,10 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from netopsai.cli.chat import describe
 from netopsai.common.errors import NetopsError
 from netopsai.copilot.evidence import citations
 from netopsai.copilot.service import Copilot, Step
+from netopsai.copilot.steps import describe
 from netopsai.ui.slack.blocks import answer_blocks, message_text, progress_blocks, section
 from netopsai.ui.slack.settings import SlackSettings
 

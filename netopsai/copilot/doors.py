@@ -1,0 +1,101 @@
+"""What front ends reach besides a conversation, behind the copilot's one door: one tool call
+numbered by a ledger, alarm acknowledgements and silences (ours, kept in the store, never sent
+to a device) and a device's stored snapshots. `Copilot` offers each as a method (`Doors`);
+the functions take the backends, so a front end's pure views (which tests call with backends
+alone) go through the same door without building a copilot."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from netopsai.backends.base import Backends
+from netopsai.copilot.evidence import Evidence, Ledger
+from netopsai.tools.registry import REGISTRY, Tool, run_tool
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from netopsai.store.acks import AckState
+
+
+def tool_catalog() -> dict[str, Tool]:
+    """Every tool a front end may call, by name: its description and schema (the LLM's)."""
+    return dict(REGISTRY)
+
+
+def call_tool(backends: Backends, name: str, args: dict[str, Any] | str) -> Evidence:
+    """One tool call as a turn of its own: its id is the first of a new ledger (E1)."""
+    return run_tool(name, args, backends, Ledger().mint())
+
+
+def acks_store(backends: Backends) -> Engine:
+    """The store the inventory reads (acks live beside the alarms), else NETOPSAI_HOME's."""
+    from sqlalchemy import Engine
+
+    engine = getattr(backends.inventory, "engine", None)
+    if isinstance(engine, Engine):
+        return engine
+    from netopsai.copilot.frontend import store_engine
+
+    return store_engine()
+
+
+def ack_states(backends: Backends, alarm_ids: Iterable[int], now: datetime,
+               engine: Engine | None = None) -> dict[int, AckState]:
+    """Each alarm's acknowledgement or silence at `now` (alarms with none are left out)."""
+    from netopsai.store import acks
+
+    return acks.states(engine or acks_store(backends), alarm_ids, now)
+
+
+def record_ack(backends: Backends, alarm_id: int, action: str, who: str, why: str,
+               now: datetime, until: datetime | None = None, engine: Engine | None = None) -> None:
+    """Store an ack, a silence (until `until`) or an unack, checked as the store checks it (a
+    known alarm, a name, plain text): a NetopsError otherwise."""
+    from netopsai.store import acks
+
+    acks.record(engine or acks_store(backends), alarm_id, action, who, why, now, until)
+
+
+def silence_end(now: datetime, span: str) -> datetime:
+    """When a silence of `span` ("2h") started at `now` ends, capped as the store caps it."""
+    from netopsai.store import acks
+
+    return acks.silence_end(now, span)
+
+
+def snapshot_rows(backends: Backends, device: str) -> list[dict[str, Any]]:
+    """A device's stored snapshots, newest first, as their listing rows (never the data)."""
+    from netopsai.store.snapshots import device_snapshots, summary_row
+
+    return [summary_row(s) for s in device_snapshots(acks_store(backends), device)]
+
+
+class Doors:
+    """Copilot's doors besides `ask`: each a method over the copilot's own backends."""
+
+    @property
+    def backends(self) -> Backends:
+        raise NotImplementedError
+
+    def tools(self) -> dict[str, Tool]:
+        return tool_catalog()
+
+    def tool(self, name: str, args: dict[str, Any] | str) -> Evidence:
+        """One tool call (`netopsai tool`, the API's and MCP's tools): its evidence is E1."""
+        return call_tool(self.backends, name, args)
+
+    def ack_states(self, alarm_ids: Iterable[int]) -> dict[int, AckState]:
+        return ack_states(self.backends, alarm_ids, self.backends.inventory.clock())
+
+    def ack(self, alarm_id: int, who: str, why: str = "") -> None:
+        record_ack(self.backends, alarm_id, "ack", who, why, self.backends.inventory.clock())
+
+    def silence(self, alarm_id: int, who: str, why: str, span: str) -> None:
+        now = self.backends.inventory.clock()
+        record_ack(self.backends, alarm_id, "silence", who, why, now, silence_end(now, span))
+
+    def snapshots(self, device: str) -> list[dict[str, Any]]:
+        return snapshot_rows(self.backends, device)
