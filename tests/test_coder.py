@@ -24,7 +24,7 @@ from netopsai.copilot.recipes import RECIPES
 from netopsai.lab.inject import inject
 from netopsai.lab.scenario import Scenario
 from netopsai.planner import Vocabulary, plan
-from netopsai.planner.rules import RECIPES as PLANNED
+from netopsai.planner.rules import PLANNED_RECIPES as PLANNED
 from netopsai.sandbox import SandboxResult, run_code
 from netopsai.tools.registry import run_tool
 from tests.sandbox_helpers import (

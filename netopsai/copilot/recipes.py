@@ -1,4 +1,5 @@
-"""The offline analysis library: one pandas recipe per planner recipe (planner/rules.py RECIPES).
+"""The offline analysis library: one pandas recipe per recipe the planner names
+(planner/rules.py PLANNED_RECIPES); RECIPES is the one table of them.
 
 Each recipe's code is a string that runs in the sandbox, never in-process, over the evidence
 tables of the calls the planner makes for it (planner/rules.py `_calls`):
@@ -20,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from netopsai.common.registry import Registry
 from netopsai.common.words import count
 from netopsai.copilot.evidence import Evidence
 
@@ -237,6 +239,7 @@ class Recipe:
     code: str
     needs: tuple[str, ...]  # input tools it reads
     describe: Callable[[Rows, dict[str, Any], list[Evidence]], str]
+    purpose: str = ""  # what the planner asks it for (the planner names recipes, nothing more)
 
     @property
     def source(self) -> str:
@@ -244,19 +247,34 @@ class Recipe:
         return HELPERS.strip() + "\n\n" + self.code.strip() + "\n"
 
 
-RECIPES: dict[str, Recipe] = {r.name: r for r in (
-    Recipe("top_per_pod", "Worst ports per PoD", TOP_PER_POD, ("telemetry",), _top),
+def _adopt(name: str, obj: object) -> list[tuple[str, Recipe]]:
+    """An entry point of `netopsai.recipes` names a Recipe."""
+    return [(obj.name, obj)] if isinstance(obj, Recipe) else []
+
+
+# the one table of recipes (the planner only names them: planner/rules.py PLANNED_RECIPES);
+# a package installed from elsewhere adds one through the entry-point group `netopsai.recipes`
+RECIPES: Registry[str, Recipe] = Registry("recipe", "netopsai.recipes", adopt=_adopt)
+for _recipe in (
+    Recipe("top_per_pod", "Worst ports per PoD", TOP_PER_POD, ("telemetry",), _top,
+           "rank the worst ports of each PoD from one telemetry call per PoD"),
     Recipe("flaps_vs_changes", "Flapping ports lined up with changes", FLAPS_VS_CHANGES,
-           ("telemetry", "changelog"), lambda rows, p, _: _lined_up(rows, p, "flapping ports", _port)),
+           ("telemetry", "changelog"), lambda rows, p, _: _lined_up(rows, p, "flapping ports", _port),
+           "line up flapping ports with change records on the same devices"),
     Recipe("alarms_vs_changes", "Alarms lined up with changes", ALARMS_VS_CHANGES,
-           ("alarms", "changelog"), lambda rows, p, _: _lined_up(rows, p, "alarms", _alarm)),
+           ("alarms", "changelog"), lambda rows, p, _: _lined_up(rows, p, "alarms", _alarm),
+           "line up alarms with change records on the same devices"),
     Recipe("path_alarms", "Alarms on the traced path", PATH_ALARMS, ("traceroute", "alarms"),
-           lambda rows, p, _: _path(rows, "alarms", "alarms", "kinds")),
+           lambda rows, p, _: _path(rows, "alarms", "alarms", "kinds"),
+           "which devices on the traced path had alarms in the window"),
     Recipe("path_changes", "Changes on the traced path", PATH_CHANGES, ("traceroute", "changelog"),
-           lambda rows, p, _: _path(rows, "changes", "changes", "tickets")),
+           lambda rows, p, _: _path(rows, "changes", "changes", "tickets"),
+           "which devices on the traced path had changes in the window"),
     Recipe("port_timeline", "What happened to the port", PORT_TIMELINE,
-           ("events", "alarms"), _timeline),  # no counters for a device known only from logs
-)}
+           ("events", "alarms"), _timeline,  # no counters for a device known only from logs
+           "what happened to one port: its log lines, traps, state changes and alarms"),
+):
+    RECIPES.add(_recipe.name, _recipe)
 
 TOP_RE = re.compile(r"\btop[\s-]*(\d{1,3})\b", re.I)
 WITHIN_RE = re.compile(r"\bwithin\s+(\d{1,4})\s*(?:m|min|mins|minutes?)\b", re.I)

@@ -61,14 +61,10 @@ OWNER = _rx(r"\bwho (?:owns|has|is)\b|\bowner\b|\bwhose\b|\bbelongs?\b|\bassigne
 DETAIL = _rx(r"\bdetails?\b|\btell me about\b|\binfo\w*|\bshow me\b|\bdescribe\b|\bwhat is\b|\bwhat's\b"
              r"|\bmodel\b|\bversion\b|\bvendor\b|\buptime\b|\bstatus of\b|\bis " + NEAR + r" (?:up|down)\b"
              r"|\bwhere is\b")
-RECIPES = {  # offline analyses the coder agent runs over the calls' evidence
-    "top_per_pod": "rank the worst ports of each PoD from one telemetry call per PoD",
-    "flaps_vs_changes": "line up flapping ports with change records on the same devices",
-    "alarms_vs_changes": "line up alarms with change records on the same devices",
-    "path_alarms": "which devices on the traced path had alarms in the window",
-    "path_changes": "which devices on the traced path had changes in the window",
-    "port_timeline": "what happened to one port: its log lines, traps, state changes and alarms",
-}
+# the analyses this planner asks the coder agent for over the calls' evidence, by name; what
+# each does and its code are the one table of recipes, netopsai/copilot/recipes.py RECIPES
+PLANNED_RECIPES = ("top_per_pod", "flaps_vs_changes", "alarms_vs_changes", "path_alarms",
+                   "path_changes", "port_timeline")
 HISTORY = _rx(r"\bhistory\b|\btimeline\b|\bevents?\b|\blogs?\b|\bwhat happened\b|\bwhy did\b"
               r"|\b(?:went|go|gone|going) down\b|\bbounced?\b")
 
