@@ -65,6 +65,7 @@ DETAIL = _rx(r"\bdetails?\b|\btell me about\b|\binfo\w*|\bshow me\b|\bdescribe\b
 # each does and its code are the one table of recipes, netopsai/copilot/recipes.py RECIPES
 PLANNED_RECIPES = ("top_per_pod", "flaps_vs_changes", "alarms_vs_changes", "path_alarms",
                    "path_changes", "port_timeline")
+WHAT_HAPPENED = _rx(r"\bwhat (?:happened|went wrong)\b")
 HISTORY = _rx(r"\bhistory\b|\btimeline\b|\bevents?\b|\blogs?\b|\bwhat happened\b|\bwhy did\b"
               r"|\b(?:went|go|gone|going) down\b|\bbounced?\b")
 
@@ -86,6 +87,7 @@ class _Q:
     rest: str
     vocab: Vocabulary
     path: bool = False  # a follow-up to a trace or diagnosis: "there" is the path
+    now: datetime | None = None  # the clock: a window that ends before it is in the past
 
     @property
     def two_ends(self) -> bool:
@@ -166,7 +168,29 @@ def _troubled(q: _Q) -> bool:
     """A complaint, one-way words, or between two ends "what's wrong between A and B?"."""
     rest = q.rest
     return bool(cw.DIAG.search(rest) or cw.ONE_WAY.search(rest)
-                or (q.two_ends and HEALTH.search(rest)))
+                or (q.two_ends and (HEALTH.search(rest) or _asked_then(q))))
+
+
+def _asked_then(q: _Q) -> bool:
+    """Two hosts or addresses asked about a past moment or window and nothing else ("between A
+    and B at 12:12 today?", "what happened between A and B this morning?"): the on-call wants
+    what went wrong then, so a diagnosis at that time (it traces that moment too; a trace
+    alone there delivers once the fault has gone and names nothing). "trace ... at 12:12"
+    and a metric asked stay what they are."""
+    if q.ent.metric or not q.hosts_or_ips:
+        return False
+    if WHAT_HAPPENED.search(q.rest):
+        return True
+    return bool(q.ent.at or _past(q.ent.window, q.now)) and not TRACE.search(q.rest)
+
+
+def _past(window: object, now: datetime | None) -> bool:
+    """A window of clock times that ended before now ("between 12:05 and 12:20"), not one
+    reaching now ("since 08:00")."""
+    if not isinstance(window, dict) or now is None or not window.get("end"):
+        return False
+    end = datetime.fromisoformat(str(window["end"]).replace("Z", "+00:00"))
+    return end < now
 
 
 def _complaint(q: _Q) -> bool:
@@ -237,7 +261,7 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
     if is_overview(rest, ent):  # "is the network ok?": cases, worst ports, changes
         calls, more = overview_calls(ent)
         return Plan(OVERVIEW, calls, ent, _sentences(notes + more))
-    intent, recipe, strong = _classify(_Q(ent, rest, vocab))
+    intent, recipe, strong = _classify(_Q(ent, rest, vocab, now=clock))
     if intent == "diagnose.connectivity":  # "replies from B never come back": A asked first
         ent.endpoints = cw.requester_first(question, ent.endpoints, vocab.addresses)
     said = intent if strong else "unknown"
