@@ -21,7 +21,6 @@ from netopsai.diagnosis.memory import IncidentMemory, default_memory
 from netopsai.diagnosis.taxonomy import Taxonomy, load_taxonomy
 from netopsai.tools.registry import run_tool
 
-TRACE_ID = "E1"  # every pair's evidence is numbered like a turn's: the trace first
 STOPS = ("!N", "!H", "!X", "!F", "*")
 
 
@@ -115,7 +114,9 @@ class SharedEvidence:
 
 
 def trace(backends: Backends, pair: Pair) -> Evidence:
-    return run_tool("traceroute", {"src": pair.src, "dst": pair.dst}, backends, TRACE_ID)
+    """The pair's trace, the first evidence of its own ledger (numbered like a turn's: E1); its
+    diagnosis, if any, continues that ledger (SharedEvidence.diagnose)."""
+    return run_tool("traceroute", {"src": pair.src, "dst": pair.dst}, backends, Ledger().mint())
 
 
 def needs_diagnosis(ev: Evidence) -> bool:
