@@ -11,6 +11,7 @@ from netopsai.backends.base import Backends, IfaceSel
 from netopsai.backends.rows import figure
 from netopsai.common.errors import NetopsError, unknown
 from netopsai.common.ifnames import match
+from netopsai.common.roce import ROCE_METRICS
 from netopsai.common.timewin import Window
 from netopsai.common.words import count
 from netopsai.copilot.evidence import Evidence
@@ -102,9 +103,7 @@ def _narrowed(a: TelemetryArgs, b: Backends, rows: list[dict[str, Any]],
     return [r for r in rows if port_key(r["device"], r["interface"]) in ports], len(ports)
 
 
-ROCE = {"pfc": "had 10,000 or more PFC pause frames in 5 minutes",
-        "ecn": "had 1,000,000 or more ECN marks in 5 minutes",
-        "retransmits": "had 100 or more RoCE retransmits in 5 minutes"}
+ROCE = {name: m.flagged for name, m in ROCE_METRICS.items()}  # what flags a port, in words
 
 
 def _counters(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:

@@ -11,15 +11,15 @@ from __future__ import annotations
 from statistics import median
 from typing import Any
 
+from netopsai.common.roce import NIC_PREFIX, ROCE_METRICS
 from netopsai.config.roce import roce_settings
 from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.context import ECMP, Context
 from netopsai.diagnosis.registry import check, symptom
 from netopsai.diagnosis.symptoms import ALARMED
-from netopsai.lab.roce_metrics import NIC_PREFIX, ROCE_METRICS
 
-ECN_PER_5MIN = ROCE_METRICS["ecn"][1]  # ECN marks in 5 minutes that flag a port
+ECN_PER_5MIN = ROCE_METRICS["ecn"].flag_per_5min  # ECN marks in 5 minutes that flag a port
 WATCHDOG = {"PFC_WATCHDOG"}
 
 

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from netopsai.common.roce import NIC_PREFIX, ROCE_METRICS
 from netopsai.common.timewin import as_utc
 from netopsai.lab.counters import _hash01, iface_keys
-from netopsai.lab.roce_metrics import NIC_PREFIX, ROCE_METRICS, key
+from netopsai.lab.roce_metrics import key
 
 
 def baseline(seed: int, ifaces: Sequence[tuple[str, str]], roce: Sequence[bool],
@@ -65,7 +66,7 @@ def aggregate(metric: str, f: dict[str, np.ndarray], ifaces: Sequence[tuple[str,
               top: int) -> tuple[list[dict[str, Any]], int]:
     """The worst ports first: `total` of the metric's first field, the others' sums, the worst
     and the last 5 minutes of the first field; and how many ports reach the metric's threshold."""
-    fields, hot = ROCE_METRICS[metric]
+    fields, hot = ROCE_METRICS[metric].fields, ROCE_METRICS[metric].flag_per_5min
     first = f[fields[0]] + (f["pfc_rx"] if metric == "pfc" else 0)
     if first.shape[1] == 0:
         return [], 0

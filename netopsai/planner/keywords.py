@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from netopsai.planner.roce import ROCE_METRICS, rail_scope
+from netopsai.planner.roce import ROCE_WORDS, rail_scope
 
 if TYPE_CHECKING:
     from netopsai.planner.entities import Entities, Vocabulary
@@ -57,7 +57,7 @@ _UPDOWN = (r"\b(?:up-down|down-up|up\s?\+\s?down|down\s?\+\s?up)\b"
 NEAR = 200  # "ports ... down" within a sentence, this far apart at most: unbounded, each "ports"
 # rescanned its sentence to the end (quadratic in the question's length)
 METRICS = _table([
-    *ROCE_METRICS,
+    *ROCE_WORDS,
     ("flaps", r"\bflap\w*|\bbouncing\b|\bbounced\b|\bflak(?:e?y|iness)\b|\bon and off\b|\boff and on\b"
               rf"|{_UPDOWN}"),
     ("rx_power", r"\brx[\s_-]?power\b|\boptic(?:s|al)?\b|\blight levels?\b|\bdbm\b|\breceive power\b|"

@@ -7,17 +7,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from netopsai.common.roce import ROCE_METRICS
+
 if TYPE_CHECKING:
     from netopsai.planner.entities import Entities, Vocabulary
 
-ROCE_INTENTS = {"pfc": "telemetry.pfc", "ecn": "telemetry.ecn",
-                "retransmits": "telemetry.retransmits"}
-# before the other metrics: "congestion notification" is ECN, not utilisation
-ROCE_METRICS = [
-    ("pfc", r"\bpfc\b|\bpause[\s-]?(?:frames?|storms?)\b|\bpriority flow control\b"),
-    ("ecn", r"\becn\b|\bcnps?\b|\bcongestion notifications?\b|\bcongestion marks?\b"),
-    ("retransmits", r"\bretransmi\w*|\bout[\s-]of[\s-]sequence\b"),
-]
+ROCE_INTENTS = {name: f"telemetry.{name}" for name in ROCE_METRICS}
+# the metrics' words (common/roce.py), before the other metrics: "congestion notification" is
+# ECN, not utilisation
+ROCE_WORDS = [(name, m.words) for name, m in ROCE_METRICS.items()]
 RAIL = re.compile(r"\brails?\b|\bgpu[\s-]?(?:fabric|pods?|network|cluster)\b|\broce\b|"
                   r"\bback[\s-]?end (?:fabric|network)\b", re.I)
 GPU_ROLES = ("gpu_host",)

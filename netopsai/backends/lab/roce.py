@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from netopsai.backends.rows import PortCounters
+from netopsai.common.roce import ROCE_METRICS
 from netopsai.common.timewin import Window, as_utc
 from netopsai.store import tables as m
 
@@ -38,7 +39,7 @@ def roce_counters(engine: Engine, ports: list[tuple[str, str, int]], window: Win
     times = counters.grid(window.start, window.end)
     gpu = gpu_pod_devices(engine)
     faults = roce_faults(engine, window)
-    fields = roce.ROCE_METRICS[metric][0]
+    fields = ROCE_METRICS[metric].fields
     rows: list[dict[str, Any]] = []
     flagged = 0
     for i in range(0, len(ports), CHUNK):
