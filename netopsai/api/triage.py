@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from netopsai.api.matchers import matches
 from netopsai.backends.alertmanager.receiver import PayloadError, parse_payload
 from netopsai.common.errors import NetopsError
+from netopsai.copilot import threads
 
 if TYPE_CHECKING:
     from netopsai.config.network import TriageSettings
@@ -82,7 +83,7 @@ class Triage:
                              name=f"netopsai-triage-{s.fingerprint}").start()
 
     def _run(self, s: Selected) -> None:
-        thread = f"triage:{s.fingerprint}:{int(time.time())}"
+        thread = threads.key("triage", s.fingerprint, str(int(time.time())))
         try:
             self.post(s.channel, self.copilot.answer(s.question, thread), thread)
         except NetopsError as exc:

@@ -4,11 +4,10 @@ an earlier shell session must not colour this one), `--continue` follows up the 
 
 from __future__ import annotations
 
-import uuid
-
 from netopsai.common.errors import NetopsError
 from netopsai.common.textsafe import visible
 from netopsai.config.settings import StoreSettings, private_dir
+from netopsai.copilot import threads
 
 LAST = "last_thread"
 
@@ -37,7 +36,7 @@ def pick_thread(thread: str | None, resume: bool) -> str:
         if not path.exists():
             raise NetopsError("no earlier question to continue; ask one first")
         thread = path.read_text().strip()
-    chosen = thread or f"cli-{uuid.uuid4().hex[:8]}"
+    chosen = thread or threads.key("cli", "", threads.new_id("cli"))
     private_dir(home)
     (home / LAST).write_text(chosen + "\n")
     return chosen

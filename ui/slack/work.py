@@ -15,6 +15,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from netopsai.common.errors import NetopsError
+from netopsai.copilot import threads
 from netopsai.copilot.evidence import citations
 from netopsai.copilot.service import Copilot, Step
 from netopsai.copilot.steps import describe
@@ -48,7 +49,7 @@ class Click:
 
     def of_this_channel(self) -> bool:
         """A button acts only on a conversation of the channel it was clicked in."""
-        return self.thread.startswith(f"slack:{self.channel}:")
+        return threads.belongs(self.thread, "slack", self.channel)
 
     def tell(self, client: WebClient, text: str) -> None:
         client.chat_postEphemeral(channel=self.channel, user=self.user, text=text)
@@ -71,7 +72,7 @@ def clicked(ctx: SlackContext, body: dict[str, Any], action: dict[str, Any],
 
 def thread_id(channel: str, thread_ts: str) -> str:
     """A Slack thread is one copilot conversation thread."""
-    return f"slack:{channel}:{thread_ts}"
+    return threads.key("slack", channel, thread_ts)
 
 
 @dataclass

@@ -1,6 +1,7 @@
-"""Ack and Silence on an alarm line: recorded in our store (netopsai.store.acks.record, the
-function the web app's Alarms tab calls, on the same store) as the Slack user who clicked
-(`slack:USER`), after the allow-lists; the line in the message then says who acked it."""
+"""Ack and Silence on an alarm line: recorded in our store through the copilot's door
+(netopsai.copilot.doors.record_ack, as the web app's Alarms tab does, on the same store) as
+the Slack user who clicked (`slack:USER`), after the allow-lists; the line in the message
+then says who acked it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from netopsai.common.errors import NetopsError
+from netopsai.copilot.doors import record_ack, silence_end
 from netopsai.ui.slack.alarm_list import ACK_ACTION, SILENCE_ACTION, SILENCE_FOR, ack_texts, store_of
 from netopsai.ui.slack.blocks import mrkdwn
 from netopsai.ui.slack.work import SlackContext, clicked
@@ -35,12 +37,10 @@ def act(ctx: SlackContext, kind: str, body: dict[str, Any], action: dict[str, An
     user, channel = click.user, click.channel
     backends = ctx.copilot.backends
     try:
-        from netopsai.store import acks
-
         alarm_id = _alarm_id(click.value)
         engine, now = store_of(backends), backends.inventory.clock()
-        until = acks.silence_end(now, SILENCE_FOR) if kind == "silence" else None
-        acks.record(engine, alarm_id, kind, f"slack:{user}", "from Slack", now, until)
+        until = silence_end(now, SILENCE_FOR) if kind == "silence" else None
+        record_ack(backends, alarm_id, kind, f"slack:{user}", "from Slack", now, until, engine)
     except NetopsError as exc:
         client.chat_postEphemeral(channel=channel, user=user, text=f":warning: {exc}")
         return
