@@ -73,6 +73,8 @@ def device_message(row: dict[str, Any]) -> tuple[bytes | None, str]:
     """What the device sent (bytes), or None and why the line is left out."""
     line, form = row["line"], row["header_form"]
     if form in rls.DATAGRAM_FORMS:
+        if not rls.arrives_as_datagram(row):  # a line of Kiwi's own file: Kiwi's columns, not a wire form
+            return None, "a Kiwi log-file line"
         return line.encode(), "sent as published"
     if form == "server_file" and "relay_header" in row["features"]:
         m = _SERVER_HEAD.match(line)

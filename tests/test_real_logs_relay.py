@@ -139,6 +139,12 @@ def test_what_a_device_sent_is_taken_from_each_header_form() -> None:
     assert relay.device_message(dgram)[0] == b"<189>53: 000052: Aug 22 06:38:10.672: x"
     dmesg = dict(base, header_form="show_logging", stamp="uptime", line="[ 1484.99] eth0: up")
     assert relay.device_message(dmesg)[0] is None
+    # Kiwi: its forward is a datagram, a line of its own log file is no wire form
+    kiwi_file = dict(base, header_form="kiwi", stamp="ymd",
+                     line="2015-09-02 13:33:11\tLocal4.Critical\t192.168.0.1\t%ASA-2-106007: x")
+    assert relay.device_message(kiwi_file)[0] is None
+    forward = dict(kiwi_file, line="<190>Original Address=192.168.0.1 1 2025-06-23T16:13:32Z h x")
+    assert relay.device_message(forward)[0] == forward["line"].encode()
     # a relay's header host names the first server's view of the sender, not the device
     labelled = dict(relayed_line, expect={"host": "192.168.100.2"})
     assert relay.want_host(labelled, b"<13>585917: ... igmp 192.168.100.2", "127.1.0.9") == \
