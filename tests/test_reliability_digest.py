@@ -69,7 +69,7 @@ def test_a_big_week_fits_slacks_limits(slack: tuple[FakeSlackAPI, WebClient]) ->
     assert args["channel"] == "C-WEEKLY" and args["parse"] == "none"
     assert len(blocks) <= 50
     assert blocks[0] == {"type": "header", "text": {
-        "type": "plain_text", "text": "Reliability 2026-03-03 .. 2026-03-10 (by pod)"}}
+        "type": "plain_text", "text": "Reliability 2026-03-03 12:00 – 2026-03-10 12:00 UTC by pod"}}
     assert all(len(t["text"]) <= 3000 for t in texts(blocks))
     assert all(t.get("verbatim") is True for t in texts(blocks) if t["type"] == "mrkdwn")
     sections = [b["text"]["text"] for b in blocks if b["type"] == "section"]
@@ -87,7 +87,7 @@ def test_a_big_week_fits_slacks_limits(slack: tuple[FakeSlackAPI, WebClient]) ->
     assert [f["text"] for f in ttr["fields"]] == [
         "*acknowledged*\n12 / 40.5 min (5 of 7 cases)", "*mitigated*\n12 / 40.5 min (5 of 7 cases)",
         "*closed*\n– / – min (0 of 7 cases)"]
-    assert args["text"].startswith("Reliability 2026-03-03 .. 2026-03-10 (by pod): 120 alarms")
+    assert args["text"].startswith("Reliability 2026-03-03 12:00 – 2026-03-10 12:00 UTC by pod: 120 alarms")
     assert args["text"].endswith("and 57 more")
 
 

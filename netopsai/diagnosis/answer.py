@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from datetime import datetime
 from typing import Any
 
+from netopsai.common.localtime import at, moment
+from netopsai.common.localtime import span as zoned_span
 from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
@@ -82,7 +83,7 @@ def frame(ctx: Context, d: Diagnosis) -> None:
         d.answer = _told(ctx, d.answer)
     if STILL.search(ctx.question or ""):
         d.still = still(ctx, d, got[0] if got else None)
-    d.windows = windows(ctx.evidence)
+    d.windows = windows(ctx.evidence, ctx.zone)
 
 
 def _told(ctx: Context, answer: Finding) -> Finding:
@@ -90,7 +91,7 @@ def _told(ctx: Context, answer: Finding) -> Finding:
     in the window (or, asked about now, in the last hours), each with its start and end."""
     m, text = ctx.main, answer.text
     if m is not None and m.args.get("at") and m.window:
-        text = text.replace(" — ", f" — {span(m.window)}, ", 1)
+        text = text.replace(" — ", f" — {span(m.window, ctx.zone)}, ", 1)
     ep = episodes(ctx)
     if ep is None:
         return Finding(text, answer.cites)
@@ -106,7 +107,7 @@ def still(ctx: Context, d: Diagnosis, state: str | None) -> Finding:
     onset = f"; first onset: {d.since.text}" if d.since else ""
     cites = [*([m.id] if m is not None else []), *(d.since.cites if d.since else [])]
     if state in ("no", "partly", "loss", "small", "oneway") and m is not None:
-        when = span(m.window) if m.window else "now"
+        when = span(m.window, ctx.zone) if m.window else "now"
         return Finding(f"Still happening: yes — the trace {when} still fails{onset}", cites)
     # a reboot is over once the device is back; a break routed around is not the flow's
     faulty = d.label not in ("none", "inconclusive", "device.reboot") and d.relation == "cause"
@@ -115,7 +116,7 @@ def still(ctx: Context, d: Diagnosis, state: str | None) -> Finding:
                        f"evidence read now{onset}", [*cites, *(d.because[0].cites if d.because else [])])
     last = _last_cleared(ctx)
     when = (f"; last occurrence: {last[1]['kind']} on {last[1]['device']} cleared at "
-            f"{last[1]['cleared_at']}" if last else "; no alarm about it cleared in the window")
+            f"{at(last[1]['cleared_at'], ctx.zone)}" if last else "; no alarm about it cleared in the window")
     now = "the flow delivers now" if state == "yes" else "nothing is confirmed now"
     return Finding(f"Still happening: no — {now}{when}{onset}",
                    [*cites, *([last[0]] if last else ctx.alarm_ids[:1])])
@@ -127,24 +128,16 @@ def _last_cleared(ctx: Context) -> tuple[str, dict[str, Any]] | None:
     return max(closed, key=lambda x: str(x[1].get("cleared_at")), default=None)
 
 
-def _clock(text: str) -> datetime | None:
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except (ValueError, AttributeError):
-        return None
-
-
-def span(window: dict[str, str]) -> str:
-    """'2025-11-04 19:00–20:00 UTC', or 'at 2025-11-04 20:00 UTC' for a moment."""
-    a, b = _clock(window.get("start", "")), _clock(window.get("end", ""))
+def span(window: dict[str, str], zone: str = "UTC") -> str:
+    """A window read, in the network's zone, named (common/localtime): '2025-11-04 19:00–20:00
+    UTC', '2025-11-04 11:00–12:00 PST (19:00–20:00 UTC)'; 'at 2025-11-04 20:00 UTC' for a
+    moment (a trace's)."""
+    a, b = moment(window.get("start", "")), moment(window.get("end", ""))
     if a is None or b is None:
         return f"{window.get('start')} .. {window.get('end')}"
-    fmt = "%H:%M:%S" if a.second or b.second else "%H:%M"
     if a == b:
-        return f"at {a:%Y-%m-%d} {a.strftime(fmt)} UTC"
-    if a.date() == b.date():
-        return f"{a:%Y-%m-%d} {a.strftime(fmt)}–{b.strftime(fmt)} UTC"
-    return f"{a:%Y-%m-%d} {a.strftime(fmt)} – {b:%Y-%m-%d} {b.strftime(fmt)} UTC"
+        return f"at {at(a, zone, seconds=bool(a.second), beside=True)}"
+    return zoned_span(a, b, zone)
 
 
 def _relative(e: Evidence) -> str:
@@ -161,13 +154,13 @@ def _n(eid: str) -> int:
     return int(eid[1:]) if eid[1:].isdigit() else 0
 
 
-def windows(evidence: list[Evidence]) -> Finding | None:
-    """The windows read, grouped: 'alarms and changes 2025-11-04 19:00–20:00 UTC; traces at
-    2025-11-04 20:00 UTC', each group citing its evidence."""
+def windows(evidence: list[Evidence], zone: str = "UTC") -> Finding | None:
+    """The windows read, grouped, in the network's zone: 'alarms and changes 2025-11-04
+    19:00–20:00 UTC; traces at 2025-11-04 20:00 UTC', each group citing its evidence."""
     groups: dict[str, list[Evidence]] = defaultdict(list)
     for e in evidence:
         if e.id and not e.errors and e.window and e.tool in READS:
-            groups[span(e.window) + _relative(e)].append(e)
+            groups[span(e.window, zone) + _relative(e)].append(e)
     if not groups:
         return None
     parts = []

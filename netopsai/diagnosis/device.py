@@ -119,7 +119,7 @@ def diagnose_device(ctx: Context, name: str, taxonomy: Taxonomy | None = None,
         _upstream(d, name, own[0])
     elif top is None or name not in (top.device, top.peer):
         _no_fault(ctx, d, name)
-        came_and_went(ctx, d, name, said(ctx.window))
+        came_and_went(ctx, d, name, said(ctx.window, ctx.zone))
     _snapshot(ctx, d, name)
     d.scope = name
     frame(ctx, d)

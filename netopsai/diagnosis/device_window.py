@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from netopsai.common.localtime import events
 from netopsai.common.words import plain
 from netopsai.diagnosis.answer import span
 from netopsai.diagnosis.base import Diagnosis, Finding
@@ -24,9 +25,10 @@ HISTORY = re.compile(r"\bwhat happened\b|\bwhat went on\b|\btimeline\b|\bhistory
 PORTS_SHOWN = 4
 
 
-def said(window: Any) -> str:
-    """The window as the answer says it: 'the last 6h', '2025-11-04 16:55–17:15 UTC'."""
-    return span(window) if isinstance(window, dict) else f"the last {window}"
+def said(window: Any, zone: str = "UTC") -> str:
+    """The window as the answer says it, in the network's zone: 'the last 6h', '2025-11-04
+    16:55–17:15 UTC'."""
+    return span(window, zone) if isinstance(window, dict) else f"the last {window}"
 
 
 def alarms_of(ctx: Context, name: str) -> list[tuple[str, dict[str, Any]]]:
@@ -48,8 +50,8 @@ def port_changes(ctx: Context, name: str) -> tuple[str, list[dict[str, Any]]]:
     return "", []
 
 
-def _ports_text(rows: list[dict[str, Any]]) -> str:
-    shown = "; ".join(f"{r['interface']} {r.get('events') or ''}".strip()
+def _ports_text(rows: list[dict[str, Any]], zone: str = "UTC") -> str:
+    shown = "; ".join(f"{r['interface']} {events(r.get('events') or '', zone)}".strip()
                       for r in rows[:PORTS_SHOWN])
     more = len(rows) - PORTS_SHOWN
     return (f"{len(rows)} port{'s' if len(rows) != 1 else ''} went down and came back "
@@ -61,10 +63,10 @@ def timeline(ctx: Context, name: str) -> Finding | None:
     (…)': everything that came and went on the device in the window, cited."""
     eps = alarms_of(ctx, name)
     eid, ports = port_changes(ctx, name)
-    parts = [told(eps)] if eps else []
+    parts = [told(eps, ctx.zone)] if eps else []
     if ports:  # after alarms that said it, the state history only backs them up
         parts.append(f"its ports' state history agrees ({len(ports)} went down and came back)"
-                     if eps else _ports_text(ports))
+                     if eps else _ports_text(ports, ctx.zone))
     if not parts:
         return None
     cites = [*dict.fromkeys(e for e, _ in eps[:3])] + ([eid] if ports and eid else [])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from netopsai.common.localtime import span
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import RECENT, Context
 
@@ -23,22 +24,19 @@ KIND_LABEL = {"DEVICE_REBOOT": "device.reboot", "DEVICE_UNREACHABLE": "device.do
 FIRST = {"DEVICE_REBOOT": 0, "DEVICE_UNREACHABLE": 0}  # a device's own alarm before its links'
 
 
-def _hm(stamp: Any) -> str:
-    text = str(stamp or "")
-    return text[11:16] if len(text) >= 16 else text or "?"
-
-
 def closed(rows: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
     out = [(eid, r) for eid, r in rows if r.get("state") == "closed" and r.get("cleared_at")
            and r.get("impact") != "none"]  # a fan or a PSU did not touch the traffic
     return sorted(out, key=lambda x: (FIRST.get(x[1]["kind"], 1), str(x[1]["raised_at"])))
 
 
-def told(eps: list[tuple[str, dict[str, Any]]]) -> str:
+def told(eps: list[tuple[str, dict[str, Any]]], zone: str = "UTC") -> str:
+    """'LINK_DOWN on leaf3 Ethernet1 2025-11-04 11:35–11:41 PST; …': each with its start and
+    end in the network's zone, named (the alarm rows stay ISO UTC)."""
     def one(r: dict[str, Any]) -> str:
         where = " ".join(x for x in (r["device"], r.get("interface")) if x)
-        day = str(r["raised_at"])[:10]
-        return f"{r['kind']} on {where} {day} {_hm(r['raised_at'])}–{_hm(r['cleared_at'])} UTC"
+        when = span(r["raised_at"], r["cleared_at"], zone, beside=False, seconds=False)
+        return f"{r['kind']} on {where} {when}"
     more = len(eps) - SHOWN
     return "; ".join(one(r) for _, r in eps[:SHOWN]) + (f"; and {more} more" if more > 0 else "")
 
@@ -50,13 +48,14 @@ def episodes(ctx: Context) -> Finding | None:
     if ctx.at:  # a past window: what began and ended in it
         rows = [(eid, r) for eid, r in ctx.alarms.values() if ctx.alarm_position(r) > 0]
         eps = closed(rows)
-        return Finding(f"began and ended in the window: {told(eps)}",
+        return Finding(f"began and ended in the window: {told(eps, ctx.zone)}",
                        list(dict.fromkeys(e for e, _ in eps[:SHOWN]))) if eps else None
     rows = [(e.id, r) for e in ctx.recent for r in e.rows if ctx.pos.get(r["device"])]
     eps = closed(list({r.get("id"): (eid, r) for eid, r in rows}.values()))
     if not eps:
         return None
-    return Finding(f"earlier on this path (the last {RECENT}, cleared since): {told(eps)}",
+    return Finding(f"earlier on this path (the last {RECENT}, cleared since): "
+                   f"{told(eps, ctx.zone)}",
                    list(dict.fromkeys(e for e, _ in eps[:SHOWN])))
 
 

@@ -74,7 +74,7 @@ def job_scope(ctx: Context, job: str | None, hosts: list[str], window: Any,
               at: str | None = None) -> Scope:
     """The job's hosts and window from the job table; the question's hosts otherwise."""
     if job is None:
-        hw = hosts_window(window, at, ctx.question, _clock(ctx, hosts))
+        hw = hosts_window(window, at, ctx.question, _clock(ctx, hosts), ctx.zone)
         return Scope(None, hosts, hw.window, why=hw.why)
     ev = next((e for e in ctx.evidence if e.tool == "metadata" and e.args.get("query") == "jobs"
                and e.args.get("job") == job), None) or ctx.call("metadata", {"query": "jobs",
@@ -82,7 +82,7 @@ def job_scope(ctx: Context, job: str | None, hosts: list[str], window: Any,
     if ev.errors or not ev.rows:
         return Scope(job, [], window, [ev.id] if ev.id else [],
                      ev.errors[0] if ev.errors else f"job {job} is not in the job table")
-    jw = job_window(ev.rows[0], f"job {job}", window, at, ctx.question)
+    jw = job_window(ev.rows[0], f"job {job}", window, at, ctx.question, ctx.zone)
     return Scope(job, list(ev.rows[0]["hosts"]), jw.window, [ev.id], why=jw.why)
 
 
@@ -97,7 +97,8 @@ def gather(ctx: Context, sc: Scope, tracer: Tracer | None = None) -> Reads:
     attach = [] if nics.errors else nics.rows
     leaves = sorted({r["tor"] for r in attach if r["name"] in sc.hosts and r.get("tor")})
     both, w = sc.hosts + leaves, sc.window
-    reads = Reads(sc.hosts, leaves, attach, status, devs, window=sc.window, call=ctx.call)
+    reads = Reads(sc.hosts, leaves, attach, status, devs, window=sc.window, call=ctx.call,
+                  zone=ctx.zone)
     reads.ev["status"] = ctx.call("telemetry", {"metric": "oper_status", "devices": both,
                                                 "window": w, "top": 1000})
     for metric, devices in (("pfc", both), ("retransmits", sc.hosts), ("errors", both)):
@@ -130,7 +131,8 @@ def diagnose_job(ctx: Context, job: str | None, hosts: list[str], window: Any = 
     hits = ports + spread + [h for hs in found[PORT_RULES:] for h in hs]
     d = _verdict(sc, reads, hits) if hits else _healthy(sc, reads)
     if not hits:  # nothing down at the window's end: what came and went in it (job_past.py)
-        came_and_went(d, reads, sc.name, window_said(sc.window), window is not None or at is not None)
+        came_and_went(d, reads, sc.name, window_said(sc.window, ctx.zone),
+                      window is not None or at is not None)
     rails = reads.ev.get("rails")
     if rails is not None and not rails.facts.get("failing") and hits:
         d.clean.append(Finding(rails_reachable(rails), [rails.id]))

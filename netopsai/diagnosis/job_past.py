@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from netopsai.common.localtime import events
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.device_window import KIND_LABEL, PORTS_SHOWN
 from netopsai.diagnosis.episodes import closed, told
@@ -29,8 +30,8 @@ def _ports(reads: Reads) -> list[dict[str, Any]]:
             and reads.concerns_job(r["device"], r.get("interface") or "")]
 
 
-def _ports_text(ports: list[dict[str, Any]]) -> str:
-    shown = "; ".join(f"{r['device']} {r['interface']} {r.get('events') or ''}".strip()
+def _ports_text(ports: list[dict[str, Any]], zone: str) -> str:
+    shown = "; ".join(f"{r['device']} {r['interface']} {events(r.get('events') or '', zone)}".strip()
                       for r in ports[:PORTS_SHOWN])
     return f"{len(ports)} of the job's ports went down and came back ({shown})"
 
@@ -44,18 +45,18 @@ def came_and_went(d: Diagnosis, reads: Reads, name: str, window: str, asked: boo
     if not (eps or ports) or d.label != "none":
         return
     if not asked:
-        said = told(eps) if eps else _ports_text(ports)
+        said = told(eps, reads.zone) if eps else _ports_text(ports, reads.zone)
         cites = [*dict.fromkeys(e for e, _ in eps[:3] if e), *(reads.cite("status") if ports else [])]
         d.answer = Finding(f"{name}'s NICs and rails now: nothing down — earlier in {window}, "
                            f"cleared since: {said}", cites)
         d.secondary = [Finding(f"came and went on {name}'s ports in {window}: {said}", cites),
                        *d.secondary]
         return
-    parts = [told(eps)] if eps else []
+    parts = [told(eps, reads.zone)] if eps else []
     if ports and eps:  # the alarms said it: the state history backs them up
         parts.append(f"the ports' state history agrees ({len(ports)} went down and came back)")
     elif ports:
-        parts.append(_ports_text(ports))
+        parts.append(_ports_text(ports, reads.zone))
     cites = [*dict.fromkeys(e for e, _ in eps[:3] if e), *(reads.cite("status") if ports else [])]
     first = eps[0][1] if eps else {}
     d.label = KIND_LABEL.get(str(first.get("kind")), "link.down") if eps else (

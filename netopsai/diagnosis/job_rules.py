@@ -28,6 +28,7 @@ class Reads:
     window: Any = None  # what the reads cover (the job's window)
     call: Callable[[str, dict[str, Any]], Evidence] | None = None  # more reads (None: none)
     settings: RoceSettings = field(default_factory=roce_settings)
+    zone: str = "UTC"  # the network's: the times its findings say are in it
 
     def all(self) -> list[Evidence]:
         return [self.devices, *self.ev.values()]

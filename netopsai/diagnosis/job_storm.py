@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from netopsai.common.localtime import stamp
 from netopsai.diagnosis.base import Finding
 from netopsai.diagnosis.job_rules import Hit, Reads
 from netopsai.diagnosis.pfc_trace import Hop, Trail, far_end, first_over, walk, watchdog_facing
@@ -70,7 +71,7 @@ def storm_since(x: Reads, dev: str, port: str, row: dict[str, Any] | None,
         eid, a = wd
         on = f"{a['device']} {a.get('interface')}"
         facing_said = f", facing {dev} {port}" if a["device"] != dev else ""
-        return Finding(f"{a['raised_at']}, when the PFC watchdog on {on}{facing_said} fired",
+        return Finding(f"{stamp(a['raised_at'], x.zone)}, when the PFC watchdog on {on}{facing_said} fired",
                        [eid, *nb])
     if row is None or x.call is None:
         return None

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from netopsai.common.localtime import at as local_at
+from netopsai.common.localtime import span as local_span
 from netopsai.common.timewin import iso
 
 LOOKBACK = timedelta(hours=6)  # a long-running job without a window: its last 6h
@@ -45,49 +47,53 @@ def _span(start: datetime, end: datetime) -> dict[str, str]:
     return {"start": iso(start), "end": iso(end)}
 
 
-def _hm(t: datetime) -> str:
-    return f"{t:%H:%M} UTC"
+def _hm(t: datetime, zone: str) -> str:
+    """'19:40 UTC', '11:40 PST': the network's wall time, its zone named (common/localtime)."""
+    return local_at(t, zone, day=False)
 
 
 def job_window(row: dict[str, Any], name: str, window: Any, at: str | None,
-               question: str) -> JobWindow:
+               question: str, zone: str = "UTC") -> JobWindow:
     """The window for the job of `row` (the job table's) and why; `window` and `at` are what
-    the planner read from the question."""
+    the planner read from the question; `zone` the network's, the times said are in it."""
     until = _time(row["until"]) or datetime.now().astimezone()
     start = _time(row.get("start"))
-    began = _hm(start) if start else "an unknown start"
-    run = (f"{name} has run since {began}, still running at {_hm(until)}" if not row.get("end")
-           else f"{name} ran from {began} to {_hm(until)}")
+    began = _hm(start, zone) if start else "an unknown start"
+    run = (f"{name} has run since {began}, still running at {_hm(until, zone)}" if not row.get("end")
+           else f"{name} ran from {began} to {_hm(until, zone)}")
     if window is not None:
-        return JobWindow(window, f"the window the question gave ({_said(window)})")
-    default = _default(start, until, name, unread_time(question) or "the question gives no time")
+        return JobWindow(window, f"the window the question gave ({_said(window, zone)})")
+    default = _default(start, until, name, unread_time(question) or "the question gives no time",
+                       zone)
     if at is not None and (t := _time(at)) is not None:
         if (start and t < start) or t > until:
-            return JobWindow(default.window, f"{t:%Y-%m-%d %H:%M} UTC, the time the question "
+            return JobWindow(default.window, f"{local_at(t, zone)}, the time the question "
                              f"gives, is outside {name}'s run ({run}); read instead: "
-                             + _default(start, until, name, "").why)
+                             + _default(start, until, name, "", zone).why)
         lo, hi = max(t - BEFORE, start or t - BEFORE), min(t + AFTER, until)
-        return JobWindow(_span(lo, hi), f"30 minutes before to 10 minutes after {_hm(t)} "
+        return JobWindow(_span(lo, hi), f"30 minutes before to 10 minutes after {_hm(t, zone)} "
                          f"(the time the question gives), clamped to the job's run ({run})")
     if RESTART.search(question):
         if start is None:
             return JobWindow(default.window, f"the job table has no start for {name}, so "
                              f"'since the restart' could not be placed; read instead: "
-                             + _default(start, until, name, "").why)
-        return JobWindow(_span(start, until), f"since {name} (re)started at {_hm(start)} (the "
-                         "question asks since the restart) up to " + _hm(until))
+                             + _default(start, until, name, "", zone).why)
+        return JobWindow(_span(start, until), f"since {name} (re)started at {_hm(start, zone)} (the "
+                         "question asks since the restart) up to " + _hm(until, zone))
     return default
 
 
-def hosts_window(window: Any, at: str | None, question: str, clock: str | None) -> JobWindow:
-    """The window for hosts named without a job, and why. `clock`: now, when known."""
+def hosts_window(window: Any, at: str | None, question: str, clock: str | None,
+                 zone: str = "UTC") -> JobWindow:
+    """The window for hosts named without a job, and why. `clock`: now, when known; `zone`: the
+    network's, the times said are in it."""
     if window is not None:
-        return JobWindow(window, f"the window the question gave ({_said(window)})")
+        return JobWindow(window, f"the window the question gave ({_said(window, zone)})")
     now = _time(clock)
     if at is not None and (t := _time(at)) is not None:
         hi = t + AFTER if now is None else min(t + AFTER, now)
-        cut = f", cut at now ({_hm(now)})" if now is not None and hi < t + AFTER else ""
-        return JobWindow(_span(t - BEFORE, hi), f"30 minutes before to 10 minutes after {_hm(t)} "
+        cut = f", cut at now ({_hm(now, zone)})" if now is not None and hi < t + AFTER else ""
+        return JobWindow(_span(t - BEFORE, hi), f"30 minutes before to 10 minutes after {_hm(t, zone)} "
                          f"(the time the question gives; no job is named, so no run to clamp "
                          f"it to){cut}")
     last = "the last hour"
@@ -114,17 +120,18 @@ def unread_time(question: str) -> str | None:
     return f"{said!r} in the question is in the future, so it was not used"
 
 
-def _default(start: datetime | None, until: datetime, name: str, because: str) -> JobWindow:
+def _default(start: datetime | None, until: datetime, name: str, because: str,
+             zone: str) -> JobWindow:
     lo, why = until - LOOKBACK, f" ({because})" if because else ""
     if start and start >= lo:
         return JobWindow(_span(start, until), f"{name}'s whole run, from its start at "
-                         f"{_hm(start)} to {_hm(until)}{why}")
-    return JobWindow(_span(lo, until), f"{name}'s last 6 hours, up to {_hm(until)}{why}")
+                         f"{_hm(start, zone)} to {_hm(until, zone)}{why}")
+    return JobWindow(_span(lo, until), f"{name}'s last 6 hours, up to {_hm(until, zone)}{why}")
 
 
-def _said(window: Any) -> str:
+def _said(window: Any, zone: str) -> str:
     if isinstance(window, dict):
-        return f"{window.get('start')} .. {window.get('end')}"
+        return local_span(window.get("start"), window.get("end"), zone)
     return str(window)
 
 

@@ -1,6 +1,7 @@
-"""The weekly digest in Slack (opt-in: config `reliability.digest_channel`) as Block Kit: a header,
-the week's totals, a section per worst scope by bad minutes, the repeat offenders, time to repair
-p50/p90, and a plain `text` fallback for notifications. A scheduler runs `netopsai report
+"""The weekly digest in Slack (opt-in: config `reliability.digest_channel`) as Block Kit: a header
+(the window in the network's zone, named), the week's totals, a section per worst scope by bad
+minutes, the repeat offenders, time to repair p50/p90, and a plain `text` fallback for
+notifications. A scheduler runs `netopsai report
 reliability --window 7d --slack` (deploy/systemd/).
 
 Names come from the network (a device's name or description can say anything): each is escaped
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from netopsai.common.localtime import span
 from netopsai.reliability.model import Report
 from netopsai.reliability.render import mrkdwn
 
@@ -62,8 +64,10 @@ def _section(text: str) -> dict[str, Any]:
 
 
 def _title(report: Report) -> str:
+    """'Reliability 2026-03-09 08:00 – 2026-03-10 08:00 EDT (12:00 – 2026-03-10 12:00 UTC) by
+    pod': the window on the network's clock, its zone named (common/localtime)."""
     w = report.window
-    return f"Reliability {w['start'][:10]} .. {w['end'][:10]} (by {report.by})"[:MAX_HEADER]
+    return f"Reliability {span(w['start'], w['end'], report.zone)} by {report.by}"[:MAX_HEADER]
 
 
 def _totals(report: Report) -> str:

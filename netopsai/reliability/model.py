@@ -24,6 +24,7 @@ class Report:
     ttr: list[dict[str, Any]] = field(default_factory=list)  # category, stage, cases, p50, p90
     noise: list[dict[str, Any]] = field(default_factory=list)  # day, alarms, cases, alarms_per_case
     totals: dict[str, Any] = field(default_factory=dict)
+    zone: str = "UTC"  # the network's zone: text shows times in it (the rows stay ISO UTC)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

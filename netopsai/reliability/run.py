@@ -25,4 +25,6 @@ def reliability_report(engine: Engine, window: Any = "30d", by: str = "pod",
     w = parse_window(window, inventory.clock(), default="30d", zone=zone)
     cfg = cfg or ReliabilitySettings()
     history = read_history(engine, w, cfg.loss_per_5min)
-    return build_report(history, cfg, by, Topology(inventory))
+    report = build_report(history, cfg, by, Topology(inventory))
+    report.zone = zone  # the window was read in it; the digest and the table say times in it
+    return report

@@ -1,5 +1,6 @@
 """The report in the terminal (`netopsai report reliability`): its tables with rich, then the
-definitions that say what they count."""
+definitions that say what they count. Times are on the network's clock, its zone named (the
+report's rows, and so JSON and CSV, stay ISO UTC)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from netopsai.common.localtime import at, span
 from netopsai.reliability import render
 from netopsai.reliability.model import Report
 
@@ -26,10 +28,21 @@ def _table(title: str, rows: list[dict[str, Any]], columns: list[str]) -> Table:
     return t
 
 
+def _offenders(rep: Report) -> list[dict[str, Any]]:
+    """Each case of an offender as 'C5 LINK_DOWN 2026-03-09 18:00 EDT (22:00 UTC)': its first
+    alarm on the network's clock (the report's case_list is UTC, for the exports)."""
+    cases = {r["case"]: r for r in rep.cases}
+
+    def listed(ids: str) -> str:
+        return "; ".join(f"{c} {cases[c]['root_kind']} {at(cases[c]['detected'], rep.zone, beside=True)}"
+                         if c in cases else c for c in ids.split())
+    return [{**r, "case_list": listed(str(r.get("case_ids", "")))} for r in rep.offenders]
+
+
 def print_report(rep: Report, console: Console | None = None) -> None:
     c = console or render.console()
     t, w = rep.totals, rep.window
-    c.print(f"reliability {w['start']} .. {w['end']} by {rep.by}: {t['alarms']} alarms in "
+    c.print(f"reliability {span(w['start'], w['end'], rep.zone)} by {rep.by}: {t['alarms']} alarms in "
             f"{t['cases']} cases ({t['compression']:g} alarms per case), {t['bad_cases']} bad, "
             f"{t['open_cases']} open; {t['window_minutes']} minutes in the window", markup=False)
     c.print(_table(f"bad minutes per {rep.by}", rep.scopes[:SCOPES_SHOWN],
@@ -37,7 +50,7 @@ def print_report(rep: Report, console: Console | None = None) -> None:
                     "loss_minutes", "probe_minutes", "bad_cases"]))
     if len(rep.scopes) > SCOPES_SHOWN:
         c.print(f"({len(rep.scopes) - SCOPES_SHOWN} more scopes: --format csv lists all)")
-    c.print(_table("repeat offenders (two or more cases)", rep.offenders,
+    c.print(_table("repeat offenders (two or more cases)", _offenders(rep),
                    ["kind", "name", "cases", "case_list"]) if rep.offenders
             else "repeat offenders: none")
     c.print(_table("time to repair, minutes from detection", rep.ttr,

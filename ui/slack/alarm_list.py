@@ -9,6 +9,7 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from netopsai.common.localtime import at
 from netopsai.ui.slack.blocks import mrkdwn
 
 if TYPE_CHECKING:
@@ -51,21 +52,24 @@ def alarm_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
                                          RANK.get(str(r.get("severity")), 9)))
 
 
-def _when(raised: Any) -> str:
-    text = str(raised or "")  # ISO in UTC, as the alarms tool gives it: to the minute
-    return f"{text[:16].replace('T', ' ')} UTC" if len(text) >= 16 else text
+def _when(raised: Any, zone: str) -> str:
+    """The alarms tool's ISO UTC time to the minute, in the network's zone with UTC beside it,
+    as the web app's Alarms tab shows it: '2025-11-04 11:20 PST (19:20 UTC)', in UTC
+    '2025-11-04 19:20 UTC'."""
+    return at(raised, zone, beside=True)
 
 
-def alarm_line(r: dict[str, Any], ack: str = "") -> str:
+def alarm_line(r: dict[str, Any], ack: str = "", zone: str = "UTC") -> str:
     """`:red_circle: *critical* LINK_DOWN on dc1-leaf-03 Ethernet49 (peer dc1-spine-01) ·
-    open since 2025-11-04 19:20 UTC · traffic degraded · acked by slack:U1`"""
+    open since 2025-11-04 19:20 UTC · traffic degraded · acked by slack:U1`; times in `zone`,
+    the network's."""
     sev = str(r.get("severity") or "unknown")
     where = " ".join(str(x) for x in (r.get("device"), r.get("interface")) if x)
     peer = f" (peer {r['peer']})" if r.get("peer") else ""
     state = "open since" if r.get("state") == "open" else f"{r.get('state') or 'raised'}, raised"
     parts = [f"{MARKS.get(sev, ':white_circle:')} *{mrkdwn(sev)}* "
              f"{mrkdwn(str(r.get('kind') or 'alarm'))} on {mrkdwn(where or '?')}{mrkdwn(peer)}",
-             f"{state} {_when(r.get('raised_at'))}".strip()]
+             f"{state} {mrkdwn(_when(r.get('raised_at'), zone))}".strip()]
     if r.get("impact") in IMPACT:
         parts.append(IMPACT[str(r["impact"])])
     if ack:
@@ -82,14 +86,16 @@ def _buttons(alarm_id: int) -> dict[str, Any]:
          "text": {"type": "plain_text", "text": f"Silence {SILENCE_FOR}"}}]}
 
 
-def alarm_blocks(rows: list[dict[str, Any]], acks_text: dict[int, str]) -> list[dict[str, Any]]:
+def alarm_blocks(rows: list[dict[str, Any]], acks_text: dict[int, str],
+                 zone: str = "UTC") -> list[dict[str, Any]]:
     """One section per alarm (block_id netops_alarm_ID, so a click can update its line), the
-    open ones followed by their buttons; past MAX_ALARMS, a line says how many more."""
+    open ones followed by their buttons; past MAX_ALARMS, a line says how many more. Times in
+    `zone`, the network's."""
     blocks: list[dict[str, Any]] = []
     for r in rows[:MAX_ALARMS]:
         aid = int(r["id"])
         blocks.append({"type": "section", "block_id": f"netops_alarm_{aid}",
-                       "text": {"type": "mrkdwn", "text": alarm_line(r, acks_text.get(aid, ""))}})
+                       "text": {"type": "mrkdwn", "text": alarm_line(r, acks_text.get(aid, ""), zone)}})
         if r.get("state") == "open":
             blocks.append(_buttons(aid))
     if len(rows) > MAX_ALARMS:
@@ -112,4 +118,5 @@ def list_for(result: dict[str, Any], backends: Backends) -> list[dict[str, Any]]
     if not rows:
         return []
     ids = [int(r["id"]) for r in rows[:MAX_ALARMS]]
-    return alarm_blocks(rows, ack_texts(store_of(backends), ids, backends.inventory.clock()))
+    return alarm_blocks(rows, ack_texts(store_of(backends), ids, backends.inventory.clock()),
+                        backends.zone)
