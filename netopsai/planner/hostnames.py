@@ -256,24 +256,30 @@ def logged_only(intent: str, calls: list[Any], ent: Any,
 def with_aliases(calls: list[Any], vocab: Any) -> tuple[list[Any], list[str]]:
     """Events and alarms calls for a device read its lines stored under another spelling too
     (leaf1.dc.example.net, stored before `ingest.domains` or the inventory named it leaf1):
-    nothing stored is renamed; an alarms call takes a name only when it raised alarms in the
-    call's window (the alarms tool refuses a device it knows nothing of there)."""
-    stored = getattr(vocab.logged, "stored", None)
-    if not callable(stored):
-        return calls, []
+    nothing stored is renamed."""
     out, said = [], {}
     for c in calls:
         devices = list(c.args.get("devices") or [])
-        extra = [a for d in devices for a in stored(d) if a not in devices]
-        if c.tool == "alarms":
-            extra = [a for a in extra if _alarmed(vocab.logged, a, c.args.get("window"))]
-        if c.tool not in ("events", "alarms") or not extra:
+        extra = also_stored(vocab.logged, devices, c.tool, c.args.get("window")) \
+            if c.tool in ("events", "alarms") else []
+        if not extra:
             out.append(c)
             continue
-        for d in devices:
-            said.update({a: d for a in stored(d) if a in extra})
-        out.append(replace(c, args={**c.args, "devices": list(dict.fromkeys(devices + extra))}))
+        said.update({a: d for d in devices for a in extra
+                     if device_key(a, vocab.domains) == device_key(d, vocab.domains)})
+        out.append(replace(c, args={**c.args, "devices": devices + extra}))
     return out, [f"{d}: its lines stored as {a} read too (ingest.domains)" for a, d in said.items()]
+
+
+def also_stored(logged: Any, devices: list[str], tool: str, window: Any) -> list[str]:
+    """The other names `devices` are stored under, for a `tool` call over `window`: an alarms
+    call takes a name only when it raised alarms in that window (the alarms tool refuses a
+    device it knows nothing of there)."""
+    stored = getattr(logged, "stored", None)
+    if not callable(stored):
+        return []
+    extra = list(dict.fromkeys(a for d in devices for a in stored(d) if a not in devices))
+    return [a for a in extra if tool != "alarms" or _alarmed(logged, a, window)]
 
 
 def _alarmed(logged: Any, name: str, window: Any) -> bool:

@@ -272,18 +272,28 @@ def device_page(backends: Backends, name: str, window: str = "24h") -> DevicePag
 
     def call(tool: str, **args: Any) -> Evidence:
         return run_tool(tool, args, backends)
+    also = _stored_as(backends, name)  # its lines stored under another spelling too
     ifaces = call("metadata", query="interfaces", name=name)
     tele = call("telemetry", metric="oper_status", devices=[name], window=window, top=1000)
     if tele.errors:  # a bad window: the one line that says so, before nine panels of nothing
         return DevicePage(name=name, status=tele.errors[0], errors=tele.errors)
     evs = [ifaces, tele, call("metadata", query="neighbors", name=name),
            call("metadata", query="filters", name=name),
-           call("alarms", devices=[name], state="open", window=window),
+           call("alarms", devices=[name, *also("alarms", window)], state="open", window=window),
            call("alarms", state="any", correlate=True, window=window),
            call("changelog", devices=[name], window=_changes_window(window)),
-           call("events", devices=[name], window=window, limit=EVENTS_SHOWN),
+           call("events", devices=[name, *also("events", window)], window=window, limit=EVENTS_SHOWN),
            call("metadata", query="snapshots", name=name)]
     return _assemble(name, dev.rows[0], evs, zone)
+
+
+def _stored_as(backends: Backends, name: str) -> Any:
+    """(tool, window) -> the other names the events store holds this device under (with or
+    without an `ingest.domains` suffix: lines loaded before the inventory or the setting)."""
+    from netopsai.planner.hostnames import also_stored, logged_lookup
+
+    logged = logged_lookup(backends.alarms, backends.domains, backends.inventory.clock)
+    return lambda tool, window: also_stored(logged, [name], tool, window)
 
 
 def _assemble(name: str, dev: dict[str, Any], evs: list[Evidence], zone: tzinfo) -> DevicePage:

@@ -15,7 +15,14 @@ from typing import Any
 from netopsai.backends.base import Backends
 from netopsai.common.words import count
 from netopsai.copilot.evidence import Evidence
-from netopsai.planner.hostnames import FQDN, Logged, inventory_name, logged_lookup, owner_lookup
+from netopsai.planner.hostnames import (
+    FQDN,
+    Logged,
+    also_stored,
+    inventory_name,
+    logged_lookup,
+    owner_lookup,
+)
 from netopsai.tools.registry import run_tool
 from netopsai.ui.gradio.device import (
     EVENTS_SHOWN,
@@ -48,12 +55,15 @@ def logged_facts(found: Logged) -> str:
 
 def logged_panels(backends: Backends, found: Logged, window: str,
                   shown: int) -> tuple[Evidence, Evidence, Evidence]:
-    """Its open alarms, the window's alarms (for cases) and its latest log lines in the window."""
+    """Its open alarms, the window's alarms (for cases) and its latest log lines in the window,
+    under every name it is stored as (with and without a configured domain)."""
     def call(tool: str, **args: Any) -> Evidence:
         return run_tool(tool, args, backends)
-    return (call("alarms", devices=[found.name], state="open", window=window),
+    logged = logged_lookup(backends.alarms, backends.domains, backends.inventory.clock)
+    alarmed = [found.name, *also_stored(logged, [found.name], "alarms", window)]
+    return (call("alarms", devices=alarmed, state="open", window=window),
             call("alarms", state="any", correlate=True, window=window),
-            call("events", devices=[found.name], window=window, limit=shown))
+            call("events", devices=[found.name, *found.aliases], window=window, limit=shown))
 
 
 def logged_status(found: Logged, alarms: int, lines: int, window: dict[str, Any] | None,
