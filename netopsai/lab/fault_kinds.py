@@ -1,8 +1,8 @@
-"""What each fault kind does to the lab (shared/specs/scenario.md, fault kinds and labels)."""
+"""What each fault kind of the data-centre fabric does to the lab (shared/specs/scenario.md,
+fault kinds and labels); each registers itself in the one table, lab/fault_registry.py."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from netopsai.common.errors import NetopsError
 from netopsai.lab.events import alarm, flap_events, link_down_alarms
+from netopsai.lab.fault_registry import fault_kind
 from netopsai.lab.faults import LOSS, Injector, Resolved, link_dict
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert
@@ -17,7 +18,6 @@ from netopsai.store.engine import bulk_insert
 # shared/specs/scenario.md: a DCI circuit (DCI router to DCI router) or a backbone link (border to
 # DCI router)
 DCI_LINK_KINDS = ("dci", "backbone")
-Apply = Callable[[Injector, Resolved, datetime, dict[str, Any]], None]
 
 
 def _end(r: Resolved) -> tuple[str, str]:
@@ -33,6 +33,7 @@ LINK_DOWN_REASONS = {
 }
 
 
+@fault_kind("link_down", "link")
 def link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     """Down from t0; with `for_min`, back up that many minutes later (a fault that came and
     went: its alarms cleared, the ports' history down and up, the paths whole again)."""
@@ -52,6 +53,7 @@ def link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> No
     inj.fault_row("link_down", t0, r, back, **({"reason": reason} if reason else {}))
 
 
+@fault_kind("dci_link_down", "link")
 def dci_link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.link
     why = "DCI circuit down" if r.link.kind == "dci" else "backbone link down"
@@ -59,6 +61,7 @@ def dci_link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -
     inj.fault_row("dci_link_down", t0, r)
 
 
+@fault_kind("link_flap", "link")
 def link_flap(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.link
     count = int(p.get("count", 6))
@@ -69,6 +72,7 @@ def link_flap(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> No
     inj.fault_row("link_flap", t0, r, loss_pct=LOSS["link_flap"], count=count)
 
 
+@fault_kind("crc_errors", "link")
 def crc_errors(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     dev, ifn = _end(r)
     rate = int(p.get("rate", 800))
@@ -83,6 +87,7 @@ def crc_errors(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> N
     inj.fault_row("crc_errors", t0, r, loss_pct=LOSS["crc_errors"], rate=rate)
 
 
+@fault_kind("optic_degraded", "link")
 def optic_degraded(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     dev, ifn = _end(r)
     rx = float(p.get("rx_power_dbm", -13.8))
@@ -98,6 +103,7 @@ def optic_degraded(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) 
     inj.fault_row("optic_degraded", t0, r, loss_pct=LOSS["optic_degraded"])
 
 
+@fault_kind("congestion", "link")
 def congestion(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     dev, ifn = _end(r)
     util = float(p.get("util", 0.97))
@@ -113,6 +119,7 @@ def congestion(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> N
     inj.fault_row("congestion", t0, r, loss_pct=LOSS["congestion"], delay_ms=4.0, util=util)
 
 
+@fault_kind("mtu_mismatch", "link")
 def mtu_mismatch(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     dev, ifn = _end(r)
     mtu = int(p.get("mtu", 1500))
@@ -122,6 +129,7 @@ def mtu_mismatch(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) ->
     inj.fault_row("mtu_mismatch", t0, r, mtu=mtu)
 
 
+@fault_kind("device_down", "device")
 def device_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.device
     dev = inj.s.get(m.Device, r.device)
@@ -138,6 +146,7 @@ def device_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> 
     inj.fault_row("device_down", t0, r)
 
 
+@fault_kind("device_reboot", "device")
 def device_reboot(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.device
     dev = inj.s.get(m.Device, r.device)
@@ -154,6 +163,7 @@ def device_reboot(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -
     inj.fault_row("device_reboot", t0, r)
 
 
+@fault_kind("host_down", "device")
 def host_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.device
     dev = inj.s.get(m.Device, r.device)
@@ -164,6 +174,7 @@ def host_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> No
     inj.fault_row("host_down", t0, r)
 
 
+@fault_kind("acl_block", "device")
 def acl_block(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.device
     inj.s.add(m.AclEntry(device=r.device, seq=5, action="deny", src=str(p.get("src", "0.0.0.0/0")),
@@ -171,12 +182,14 @@ def acl_block(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> No
     inj.fault_row("acl_block", t0, r, dst=p.get("dst", "0.0.0.0/0"))
 
 
+@fault_kind("blackhole", "device")
 def blackhole(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.device and r.prefix
     inj.s.add(m.StaticRoute(device=r.device, prefix=r.prefix, next_hop="Null0", created_at=t0))
     inj.fault_row("blackhole", t0, r, dst=r.prefix)
 
 
+@fault_kind("bgp_down")
 def bgp_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     links = [r.link] if r.link else [lk for lk in inj.links_of(r.device or "") if lk.kind != "host"]
     for link in links:
@@ -185,6 +198,7 @@ def bgp_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> Non
     inj.fault_row("bgp_down", t0, r)
 
 
+@fault_kind("change", "device")
 def change(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.device
     inj.s.add(m.Change(ticket=str(p.get("ticket", f"CHG-{9000 + int(t0.timestamp()) % 1000}")),
@@ -195,21 +209,3 @@ def change(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
                        author=str(p.get("author", "netops-automation")),
                        status=str(p.get("status", "completed"))))
 
-
-APPLY: dict[str, Apply] = {
-    "link_down": link_down, "dci_link_down": dci_link_down, "link_flap": link_flap,
-    "crc_errors": crc_errors, "optic_degraded": optic_degraded, "congestion": congestion,
-    "mtu_mismatch": mtu_mismatch, "device_down": device_down, "device_reboot": device_reboot,
-    "host_down": host_down, "acl_block": acl_block, "blackhole": blackhole,
-    "bgp_down": bgp_down, "change": change,
-}
-LINK_KINDS = {"link_down", "link_flap", "crc_errors", "optic_degraded", "congestion",
-              "mtu_mismatch", "dci_link_down"}
-DEVICE_KINDS = {"device_down", "device_reboot", "host_down", "acl_block", "blackhole", "change"}
-
-# the GPU fabric's kinds (issue 15 §1)
-from netopsai.lab.fault_kinds_ai import APPLY_AI, DEVICE_KINDS_AI, LINK_KINDS_AI  # noqa: E402
-
-APPLY.update(APPLY_AI)
-LINK_KINDS |= LINK_KINDS_AI
-DEVICE_KINDS |= DEVICE_KINDS_AI

@@ -27,6 +27,7 @@ from sqlmodel import Session, select
 
 from netopsai.common.errors import NetopsError
 from netopsai.lab.events import alarm, flap_events, link_down_alarms
+from netopsai.lab.fault_registry import fault_kind
 from netopsai.lab.faults import Injector, Resolved, link_dict
 from netopsai.lab.roce_metrics import key
 from netopsai.store import tables as m
@@ -50,6 +51,7 @@ def _roles(s: Session, *names: str) -> dict[str, m.Device]:
     return {d.name: d for d in s.exec(select(m.Device).where(m.Device.name.in_(names)))}  # type: ignore[attr-defined]
 
 
+@fault_kind("nic_flap", "link")
 def nic_flap(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.link
     count = int(p.get("count", 8))
@@ -98,6 +100,7 @@ def _spread(inj: Injector, dev: str, ifname: str, rate: int) -> dict[str, dict[s
     return roce
 
 
+@fault_kind("pfc_storm", "link")
 def pfc_storm(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.link
     dev, ifn = _end(r)
@@ -127,6 +130,7 @@ def pfc_storm(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> No
     inj.fault_row("pfc_storm", t0, r, delay_ms=DELAY["pfc_storm"], rate=rate, roce=roce)
 
 
+@fault_kind("ecmp_collision", "link")
 def ecmp_collision(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.link
     leaf, hot = _end(r)
@@ -157,6 +161,7 @@ def ecmp_collision(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) 
                   delay_ms=DELAY["ecmp_collision"], util=util, job=str(p.get("job", "")), roce=roce)
 
 
+@fault_kind("rail_link_down", "link")
 def rail_link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     """Down from t0; with `for_min`, back up that many minutes later (as link_down)."""
     assert r.link
@@ -167,6 +172,7 @@ def rail_link_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) 
     inj.fault_row("rail_link_down", t0, r, back)
 
 
+@fault_kind("gpu_host_down", "device")
 def gpu_host_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -> None:
     assert r.device
     dev = inj.s.get(m.Device, r.device)
@@ -179,15 +185,12 @@ def gpu_host_down(inj: Injector, r: Resolved, t0: datetime, p: dict[str, Any]) -
     inj.fault_row("gpu_host_down", t0, r)
 
 
-APPLY_AI = {"nic_flap": nic_flap, "pfc_storm": pfc_storm, "ecmp_collision": ecmp_collision,
-            "rail_link_down": rail_link_down, "gpu_host_down": gpu_host_down}
-LINK_KINDS_AI = {"nic_flap", "pfc_storm", "ecmp_collision", "rail_link_down"}
-DEVICE_KINDS_AI = {"gpu_host_down"}
+AI_KINDS = ("nic_flap", "pfc_storm", "ecmp_collision", "rail_link_down", "gpu_host_down")
 
 
 def check_ai(s: Session, kind: str, r: Resolved) -> None:
     """The target fits the kind (run before the lab is touched)."""
-    if kind not in APPLY_AI:
+    if kind not in AI_KINDS:
         return
     if kind == "gpu_host_down":
         dev = s.get(m.Device, r.device)

@@ -16,14 +16,9 @@ from sqlmodel import Session, or_, select
 from netopsai.common.errors import NetopsError, UnknownName, unknown
 from netopsai.common.timewin import as_utc, iso, parse_time
 from netopsai.lab.fabric import parse_ip
-from netopsai.lab.fault_kinds import (
-    APPLY,
-    DCI_LINK_KINDS,
-    DEVICE_KINDS,
-    LINK_DOWN_REASONS,
-    LINK_KINDS,
-)
+from netopsai.lab.fault_kinds import DCI_LINK_KINDS, LINK_DOWN_REASONS
 from netopsai.lab.fault_kinds_ai import check_ai
+from netopsai.lab.fault_registry import FAULT_KINDS
 from netopsai.lab.faults import Injector, Resolved
 from netopsai.lab.forwarding import Router
 from netopsai.lab.loglines import mark_port_log, mirror_port_log
@@ -63,8 +58,8 @@ def lab_words(spec: str, scale: str, seed: int) -> str:
 
 
 def _resolve(s: Session, f: FaultSpec, question: str) -> Resolved:
-    if f.kind not in APPLY:  # a Scenario built in code skips load_scenario's check
-        raise unknown("fault kind", f.kind, APPLY)
+    if f.kind not in FAULT_KINDS:  # a Scenario built in code skips load_scenario's check
+        raise unknown("fault kind", f.kind, FAULT_KINDS)
     t = f.target
     r = Resolved(prefix=t.prefix)
     where = t.link or t.interface
@@ -84,10 +79,11 @@ def _resolve(s: Session, f: FaultSpec, question: str) -> Resolved:
     if t.device:
         _device(s, t.device)
         r.device = t.device
-    if f.kind in LINK_KINDS and r.link is None:
+    needs = FAULT_KINDS[f.kind].needs
+    if needs == "link" and r.link is None:
         raise NetopsError(f"{f.kind} needs a link or interface target with a link, e.g. "
                           f"{{link: dc1-leaf-03:Ethernet49}}")
-    if f.kind in DEVICE_KINDS and not t.device:
+    if needs == "device" and not t.device:
         raise NetopsError(f"{f.kind} needs a device target, e.g. {{device: dc1-leaf-03}}")
     if f.kind == "bgp_down" and not (t.device or r.link):
         raise NetopsError("bgp_down needs a link or device target")
@@ -173,7 +169,7 @@ def inject(engine: Engine, sc: Scenario, keep: bool = False) -> Injected:
         avoid = _avoid(engine, info.version, clock, sc, resolved)
         inj = Injector(s, info.seed, clock)
         for f, r in resolved:
-            APPLY[f.kind](inj, r, f.time(clock), f.params)
+            FAULT_KINDS[f.kind].apply(inj, r, f.time(clock), f.params)
         mirror_port_log(s)  # what the faulted ports logged
         set_clock(s, clock)
         touch(s)

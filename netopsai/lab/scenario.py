@@ -11,12 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from netopsai.common.errors import NetopsError, parse_yaml, read_text, unknown
 from netopsai.common.timewin import parse_time
+from netopsai.lab.fault_registry import FAULT_KINDS  # the one table of fault kinds
 
-FAULT_KINDS = ("link_down", "link_flap", "crc_errors", "optic_degraded", "congestion",
-               "mtu_mismatch", "dci_link_down", "device_down", "device_reboot", "host_down",
-               "acl_block", "blackhole", "bgp_down", "change",
-               # the GPU fabric's (issue 15 §1; netopsai.lab.fault_kinds_ai)
-               "nic_flap", "pfc_storm", "ecmp_collision", "rail_link_down", "gpu_host_down")
 LABELS = ("none", "inconclusive", "link.down", "link.flapping", "link.errors", "link.congestion",
           "device.down", "device.reboot", "config.acl_block", "config.mtu_mismatch",
           "routing.bgp_down", "routing.adjacency_down", "routing.blackhole", "dci.link_down",
