@@ -2,7 +2,8 @@
 each with a suggested root cause and blast radius), read through the alarms tool so the web app
 shows what the copilot would cite. Filtered by site, category, severity, state, device text and
 a window; times in the network's zone with UTC beside them; each alarm's acknowledgement or
-silence from our store (netopsai.store.acks). Pure: no gradio here, so tests call them directly."""
+silence from our store (through the copilot's door, netopsai.copilot.doors). Pure: no gradio
+here, so tests call them directly."""
 
 from __future__ import annotations
 
@@ -17,9 +18,8 @@ from sqlalchemy import Engine
 from netopsai.backends.base import Backends
 from netopsai.common.timewin import as_utc
 from netopsai.common.words import count
-from netopsai.store import acks
+from netopsai.copilot.doors import ack_states, acks_store, call_tool
 from netopsai.tools.alarms import Category
-from netopsai.tools.registry import run_tool
 from netopsai.ui.gradio.timepick import describe, local_time
 from netopsai.ui.gradio.views import inert
 
@@ -93,12 +93,7 @@ def sites(backends: Backends) -> list[str]:
 
 def store_of(backends: Backends) -> Engine:
     """The store the inventory reads (acks live beside the alarms), else NETOPSAI_HOME's."""
-    engine = getattr(backends.inventory, "engine", None)
-    if isinstance(engine, Engine):
-        return engine
-    from netopsai.copilot.frontend import store_engine
-
-    return store_engine()
+    return acks_store(backends)
 
 
 def _keep(row: dict[str, Any], f: Filters) -> bool:
@@ -117,11 +112,11 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
         args["site"] = f.site
     if f.category and f.category != ALL:
         args["category"] = f.category
-    open_ev = run_tool("alarms", {**args, "state": "open"}, backends)
-    recent = run_tool("alarms", {**args, "state": f.state or "any", "correlate": True}, backends)
+    open_ev = call_tool(backends, "alarms", {**args, "state": "open"})
+    recent = call_tool(backends, "alarms", {**args, "state": f.state or "any", "correlate": True})
     if recent.errors and not open_ev.errors:  # the cases failed: the alarms are still shown
         failed = recent.errors[0]
-        recent = run_tool("alarms", {**args, "state": f.state or "any"}, backends)
+        recent = call_tool(backends, "alarms", {**args, "state": f.state or "any"})
         recent.facts.setdefault("note", f"cases not read: {failed}")
     errors = open_ev.errors or recent.errors
     if errors:
@@ -129,7 +124,7 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
     clock = backends.inventory.clock()
     open_rows = [r for r in open_ev.rows if _keep(r, f)]
     rows = [r for r in recent.rows if _keep(r, f)]
-    state = acks.states(engine or store_of(backends), [r["id"] for r in open_rows + rows], clock)
+    state = ack_states(backends, [r["id"] for r in open_rows + rows], clock, engine)
     for r in open_rows + rows:
         st = state.get(int(r["id"]))
         r["ack"], r["ack_state"] = (st.text(), st.state) if st else ("", "")

@@ -14,7 +14,7 @@ import gradio as gr
 
 from netopsai.common.errors import NetopsError
 from netopsai.common.timewin import parse_duration
-from netopsai.store import acks
+from netopsai.copilot.doors import record_ack
 from netopsai.ui.gradio import alarms as av
 from netopsai.ui.gradio.grid import GRID
 from netopsai.ui.gradio.shell import CHAT, Shell
@@ -248,7 +248,7 @@ def _act(engine: Any, backends: Any, zone: str, action: str, selected: str | Non
             raise NetopsError("select an alarm first (click its row in a table)")
         now = backends.inventory.clock()
         until = now + parse_duration(span or "2h") if action == "silence" else None
-        acks.record(engine, int(selected), action, who, why, now, until)
+        record_ack(backends, int(selected), action, who, why, now, until, engine)
         done = {"ack": "acknowledged", "silence": f"silenced for {span}", "unack": "taken back"}
         status = f"alarm #{selected} {done[action]} (stored here, not on the device)"
     except NetopsError as exc:

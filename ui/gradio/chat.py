@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 import re
 import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -17,7 +16,8 @@ from gradio import ChatMessage
 
 from netopsai.common.errors import NetopsError
 from netopsai.common.words import count
-from netopsai.copilot.service import Copilot, Step
+from netopsai.copilot import threads
+from netopsai.copilot.service import Copilot, Thread
 from netopsai.ui.gradio.evhead import evidence_header, evidence_list_words
 from netopsai.ui.gradio.headline import headline, headline_html
 from netopsai.ui.gradio.nextmove import examples, next_questions, page_draft, short_unplaced, tag_ruled_out
@@ -54,7 +54,7 @@ class ChatView:
 
 def new_thread() -> str:
     """One conversation thread per browser session; ids are unguessable so threads stay private."""
-    return uuid.uuid4().hex[:16]
+    return threads.new_id("web")
 
 
 THREAD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -68,7 +68,7 @@ def thread_key(thread: str, user: str | None) -> str:
     if not THREAD_ID.fullmatch(thread):
         raise NetopsError(f"{thread[:40]!r} is not a web thread id (letters, digits, - and _; "
                           "threads of the API, MCP or Slack are not opened here)")
-    return f"web:{user or 'anonymous'}:{thread}"
+    return threads.key("web", user or "anonymous", thread)
 
 
 def page_thread(asked: str) -> tuple[str, str]:
@@ -251,29 +251,23 @@ class ChatHandler:
             yield replace(base, history=history + shown, status=status,
                           next=chips if i == len(linked) else None)
 
-    def _replay(self, state: dict[str, Any], trail: list[list[Step]],
-                known: set[str]) -> list[Any]:
+    def _replay(self, thread: Thread, known: set[str]) -> list[Any]:
         """A saved conversation as it was shown: each question, the steps that answered it
-        (when the checkpoints still hold them) and the answer with its folded rows."""
+        (when the checkpoints still hold them) and the answer with its folded rows; a question
+        left without its answer is marked so."""
         history: list[Any] = []
-        names, headers = self.device_names(), self._headers(state)
-        questions = [m for m in state.get("messages", []) if m.type == "human"]
-        turns = iter(trail if len(trail) == len(questions) else [])
-        diagnosed, waiting = False, False
-        for m in state.get("messages", []):
-            if m.type == "human":
-                if waiting:
-                    history.append(UNANSWERED)
-                history.append({"role": "user", "content": inert(str(m.content))})
-                steps = next(turns, [])
-                history += [msg for step in steps for msg in step_messages(step, self.zone)]
-                diagnosed, waiting = any(step.node == "diagnose" for step in steps), True
-            elif m.type == "ai" and m.content and not getattr(m, "tool_calls", None):
-                prose, folded = answer_parts(str(m.content), known, names, diagnosed, self.host_names(),
-                                             headers)
-                history += [ChatMessage(prose), *([folded] if folded else [])]
-                waiting = False
-        return history + ([UNANSWERED] if waiting else [])
+        names, headers = self.device_names(), self._headers(thread.state)
+        for turn in thread.turns:
+            history.append({"role": "user", "content": inert(turn.question)})
+            history += [msg for step in turn.steps for msg in step_messages(step, self.zone)]
+            if turn.answer is None:
+                history.append(UNANSWERED)
+                continue
+            diagnosed = any(step.node == "diagnose" for step in turn.steps)
+            prose, folded = answer_parts(turn.answer, known, names, diagnosed, self.host_names(),
+                                         headers)
+            history += [ChatMessage(prose), *([folded] if folded else [])]
+        return history
 
     def feedback(self, thread: str, liked: bool, user: str | None = None) -> str:
         """A thumbs-up on an answer confirms the thread's diagnosis into incident memory; a
@@ -291,11 +285,12 @@ class ChatHandler:
         """A saved thread's conversation, so an on-call can pick it up after a reload. `asked`:
         the id came from the on-call (a link, the box), so an empty thread is one not found."""
         try:
-            state = self.conversation(thread, user)
+            saved = self.copilot.thread(thread_key(thread, user), steps=True)
         except NetopsError as exc:  # not a web thread: nothing of it is read
             return ChatView([], status=f"error: {exc}", headline=headline_html(""))
+        state = saved.state
         panel, turn_ev, known = self._views(state)
-        history = self._replay(state, self.copilot.trail(thread_key(thread, user)), known)
+        history = self._replay(saved, known)
         status = (f"resumed thread `{thread}`" if history else
                   f"thread `{thread}` not found; a new conversation starts under it" if asked else
                   f"new thread `{thread}`")
