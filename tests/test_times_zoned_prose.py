@@ -178,27 +178,58 @@ def test_a_device_timeline_and_its_windows_are_in_the_network_zone(make_lab: Any
     assert f"{la:%Y-%m-%d %H:%M}–{lb:%H:%M %Z} ({a:%H:%M}–{b:%H:%M} UTC)" in win, win
 
 
-def test_a_job_storm_and_its_window_are_in_the_network_zone(tmp_path: Path) -> None:
+def _storm_lab(tmp_path: Path) -> Any:
     """The AI lab at 2025-11-04 20:00Z (12:00 PST): job 4711 from 17:00Z, a host NIC storming
-    since 19:35Z. Since is 11:35 PST, the window's why in PST; the rows stay UTC."""
+    since 19:35Z (11:35 PST)."""
     from netopsai.lab.inject import inject
     from netopsai.lab.scenario import Scenario
     from netopsai.store.engine import engine_for
-    from tests.test_job_questions import HOST, LEAF, QUESTION
+    from tests.test_job_questions import HOST, QUESTION
 
     engine = engine_for(f"sqlite:///{tmp_path / 'ai.db'}")
     inject(engine, Scenario.model_validate({
         "id": "job-zone", "lab": {"spec": "ai", "scale": "small", "seed": 7},
         "now": "2025-11-04T20:00:00Z", "question": QUESTION,
         "faults": [{"at": "-25m", "kind": "pfc_storm", "target": {"interface": f"{HOST}:mlx5_2"}}]}))
-    r = _zoned(engine).answer(QUESTION, "t")
-    since = next(ln for ln in r["answer"].splitlines() if "**Since:**" in ln)
+    return engine
+
+
+def _since(r: dict[str, Any]) -> str:
+    return next(ln for ln in r["answer"].splitlines() if "**Since:**" in ln)
+
+
+def test_a_job_storm_and_its_window_are_in_the_network_zone(tmp_path: Path) -> None:
+    """Since is the leaf's watchdog at 11:35 PST, the window's why in PST; the rows stay UTC."""
+    from tests.test_job_questions import LEAF, QUESTION
+
+    r = _zoned(_storm_lab(tmp_path)).answer(QUESTION, "t")
+    since = _since(r)
     assert f"2025-11-04 11:35:00 PST, when the PFC watchdog on {LEAF} Ethernet2" in since, since
     assert "19:35" not in since
     assert "from its start at 09:00 PST to 12:00 PST" in r["answer"]
     wd = [row for e in r["evidence"] if e["tool"] == "alarms" for row in e["rows"]
           if row["kind"] == "PFC_WATCHDOG"]
     assert wd and wd[0]["raised_at"] == "2025-11-04T19:35:00Z"  # the row: ISO UTC, as parsed
+
+
+def test_a_storm_without_a_watchdog_starts_in_the_network_zone(tmp_path: Path) -> None:
+    """The watchdog off (no alarm): the storm's start is its first 5-minute sample at storm rate,
+    said in PST both for the job (diagnosis/job_storm.py) and for the host (headline.py)."""
+    from sqlmodel import Session, select
+
+    from netopsai.store import tables as m
+    from tests.test_job_questions import HOST, QUESTION
+
+    engine = _storm_lab(tmp_path)
+    with Session(engine) as s:
+        for a in s.exec(select(m.Alarm).where(m.Alarm.kind == "PFC_WATCHDOG")):
+            s.delete(a)
+        s.commit()
+    c = _zoned(engine)
+    said = (f"2025-11-04 11:35:00 PST, the start of the first 5-minute sample in which {HOST} "
+            "mlx5_2 passed 1,000,000 pause frames (to 11:40 PST)")
+    assert said in _since(c.answer(QUESTION, "job")), _since(c.answer(QUESTION, "job2"))
+    assert said in _since(c.answer(f"what is wrong with {HOST}?", "host"))
 
 
 def test_a_flow_past_window_is_told_in_the_network_zone(make_lab: Any) -> None:

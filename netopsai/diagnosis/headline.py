@@ -177,5 +177,5 @@ def storm_since(ctx: Context, d: Diagnosis) -> Finding | None:
     if row is None:
         return None
     found = first_over(ctx.call, row["device"], row["interface"], pfc.window,
-                       roce_settings().storm_per_5min, row, [pfc.id])
+                       roce_settings().storm_per_5min, row, [pfc.id], ctx.zone)
     return Finding(found[0], [*found[1], *nb]) if found else None

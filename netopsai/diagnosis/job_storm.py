@@ -78,7 +78,7 @@ def storm_since(x: Reads, dev: str, port: str, row: dict[str, Any] | None,
     where = (row["device"], row["interface"])
     pfc = x.ev.get("pfc")
     found = first_over(x.call, *where, pfc.window if pfc is not None else None,
-                       x.settings.storm_per_5min, row, row_cites)
+                       x.settings.storm_per_5min, row, row_cites, x.zone)
     return Finding(found[0], found[1]) if found else None
 
 

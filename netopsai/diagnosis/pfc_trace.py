@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from netopsai.common.localtime import at, is_utc, stamp, tz_of
 from netopsai.common.timewin import as_utc, iso
 from netopsai.copilot.evidence import Evidence
 
@@ -72,10 +73,10 @@ def _marks(start: datetime, end: datetime) -> list[datetime]:
 
 def first_over(call: Call, device: str, port: str, window: dict[str, Any] | None,
                threshold: float, row: dict[str, Any],
-               row_cites: list[str]) -> tuple[str, list[str]] | None:
+               row_cites: list[str], zone: str = "UTC") -> tuple[str, list[str]] | None:
     """(text, cites): the first 5-minute sample of the window in which the port's pauses reached
     `threshold`; None when it cannot be placed. `row`: the port's figures over the whole window
-    (from the evidence `row_cites`)."""
+    (from the evidence `row_cites`); `zone`: the network's, the times said are in it."""
     if not window or not window.get("start") or not window.get("end"):
         return None
     start, end = _t(window["start"]), _t(window["end"])
@@ -103,8 +104,9 @@ def first_over(call: Call, device: str, port: str, window: dict[str, Any] | None
         return None
     above = [seen[lo].id] if lo in seen else row_cites
     below = [seen[lo - 1].id] if lo - 1 in seen else []
-    said = (f"{iso(marks[lo] - STEP)}, the start of the first 5-minute sample in which {device} "
-            f"{port} passed {threshold:,.0f} pause frames (to {marks[lo]:%H:%M}Z)")  # UTC, marked
+    to = f"{marks[lo]:%H:%M}Z" if is_utc(tz_of(zone)) else at(marks[lo], zone, day=False)
+    said = (f"{stamp(marks[lo] - STEP, zone)}, the start of the first 5-minute sample in which "
+            f"{device} {port} passed {threshold:,.0f} pause frames (to {to})")
     if lo == 0:
         said += "; it was already there when the window began"
     return said, [c for c in below + above if c]
