@@ -3,7 +3,7 @@ the run's time and status, so the reliability report can count the minutes a pai
 unreachable. Each end's device, site and PoD are resolved when the row is written: the report
 reads them as they were then, and never traces again.
 
-Kept in its own module (tables.py is the core schema and long enough); the store package
+Kept in its own module (tables/ is the core schema and long enough); the store package
 imports it, so the table is on SQLModel.metadata wherever the store's tables are."""
 
 from __future__ import annotations

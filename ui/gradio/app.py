@@ -88,7 +88,8 @@ def _offline() -> None:
 
 
 def build_app(copilot: Copilot, backends: Backends | None = None) -> gr.Blocks:
-    """The three tabs over one copilot; `backends` defaults to the copilot's own."""
+    """The five tabs (Chat, Batch, Alarms, Device, Reliability) over one copilot; `backends`
+    defaults to the copilot's own."""
     _offline()
     backends = backends or copilot.backends
     with gr.Blocks(title="netopsai", analytics_enabled=False) as app:
