@@ -95,6 +95,8 @@ def test_issue_lines_are_on_the_devices_clock(line: str, host: str | None, at: d
     ("frr-0033", "BFD_DOWN", "raise", None),  # bfdd's early "Session 0x1 down peer ..."
     ("cisco_ios-0107", "BGP_DOWN", "raise", None),  # a neighbour the poster masked ("xx")
     ("cisco_nxos-0004", "SPEED_DUPLEX", "note", "Ethernet1/6"),  # flow control: an event only
+    ("hpe_aruba-0185", "ERR_DISABLED", "raise", "22"),  # ProCurve loop-protect shut the port
+    ("hpe_aruba-0184", "ERR_DISABLED", "raise", "22"),  # ... as the port manager tells it
 ])
 def test_the_messages_real_networks_raise(rid: str, kind: str, action: str,
                                           interface: str | None) -> None:
