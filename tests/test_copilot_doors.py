@@ -4,6 +4,7 @@ one ledger per turn carried in the state), one tool call through the door, typed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -77,3 +78,22 @@ def test_step_descriptions_live_with_the_steps() -> None:
     step = Step("tools", {"evidence": [{"id": "E3", "tool": "alarms", "summary": "2 open"}]})
     assert describe(step) == "[E3] alarms: 2 open"
     assert describe(Step("planner", {"intent": "alarms", "calls": []})) == "planner: alarms -> no tool calls"
+
+
+def test_batch_checks_through_the_door_match_the_batch_runner(make_lab: Callable[..., Any]) -> None:
+    from netopsai.backends.lab import lab_backends
+    from netopsai.batch import BatchChecker, parse_pairs
+    from netopsai.lab.inject import inject
+    from netopsai.lab.scenario import Scenario
+
+    engine = make_lab()
+    inject(engine, Scenario.model_validate({"id": "door", "faults": [
+        {"kind": "device_down", "target": {"device": "dc2-leaf-05"}}]}))
+    b = lab_backends(engine)
+    # a pair whose destination's ToR is dead, then a healthy one (hosts of the small lab)
+    pairs, errors = parse_pairs("10.1.1.20,10.2.5.20\n10.1.1.20,10.2.1.40\n", None)
+    assert errors == []
+    through_door = Copilot(b).check_pairs(pairs)
+    assert [r.status for r in through_door] == ["unreachable", "reachable"]
+    assert through_door[0].evidence[0] == "traceroute E1" and through_door[0].cause
+    assert through_door == BatchChecker(b, concurrency=2).run(pairs)

@@ -1,8 +1,8 @@
 """What front ends reach besides a conversation, behind the copilot's one door: one tool call
 numbered by a ledger, alarm acknowledgements and silences (ours, kept in the store, never sent
-to a device) and a device's stored snapshots. `Copilot` offers each as a method (`Doors`);
-the functions take the backends, so a front end's pure views (which tests call with backends
-alone) go through the same door without building a copilot."""
+to a device), a device's stored snapshots and batch pair checks. `Copilot` offers each as a
+method (`Doors`); the functions take the backends, so a front end's pure views (which tests
+call with backends alone) go through the same door without building a copilot."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from netopsai.tools.registry import REGISTRY, Tool, run_tool
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from netopsai.copilot.pairs import Pair, PairResult
     from netopsai.store.acks import AckState
 
 
@@ -99,3 +100,12 @@ class Doors:
 
     def snapshots(self, device: str) -> list[dict[str, Any]]:
         return snapshot_rows(self.backends, device)
+
+    def check_pairs(self, pairs: Iterable[Pair]) -> list[PairResult]:
+        """Batch connectivity checks, one pair after another: each traced, a failing one
+        diagnosed as `ask` would, the tool reads many pairs make alike fetched once (the batch
+        runner adds concurrency, worker processes and Ray over the same per-pair check)."""
+        from netopsai.copilot.pairs import SharedEvidence, check_pair
+
+        shared = SharedEvidence(self.backends)
+        return [check_pair(self.backends, shared, p) for p in pairs]
