@@ -102,6 +102,11 @@ class Registry(MutableMapping[K, T], Generic[K, T]):
                 for key, item in pairs:
                     self._table.setdefault(key, item)
 
+    def known(self) -> dict[K, T]:
+        """What is registered now (the built-ins loaded), without reading the entry points."""
+        self._load_builtins()
+        return dict(self._table)
+
     def _whole(self) -> dict[K, T]:
         self._load_builtins()
         if not self._plugins_read:

@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field, PlainValidator, SecretStr, fi
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from netopsai.backends.registry import Role, names
 from netopsai.config.domains import Domain
 from netopsai.config.roce import RoceSettings
 from netopsai.config.section import Section
@@ -26,6 +25,7 @@ from netopsai.config.services import (
     SnapshotSettings,
     TriageSettings,
 )
+from netopsai.config.sources import Role, names
 
 ENV_PREFIX = "NETOPSAI_"
 CONFIG_FILE = "config.yaml"
@@ -43,22 +43,26 @@ def _backend_name(role: Role) -> PlainValidator:
         if isinstance(value, str) and (value in names(role) or value in names(role, plugins=True)):
             return value
         quoted = [repr(n) for n in names(role, plugins=True)]
-        raise PydanticCustomError("literal_error", "Input should be {expected}",
-                                  {"expected": ", ".join(quoted[:-1]) + " or " + quoted[-1]})
+        expected = ", ".join(quoted[:-1]) + " or " + quoted[-1] if len(quoted) > 1 else quoted[0]
+        raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
     return PlainValidator(check)
 
 
 TelemetryKind = Annotated[str, _backend_name("telemetry")]
 PathsKind = Annotated[str, _backend_name("paths")]
-StoreKind = Literal["store"]  # inventory, changes, alarms: filled by lab init, import, ingest, poll
+# inventory, changes, alarms: the store's (filled by lab init, import, ingest, poll) unless a
+# package registers another source for the role (config/sources.py)
+InventoryKind = Annotated[str, _backend_name("inventory")]
+ChangesKind = Annotated[str, _backend_name("changes")]
+AlarmsKind = Annotated[str, _backend_name("alarms")]
 NAPALM_DRIVERS = ("ios", "iosxr", "iosxr_netconf", "nxos", "nxos_ssh", "eos", "junos", "mock")
 _CREDENTIAL_ARGS = ("password", "secret", "enable_password", "auth_key", "priv_key", "community")
 
 
 class BackendChoice(Section):
-    inventory: StoreKind = "store"
-    changes: StoreKind = "store"
-    alarms: StoreKind = "store"
+    inventory: InventoryKind = "store"
+    changes: ChangesKind = "store"
+    alarms: AlarmsKind = "store"
     telemetry: TelemetryKind = "auto"
     paths: PathsKind = "auto"
 
