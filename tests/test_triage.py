@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
-from netopsai.api.matchers import matches, parse_matcher
 from netopsai.api.triage import question_for
 from netopsai.common.errors import NetopsError
+from netopsai.config.matchers import matches, parse_matcher
 from tests.fake_slack_api import FakeSlackAPI
 from tests.peers.process import free_port, stop, wait_listening
 from tests.test_api import cli, home

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from netopsai.api.matchers import matches
 from netopsai.backends.alertmanager.receiver import PayloadError, parse_payload
 from netopsai.common.errors import NetopsError
+from netopsai.config.matchers import matches
 from netopsai.copilot import threads
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ class TriageRule(Section):
     @field_validator("match")
     @classmethod
     def _matchers(cls, value: list[str]) -> list[str]:
-        from netopsai.api.matchers import parse_matcher
+        from netopsai.config.matchers import parse_matcher
 
         for m in value:
             parse_matcher(m)  # a bad matcher fails when config.yaml is read, naming it

@@ -1,5 +1,7 @@
 """Alertmanager-style label matchers (`severity=critical`, `alertname=~"DCI.*"`, `env!=lab`):
-which alerts auto-triage takes. Regexes are anchored at both ends, as Alertmanager's are."""
+which alerts auto-triage takes. Regexes are anchored at both ends, as Alertmanager's are. Kept
+with the config, which checks a rule's matchers when config.yaml is read; the API's triage
+applies them."""
 
 from __future__ import annotations
 
