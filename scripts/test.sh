@@ -12,6 +12,10 @@ CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" \
 # Debian packages behind the real-peer tests (chromium, prometheus, traceroute, nftables ...)
 bash scripts/system-deps.sh
 .venv/bin/ruff check .
-.venv/bin/mypy netopsai tools ui
+# mypy and grimp (import-linter) read files, and tools/ ui/ prompts/ inventory/ are netopsai's
+# subpackages only through setup.py's package_dir: build/view is the package as it installs
+.venv/bin/python scripts/package_view.py
+.venv/bin/mypy  # what to check: [tool.mypy] in pyproject.toml
+(cd build/view && ../../.venv/bin/lint-imports)  # the import contract: [tool.importlinter]
 # two workers: the machines have two cores, and the CLI tests spend most time starting Python
 .venv/bin/pytest -q -n 2 -p no:randomly "$@"
