@@ -14,6 +14,7 @@ from typing import Any
 
 from netopsai.backends.base import Backends
 from netopsai.common.words import count
+from netopsai.config.domains import device_key
 from netopsai.copilot.evidence import Evidence
 from netopsai.planner.hostnames import (
     FQDN,
@@ -36,6 +37,31 @@ from netopsai.ui.gradio.device import (
 )
 
 _AMBER = "#b45309"
+FROM_LOGS = "from logs, not in the inventory"  # how the picker marks a provisional device
+
+
+def picker_choices(backends: Backends) -> list[tuple[str, str]]:
+    """The Device tab's picker, as (label, name): every inventory device, then every device
+    known only from its log lines, marked so ("leaf9.example.net · from logs, not in the
+    inventory") and listed once whatever spellings it is stored under. Lines the inventory
+    owns (its devices and hosts by any stored spelling, its addresses) are no such device."""
+    names = device_names(backends)
+    known = {device_key(n, backends.domains) for n in [*names, *_host_names(backends)]}
+    owner = owner_lookup(backends.inventory)
+    logged = logged_lookup(backends.alarms, backends.domains, backends.inventory.clock).known()
+    provisional = [min(stored, key=len) for key, stored in sorted(logged.items())
+                   if key not in known and not (is_address(stored[0]) and owner(stored[0]))]
+    return [(n, n) for n in names] + [(f"{n} · {FROM_LOGS}", n) for n in provisional]
+
+
+def _host_names(backends: Backends) -> list[str]:
+    """The inventory's hosts and GPU hosts: they may log too, and are not new devices."""
+    try:
+        hosts = backends.inventory.hosts(None, None, None)
+        gpus = backends.inventory.devices(None, None, "gpu_host", None)
+    except Exception:  # noqa: BLE001 - an inventory without hosts lists none
+        return []
+    return [str(h["name"]) for h in [*hosts, *gpus]]
 
 
 def logged_device(backends: Backends, name: str) -> Logged | None:

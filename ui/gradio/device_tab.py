@@ -14,11 +14,11 @@ from netopsai.ui.gradio.device import (
     NEIGHBOUR_COLUMNS,
     WINDOWS,
     DevicePage,
-    device_names,
     device_page,
     when,
     zone_info,
 )
+from netopsai.ui.gradio.device_logged import picker_choices
 from netopsai.ui.gradio.device_snapshots import snapshot_panel
 from netopsai.ui.gradio.grid import GRID, px_widths
 from netopsai.ui.gradio.shell import BROWSER_ZONE, DEVICE, Shell, query_param, recolour
@@ -128,11 +128,14 @@ class _Events:
         return (*_outputs(page), browser_zone or "", port_colours(page.timeline))
 
     def on_load(self, browser_zone: str, request: gr.Request) -> tuple[Any, ...]:
-        """`?device=NAME`: open the tab on that device; otherwise leave every tab as it is."""
+        """`?device=NAME`: open the tab on that device; otherwise leave every tab as it is. The
+        picker's names are read again: devices known only from logs arrive with their lines."""
         name = query_param(request, "device")
+        choices = picker_choices(self.backends)
         if not name:
-            return (gr.skip(), gr.skip(), *(gr.skip() for _ in self.outputs), browser_zone, gr.skip())
-        return (gr.Tabs(selected=DEVICE), gr.update(value=name),
+            return (gr.skip(), gr.update(choices=choices), *(gr.skip() for _ in self.outputs),
+                    browser_zone, gr.skip())
+        return (gr.Tabs(selected=DEVICE), gr.update(choices=choices, value=name),
                 *self.fill(name, DEFAULT_WINDOW, browser_zone))
 
     def follow(self, win: str, browser_zone: str, evt: gr.SelectData) -> tuple[Any, ...]:
@@ -153,8 +156,10 @@ def device_tab(shell: Shell) -> None:
     backends = shell.backends
     zone = str(getattr(zone_info(backends.zone), "key", None) or backends.zone or "UTC")
     with gr.Row():
-        picker = gr.Dropdown(device_names(backends), value=None, label="device", allow_custom_value=True,
-                             filterable=True, scale=3, elem_id="device-picker")
+        # inventory devices, then devices known only from their logs, marked so
+        picker = gr.Dropdown(picker_choices(backends), value=None, label="device",
+                             allow_custom_value=True, filterable=True, scale=3,
+                             elem_id="device-picker")
         window = gr.Dropdown(WINDOWS, value=DEFAULT_WINDOW, label="window", allow_custom_value=True,
                              scale=1, elem_id="device-window")
         refresh = gr.Button("Refresh", scale=0, elem_id="device-refresh")
