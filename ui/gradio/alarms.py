@@ -39,9 +39,10 @@ OPEN_SHOWN = ["id", "raised_at", "severity", "impact", "category", "kind", "ack"
 _PX = {"id": 40, "raised_at": 92, "cleared_at": 92, "state": 54, "severity": 76, "impact": 80,
        "category": 80, "kind": 146, "device": 104, "interface": 140, "peer": 100, "ack": 96}
 OPEN_MESSAGE_PX, RECENT_MESSAGE_PX = 258, 150  # 1,212 px in all: the table's width at 1440
-WIDTHS = [f"{_PX.get(c, RECENT_MESSAGE_PX)}px" for c in SHOWN]
-OPEN_WIDTHS = [f"{_PX.get(c, OPEN_MESSAGE_PX)}px" for c in OPEN_SHOWN]
-CASE_WIDTHS = ["56px", "230px", "62px", "62px", "96px", "352px", "352px"]
+# list[str | int]: gradio's type for column_widths (a list is invariant, so list[str] is refused)
+WIDTHS: list[str | int] = [f"{_PX.get(c, RECENT_MESSAGE_PX)}px" for c in SHOWN]
+OPEN_WIDTHS: list[str | int] = [f"{_PX.get(c, OPEN_MESSAGE_PX)}px" for c in OPEN_SHOWN]
+CASE_WIDTHS: list[str | int] = ["56px", "230px", "62px", "62px", "96px", "352px", "352px"]
 # one wording for one fact: the impact column, the summary and the cases say "traffic lost"
 IMPACT_WORDS = {"traffic_lost": "traffic lost", "degraded": "degraded", "none": "none"}
 CASE_COLUMNS = ["case", "suggested root cause", "alarms", "state", "first raised", "blast radius",

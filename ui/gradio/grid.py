@@ -5,10 +5,12 @@ With the `np-grid` class (app.CSS) a cell wraps between words only."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 DESKTOP_PX = 1212  # a full-width table's width in the app at 1440 px
 GRID = ["np-grid"]  # the elem_classes of a table whose words stay whole
 
 
-def px_widths(shares: list[float], total: int = DESKTOP_PX, least: int = 48) -> list[str]:
+def px_widths(shares: Sequence[float], total: int = DESKTOP_PX, least: int = 48) -> list[str | int]:
     """Shares of the desktop width (percent) as pixel widths, each at least `least` px."""
     return [f"{max(least, round(share * total / 100))}px" for share in shares]
