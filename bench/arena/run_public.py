@@ -2,6 +2,7 @@
 to bench/RESULTS.md (section `arena`) and the raw results beside this script.
 
     .venv/bin/python bench/arena/run_public.py [--heldout-n 150] [--heldout-seed 2] [--skip-llm]
+        [--reuse public,heldout,heldout-medium]
 
 1. the public set (bench/scenarios, generated with seed 1), offline, every baseline;
 2. held-out sets generated on the fly (the engine never saw them), every baseline: one with
@@ -26,6 +27,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 MEDIUM = {"seed": 3, "lab_seed": 11}  # another lab (scale and seed) the engine has not seen
 ROOT = HERE.parents[1]
+# runs whose saved results (results/<label>.json) are read back instead of run again: a run cut
+# short (the scripted one, last) need not repeat the others
+REUSE: set[str] = set()
 sys.path.insert(0, str(HERE.parent))
 
 from bench_foundation import write_section  # noqa: E402
@@ -44,6 +48,9 @@ def _progress(label: str) -> arena.Progress:
 
 
 def _run(folder: Path, label: str, opts: arena.Options, **meta: Any) -> dict[str, Any]:
+    saved = HERE / "results" / f"{label}.json"
+    if label in REUSE and saved.is_file():  # its own date, machine and load are in its meta
+        return dict(json.loads(saved.read_text()))
     results = arena.run(arena.load_dir(folder), opts, _progress(label), arena.manifest(folder))
     results["meta"].update(meta)
     (HERE / "results").mkdir(exist_ok=True)
@@ -69,7 +76,9 @@ def main() -> None:
     ap.add_argument("--medium-n", type=int, default=50, help="held-out scenarios on the medium lab")
     ap.add_argument("--skip-llm", action="store_true")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "RESULTS.md")
+    ap.add_argument("--reuse", default="", help="labels whose saved results are read, not run")
     a = ap.parse_args()
+    REUSE.update(x for x in a.reuse.split(",") if x)
     t0 = time.perf_counter()
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                           cwd=ROOT, check=False).stdout.strip() or "unknown"
@@ -98,7 +107,9 @@ def main() -> None:
             + (leaderboard(medium).replace("### ", "#### Held-out, medium lab — ", 1) + "\n"
                if medium else "")
             + (_tokens(scripted) + "\n" if scripted else "")
-            + f"All three runs: {time.perf_counter() - t0:.0f} s.\n")
+            + f"This invocation: {time.perf_counter() - t0:.0f} s"
+            + (f" (read back, not re-run: {', '.join(sorted(REUSE))}; each board gives its own "
+               "run's date and load)" if REUSE else "") + ".\n")
     write_section(a.out, "arena", body)
     print(body)
 
