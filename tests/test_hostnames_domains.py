@@ -125,3 +125,13 @@ def test_an_inventory_device_reads_its_lines_stored_under_its_full_name(imported
     # the labelled first down (cisco_ios-0204) is one of the lines stored under the full name
     assert [e["at"] for e in said if e["device"] == FQDN][2] == "2023-08-22T06:38:01.881Z"
     assert stored(imported) == {FQDN: 6, BARE: 8}
+
+
+def test_the_longest_configured_domain_is_the_one_stripped() -> None:
+    """With example.net and dc.example.net configured (in either order), leaf1.dc.example.net
+    is leaf1: stripping example.net first left 'leaf1.dc', a name no device has."""
+    from netopsai.planner.hostnames import spellings, strip_domain
+
+    for domains in (("example.net", "dc.example.net"), ("dc.example.net", "example.net")):
+        assert strip_domain("leaf1.dc.example.net", domains) == "leaf1"
+        assert "leaf1" in spellings("leaf1.dc.example.net", domains)
