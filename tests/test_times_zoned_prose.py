@@ -250,3 +250,48 @@ def test_a_flow_past_window_is_told_in_the_network_zone(make_lab: Any) -> None:
     moment = (a + (b - a) / 2).astimezone(ZoneInfo(LA))
     assert f"{moment:%Y-%m-%d %H:%M %Z}" in r["answer"]  # the trace's moment, local
     assert isinstance(datetime.fromisoformat(r["evidence"][0]["window"]["start"]), datetime)
+
+
+def _asked(c: Copilot, question: str, thread: str = "t") -> dict[str, Any]:
+    """An answer that cites only its evidence and does not contradict it."""
+    from netopsai.copilot.evidence import validate_citations
+    from netopsai.diagnosis.consistency import contradictions
+
+    r = c.answer(question, thread)
+    assert validate_citations(r["answer"], {e["id"] for e in r["evidence"]}) == []
+    assert contradictions(r["answer"], r["evidence"], r["root_cause"], question) == []
+    return r
+
+
+def test_the_checks_findings_are_in_the_network_zone(tmp_path: Path, make_lab: Any) -> None:
+    """A dead rail leaf under a job (its unreachable alarm, the job rules) and a dead neighbour
+    under a spine (the link check): the alarms' times in the findings are on the network's
+    clock, as the rows' own stay ISO UTC."""
+    from netopsai.lab.inject import inject
+    from netopsai.lab.manage import lab_info
+    from netopsai.lab.scenario import Scenario
+    from netopsai.store.engine import engine_for
+    from netopsai.tools.registry import run_tool
+    from tests.test_answers_shared_cause import RAIL_LEAF, SPINE
+
+    ai = engine_for(f"sqlite:///{tmp_path / 'ai.db'}")
+    inject(ai, Scenario.model_validate({
+        "id": "zone-leaf", "lab": {"spec": "ai", "scale": "small", "seed": 7},
+        "now": "2025-11-04T20:00:00Z", "question": "q",
+        "faults": [{"kind": "device_down", "at": "-20m", "target": {"device": RAIL_LEAF}}]}))
+    head = _asked(_zoned(ai), "job 4711 hit an NCCL timeout")["answer"].split("\n", 1)[0]
+    assert "an open unreachable alarm since 2025-11-04 11:40:00 PST" in head, head
+    assert "19:40" not in head
+
+    engine = make_lab()
+    link = next(r for r in run_tool("metadata", {"query": "neighbors", "name": SPINE},
+                                    lab_backends(engine)).rows if r["neighbor"].startswith("dc1-leaf"))
+    clock = datetime.fromisoformat(str(lab_info(engine).clock).replace("Z", "+00:00"))
+    inject(engine, Scenario.model_validate({
+        "id": "zone-spine", "now": lab_info(engine).clock, "question": "q",
+        "faults": [{"kind": "device_down", "at": "-20m", "target": {"device": link["neighbor"]}}]}))
+    r = _asked(_zoned(engine), f"what's wrong with {SPINE}?")
+    went = (clock - timedelta(minutes=20)).astimezone(ZoneInfo(LA))
+    assert f"open LINK_DOWN alarm since {went:%Y-%m-%d %H:%M:%S %Z}" in r["answer"], r["answer"]
+    assert f"{went:%Y-%m-%d %H:%M:%S %Z}, when DEVICE_UNREACHABLE was raised" in r["answer"]
+

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 
-from netopsai.common.timewin import as_utc, iso
+from netopsai.common.timewin import as_utc, iso_ms
 
 
 def tz_of(zone: str | None) -> tzinfo:
@@ -96,13 +96,13 @@ def _range(a: datetime, b: datetime, secs: bool, known: date | None = None) -> s
 
 def stamp(value: Any, zone: str | None) -> str:
     """A start as a diagnosis' Since says it (as diagnosis/headline.shown): '2026-11-27 09:41:20
-    PST' in the network's zone; ISO marked Z in UTC ('2026-11-27T17:41:20Z'). Not a time: as
-    written."""
+    PST' in the network's zone; ISO marked Z in UTC ('2026-11-27T17:41:20Z', as the rows are).
+    Not a time: as written."""
     t = moment(value)
     if t is None:
         return str(value or "")
     if is_utc(tz_of(zone)):
-        return iso(t)
+        return iso_ms(t)  # as the rows write it (milliseconds kept when there are any)
     return at(t, zone, seconds=True)
 
 

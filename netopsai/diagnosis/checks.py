@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from netopsai.common.localtime import stamp
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.checks_device import down_devices
 from netopsai.diagnosis.context import Context
@@ -60,9 +61,9 @@ def _down_port(ctx: Context, alarms: list[Alarm], what: str, confidence: float) 
         for eid, r, pos in alarms:
             if dead.device in (r["device"], r.get("peer")):
                 return confirmed(f"{what} on {_where(r)} (to {r.get('peer')}): open {r['kind']} "
-                                 f"alarm since {r['raised_at']}, a link of {dead.device}, which "
-                                 f"is down", [eid, *dead.cites], r["device"], r.get("interface"),
-                                 confidence, r.get("peer"), pos)
+                                 f"alarm since {stamp(r['raised_at'], ctx.zone)}, a link of "
+                                 f"{dead.device}, which is down", [eid, *dead.cites], r["device"],
+                                 r.get("interface"), confidence, r.get("peer"), pos)
     tried, unread = [], []
     for eid, r, pos in alarms[:3]:
         state, tid = _port_state(ctx, r["device"], r.get("interface"))
@@ -71,8 +72,8 @@ def _down_port(ctx: Context, alarms: list[Alarm], what: str, confidence: float) 
         if state == "down":
             why, more = _reason(ctx, r)
             return confirmed(f"{what}{why} on {_where(r)} (to {r.get('peer')}): open {r['kind']} "
-                             f"alarm since {r['raised_at']}, and telemetry shows the port down at "
-                             f"the end of the window", [eid, *more, tid], r["device"],
+                             f"alarm since {stamp(r['raised_at'], ctx.zone)}, and telemetry "
+                             f"shows the port down at the end of the window", [eid, *more, tid], r["device"],
                              r.get("interface"), confidence, r.get("peer"), pos)
         tried += [eid, tid]
     if unread:
@@ -113,7 +114,7 @@ def dci_link_down(ctx: Context) -> Verdict:
     if closed:
         r = closed[0][1]
         return rejected(f"the DCI/backbone link alarms in the window are closed (e.g. {_where(r)} "
-                        f"cleared at {r['cleared_at']}); no circuit is down now",
+                        f"cleared at {stamp(r['cleared_at'], ctx.zone)}); no circuit is down now",
                         list(dict.fromkeys(eid for eid, _, _ in closed)))
     return rejected(f"no DCI or backbone link alarm on {ctx.scope} in the window", ctx.alarm_ids)
 

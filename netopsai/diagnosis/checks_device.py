@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from netopsai.common.localtime import stamp
 from netopsai.diagnosis.base import Verdict, confirmed, rejected
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.registry import check
@@ -50,7 +51,8 @@ def _alive(ctx: Context, dev: str) -> tuple[str, str] | None:
     for eid, r in ctx.alarms.values():
         at = _time(r["raised_at"])
         if r["device"] == dev and r["kind"] not in SELF_KINDS and since and at and at > since:
-            return f"{dev} raised {r['kind']} at {r['raised_at']}, after it went unreachable", eid
+            return (f"{dev} raised {r['kind']} at {stamp(r['raised_at'], ctx.zone)}, after it went "
+                    "unreachable", eid)
     return None
 
 
@@ -61,7 +63,7 @@ def _live_signs(ctx: Context, dev: str) -> tuple[list[str], list[str]]:
     gone = [(eid, r) for eid, r in ctx.alarms.values() if r["device"] == dev
             and r["kind"] == "DEVICE_UNREACHABLE" and r["state"] == "open"]
     if gone:
-        said.append(f"an open unreachable alarm since {gone[0][1]['raised_at']}")
+        said.append(f"an open unreachable alarm since {stamp(gone[0][1]['raised_at'], ctx.zone)}")
         cites.append(gone[0][0])
     facing = [(eid, r) for eid, r in ctx.alarms.values() if r["kind"] == "LINK_DOWN"
               and r["state"] == "open" and r.get("peer") == dev and r["device"] != dev]
@@ -130,7 +132,7 @@ def device_reboot(ctx: Context) -> Verdict:
         cites += [eid, mid]
         booted, start = _booted(row), _window_start(ctx)
         if row is not None and booted is not None and start is not None and booted >= start:
-            return confirmed(f"{dev} rebooted: booted at {row['booted_at']} (uptime "
+            return confirmed(f"{dev} rebooted: booted at {stamp(row['booted_at'], ctx.zone)} (uptime "
                              f"{row.get('uptime')}), with a reload alarm or a burst of link alarms "
                              f"that cleared", [eid, mid], dev, None, 0.85, None, pos)
     if cites:

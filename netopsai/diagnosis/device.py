@@ -12,6 +12,7 @@ from __future__ import annotations
 from ipaddress import ip_address, ip_network
 from typing import Any
 
+from netopsai.common.localtime import stamp
 from netopsai.common.words import plain
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Finding, Verdict
@@ -163,7 +164,7 @@ def _no_fault(ctx: Context, d: Diagnosis, name: str) -> None:
     if changes:
         eid, r = changes[0]
         d.label, d.confidence = "inconclusive", 0.4
-        d.because = [Finding(f"the lead is change {r['ticket']} on it at {r['start']} "
+        d.because = [Finding(f"the lead is change {r['ticket']} on it at {stamp(r['start'], ctx.zone)} "
                              f"(\"{r['summary']}\", {r['status']}): no alarm, port or probe "
                              f"through it shows a fault", [eid])]
         d.clean = [f for f in d.clean if eid not in f.cites]  # the lead is not "clean"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from netopsai.common.localtime import stamp
 from netopsai.diagnosis.base import Finding
 from netopsai.diagnosis.checks import ERRORS_PER_5MIN
 from netopsai.diagnosis.job_rules import Hit, Reads, peer_of
@@ -37,14 +38,14 @@ def link_errors(x: Reads) -> list[Hit]:
         cites += x.cite("rx_power")
     alarm = next((a for a in x.rows("alarms") if a["device"] == dev
                   and a.get("interface") == port and a.get("kind") in KINDS), None)
-    more = [Finding(f"{dev} {port} raised {alarm['kind']} at {alarm['raised_at']}",
+    more = [Finding(f"{dev} {port} raised {alarm['kind']} at {stamp(alarm['raised_at'], x.zone)}",
                     x.cite("alarms"))] if alarm else []
     host = dev if dev in x.hosts else (peer if peer in x.hosts else None)
     advice = [f"Clean or replace the optic and cable of {dev} {port}"
               + (f" (to {peer} and its optic)" if peer else "") + "; check the far end's tx power.",
               f"Meanwhile drain {host} and requeue {{job}} from its last checkpoint." if host else
               f"Meanwhile shut {dev} {port} so ECMP moves the rail's flows to its siblings."]
-    since = Finding(f"{alarm['raised_at']}, when {dev} {port} raised {alarm['kind']}",
+    since = Finding(f"{stamp(alarm['raised_at'], x.zone)}, when {dev} {port} raised {alarm['kind']}",
                     x.cite("alarms")) if alarm else None
     return [Hit("link.errors", dev, port, text, cites, advice, 0.8, more=more, since_said=since,
                 affects=[host] if host else [])]

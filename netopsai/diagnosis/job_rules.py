@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from netopsai.common.localtime import stamp
 from netopsai.config.roce import RoceSettings, roce_settings
 from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.base import Finding
@@ -109,7 +110,7 @@ def leaf_down(x: Reads) -> list[Hit]:
         hosts = sorted({r["device"] for r in facing})
         if gone is None and not (len(hosts) >= 2 and hosts == behind):
             continue
-        said = [f"an open unreachable alarm since {gone['raised_at']}"] if gone else []
+        said = [f"an open unreachable alarm since {stamp(gone['raised_at'], x.zone)}"] if gone else []
         if hosts:
             nics = ", ".join(f"{r['device']} {r['interface']}" for r in facing[:4])
             said.append(f"the job's NICs facing it are down on {len(hosts)} of the {len(behind)} "
@@ -166,7 +167,7 @@ def flapping(x: Reads) -> list[Hit]:
                   and a["device"] in (r["device"], peer_of(x, r))), None)
     if alarm:
         more.append(Finding(f"{alarm['device']} {alarm.get('interface')} raised LINK_FLAP at "
-                            f"{alarm['raised_at']}", x.cite("alarms")))
+                            f"{stamp(alarm['raised_at'], x.zone)}", x.cite("alarms")))
     dev, port = r["device"], r["interface"]
     return [Hit("link.flapping", dev, port, f"{dev} {port} flapped {r['flaps']} times in the "
                 f"window (down {r['down_s']} s in all)", x.cite("status"), [

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from netopsai.common.localtime import stamp
 from netopsai.diagnosis.base import Diagnosis, Finding, Verdict
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.headline import impact, since
@@ -98,7 +99,7 @@ def _changes(ctx: Context, d: Diagnosis) -> None:
     on = ctx.changes_on(d.device)
     if on:
         eid, r = on[0]
-        d.because.append(Finding(f"change {r['ticket']} on {r['device']} at {r['start']} "
+        d.because.append(Finding(f"change {r['ticket']} on {r['device']} at {stamp(r['start'], ctx.zone)} "
                                  f"(\"{r['summary']}\", {r['status']}) precedes it", [eid]))
 
 
