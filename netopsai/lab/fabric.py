@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 from sqlalchemy import ColumnElement, Engine, and_, func, or_
 from sqlmodel import Session, col, select
 
+from netopsai.common.roles import TIERS
 from netopsai.common.timewin import as_utc
-from netopsai.lab.topology import TIERS
 from netopsai.store import tables as m
 
 

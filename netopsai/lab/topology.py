@@ -13,13 +13,12 @@ from datetime import datetime, timedelta
 from ipaddress import IPv4Address
 from typing import Any
 
+from netopsai.common.roles import HOST_ROLES
 from netopsai.lab.spec import LabSpec, Scale
 
 P2P_BASE = int(IPv4Address("172.16.0.0"))
 LOOPBACK_BASE = int(IPv4Address("10.254.0.0"))
 MGMT_BASE = int(IPv4Address("10.250.0.0"))
-HOST_ROLES = ("host", "gpu_host")  # end hosts: no loopback, no BGP
-TIERS = {"host": 0, "gpu_host": 0, "leaf": 1, "tor": 1, "spine": 2, "superspine": 3, "border": 4, "dci": 5}
 
 
 def segment_prefix(site_index: int, rack: int) -> str:

@@ -28,8 +28,8 @@ from netopsai.backends.rows import (
     Uplink,
 )
 from netopsai.common.errors import NetopsError, unknown
+from netopsai.common.roles import HOST_ROLES, TIERS
 from netopsai.common.timewin import as_utc, iso
-from netopsai.lab.topology import HOST_ROLES, TIERS
 from netopsai.store import tables as m
 from netopsai.store.naming import interface_holding
 from netopsai.store.network import network_clock

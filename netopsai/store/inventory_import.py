@@ -17,9 +17,9 @@ from typing import Any
 from sqlalchemy import Engine, inspect
 from sqlmodel import Session, select
 
-from netopsai.backends.netbox.csv_rows import Located, Problem, read_csv
 from netopsai.common.errors import NetopsError, closest
 from netopsai.store import tables as m
+from netopsai.store.csv_rows import Located, Problem, read_csv
 from netopsai.store.inventory_sync import InventoryBatch, SyncReport, link_kind, sync_inventory
 
 Row = dict[str, Any]

@@ -13,10 +13,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from netopsai.backends.netbox.csv_rows import Problem
 from netopsai.common.errors import MalformedFile, closest, parse_yaml
 from netopsai.lab.spec import LabSpec
 from netopsai.lab.topology import build_topology
+from netopsai.store.csv_rows import Problem
 from netopsai.store.inventory_sync import InventoryBatch
 
 

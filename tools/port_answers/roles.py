@@ -10,7 +10,7 @@ from typing import Any
 
 from netopsai.backends.base import Inventory
 from netopsai.common.ifnames import canonical
-from netopsai.lab.topology import HOST_ROLES, TIERS
+from netopsai.common.roles import HOST_ROLES, TIERS
 
 PORT_ROLES = {"uplink": "uplinks", "downlink": "downlinks", "host": "host ports"}
 Port = tuple[str, str]

@@ -1,4 +1,5 @@
-"""NetBox CSV exports read into typed rows: devices, interfaces, cables, prefixes, IP addresses.
+"""NetBox CSV exports read into typed rows: devices, interfaces, cables, prefixes, IP addresses
+(the inventory import's own parser: store/inventory_import.py).
 
 Both NetBox CSV flavours are accepted: the bulk-import/export field names (`side_a_device`,
 `device_type`, `is_primary` ...) and the table export's display headers (`Side A`,

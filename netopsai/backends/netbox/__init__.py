@@ -1,1 +1,0 @@
-"""NetBox: the CSV exports' rows, read and validated for the inventory import."""
