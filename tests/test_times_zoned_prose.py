@@ -206,7 +206,8 @@ def test_a_job_storm_and_its_window_are_in_the_network_zone(tmp_path: Path) -> N
     since = _since(r)
     assert f"2025-11-04 11:35:00 PST, when the PFC watchdog on {LEAF} Ethernet2" in since, since
     assert "19:35" not in since
-    assert "from its start at 09:00 PST to 12:00 PST" in r["answer"]
+    assert ("window read: 2025-11-04 09:00–12:00 PST (17:00–20:00 UTC): job 4711's whole run, "
+            "from its start at 09:00 PST to 12:00 PST") in r["answer"]
     wd = [row for e in r["evidence"] if e["tool"] == "alarms" for row in e["rows"]
           if row["kind"] == "PFC_WATCHDOG"]
     assert wd and wd[0]["raised_at"] == "2025-11-04T19:35:00Z"  # the row: ISO UTC, as parsed

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netopsai.common.hostlist import compress
+from netopsai.common.localtime import is_utc, span, tz_of
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
@@ -139,7 +140,7 @@ def diagnose_job(ctx: Context, job: str | None, hosts: list[str], window: Any = 
     if (said := rank_named(ctx.question, sc, reads)) is not None:
         d.because.insert(1 if hits else 0, said)
     if sc.why:
-        d.because.append(Finding(f"window read: {_span(sc.window)}: {sc.why}",
+        d.because.append(Finding(f"window read: {_span(sc.window, ctx.zone)}: {sc.why}",
                                  sc.cites or reads.cite("status")))
     d.scope = f"{sc.name}'s NICs and rails"
     d.tier = "search"
@@ -229,8 +230,12 @@ def rails_reachable(rails: Any) -> str:
     return f"{each} reachable ({'; '.join(rails.facts.get('how') or [])})"
 
 
-def _span(window: Any) -> str:
+def _span(window: Any, zone: str = "UTC") -> str:
+    """The window read: as the rows write it in UTC ('…Z .. …Z'), else on the network's clock,
+    named, with UTC beside (common/localtime)."""
     if isinstance(window, dict):
+        if not is_utc(tz_of(zone)):
+            return span(window.get("start"), window.get("end"), zone)
         return f"{window.get('start')} .. {window.get('end')}"
     return f"the last {window}"
 
