@@ -52,6 +52,7 @@ def test_the_helper_names_the_zone_in_both_cases() -> None:
     late = span("2026-11-28T07:30:00Z", "2026-11-28T08:30:00Z", LA)  # 23:30 PST the day before
     assert late == "2026-11-27 23:30 – 2026-11-28 00:30 PST (2026-11-28 07:30–08:30 UTC)"
     assert events("2026-11-27 17:41:20 down; read down", LA) == "2026-11-27 09:41:20 PST down; read down"
+    assert events("2026-11-27 17:41:20 down", "UTC") == "2026-11-27 17:41:20 UTC down"  # named
 
 
 # -- the windows a diagnosis read (diagnosis/answer.py) ---------------------------------------
@@ -148,6 +149,27 @@ def test_the_digest_states_its_window_in_the_network_zone() -> None:
     assert digest_text(rep).startswith(title + ": ")
     utc = digest_blocks(fixed_report())[0]["text"]["text"]
     assert utc == "Reliability 2026-03-09 12:00 – 2026-03-10 12:00 UTC by pod"
+
+
+def test_the_report_table_states_its_window_and_cases_in_the_network_zone() -> None:
+    """`netopsai report reliability` in the terminal: the window and each repeat offender's
+    cases on the network's clock; the report's own case_list (the exports) stays UTC."""
+    import io
+
+    from rich.console import Console
+
+    from netopsai.reliability.export import to_csv
+    from netopsai.reliability.text import print_report
+    from tests.test_reliability_render import fixed_report
+
+    rep = replace(fixed_report(), zone="America/New_York")
+    buf = io.StringIO()
+    print_report(rep, Console(file=buf, width=200, soft_wrap=True))
+    shown = buf.getvalue()
+    assert shown.startswith("reliability 2026-03-09 08:00 – 2026-03-10 08:00 EDT "
+                            "(12:00 – 2026-03-10 12:00 UTC) by pod: ")
+    assert "C1 LINK_DOWN 2026-03-09 12:00 EDT (16:00 UTC); C2 LINK_DOWN 2026-03-09 22:00 EDT" in shown
+    assert "C1 LINK_DOWN 2026-03-09 16:00; C2" in to_csv(rep)  # the export: UTC, as parsed
 
 
 # -- end to end: a lab whose network is in Los Angeles ---------------------------------------
