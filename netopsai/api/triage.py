@@ -92,23 +92,4 @@ class Triage:
             log.exception("triage of %s failed", s.fingerprint)
 
 
-def slack_poster() -> Post:
-    """Posts the answer as the Slack bot does (SLACK_BOT_TOKEN, SLACK_API_URL)."""
-    from slack_sdk import WebClient
-
-    from netopsai.ui.slack.blocks import answer_blocks, split_answer
-    from netopsai.ui.slack.settings import SlackSettings
-
-    settings = SlackSettings()
-    if settings.bot_token is None:
-        raise NetopsError("auto-triage rules are set but SLACK_BOT_TOKEN is not")
-    client = WebClient(token=settings.bot_token.get_secret_value(), base_url=settings.api_url)
-
-    def post(channel: str, answer: dict[str, Any], thread: str) -> None:
-        head, _ = split_answer(answer.get("answer", ""))
-        client.chat_postMessage(channel=channel, text=head[:3000],
-                                blocks=answer_blocks(answer, thread))
-    return post
-
-
-__all__ = ["PayloadError", "Selected", "Triage", "question_for", "slack_poster"]
+__all__ = ["PayloadError", "Post", "Selected", "Triage", "question_for"]

@@ -53,8 +53,9 @@ def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.
 
 def _triage(copilot: Any) -> Any:
     """Auto-triage when config.yaml has triage rules (they post through the Slack bot's token)."""
-    from netopsai.api.triage import Triage, slack_poster
+    from netopsai.api.triage import Triage
     from netopsai.config.load import load_netconfig
+    from netopsai.ui.slack.triage_post import slack_poster
 
     settings = load_netconfig().settings.triage
     return Triage(copilot, settings, slack_poster()) if settings.rules else None
