@@ -111,19 +111,12 @@ def check_rails(tracer: Tracer, nics: dict[int, list[Nic]], at: datetime | None)
 
 
 def _pinned(tracer: Tracer, at: datetime | None) -> tuple[Tracer, datetime | None]:
-    """On the lab, the state read once for every trace (as a batch does: netopsai.batch.snapshot)
+    """On the lab, the state read once for every trace (as a batch does: backends/lab/pinned.py)
     rather than once per trace, which was most of a trace's cost; a past window is traced live."""
-    from netopsai.backends.lab.paths import LabPaths
-    from netopsai.batch.snapshot import Pin, SnapshotPaths
-    from netopsai.common.timewin import as_utc
-    from netopsai.lab.manage import lab_info
+    from netopsai.backends.lab.pinned import pinned_now
 
-    if type(tracer.paths) is not LabPaths:
-        return tracer, at
-    info = lab_info(tracer.paths.engine)
-    if at is not None and as_utc(at) < as_utc(info.clock):
-        return tracer, at
-    return Tracer(SnapshotPaths(tracer.paths.engine, Pin(info.version, info.clock)), tracer.mint), None
+    paths = pinned_now(tracer.paths, at)
+    return (tracer, at) if paths is None else (Tracer(paths, tracer.mint), None)
 
 
 def _evidence(eid: str, nics: dict[int, list[Nic]], rows: list[dict[str, Any]],
