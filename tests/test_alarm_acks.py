@@ -37,9 +37,9 @@ def test_the_latest_action_decides_and_a_silence_ends(make_lab: Callable[..., En
     assert (now[a].state, now[a].by, now[a].why) == ("acked", "alice", "fibre team on it")
     assert now[a].text() == "acked by alice: fibre team on it"
     assert now[b].state == "silenced"
-    assert now[b].text() == "silenced by bob until 2025-11-04T22:00:00Z: planned work"
+    assert now[b].text() == "silenced by bob until 2025-11-04 22:00 UTC: planned work"  # named
     later = acks.states(engine, [b], CLOCK + timedelta(hours=3))  # the silence is over
-    assert later[b].state == "acked" and "silence ended 2025-11-04T22:00:00Z" in later[b].text()
+    assert later[b].state == "acked" and "silence ended 2025-11-04 22:00 UTC" in later[b].text()
     assert [h.action for h in acks.history(engine, c)] == ["unack", "ack"]  # newest first
     assert acks.states(engine, [], CLOCK) == {}
 

@@ -17,8 +17,9 @@ from sqlalchemy import Engine, inspect
 from sqlmodel import Session, col, select
 
 from netopsai.common.errors import NetopsError
+from netopsai.common.localtime import at
 from netopsai.common.textsafe import visible
-from netopsai.common.timewin import as_utc, iso, parse_duration
+from netopsai.common.timewin import as_utc, parse_duration
 from netopsai.store import tables as m
 from netopsai.store.engine import create_all
 
@@ -39,12 +40,13 @@ class AckState:
     at: datetime
     until: datetime | None = None  # the silence's end (past once it expired)
 
-    def text(self) -> str:
-        """One cell: who, why and, for a silence, until when (UTC)."""
+    def text(self, zone: str | None = None) -> str:
+        """One cell: who, why and, for a silence, until when, on the network's clock (`zone`,
+        UTC when unset) with its zone named: an on-call reads it ('until 11:41 PST (19:41 UTC)')."""
         why = f": {self.why}" if self.why else ""
         if self.state == "silenced" and self.until:
-            return f"silenced by {self.by} until {iso(self.until)}{why}"
-        ended = f" (silence ended {iso(self.until)})" if self.until else ""
+            return f"silenced by {self.by} until {at(self.until, zone, beside=True)}{why}"
+        ended = f" (silence ended {at(self.until, zone, beside=True)})" if self.until else ""
         return f"acked by {self.by}{ended}{why}"
 
 
