@@ -1,7 +1,8 @@
 """The Device tab's content (issue 13, §Device page): one device's facts, interfaces with their
 live state and changes in the window, neighbours, open alarms and cases, recent changes, log
-lines and a port-state timeline. Everything comes from the copilot's own tools through
-run_tool, so the page shows exactly what an answer would cite. Pure functions, no gradio."""
+lines and a port-state timeline. Everything comes from the copilot's own tools through its
+door (doors.call_tool), so the page shows exactly what an answer would cite. Pure functions,
+no gradio."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ import pandas as pd
 from netopsai.backends.base import Backends
 from netopsai.common.timewin import parse_duration
 from netopsai.common.words import count
+from netopsai.copilot.doors import call_tool
 from netopsai.copilot.evidence import Evidence, cell_text
 from netopsai.planner.zones import zone_of
-from netopsai.tools.registry import run_tool
 from netopsai.ui.gradio.alarms import cases_frame
 from netopsai.ui.gradio.device_snapshots import SNAPSHOT_COLUMNS, snapshots_frame
 from netopsai.ui.gradio.timepick import local_time  # gradio is loaded by .alarms already
@@ -65,7 +66,7 @@ class DevicePage:
 
 def device_names(backends: Backends) -> list[str]:
     """Every network device's name, for the picker (hosts are reachable by typing them)."""
-    ev = run_tool("metadata", {"query": "devices"}, backends)
+    ev = call_tool(backends, "metadata", {"query": "devices"})
     return [str(r["name"]) for r in ev.rows]
 
 
@@ -263,7 +264,7 @@ def device_page(backends: Backends, name: str, window: str = "24h") -> DevicePag
     if not name:
         return DevicePage(status="Pick a device, or open the app at ?device=NAME.")
     zone = zone_info(backends.zone)
-    dev = run_tool("metadata", {"query": "device", "name": name}, backends)
+    dev = call_tool(backends, "metadata", {"query": "device", "name": name})
     if dev.errors:  # an inventory device's address or FQDN, one known from its logs, or the error
         from netopsai.ui.gradio.device_logged import not_in_inventory
 
@@ -271,7 +272,7 @@ def device_page(backends: Backends, name: str, window: str = "24h") -> DevicePag
     name = str(dev.rows[0]["name"])
 
     def call(tool: str, **args: Any) -> Evidence:
-        return run_tool(tool, args, backends)
+        return call_tool(backends, tool, args)
     also = _stored_as(backends, name)  # its lines stored under another spelling too
     ifaces = call("metadata", query="interfaces", name=name)
     tele = call("telemetry", metric="oper_status", devices=[name], window=window, top=1000)

@@ -15,6 +15,7 @@ from typing import Any
 from netopsai.backends.base import Backends
 from netopsai.common.words import count
 from netopsai.config.domains import device_key
+from netopsai.copilot.doors import call_tool
 from netopsai.copilot.evidence import Evidence
 from netopsai.planner.hostnames import (
     FQDN,
@@ -24,7 +25,6 @@ from netopsai.planner.hostnames import (
     logged_lookup,
     owner_lookup,
 )
-from netopsai.tools.registry import run_tool
 from netopsai.ui.gradio.device import (
     EVENTS_SHOWN,
     DevicePage,
@@ -84,7 +84,7 @@ def logged_panels(backends: Backends, found: Logged, window: str,
     """Its open alarms, the window's alarms (for cases) and its latest log lines in the window,
     under every name it is stored as (with and without a configured domain)."""
     def call(tool: str, **args: Any) -> Evidence:
-        return run_tool(tool, args, backends)
+        return call_tool(backends, tool, args)
     logged = logged_lookup(backends.alarms, backends.domains, backends.inventory.clock)
     alarmed = [found.name, *also_stored(logged, [found.name], "alarms", window)]
     return (call("alarms", devices=alarmed, state="open", window=window),
