@@ -103,14 +103,14 @@ def on_path(view: LabView, rng: random.Random, kind: str, place: str) -> Built:
     flow = flow_through(view, rng, place, kind in ON_LINK)
     mins = rng.randint(8, 50)
     if kind in ON_LINK:
-        b = _link_fault(view, rng, kind, flow, rng.choice(_links_at(flow, place)), mins)
+        b = link_fault(view, rng, kind, flow, rng.choice(_links_at(flow, place)), mins)
     elif kind == "host_down":  # either end: a dead source host cannot send the probe at all
         host = rng.choice([flow.src, flow.dst]).name
         b = Built(flow, [fault(kind, mins, {"device": host})], LABEL[kind], [host],
                   must_cite=["traceroute"])
     else:
         dev = rng.choice(_devices_at(view, flow, place))
-        b = Built(flow, [_device_fault(rng, kind, dev, flow, mins)], LABEL[kind], [dev],
+        b = Built(flow, [device_fault(rng, kind, dev, flow, mins)], LABEL[kind], [dev],
                   must_cite=["traceroute", "alarms"] if kind in ALARMED else ["traceroute"])
     b.fault_kind = kind
     b.notes.update(kind=kind, place=place)
@@ -119,7 +119,7 @@ def on_path(view: LabView, rng: random.Random, kind: str, place: str) -> Built:
     return b
 
 
-def _device_fault(rng: random.Random, kind: str, dev: str, flow: Flow, mins: int) -> dict[str, Any]:
+def device_fault(rng: random.Random, kind: str, dev: str, flow: Flow, mins: int) -> dict[str, Any]:
     if kind == "acl_block":
         dst = flow.dst.segment if rng.random() < 0.7 else f"{flow.dst.ip}/32"
         extra = {"src": flow.src.segment} if rng.random() < 0.3 else {}
@@ -129,7 +129,7 @@ def _device_fault(rng: random.Random, kind: str, dev: str, flow: Flow, mins: int
     return fault(kind, mins, {"device": dev})
 
 
-def _link_fault(view: LabView, rng: random.Random, kind: str, flow: Flow, lk: PathLink,
+def link_fault(view: LabView, rng: random.Random, kind: str, flow: Flow, lk: PathLink,
                 mins: int) -> Built:
     ends = [(lk.a, lk.a_if), (lk.b, lk.b_if)]
     if kind in PORT_KINDS and lk.place == "host":

@@ -27,9 +27,9 @@ from netopsai.arena.cases import (
     ON_LINK,
     PLACES,
     Built,
-    _device_fault,
-    _link_fault,
+    device_fault,
     fault,
+    link_fault,
 )
 from netopsai.arena.classes_window import WINDOW_CLASSES, hurried, past_window, return_path
 from netopsai.arena.generate import CLOCK, LabKey
@@ -50,7 +50,7 @@ ASKED_ROLES = ("spine", "superspine", "leaf", "border")
 NOW = CLOCK.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _scenario(sid: str, lab: LabKey, faults: list[dict[str, Any]], question: str,
+def scenario_of(sid: str, lab: LabKey, faults: list[dict[str, Any]], question: str,
               expect: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     return {"id": sid, "lab": {"spec": lab.spec, "scale": lab.scale, "seed": lab.seed},
             "now": NOW, "faults": faults,
@@ -76,7 +76,7 @@ def shared_cause_device(view: LabView, rng: random.Random, sid: str, lab: LabKey
     dead, _ = rng.choice(_neighbours(view, asked))
     faults = [fault("device_down", rng.randint(8, 50), {"device": dead})]
     question = rng.choice(DEVICE_QUESTIONS).format(d=asked)
-    return _scenario(sid, lab, faults, question, {"root_cause": "device.down", "device": dead,
+    return scenario_of(sid, lab, faults, question, {"root_cause": "device.down", "device": dead,
                                                    "must_cite": ["alarms"]}, rng)
 
 
@@ -86,7 +86,7 @@ def category(view: LabView, rng: random.Random, sid: str, lab: LabKey) -> dict[s
     kind = "backbone" if rng.random() < 2 / 3 else "dci"
     r = rng.choice([x for x in view.link_rows if x["kind"] == kind])
     faults = [fault("dci_link_down", rng.randint(8, 50), {"link": f"{r['a_device']}:{r['a_interface']}"})]
-    return _scenario(sid, lab, faults, rng.choice(CATEGORY_QUESTIONS),
+    return scenario_of(sid, lab, faults, rng.choice(CATEGORY_QUESTIONS),
                      {"root_cause": "dci.link_down", "device": sorted({r["a_device"], r["b_device"]}),
                       "must_cite": ["alarms"]}, rng)
 
@@ -101,10 +101,10 @@ def _on_flow(view: LabView, rng: random.Random, src: str, dst: str) -> Built:
     kind, mins = rng.choice(FLOW_KINDS), rng.randint(8, 50)
     if kind in ON_LINK:
         lk = rng.choice([x for x in flow.links if x.place in PLACES[kind]])
-        b = _link_fault(view, rng, kind, flow, lk, mins)
+        b = link_fault(view, rng, kind, flow, lk, mins)
     else:
         dev = rng.choice([d for d in flow.devices if view.role[d] in PLACES[kind]])
-        b = Built(flow, [_device_fault(rng, kind, dev, flow, mins)], LABEL[kind], [dev],
+        b = Built(flow, [device_fault(rng, kind, dev, flow, mins)], LABEL[kind], [dev],
                   must_cite=["traceroute", "alarms"] if kind in ALARMED else ["traceroute"])
     return b
 
@@ -115,7 +115,7 @@ def suggested(view: LabView, rng: random.Random, sid: str, lab: LabKey, i: int) 
     if q.startswith("10.1.3.20 to"):
         b = _on_flow(view, rng, *q.split(" ")[0:3:2])
         dev: Any = b.devices[0] if len(b.devices) == 1 else b.devices
-        return _scenario(sid, lab, b.faults, q, {"root_cause": b.label, "device": dev,
+        return scenario_of(sid, lab, b.faults, q, {"root_cause": b.label, "device": dev,
                                                  "interface": b.interface,
                                                  "must_cite": b.must_cite}, rng)
     if "DCI" in q:
@@ -125,9 +125,9 @@ def suggested(view: LabView, rng: random.Random, sid: str, lab: LabKey, i: int) 
     if q.startswith("port link status"):
         r = rng.choice([x for x in view.link_rows if x["kind"] == "fabric"])
         faults = [fault("link_down", rng.randint(8, 50), {"link": f"{r['a_device']}:{r['a_interface']}"})]
-        return _scenario(sid, lab, faults, q, {"root_cause": "link.down", "device": sorted(
+        return scenario_of(sid, lab, faults, q, {"root_cause": "link.down", "device": sorted(
             {r["a_device"], r["b_device"]}), "must_cite": ["telemetry"]}, rng)
-    return _scenario(sid, lab, [], q, {"root_cause": "none", "device": None,
+    return scenario_of(sid, lab, [], q, {"root_cause": "none", "device": None,
                                        "must_cite": ["metadata"]}, rng)
 
 
@@ -141,7 +141,7 @@ def shared_cause_job(fab: Any, rng: random.Random, sid: str, lab: LabKey) -> dic
     leaf = fab.leaf_of[(rng.choice(job.hosts), f"mlx5_{rng.randrange(NICS)}")]
     faults = [fault("device_down", rng.randint(12, 40), {"device": leaf})]
     question = rng.choice(QUESTIONS).format(job=job.id, hosts=compress(job.hosts))
-    return _scenario(sid, lab, faults, question, {"root_cause": "device.down", "device": leaf,
+    return scenario_of(sid, lab, faults, question, {"root_cause": "device.down", "device": leaf,
                                                    "must_cite": ["metadata", "telemetry"]}, rng)
 
 
@@ -149,10 +149,10 @@ def generate(n: int, seed: int, lab: LabKey = LabKey(),
              ai: LabKey = LabKey("ai")) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(scenario, manifest entry) for n scenarios of the classes in equal shares (the suggested
     questions in turn), deterministic by seed."""
-    from netopsai.arena.generate_ai import _Fabric
+    from netopsai.arena.generate_ai import Fabric
 
     rng = random.Random(seed)
-    view, fab = LabView(lab.spec, lab.scale, lab.seed, lab.clock), _Fabric(ai.scale, ai.seed)
+    view, fab = LabView(lab.spec, lab.scale, lab.seed, lab.clock), Fabric(ai.scale, ai.seed)
     plan = [CLASSES[i % len(CLASSES)] for i in range(n)]
     rng.shuffle(plan)
     out, asked = [], 0

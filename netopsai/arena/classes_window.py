@@ -47,7 +47,7 @@ def _hm(t: Any) -> str:
 
 def _scenario(sid: str, lab: LabKey, faults: list[dict[str, Any]], question: str,
               expect: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    from netopsai.arena.classes import _scenario as base
+    from netopsai.arena.classes import scenario_of as base
 
     return base(sid, lab, faults, question, expect, rng)
 

@@ -31,7 +31,7 @@ QUESTIONS = ("job {job} hit an NCCL timeout", "NCCL timeouts in job {job}",
              "NCCL timeouts on {hosts}")
 
 
-class _Fabric:
+class Fabric:
     """What the generator needs of the lab: running jobs, hosts, rail leaves' uplinks."""
 
     def __init__(self, scale: str, seed: int) -> None:
@@ -60,7 +60,7 @@ class _Fabric:
             raise NetopsError(f"the {SPEC} lab at this scale has no running job to ask about")
 
 
-def _fault(fab: _Fabric, rng: random.Random, kind: str, job: m.Job,
+def _fault(fab: Fabric, rng: random.Random, kind: str, job: m.Job,
            hosts: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The fault on one of `hosts` (or its rail leaf) and what a right answer names."""
     host, nic = rng.choice(hosts), f"mlx5_{rng.randrange(NICS)}"
@@ -81,7 +81,7 @@ def _fault(fab: _Fabric, rng: random.Random, kind: str, job: m.Job,
             {"device": host, "interface": nic})
 
 
-def _one(fab: _Fabric, rng: random.Random, sid: int, category: str, scale: str,
+def _one(fab: Fabric, rng: random.Random, sid: int, category: str, scale: str,
          seed: int) -> dict[str, Any]:
     job = rng.choice(fab.jobs)
     faults: list[dict[str, Any]] = []
@@ -109,7 +109,7 @@ def generate_ai(n: int, seed: int, scale: str = "small", lab_seed: int = 7) -> l
     if not 1 <= n <= MAX_N:
         raise NetopsError(f"--n must be between 1 and {MAX_N}, not {n}")
     rng = random.Random(seed)
-    fab = _Fabric(scale, lab_seed)
+    fab = Fabric(scale, lab_seed)
     categories = [CATEGORIES[i % len(CATEGORIES)] for i in range(n)]
     rng.shuffle(categories)
     return [_one(fab, rng, i, c, scale, lab_seed) for i, c in enumerate(categories, start=1)]

@@ -45,7 +45,7 @@ def check_netconfig(home: Path | None = None, usage: bool = True) -> tuple[NetCo
     home = home or default_home()
     cfg_path, sec_path = home / CONFIG_FILE, home / SECRETS_FILE
     problems: list[str] = []
-    settings = _settings(cfg_path, problems)
+    settings = read_settings(cfg_path, problems)
     secrets = _secrets(sec_path, problems)
     if settings is None or secrets is None:
         return None, problems
@@ -81,7 +81,7 @@ def _read_yaml(path: Path, problems: list[str], secret: bool) -> tuple[dict[str,
     return data, tree
 
 
-def _settings(path: Path, problems: list[str]) -> NetSettings | None:
+def read_settings(path: Path, problems: list[str]) -> NetSettings | None:
     before = len(problems)
     data, tree = _read_yaml(path, problems, secret=False)
     if len(problems) > before:

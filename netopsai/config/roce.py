@@ -99,10 +99,10 @@ def roce_settings() -> RoceSettings:
 def _read(path: Path) -> RoceSettings:
     """config.yaml's section only: secrets.yaml is none of the diagnosis' business."""
     from netopsai.common.errors import NetopsError
-    from netopsai.config.load import _settings
+    from netopsai.config.load import read_settings
 
     problems: list[str] = []
-    settings = _settings(path, problems)
+    settings = read_settings(path, problems)
     if settings is None:
         mine = [p for p in problems if "roce." in p]
         raise NetopsError((mine or problems or ["invalid configuration"])[0])

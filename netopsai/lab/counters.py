@@ -26,7 +26,7 @@ def grid(start: datetime, end: datetime) -> list[datetime]:
     return [first + i * STEP for i in range(n)]
 
 
-def _hash01(keys: np.ndarray) -> np.ndarray:
+def hash01(keys: np.ndarray) -> np.ndarray:
     """A cheap vectorised hash of uint32 keys to [0, 1)."""
     x = keys.astype(np.uint64)
     x = (x ^ (x >> np.uint64(16))) * np.uint64(0x45D9F3B) & np.uint64(0xFFFFFFFF)
@@ -58,21 +58,21 @@ def baseline(seed: int, ifaces: Sequence[tuple[str, str]], speeds_mbps: Sequence
     epoch = np.array([as_utc(t).timestamp() for t in times], dtype=np.float64)
     slot = (epoch // 300).astype(np.uint64) % np.uint64(1 << 20)
     mix = (keys.astype(np.uint64)[:, None] * np.uint64(2654435761) + slot[None, :]) % np.uint64(1 << 32)
-    noise = _hash01(mix)
+    noise = hash01(mix)
     if "in_octets" in fields or "out_octets" in fields:
         hours = (epoch % 86400) / 3600.0
         diurnal = 0.65 + 0.35 * np.sin(2 * np.pi * (hours - 8.0) / 24.0)  # peak mid-afternoon UTC
-        u0 = 0.08 + 0.37 * _hash01(keys)  # each port's typical load, 8..45 %
+        u0 = 0.08 + 0.37 * hash01(keys)  # each port's typical load, 8..45 %
         util = np.clip(u0[:, None] * diurnal[None, :] * (0.9 + 0.2 * noise), 0.0, 1.0)
         bps = np.asarray(speeds_mbps, dtype=np.float64)[:, None] * 1e6
         octets = util * bps * 300 / 8
-        skew = 0.85 + 0.3 * _hash01(keys ^ np.uint32(0x5BD1E995))[:, None]
+        skew = 0.85 + 0.3 * hash01(keys ^ np.uint32(0x5BD1E995))[:, None]
         out["in_octets"], out["out_octets"] = octets.astype(np.int64), (octets * skew).astype(np.int64)
     if "in_errors" in fields or "crc_errors" in fields:
         trickle = (noise > 0.995).astype(np.int64) * (1 + (noise * 1000).astype(np.int64) % 3)
         out["in_errors"], out["crc_errors"] = trickle, trickle.copy()
     if "rx_power_dbm" in fields:
-        rx = -1.2 - 2.0 * _hash01(keys ^ np.uint32(0x27D4EB2F))[:, None] + 0.1 * (noise - 0.5)
+        rx = -1.2 - 2.0 * hash01(keys ^ np.uint32(0x27D4EB2F))[:, None] + 0.1 * (noise - 0.5)
         out["rx_power_dbm"] = np.round(rx, 2)
     return {f: out[f] for f in fields}
 

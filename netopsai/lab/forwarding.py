@@ -202,6 +202,6 @@ def router_for(engine: Engine, version: str, at: datetime) -> Router:
     return Router(load_topo(engine, version), load_state(engine, version, at))
 
 
-def _flow_pick(edges: list[Edge], src: str, dst: str, dev: str) -> Edge:
+def flow_pick(edges: list[Edge], src: str, dst: str, dev: str) -> Edge:
     """A deterministic flow hash, as a switch hashes a 5-tuple onto its ECMP group."""
     return edges[zlib.crc32(f"{src}|{dst}|{dev}".encode()) % len(edges)]

@@ -19,7 +19,7 @@ import numpy as np
 
 from netopsai.common.roce import NIC_PREFIX, ROCE_METRICS
 from netopsai.common.timewin import as_utc
-from netopsai.lab.counters import _hash01, iface_keys
+from netopsai.lab.counters import hash01, iface_keys
 from netopsai.lab.roce_metrics import key
 
 
@@ -31,11 +31,11 @@ def baseline(seed: int, ifaces: Sequence[tuple[str, str]], roce: Sequence[bool],
     epoch = np.array([as_utc(t).timestamp() for t in times], dtype=np.float64)
     slot = (epoch // 300).astype(np.uint64) % np.uint64(1 << 20)
     mix = (keys.astype(np.uint64)[:, None] * np.uint64(2246822519) + slot[None, :]) % np.uint64(1 << 32)
-    noise = _hash01(mix)
+    noise = hash01(mix)
     on = np.asarray(roce, dtype=bool)[:, None]
     nic = np.array([n.startswith(NIC_PREFIX) for _, n in ifaces], dtype=bool)[:, None]
     hours = (epoch % 86400) / 3600.0
-    load = (0.3 + 0.7 * _hash01(keys))[:, None] * (0.65 + 0.35 * np.sin(2 * np.pi * (hours - 8.0) / 24.0))
+    load = (0.3 + 0.7 * hash01(keys))[:, None] * (0.65 + 0.35 * np.sin(2 * np.pi * (hours - 8.0) / 24.0))
     marks = (load * 40_000 * (0.8 + 0.4 * noise)).astype(np.int64)
     pauses = np.where(noise > 0.97, (noise * 1e4).astype(np.int64) % 400, 0)
     rare = np.where(noise > 0.995, 1 + (noise * 1e5).astype(np.int64) % 3, 0)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import zlib
 
 from netopsai.lab.fabric import owner_of, parse_ip
-from netopsai.lab.forwarding import LATENCY_MS, MAX_HOPS, Hop, Router, Trace, _flow_pick
+from netopsai.lab.forwarding import LATENCY_MS, MAX_HOPS, Hop, Router, Trace, flow_pick
 
 
 class TraceError(ValueError):
@@ -75,7 +75,7 @@ def _trace(router: Router, src: str, dst: str, size: int = 60) -> Trace:
             t.hops.append(Hop(n + 1, last_ip, cur, None, status="!N"))
             t.stopped_at, t.reason = cur, f"no route to {dst} at {cur}"
             break
-        e = _flow_pick(nhs, src, dst, cur)
+        e = flow_pick(nhs, src, dst, cur)
         if t.hops and t.hops[-1].device == cur:
             t.hops[-1].out_interface = e.local_if
         mtu = router.mtu(cur, e)

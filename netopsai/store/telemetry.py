@@ -35,7 +35,7 @@ SINCE_ALWAYS = datetime.min.replace(tzinfo=UTC)
 _Q = TypeVar("_Q", bound=Select[*tuple[Any, ...]])
 
 
-def _scope(q: _Q, sel: IfaceSel, dev_col: Any) -> _Q:
+def scoped(q: _Q, sel: IfaceSel, dev_col: Any) -> _Q:
     """Restrict a query on interfaces/events to the selected devices."""
     if sel.get("devices"):
         return q.where(dev_col.in_(sel["devices"]))
@@ -62,7 +62,7 @@ class StoreTelemetry:
             q = q.where(col(m.Interface.link_id).is_not(None))
         if sel.get("interface"):
             q = q.where(col(m.Interface.name) == sel["interface"])
-        return _scope(q, sel, m.Interface.device)
+        return scoped(q, sel, m.Interface.device)
 
     def _ports(self, s: Session, sel: IfaceSel) -> list[tuple[str, str, int]]:
         q = select(m.Interface.device, m.Interface.name, m.Interface.speed_mbps)
@@ -79,7 +79,7 @@ class StoreTelemetry:
                           col(ev.reason)).where(col(ev.at) <= window.end)
             if sel.get("interface"):
                 q = q.where(col(ev.interface) == sel["interface"])
-            events = s.execute(_scope(q, sel, m.InterfaceEvent.device)
+            events = s.execute(scoped(q, sel, m.InterfaceEvent.device)
                                .order_by(col(ev.at))).all()
         per: dict[tuple[str, str], list[tuple[datetime, str]]] = {}
         for dev, ifn, at, state, reason in events:
@@ -135,7 +135,7 @@ class StoreTelemetry:
             table = q.get_final_froms()[0]
             if sel.get("interface"):
                 q = q.where(table.c.interface == sel["interface"])
-            return _scope(q, sel, table.c.device)
+            return scoped(q, sel, table.c.device)
 
         with Session(self.engine) as s:
             for start, end, from_rollups in parts:

@@ -16,7 +16,7 @@ from netopsai.common.roce import ROCE_METRICS
 from netopsai.common.timewin import Window, as_utc
 from netopsai.lab.manage import lab_info
 from netopsai.store import tables as m
-from netopsai.store.telemetry import HEAVY, StoreTelemetry, _scope
+from netopsai.store.telemetry import HEAVY, StoreTelemetry, scoped
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,7 +50,7 @@ class LabTelemetry(StoreTelemetry):
         with Session(self.engine) as s:
             q = select(m.CounterSample).where(col(m.CounterSample.at) > window.start,
                                               col(m.CounterSample.at) <= window.end)
-            stored = list(s.exec(_scope(q, sel, m.CounterSample.device)))
+            stored = list(s.exec(scoped(q, sel, m.CounterSample.device)))
         overlay: dict[tuple[str, str], dict[datetime, m.CounterSample]] = {}
         for smp in stored:
             overlay.setdefault((smp.device, smp.interface), {})[as_utc(smp.at)] = smp
