@@ -19,12 +19,19 @@ _NUMBERS = re.compile(r"(\d+(?:[/:]\d+)*)(?:\.\d+)?$")  # 0/0/0/8, 1/1, 49; a .u
 # tunnels (st0.60 and st0.61 are two IPsec tunnels), GRE/IP-IP/logical/virtual tunnels, IRB
 # and VLAN interfaces (irb.100 is VLAN 100's SVI): their unit stays
 _UNIT_IS_THE_PORT = re.compile(r"(?:st|irb|vlan|gr-|ip-|lt-|vt-)[\d/-]*\.\d+$", re.I)
+# a kernel's own name (Linux, BSD, VyOS, SONiC's management port): `eth1`, `eth0.5` (a VLAN
+# device of its own). No network OS prints Ethernet1 as "eth1" (NX-OS writes Eth1/33, with its
+# slot; EOS Et1), and on SONiC eth0 and Ethernet0 are two ports: netutils' expansion of "eth"
+# is a CLI abbreviation, not a name a log line carries, so these stay as printed
+_KERNEL_NAME = re.compile(r"eth\d+(?:\.\d+)?", re.I)
 
 
 @lru_cache(maxsize=4096)
 def canonical(name: str) -> str:
     """The long form, without a sub-interface or unit (`xe-0/0/0.0` -> `xe-0/0/0`), except
-    where the unit is the interface (`st0.60`, `irb.100`)."""
+    where the unit is the interface (`st0.60`, `irb.100`); a kernel's `eth1` stays itself."""
+    if _KERNEL_NAME.fullmatch(name.strip()):
+        return name.strip()
     full = canonical_interface_name(name.strip())
     if _UNIT_IS_THE_PORT.fullmatch(name.strip()):
         return full
@@ -60,6 +67,8 @@ def forms(name: str) -> list[str]:
     """The ways a log line may write this port: as given, long, short, and (for a port with
     numbers) its IOS-XR optics controller."""
     long = canonical(name)
+    if _KERNEL_NAME.fullmatch(name.strip()):  # no short form: "Et1" is another port's
+        return [name]
     out = [name, long, abbreviated_interface_name(name),
            re.sub(r"^(\w+)GigabitEthernet", r"\1GigE", long)]  # IOS-XR's TenGigE, HundredGigE
     if _numbers(name).count("/") >= 3 and not _controller(name):  # rack/slot/instance/port
