@@ -105,11 +105,12 @@ def alarm_blocks(rows: list[dict[str, Any]], acks_text: dict[int, str],
     return blocks
 
 
-def ack_texts(engine: Engine, ids: list[int], now: datetime) -> dict[int, str]:
-    """Each acknowledged or silenced alarm's one-line state, as the web app's ack column says."""
+def ack_texts(engine: Engine, ids: list[int], now: datetime, zone: str = "UTC") -> dict[int, str]:
+    """Each acknowledged or silenced alarm's one-line state, as the web app's ack column says;
+    a silence's end in `zone`, the network's."""
     from netopsai.store import acks
 
-    return {i: st.text() for i, st in acks.states(engine, ids, now).items()}
+    return {i: st.text(zone) for i, st in acks.states(engine, ids, now).items()}
 
 
 def list_for(result: dict[str, Any], backends: Backends) -> list[dict[str, Any]]:
@@ -118,5 +119,5 @@ def list_for(result: dict[str, Any], backends: Backends) -> list[dict[str, Any]]
     if not rows:
         return []
     ids = [int(r["id"]) for r in rows[:MAX_ALARMS]]
-    return alarm_blocks(rows, ack_texts(store_of(backends), ids, backends.inventory.clock()),
-                        backends.zone)
+    return alarm_blocks(rows, ack_texts(store_of(backends), ids, backends.inventory.clock(),
+                                        backends.zone), backends.zone)
