@@ -44,7 +44,7 @@ def act(ctx: SlackContext, kind: str, body: dict[str, Any], action: dict[str, An
     except NetopsError as exc:
         client.chat_postEphemeral(channel=channel, user=user, text=f":warning: {exc}")
         return
-    state = ack_texts(engine, [alarm_id], now).get(alarm_id, "")
+    state = ack_texts(engine, [alarm_id], now, backends.zone).get(alarm_id, "")
     _mark_line(client, channel, body.get("message") or {}, alarm_id, state)
     client.chat_postEphemeral(channel=channel, user=user, text=(
         f":white_check_mark: Alarm #{alarm_id} {DONE[kind]} (stored in netopsai, not on the "
