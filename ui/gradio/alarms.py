@@ -128,7 +128,7 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
     state = ack_states(backends, [r["id"] for r in open_rows + rows], clock, engine)
     for r in open_rows + rows:
         st = state.get(int(r["id"]))
-        r["ack"], r["ack_state"] = (st.text(), st.state) if st else ("", "")
+        r["ack"], r["ack_state"] = (st.text(backends.zone), st.state) if st else ("", "")
     shown = [r for r in open_rows if f.show_silenced or r["ack_state"] != "silenced"]
     ids = {r["id"] for r in rows}
     cases = [c for c in recent.facts.get("cases", []) if ids & set(c.get("member_ids", []))]
