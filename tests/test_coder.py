@@ -19,6 +19,7 @@ from sqlalchemy import Engine
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
 from netopsai.copilot.coder import extract_code, run_generated, run_recipe
+from netopsai.copilot.doors import call_tool
 from netopsai.copilot.evidence import Evidence
 from netopsai.copilot.recipes import RECIPES
 from netopsai.lab.inject import inject
@@ -38,7 +39,7 @@ from tests.sandbox_helpers import (
 SRC, DST = "10.1.3.20", "10.2.1.40"
 TICKET = "CHG-4242"
 def call(b: Backends, tool: str, **args: Any) -> Evidence:
-    ev = run_tool(tool, args, b)
+    ev = call_tool(b, tool, args)  # through the copilot's door: numbered E1 by its ledger
     assert not ev.errors, ev.errors
     return ev
 

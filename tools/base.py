@@ -128,8 +128,10 @@ def validation_message(exc: ValidationError) -> str:
 
 
 def run_tool(name: str, args: dict[str, Any] | str, backends: Backends,
-             evidence_id: str = "E1") -> Evidence:
-    """Validate the arguments and call the tool; every failure comes back as Evidence.errors."""
+             evidence_id: str = "") -> Evidence:
+    """Validate the arguments and call the tool; every failure comes back as Evidence.errors.
+    `evidence_id` is minted by a Ledger (Copilot.tool, Toolbox); without one the evidence is
+    unnumbered (a script or test reading rows), never given an id of its own."""
     if name not in REGISTRY:
         ev = failed(name, {}, str(unknown("tool", name, REGISTRY)))
     else:
