@@ -67,7 +67,7 @@ def _copy(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
     names = ", ".join(f'"{c}"' for c in columns)
     raw = conn.connection.driver_connection
     assert raw is not None
-    times = [i for i, c in enumerate(columns) if isinstance(table.c[c].type, DateTime)]
+    times = _time_columns(table, columns)
     with raw.cursor() as cur, cur.copy(f'COPY "{table.name}" ({names}) FROM STDIN') as copy:
         for row in rows:
             values = [row[c] for c in columns]
@@ -78,19 +78,36 @@ def _copy(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
 
 def _executemany_sqlite(conn: Connection, table: Table, rows: list[dict[str, Any]]) -> None:
     """One `executemany` on the driver's cursor, times written as SQLAlchemy's SQLite DATETIME
-    writes them (`YYYY-MM-DD HH:MM:SS.ffffff`, the wall time as given)."""
+    writes them (`YYYY-MM-DD HH:MM:SS.ffffff`, UTC wall time)."""
     columns = list(rows[0])
     sql = (f'INSERT INTO "{table.name}" ({", ".join(f"{chr(34)}{c}{chr(34)}" for c in columns)}) '
            f'VALUES ({", ".join("?" * len(columns))})')
-    times = [i for i, c in enumerate(columns) if isinstance(table.c[c].type, DateTime)]
+    times = _time_columns(table, columns)
     params = []
     for row in rows:
         values = [row[c] for c in columns]
         for i in times:
             if values[i] is not None:
-                values[i] = values[i].isoformat(" ", "microseconds")[:26]
+                values[i] = _sqlite_time(values[i])
         params.append(tuple(values))
     conn.exec_driver_sql(sql, params)
+
+
+def _time_columns(table: Table, columns: list[str]) -> list[int]:
+    """The positions of the time columns: DateTime, or a type built on it (sqlmodel's
+    UTCDateTime is a TypeDecorator whose `impl` is the DateTime). Missed, a time would reach
+    the driver as it is: sqlite3's own adapter then writes its offset (`+00:00`), which sorts
+    before the same instant as SQLAlchemy writes it (`.000000`)."""
+    return [i for i, c in enumerate(columns)
+            if isinstance(getattr(table.c[c].type, "impl", table.c[c].type), DateTime)]
+
+
+def _sqlite_time(value: datetime) -> str:
+    """As SQLAlchemy writes a time into SQLite: UTC wall time, `YYYY-MM-DD HH:MM:SS.ffffff`."""
+    offset = value.utcoffset()
+    if offset:
+        value = value - offset
+    return value.isoformat(" ", "microseconds")[:26]
 
 
 def _plain(value: datetime | None) -> datetime | None:

@@ -1,18 +1,21 @@
-"""The queued writer's own engine (netopsai.store.writer): how it opens the store, and which of
-the store's errors it waits out."""
+"""The queued writer's own engine (netopsai.store.writer): how it opens the store, which of
+the store's errors it waits out, and how it records the spool's mark."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, Table, create_engine, event, insert, update
 from sqlalchemy.exc import OperationalError
 
 from netopsai.common.errors import NetopsError
+from netopsai.store import tables as m
 from netopsai.store.engine import create_all
+from netopsai.store.spool import Position
 
 BUSY_MS = 200  # short: a locked store is retried by us, so the receivers' queue keeps moving
+_MARK: Table = m.SpoolMark.__table__  # type: ignore[attr-defined]
 
 
 def writer_engine(url: str, durable: bool = True) -> Engine:
@@ -57,3 +60,12 @@ def create_tables(engine: Engine, wait_s: float) -> None:
             if not is_locked(exc) or time.monotonic() > deadline:
                 raise NetopsError(f"cannot prepare the store: {exc.orig}") from None
             time.sleep(0.2)
+
+
+def save_mark(conn: Connection, name: str, mark: Position) -> None:
+    """The spool's mark, in the caller's transaction: an update, an insert the first time.
+    Core statements (compiled once) where the ORM's `merge` built and validated a SpoolMark
+    model and read it back on every batch."""
+    values = {"segment": mark.segment, "offset": mark.offset}
+    if conn.execute(update(_MARK).where(_MARK.c.name == name).values(values)).rowcount == 0:
+        conn.execute(insert(_MARK).values(name=name, **values))
