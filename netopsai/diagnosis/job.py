@@ -27,30 +27,19 @@ from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.device_window import said as window_said
-from netopsai.diagnosis.job_ecmp import ecmp_collision
-from netopsai.diagnosis.job_errors import link_errors
 from netopsai.diagnosis.job_past import came_and_went
 from netopsai.diagnosis.job_rails import Tracer, check_rails, pairs_said, rail_nics
-from netopsai.diagnosis.job_rules import (
-    Hit,
-    Reads,
-    explained_by,
-    flapping,
-    host_down,
-    leaf_down,
-    link_down,
-    rail_unreachable,
-)
-from netopsai.diagnosis.job_storm import pfc_storm, spread_pauses
+from netopsai.diagnosis.job_registry import ordered
+from netopsai.diagnosis.job_rules import Hit, Reads, explained_by
+from netopsai.diagnosis.job_storm import spread_pauses
 from netopsai.diagnosis.job_window import hosts_window, job_window, trace_time
 
 # tool calls: the job, the hosts, the batch of reads (9), an errored port's optics or a hot
 # uplink's ECN (1 each), then a storm's Since (up to 10) or spread pauses followed back
 # (pfc_trace.MAX_HOPS hops of 2 reads, then the origin's Since)
 JOB_BUDGET = 32
-RULES = [leaf_down, host_down, pfc_storm, flapping, link_down, link_errors, ecmp_collision,
-         rail_unreachable]
-PORT_RULES = 7  # the first seven name a fault on the job's own hosts, ports and rail leaves
+# the rules (leaf down, host down, PFC storm, flapping, link down, link errors, ECMP collision,
+# then a rail unreachable) are one table: diagnosis/job_registry.py
 RANK = re.compile(r"\brank\s*#?\s*(\d+)\b", re.I)
 
 
@@ -126,10 +115,11 @@ def diagnose_job(ctx: Context, job: str | None, hosts: list[str], window: Any = 
     if not sc.hosts:
         return _no_hosts(sc)
     reads = gather(ctx, sc, tracer)
-    found = [[h for h in rule(reads)] for rule in RULES]
-    ports = [h for hs in found[:PORT_RULES] for h in hs]
+    rules = ordered()
+    found = [(rule.own, list(rule.fn(reads))) for rule in rules]
+    ports = [h for own, hs in found if own for h in hs]  # the job's own hosts, ports, rail leaves
     spread = [] if ports else spread_pauses(reads)  # nothing of the job's own: from elsewhere?
-    hits = ports + spread + [h for hs in found[PORT_RULES:] for h in hs]
+    hits = ports + spread + [h for own, hs in found if not own for h in hs]
     d = _verdict(sc, reads, hits) if hits else _healthy(sc, reads)
     if not hits:  # nothing down at the window's end: what came and went in it (job_past.py)
         came_and_went(d, reads, sc.name, window_said(sc.window, ctx.zone),
@@ -144,7 +134,7 @@ def diagnose_job(ctx: Context, job: str | None, hosts: list[str], window: Any = 
                                  sc.cites or reads.cite("status")))
     d.scope = f"{sc.name}'s NICs and rails"
     d.tier = "search"
-    d.checks_run = len(RULES)
+    d.checks_run = len(rules)
     frame(ctx, d)
     return d
 

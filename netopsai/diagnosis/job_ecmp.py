@@ -10,6 +10,7 @@ from __future__ import annotations
 from statistics import median
 from typing import Any
 
+from netopsai.diagnosis.job_registry import job_rule
 from netopsai.diagnosis.job_rules import Hit, Reads
 
 MAX_NAMED = 6  # flows named per uplink in a sentence; the count covers the rest
@@ -60,6 +61,7 @@ def uplink_story(placed: dict[str, dict[str, list[str]]], leaf: str, hot: str,
                                            if alt else ""))
 
 
+@job_rule("ecmp_collision", 70)
 def ecmp_collision(x: Reads) -> list[Hit]:
     """A rail leaf's uplink near line rate while its siblings idle, with the job's flows placed
     on it (or not) by the traces, and its ECN marks (read for that uplink only: the one call)."""

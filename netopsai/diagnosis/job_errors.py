@@ -11,12 +11,14 @@ from typing import Any
 from netopsai.common.localtime import stamp
 from netopsai.diagnosis.base import Finding
 from netopsai.diagnosis.checks import ERRORS_PER_5MIN
+from netopsai.diagnosis.job_registry import job_rule
 from netopsai.diagnosis.job_rules import Hit, Reads, peer_of
 
 RX_LOW_DBM = -10.0  # the telemetry tool flags rx power at or below this (its own threshold)
 KINDS = ("INTERFACE_ERRORS", "OPTICS_RX_LOW")
 
 
+@job_rule("link_errors", 60)
 def link_errors(x: Reads) -> list[Hit]:
     rows = [r for r in x.rows("errors") if r["max_per_5min"] >= ERRORS_PER_5MIN
             and x.concerns_job(r["device"], r["interface"])]

@@ -14,6 +14,7 @@ from netopsai.common.localtime import stamp
 from netopsai.config.roce import RoceSettings, roce_settings
 from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.base import Finding
+from netopsai.diagnosis.job_registry import job_rule
 
 
 @dataclass
@@ -95,6 +96,7 @@ def _first(r: dict[str, Any]) -> str | None:
     return ev.split(" down", 1)[0] if " down" in ev else None
 
 
+@job_rule("leaf_down", 10)
 def leaf_down(x: Reads) -> list[Hit]:
     """A rail leaf of the job that is dead: its own open unreachable alarm, or every job NIC
     facing it down on two or more hosts. One leaf under every such NIC is the shared cause, the
@@ -135,6 +137,7 @@ def explained_by(top: Hit, h: Hit, x: Reads) -> bool:
         or (h.cites == x.cite("rails") and str(top.device) in h.text)
 
 
+@job_rule("host_down", 20)
 def host_down(x: Reads) -> list[Hit]:
     out = []
     for h in x.hosts:
@@ -151,6 +154,7 @@ def host_down(x: Reads) -> list[Hit]:
     return out
 
 
+@job_rule("flapping", 40)
 def flapping(x: Reads) -> list[Hit]:
     rows = [r for r in x.rows("status") if r["flaps"] >= 2
             and x.concerns_job(r["device"], r["interface"])]
@@ -190,6 +194,7 @@ def peer_of(x: Reads, row: dict[str, Any]) -> str | None:
     return None
 
 
+@job_rule("link_down", 50)
 def link_down(x: Reads) -> list[Hit]:
     rows = [r for r in x.rows("status") if r["state_at_end"] == "down" and r["flaps"] < 2
             and x.concerns_job(r["device"], r["interface"])]
@@ -206,6 +211,7 @@ def link_down(x: Reads) -> list[Hit]:
                 0.85, _first(r))]
 
 
+@job_rule("rail_unreachable", 80, own=False)
 def rail_unreachable(x: Reads) -> list[Hit]:
     """Pairs failing on a rail (job_rails.py): a host failing on several rails is down, one
     host's NIC on one rail is down, pairs failing all over a rail point at its leaf."""

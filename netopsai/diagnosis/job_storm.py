@@ -13,6 +13,7 @@ from typing import Any
 
 from netopsai.common.localtime import stamp
 from netopsai.diagnosis.base import Finding
+from netopsai.diagnosis.job_registry import job_rule
 from netopsai.diagnosis.job_rules import Hit, Reads
 from netopsai.diagnosis.pfc_trace import Hop, Trail, far_end, first_over, walk, watchdog_facing
 
@@ -27,6 +28,7 @@ def _rx(r: dict[str, Any]) -> float:
     return float(r.get("pfc_rx") or 0)
 
 
+@job_rule("pfc_storm", 30)
 def pfc_storm(x: Reads) -> list[Hit]:
     """One of the job's ports sends far more pauses than it receives, at storm rate."""
     rows = x.rows("pfc")
