@@ -1,7 +1,7 @@
 """Batch benchmark (issue 4 §5): `netopsai batch` over 10,000 pairs on the medium lab, wall time
 and peak memory; target <= 10 s and <= 1 GB.
 
-    .venv/bin/python bench/bench_batch.py [--pairs 10000] [--runs 3] [--out bench/RESULTS.md]
+    .venv/bin/python -m bench.bench_batch [--pairs 10000] [--runs 3] [--out bench/RESULTS.md]
 
 One medium lab (seed 7, clock 2025-11-04T20:00Z) is built in a temporary NETOPSAI_HOME, with
 faults injected so that a few hundred pairs fail and go through the diagnosis: an ACL on one
@@ -38,7 +38,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench_foundation import _lab_counts, _machine, write_section
+from bench import child_cmd, child_env
+from bench.bench_foundation import _lab_counts, _machine, write_section
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
 SCALE, LAB_SEED, RNG_SEED = "medium", 7, 20251104
@@ -111,9 +112,9 @@ def child_batch(arg: dict[str, Any]) -> dict[str, Any]:
 def _child(mode: str, home: Path, arg: dict[str, Any] | None = None) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "NETOPSAI_PROBE_SOURCE")}
     env["NETOPSAI_HOME"] = str(home)
-    cmd = [sys.executable, __file__, "--child", mode, "--arg", json.dumps(arg or {})]
+    cmd = child_cmd("bench.bench_batch", "--child", mode, "--arg", json.dumps(arg or {}))
     t0 = time.perf_counter()
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    out = subprocess.run(cmd, env=child_env(env), capture_output=True, text=True, check=False)
     if out.returncode:
         raise SystemExit(f"{mode} child failed:\n{out.stderr[-3000:]}")
     res = json.loads(out.stdout.strip().splitlines()[-1])

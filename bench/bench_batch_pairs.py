@@ -3,7 +3,7 @@ diagnosed by the driver (as before) or by the workers (this checkout), local wor
 and Ray, side by side in one run; and what is left running in the command's process group when
 it has ended.
 
-    .venv/bin/python bench/bench_batch_pairs.py [--pairs 100000] [--no-ray] [--out bench/RESULTS.md]
+    .venv/bin/python -m bench.bench_batch_pairs [--pairs 100000] [--no-ray] [--out bench/RESULTS.md]
 
 Each run is the real `netopsai batch` in a fresh process, in a session of its own (so its
 process group is its own): wall time from start to exit, the CPU of the command and of its
@@ -31,10 +31,8 @@ import psutil
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT))
-from bench_batch import _child, make_pairs  # noqa: E402
-from bench_foundation import _machine, write_section  # noqa: E402
+from bench.bench_batch import _child, make_pairs  # noqa: E402
+from bench.bench_foundation import _machine, write_section  # noqa: E402
 
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 
@@ -123,7 +121,7 @@ def model(pairs: int = 1_000_000, workers: tuple[int, ...] = (2, 10, 100)) -> li
     import random
     from dataclasses import replace
 
-    from sim_ray_fleet import Costs, sim_batch
+    from bench.sim_ray_fleet import Costs, sim_batch
 
     before = Costs()
     after = replace(before, trace_cpu=before.trace_cpu + before.failing * before.diagnosis_cpu,
@@ -147,7 +145,7 @@ def render(res: dict[str, dict[str, Any]], a: argparse.Namespace) -> str:
     m = _machine()
     lines = ["## A million pairs (issue 28 item 3): workers diagnose, the driver merges", "",
              f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; this checkout {m['rev']}; "
-             f"`.venv/bin/python bench/bench_batch_pairs.py --pairs {a.pairs}`",
+             f"`.venv/bin/python -m bench.bench_batch_pairs --pairs {a.pairs}`",
              f"- Machine: {m['cpu']}, {m['cores']} cores, {m['ram']}; Python {m['python']}; shared "
              "with other engineers' runs (1-minute load before→after each run).",
              f"- {a.pairs:,} pairs on bench_batch's medium lab with its faults, {a.workers} workers; "

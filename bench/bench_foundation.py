@@ -1,6 +1,6 @@
 """Foundation benchmark: `lab init` time and peak memory, and p50/p95 of each tool, per scale.
 
-    .venv/bin/python bench/bench_foundation.py [--scales medium large] [--out bench/RESULTS.md]
+    .venv/bin/python -m bench.bench_foundation [--scales medium large] [--out bench/RESULTS.md]
 
 Each init runs in a fresh child interpreter (so its peak RSS is its own) into a temporary
 NETOPSAI_HOME; the tool calls then run through run_tool in another fresh child, so first-call

@@ -1,7 +1,7 @@
 """Ingest benchmark (issue 5 §3): how fast `netopsai ingest`'s receivers get events into the
 store, and how long a backlog takes to drain after the store was locked.
 
-    .venv/bin/python bench/bench_ingest.py [--syslog 20000] [--traps 2000] [--alerts 2000]
+    .venv/bin/python -m bench.bench_ingest [--syslog 20000] [--traps 2000] [--alerts 2000]
 
 An empty SQLite store in a temporary directory; the receivers on free loopback ports in this
 process (BackgroundIngest); senders in this process too. Syslog: distinct datagrams (half vendor
@@ -22,7 +22,6 @@ import argparse
 import os
 import socket
 import sqlite3
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -33,9 +32,7 @@ import httpx
 from pydantic import SecretStr
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from bench_foundation import _machine, write_section  # noqa: E402
-
+from bench.bench_foundation import _machine, write_section  # noqa: E402
 from netopsai.backends.receivers import BackgroundIngest, Ingest, IngestSettings  # noqa: E402
 
 BURST = 500

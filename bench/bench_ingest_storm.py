@@ -1,7 +1,7 @@
 """Ingest at storm rate (issue 28 item 1): syslog and traps into the spool and into the store,
 this checkout side by side with an earlier commit, in one run, on loopback.
 
-    .venv/bin/python bench/bench_ingest_storm.py [--base e47b4d3] [--burst-rate 50000]
+    .venv/bin/python -m bench.bench_ingest_storm [--base e47b4d3] [--burst-rate 50000]
         [--burst-seconds 10] [--sustained 30000] [--traps 10000] [--no-pg] [--out bench/RESULTS.md]
 
 Each ingest runs in a process of its own (bench/ingest_harness.py; the earlier commit's tree is
@@ -38,10 +38,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT))
-from bench_foundation import _machine, write_section  # noqa: E402
-from bench_ingest import _syslog, _trap  # noqa: E402
+from bench.bench_foundation import _machine, write_section  # noqa: E402
+from bench.bench_ingest import _syslog, _trap  # noqa: E402
 
 
 class Harness:
@@ -274,7 +272,7 @@ def render(res: dict[str, dict[str, Any]], a: argparse.Namespace) -> str:
     lines = [
         "## Ingest at storm rate (issue 28 item 1): before and after, side by side", "",
         f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; this checkout {m['rev']}, before = "
-        f"{a.base}; `.venv/bin/python bench/bench_ingest_storm.py` "
+        f"{a.base}; `.venv/bin/python -m bench.bench_ingest_storm` "
         f"--burst-rate {a.burst_rate:.0f} --burst-seconds {a.burst_seconds:.0f} "
         f"--sustained {a.sustained} --traps {a.traps}",
         f"- Machine: {m['cpu']}, {m['cores']} cores, {m['ram']}; Python {m['python']}; SQLite "

@@ -4,14 +4,13 @@ large (4,096 GPUs), a PFC storm injected on a NIC of the biggest running lab job
 an NCCL timeout" asked offline through Copilot. The answer must name link.pfc_storm on that NIC
 (checked every run); wall time of the first question (a fresh Copilot) and the median of `--runs`.
 
-    .venv/bin/python bench/bench_job_question.py [--scales medium large] [--runs 5]
+    .venv/bin/python -m bench.bench_job_question [--scales medium large] [--runs 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -19,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from bench_foundation import _machine, write_section  # noqa: E402
+from bench.bench_foundation import _machine, write_section  # noqa: E402
 
 
 def build(path: Path, scale: str) -> tuple[Any, str, str]:

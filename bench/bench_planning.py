@@ -6,7 +6,7 @@ phrase repeated: each once drove a quadratic pattern or loop). Linear planning m
 time limit, after a warm-up question, on the small lab's vocabulary (seed 7). Also timed: the
 door refusing a 300 KB question, and the hostlist bomb refused from its bracket sizes.
 
-    .venv/bin/python bench/bench_planning.py [--sizes 4000 25000 100000] [--limit-s 60]
+    .venv/bin/python -m bench.bench_planning [--sizes 4000 25000 100000] [--limit-s 60]
         [--tree DIR] [--label NAME] [--out bench/RESULTS.md] [--no-write]
 
 `--tree DIR` plans with another checkout's planner (e.g. `git archive HEAD netopsai | tar -x
@@ -27,7 +27,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
 
 PROSE = ("10.1.3.20 to 10.2.1.40 not communicating since 08:15, dc1-leaf-03 Ethernet49 is flapping "
          "and dc1-spine-02 shows CRC errors in the last 2h; can you check the BGP alarms on dc2 and "
@@ -64,9 +63,8 @@ def text_of(kind: str, n: int) -> str:
 
 
 def child(kind: str, n: int, vocab_file: str, tree: str | None) -> None:
-    """In a fresh interpreter: warm up, then plan one question; prints its seconds."""
-    if tree:
-        sys.path.insert(0, tree)
+    """In a fresh interpreter (the tree's netopsai first on its PYTHONPATH when a tree is
+    given): warm up, then plan one question; prints its seconds."""
     from netopsai.planner.entities import Vocabulary
     from netopsai.planner.rules import plan
 
@@ -95,9 +93,13 @@ def vocabulary(path: Path) -> Path:
 
 
 def one(kind: str, n: int, vocab: Path, tree: str | None, limit_s: float) -> float | None:
+    # the child runs as a file (it imports no bench module): only the tree, if any, comes before
+    # the installed netopsai on its path, where -m would put this checkout first
     cmd = [sys.executable, __file__, "--child", kind, str(n), str(vocab), tree or ""]
+    env = {**os.environ, "PYTHONPATH": tree} if tree else None
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=limit_s + 30, check=True)
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=limit_s + 30, check=True,
+                              env=env)
     except subprocess.TimeoutExpired:
         return None
     return float(json.loads(done.stdout.strip().splitlines()[-1])["s"])
@@ -136,7 +138,7 @@ def table(rows: dict[str, dict[int, float | None]], sizes: list[int], limit_s: f
 
 
 def run(a: argparse.Namespace) -> str:
-    from bench_foundation import _machine
+    from bench.bench_foundation import _machine
 
     load0 = os.getloadavg()
     rows: dict[str, dict[int, float | None]] = {}
@@ -178,7 +180,7 @@ def main() -> None:
     body = run(a)
     print(body)
     if not a.no_write:
-        from bench_foundation import write_section
+        from bench.bench_foundation import write_section
 
         key = "planning-length" + ("" if a.tree is None else "-" + re.sub(r"\W+", "-", a.label))
         write_section(a.out, key, f"## Planning time against question length — {a.label}\n\n"

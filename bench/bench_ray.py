@@ -1,7 +1,7 @@
 """Ray benchmark (issue 14 §3): the local engine against Ray with 1 and 2 workers, for a batch and
 for an SNMP poll round, plus the per-item costs bench/sim_ray_fleet.py scales up to 100 workers.
 
-    .venv/bin/python bench/bench_ray.py [--pairs 10000] [--devices 100] [--runs 3] [--out bench/RESULTS.md]
+    .venv/bin/python -m bench.bench_ray [--pairs 10000] [--devices 100] [--runs 3] [--out bench/RESULTS.md]
 
 Batch: bench_batch's medium lab with its faults and its 10,000 pairs; every run is the real
 command in a fresh process (wall = process start to exit), the modes alternating run by run:
@@ -33,10 +33,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))  # tests.peers: the snmpsim and PostgreSQL the tests use
-from bench_batch import _child, make_pairs  # noqa: E402
-from bench_foundation import _machine  # noqa: E402
+from bench.bench_batch import _child, make_pairs  # noqa: E402
+from bench.bench_foundation import _machine  # noqa: E402
 
 # as the command sets them, before Ray is imported; token mode to join `ray start`'s cluster
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "token"}

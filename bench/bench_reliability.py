@@ -3,7 +3,7 @@ wall time by PoD, site and zone, through the same call the CLI and the web app m
 (netopsai.reliability.run.reliability_report: read the store, correlate into cases, compute),
 and the command itself (`netopsai report reliability --format json`, start to exit).
 
-    .venv/bin/python bench/bench_reliability.py [--runs 5] [--days 30] [--out bench/RESULTS.md]
+    .venv/bin/python -m bench.bench_reliability [--runs 5] [--days 30] [--out bench/RESULTS.md]
 
 The history is the lab's own (lab init --scale medium, then netopsai.reliability.simulate: the
 lab's noise spread over the days, lab faults across them, flap storms, acknowledgements and repair
@@ -27,9 +27,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
-from bench_foundation import _machine, write_section  # noqa: E402
+from bench.bench_foundation import _machine, write_section  # noqa: E402
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
 LIMIT_S = 3.0  # the target for the 30-day report on the medium lab

@@ -3,7 +3,7 @@
 cases. Reported: lines, load time and rate, alarms, cases, alarms per case, and how many cases
 each labelled event became.
 
-    .venv/bin/python bench/bench_replay.py [--noise 12000] [--out bench/RESULTS.md]
+    .venv/bin/python -m bench.bench_replay [--noise 12000] [--out bench/RESULTS.md]
 
 The log is built here from the lab's own links and BGP sessions (so names meet the inventory),
 in Arista EOS format: background lines no rule takes (logins, NTP, config reads) spread over 24 h,
@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -26,8 +25,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from bench_foundation import _machine, write_section  # noqa: E402
+from bench.bench_foundation import _machine, write_section  # noqa: E402
 
 DAY = datetime(2026, 11, 20, tzinfo=UTC)
 

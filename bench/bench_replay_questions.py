@@ -5,7 +5,7 @@ hold (the storm's port and flap count, the optic pull's timeline, the BGP clear'
 address, the shut port named with its reason ...). Reported: right / asked, and per question
 the wall time and the tools called.
 
-    .venv/bin/python bench/bench_replay_questions.py [--noise 12000] [--out bench/RESULTS.md]
+    .venv/bin/python -m bench.bench_replay_questions [--noise 12000] [--out bench/RESULTS.md]
 
 The log and its labels are ours (bench_replay.py builds them from the vendor's format on the
 lab's own links), so this measures the copilot against a known truth, not held-out data.
@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -26,9 +25,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from bench_foundation import _machine, write_section  # noqa: E402
-from bench_replay import DAY, Labelled, _eos, events, noise  # noqa: E402
+from bench.bench_foundation import _machine, write_section  # noqa: E402
+from bench.bench_replay import DAY, Labelled, _eos, events, noise  # noqa: E402
 
 Answer = dict[str, Any]
 

@@ -11,7 +11,7 @@
    device get 30 days of 5-minute samples. Each question is timed with all 30 days raw, then again
    after `prune` rolled everything past 14 days into hourly figures. Median of `--runs`.
 
-    .venv/bin/python bench/bench_retention.py [--scales 1000 10000] [--runs 5] [--out bench/RESULTS.md]
+    .venv/bin/python -m bench.bench_retention [--scales 1000 10000] [--runs 5] [--out bench/RESULTS.md]
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -28,10 +27,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
-from bench_foundation import _machine, write_section  # noqa: E402
-
+from bench.bench_foundation import _machine, write_section  # noqa: E402
 from netopsai.config.network import RetentionSettings  # noqa: E402
 from netopsai.store import migrate  # noqa: E402
 from netopsai.store import tables as m  # noqa: E402

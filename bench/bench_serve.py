@@ -2,7 +2,7 @@
 small lab with an ACL fault, then drive Debian's Chromium (Playwright) to ask the seed
 connectivity question and wait for the cited conclusion. Median of a few launches.
 
-    .venv/bin/python bench/bench_serve.py [--runs 3] [--out bench/RESULTS.md]
+    .venv/bin/python -m bench.bench_serve [--runs 3] [--out bench/RESULTS.md]
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from bench_foundation import _machine, write_section  # noqa: E402  (one machine description for every section)
+from bench.bench_foundation import _machine, write_section  # noqa: E402  (one machine description for every section)
 
 QUESTION = "10.1.3.20 to 10.2.1.40 not communicating"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -4,7 +4,7 @@ own Gradio session over real HTTP, through `gradio_client`) ask a mix of questio
 for a fixed time. Reported: answers, errors, latency p50/p95/max per question and overall, and
 the memory of the server with its children (sandbox workers), sampled every second.
 
-    .venv/bin/python bench/bench_serve_load.py [--sessions 50] [--seconds 300]
+    .venv/bin/python -m bench.bench_serve_load [--sessions 50] [--seconds 300]
 
 An error is an exception from the client, an empty answer, or an answer without a citation.
 The `<!-- serve-load:begin -->` section of the results file is replaced on re-run.
@@ -26,9 +26,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from bench_foundation import _machine, write_section  # noqa: E402
-from bench_serve import free_port, lab_home  # noqa: E402  (the same lab and fault)
+from bench.bench_foundation import _machine, write_section  # noqa: E402
+from bench.bench_serve import free_port, lab_home  # noqa: E402  (the same lab and fault)
 
 QUESTIONS = [
     "10.1.3.20 to 10.2.1.40 not communicating",

@@ -1,6 +1,6 @@
 """SNMP poll benchmark (issue 5 §9): wall time to poll 100 simulated devices, per concurrency.
 
-    .venv/bin/python bench/bench_snmp.py [--devices 100] [--ports 48] [--runs 1]
+    .venv/bin/python -m bench.bench_snmp [--devices 100] [--ports 48] [--runs 1]
                                          [--concurrency 1 4 16 64] [--out bench/RESULTS.md]
 
 One snmpsim command responder on a free loopback port serves `--devices` generated recordings
@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -29,10 +28,7 @@ from typing import Any
 from pydantic import SecretStr
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))  # tests.peers: the same snmpsim the tests use
-from bench_foundation import _machine, write_section  # noqa: E402
-
+from bench.bench_foundation import _machine, write_section  # noqa: E402
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget  # noqa: E402
 from netopsai.backends.snmp.walk import poll_targets  # noqa: E402
 from tests.peers.snmpsim import Agent, ports, start_snmpsim  # noqa: E402

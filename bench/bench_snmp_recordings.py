@@ -1,6 +1,6 @@
 """SNMP on real device recordings (issue 12 §8): does the poller read every interface of each?
 
-    .venv/bin/python bench/bench_snmp_recordings.py [--only GLOB] [--compressed] [--batch-mb 160]
+    .venv/bin/python -m bench.bench_snmp_recordings [--only GLOB] [--compressed] [--batch-mb 160]
                                                     [--timeout 2] [--out bench/RESULTS.md]
                                                     [--json FILE] [--from-json FILE] [--no-write]
 
@@ -34,7 +34,6 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -47,10 +46,7 @@ from typing import Any
 from pydantic import SecretStr
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))  # tests.peers: the same snmpsim the tests use
-from bench_foundation import _machine, write_section  # noqa: E402
-
+from bench.bench_foundation import _machine, write_section  # noqa: E402
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget  # noqa: E402
 from netopsai.backends.snmp.walk import IF_COLUMNS, STATUS, IfReading, poll_targets  # noqa: E402
 from tests.peers.snmpsim import SnmpSim  # noqa: E402

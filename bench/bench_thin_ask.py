@@ -5,7 +5,7 @@ alternating, each run a fresh process. Small lab with an ACL fault; three questi
 inventory lookup, alarms, a diagnosis); median and spread of the wall times. Standalone runs in
 a copy of the home (no socket there, so the CLI really works alone).
 
-    .venv/bin/python bench/bench_thin_ask.py [--runs 7] [--out bench/RESULTS.md]
+    .venv/bin/python -m bench.bench_thin_ask [--runs 7] [--out bench/RESULTS.md]
 """
 
 from __future__ import annotations
@@ -23,8 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from bench_foundation import _machine, write_section  # noqa: E402
+from bench.bench_foundation import _machine, write_section  # noqa: E402
 
 QUESTIONS = ["who owns 10.1.3.20?", "any alarms on dc1-leaf-03 in the last 2h?",
              "10.1.3.20 to 10.2.1.40 not communicating"]

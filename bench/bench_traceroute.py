@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench_foundation import _machine, write_section
+from bench.bench_foundation import _machine, write_section
 
 HERE = Path(__file__).resolve().parent
 SRC = "198.18.17.20"  # ns-dc1-host-01-1

@@ -9,8 +9,8 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
-from bench_foundation import _quant
-from copilot_config import (
+from bench.bench_foundation import _quant
+from bench.copilot_config import (
     CLASSES,
     CLI_QUESTION,
     CLOCK,

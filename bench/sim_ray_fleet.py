@@ -2,7 +2,7 @@
 devices per 5-minute round; where the driver's store writer and the SNMP agents become the
 bottleneck. A discrete-event simulation whose per-item costs were measured on this machine.
 
-    .venv/bin/python bench/sim_ray_fleet.py [--costs FILE] [--workers 1 2 10 100] [--seed 1]
+    .venv/bin/python -m bench.sim_ray_fleet [--costs FILE] [--workers 1 2 10 100] [--seed 1]
 
 The model is the code as built. Batch: actors start (import + open the store + first routes),
 then take chunks of CHUNK pairs from the driver, two in flight each; every pair costs trace CPU
