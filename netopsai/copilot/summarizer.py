@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from netopsai.common.localtime import at, span
 from netopsai.common.words import plain
 from netopsai.copilot.evidence import Evidence, cell_text
 from netopsai.diagnosis.base import Diagnosis, Finding
@@ -50,10 +51,18 @@ def table(ev: Evidence) -> str:
     return f"Rows of [{ev.id}] ({ev.tool}){more}:\n\n" + "\n".join(lines)
 
 
-def evidence_list(evidence: list[Evidence]) -> str:
+def _window(window: dict[str, str], zone: str) -> str:
+    """A call's window as a person reads it, in the network's zone with UTC beside (the rows
+    stay ISO UTC); a trace's moment (start = end) as one time."""
+    if window.get("start") == window.get("end"):
+        return at(window.get("start"), zone, beside=True)
+    return span(window.get("start"), window.get("end"), zone)
+
+
+def evidence_list(evidence: list[Evidence], zone: str = "UTC") -> str:
     lines = ["### Evidence"]
     for ev in evidence:
-        window = f", window {ev.window['start']} .. {ev.window['end']}" if ev.window else ""
+        window = f", window {_window(ev.window, zone)}" if ev.window else ""
         status = " — failed" if ev.errors else (" — partial" if ev.partial else "")
         args = {k: (f"<{len(v)} items>" if isinstance(v, list) and len(v) > 6 else v)
                 for k, v in ev.args.items()}
@@ -120,8 +129,8 @@ def diagnosis_sections(d: Diagnosis) -> list[str]:
 
 
 def render(evidence: list[Evidence], diagnosis: Diagnosis | None = None,
-           notes: list[str] | None = None) -> str:
-    """The template answer for one turn."""
+           notes: list[str] | None = None, zone: str = "UTC") -> str:
+    """The template answer for one turn; the times it says in `zone`, the network's."""
     parts: list[str] = []
     if diagnosis:
         parts += diagnosis_sections(diagnosis)
@@ -131,11 +140,11 @@ def render(evidence: list[Evidence], diagnosis: Diagnosis | None = None,
     if diagnosis and diagnosis.reference:
         ids = [ev.id for ev in evidence if ev.tool == "alarms"]
         parts.append(f"Closed alarms in the window, for reference only {_cites(ids)}: " + "; ".join(
-            f"{r['kind']} on {r['device']} ({r['raised_at']} .. {r['cleared_at']})"
+            f"{r['kind']} on {r['device']} ({span(r['raised_at'], r['cleared_at'], zone)})"
             for r in diagnosis.reference[:5]) + ".")
     parts += [f"_{n}_" for n in notes or [] if n]
     if evidence:
-        parts.append(evidence_list(evidence))
+        parts.append(evidence_list(evidence, zone))
     return "\n\n".join(p for p in parts if p)
 
 
