@@ -14,8 +14,6 @@ from functools import cached_property
 from ipaddress import IPv4Address, IPv4Network
 from typing import Any
 
-from netutils.constants import BASE_INTERFACES
-
 from netopsai.common.errors import closest
 from netopsai.planner.endpoints import Mention, endpoints
 from netopsai.planner.hostnames import (
@@ -29,6 +27,7 @@ from netopsai.planner.hostnames import (
 )
 from netopsai.planner.keywords import keywords
 from netopsai.planner.names import Hit, NameIndex, find_names
+from netopsai.planner.port_forms import found, placed
 from netopsai.planner.windows import Span, WindowValue, parse_when
 
 
@@ -128,14 +127,6 @@ class Vocabulary:
 
 _ADDR = re.compile(r"(?<![\w.])(\d+(?:\.\d+){3})(?:/(\d+))?(?![\w/])(?!\.\d)")
 _TICKET = re.compile(r"\b(?:chg[-\s#]?|change\s+(?:ticket\s+)?#)(\d{3,})\b", re.I)
-# port names in every vendor's form: netutils' table of interface types (long and short, two
-# letters or more), and the forms it lacks (Junos xe-/et-/ge-, Huawei 100GE, SONiC/Cumulus swp,
-# IOS-XR Bundle-Ether and optics controllers)
-_IFTYPES = sorted({n.lower() for n in BASE_INTERFACES if len(n) >= 2 and n.lower() != "two"}
-                  | {"xe", "et", "ge", "ae", "swp", "bundle-ether", "be", "optics", "10ge", "25ge",
-                     "40ge", "100ge", "400ge", "xge", "mgmt", "irb"}, key=len, reverse=True)
-_IFACE = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(n) for n in _IFTYPES)
-                    + r")-?\d+(?:[/:]\d+)*(?:\.\d+)?\b", re.I)
 _GLOB = re.compile(r"(?<![\w*-])[A-Za-z][\w-]*\*[\w*-]*")
 # at most 12 hyphenated words: with `(?:-\w+)*` a long chain of them was rescanned from each
 # of its words (quadratic); possessive words give back nothing they need not
@@ -178,13 +169,15 @@ def extract(question: str, vocab: Vocabulary, clock: datetime,
     text.mask([m.span() for m in _TICKET.finditer(text.masked)])
     dotted_names(text, ent, vocab, notes)  # host.example.net: before its labels are read alone
     positions = _addresses(text, ent, notes)
-    ent.interfaces = [_iface(m.group(0)) for m in _IFACE.finditer(text.masked)]
-    text.mask([m.span() for m in _IFACE.finditer(text.masked)])
+    ports = found(text.masked, _not_ports(vocab))  # every form devices print (port_forms.py)
+    ent.interfaces = [_iface(m.group(0)) for m in ports]
+    text.mask([m.span() for m in ports])
     ent.globs = [m.group(0) for m in _GLOB.finditer(text.masked)]
     text.mask([m.span() for m in _GLOB.finditer(text.masked)])
     positions += _names(text, ent, vocab, notes, hint_sites or [])
     positions = address_device(question, ent, vocab, positions, notes)
     logged_names(text, ent, vocab, notes)
+    _placed_ports(text, ent)
     ends = endpoints(question, positions)
     ent.endpoints, ent.repeated, ent.conflicts = ends.ips, ends.repeated, ends.conflicts
     notes += ends.notes
@@ -193,6 +186,25 @@ def extract(question: str, vocab: Vocabulary, clock: datetime,
     _sizes(rest, ent)
     keywords(rest, ent, vocab)
     return ent, rest, notes
+
+
+def _not_ports(vocab: Vocabulary) -> set[str]:
+    """Names that are devices, sites or PoDs, in lower case, though shaped like a port (a
+    device called "lan1"): the inventory's and the events store's."""
+    names = {n.lower() for n in [*vocab.devices, *vocab.sites, *vocab.pods]}
+    stored = getattr(vocab.logged, "known", None)
+    if callable(stored):
+        names |= {n.lower() for spellings in stored().values() for n in spellings}
+    return names
+
+
+def _placed_ports(text: _Text, ent: Entities) -> None:
+    """Ports only their place says are ports: right after a device ("sw3 1/1/38", "gw wan",
+    "sw3 port 22"), as the question typed the device."""
+    typed = [*ent.devices, *(t for t, n in ent.corrections.items() if n in ent.devices)]
+    hits = placed(text.raw, text.masked, typed)
+    ent.interfaces += [tok for _, _, tok in hits if tok not in ent.interfaces]
+    text.mask([(s, e) for s, e, _ in hits])
 
 
 def _unknown(text: _Text, ent: Entities, vocab: Vocabulary, notes: list[str]) -> None:
