@@ -8,21 +8,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import inspect
 import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import SecretStr
 
 from netopsai.backends.alertmanager.receiver import WebhookAuth, WebhookReceiver
-from netopsai.backends.syslog import receiver as syslog_receiver
+from netopsai.backends.receiver_kinds import RECEIVERS
 from netopsai.backends.syslog.clock import Zones
 from netopsai.backends.syslog.receiver import SyslogContext, SyslogReceiver
-from netopsai.backends.traps import receiver as trap_receiver
 from netopsai.backends.traps.receiver import TrapReceiver
 from netopsai.store.parsing import Parsers, default_workers
 from netopsai.store.spool import Spool
@@ -88,16 +88,33 @@ def from_config(cfg: NetConfig, *, host: str | None = None, ports: dict[str, int
                           parse_workers=int(workers) if workers.isdigit() else default_workers())
 
 
+async def _done(result: Any) -> None:
+    """A receiver's start() or stop(), whether it is a coroutine or not."""
+    if inspect.isawaitable(result):
+        await result
+
+
 class Ingest:
-    """`on_open` hears of each alarm opened (QueuedWriter's observer: alarm snapshots)."""
+    """`on_open` hears of each alarm opened (QueuedWriter's observer: alarm snapshots). The
+    receivers are the table's (backends/receiver_kinds.py), started in its order."""
 
     def __init__(self, store_url: str, settings: IngestSettings,
                  on_open: OnOpen | None = None) -> None:
         self.url, self.settings, self.on_open = store_url, settings, on_open
         self.writer: QueuedWriter | None = None
-        self.traps: TrapReceiver | None = None
-        self.syslog: SyslogReceiver | None = None
-        self.webhook: WebhookReceiver | None = None
+        self.running: dict[str, Any] = {}  # by receiver kind, in the order they started
+
+    @property
+    def traps(self) -> TrapReceiver | None:
+        return cast("TrapReceiver | None", self.running.get("trap"))
+
+    @property
+    def syslog(self) -> SyslogReceiver | None:
+        return cast("SyslogReceiver | None", self.running.get("syslog"))
+
+    @property
+    def webhook(self) -> WebhookReceiver | None:
+        return cast("WebhookReceiver | None", self.running.get("webhook"))
 
     async def start(self) -> list[str]:
         """Bind every receiver; returns one line per listener. A port already taken stops
@@ -105,26 +122,18 @@ class Ingest:
         cfg = self.settings
         lines: list[str] = []
         spool = Spool(cfg.spool, fsync=cfg.fsync) if cfg.spool is not None else None
-        parsers: Parsers = {"syslog": syslog_receiver.parser(cfg.syslog),
-                   "trap": trap_receiver.parser(cfg.syslog.relays)}
+        kinds = list(RECEIVERS.values())
+        parsers: Parsers = {k.name: k.parser(cfg) for k in kinds if k.parser is not None}
         self.writer = writer = QueuedWriter(self.url, cfg.dedupe_seconds, cfg.drain_seconds, spool,
                                             self.on_open, parsers, cfg.parse_workers)
         try:
-            if cfg.trap_port is not None:
-                self.traps = TrapReceiver(cfg.host, cfg.trap_port, cfg.community, writer.put_raw,
-                                          cfg.syslog.relays)
-                await self.traps.start()
-                lines.append(f"SNMP traps (v1/v2c) on udp {cfg.host}:{self.traps.port}")
-            if cfg.syslog_port is not None:
-                self.syslog = SyslogReceiver(cfg.host, cfg.syslog_port, writer.put_raw, cfg.syslog)
-                await self.syslog.start()
-                lines.append(f"syslog (RFC 3164/5424) on udp {cfg.host}:{self.syslog.port}")
-            if cfg.webhook_port is not None:
-                self.webhook = WebhookReceiver(cfg.host, cfg.webhook_port, writer.put, cfg.webhook_auth,
-                                               cfg.syslog.relays)
-                self.webhook.start()
-                guard = " (auth required)" if cfg.webhook_auth else ""
-                lines.append(f"Alertmanager webhook on http://{cfg.host}:{self.webhook.port}/{guard}")
+            for kind in kinds:
+                port = kind.port(cfg)
+                if port is None:
+                    continue
+                self.running[kind.name] = rcv = kind.make(cfg, writer, port)
+                await _done(rcv.start())
+                lines.append(kind.line(cfg, rcv))
         except BaseException:
             await self.stop()
             raise
@@ -132,12 +141,8 @@ class Ingest:
 
     async def stop(self) -> WriterStats | None:
         """Stop listening, then write out what was received."""
-        if self.traps is not None:
-            await self.traps.stop()
-        if self.syslog is not None:
-            await self.syslog.stop()
-        if self.webhook is not None:
-            self.webhook.stop()
+        for rcv in self.running.values():
+            await _done(rcv.stop())
         if self.writer is None:
             return None
         await asyncio.to_thread(self.writer.stop)
