@@ -121,7 +121,7 @@ def test_the_time_picker_applies_to_a_question_that_names_no_window(backends: An
         *_, final = chat.turn(question, [], thread, window=window)
         [first] = [e for e in final.turn_evidence if e["tool"] == "alarms"]
         assert first["args"].get("window") == wanted, (question, window, first["args"])
-        lead = chat.conversation(thread)["answer"].splitlines()[0]
+        lead = chat.conversation(thread).answer.splitlines()[0]
         assert lead.startswith("_Window:") == (wanted is not None)
 
 

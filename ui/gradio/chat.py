@@ -159,42 +159,40 @@ class ChatHandler:
             self._names = (time.monotonic(), names)
         return names
 
-    def conversation(self, thread: str, user: str | None = None) -> dict[str, Any]:
-        """The thread's saved state (the checkpointer keeps it across restarts)."""
-        return self.copilot.thread(thread_key(thread, user)).state
+    def conversation(self, thread: str, user: str | None = None) -> Thread:
+        """The thread as the copilot keeps it (the checkpointer keeps it across restarts)."""
+        return self.copilot.thread(thread_key(thread, user))
 
     @property
     def zone(self) -> str:
         """The network's zone: evidence windows read in it."""
         return str(getattr(self.copilot.backends, "zone", "") or "UTC")
 
-    def _views(self, state: dict[str, Any]) -> tuple[str, list[dict[str, Any]], set[str]]:
-        evidence = state.get("evidence", [])
-        turn = set(state.get("turn", []))
-        return evidence_html(evidence, turn, self.zone), [e for e in evidence if e["id"] in turn], \
+    def _views(self, thread: Thread) -> tuple[str, list[dict[str, Any]], set[str]]:
+        evidence, turn_ev = thread.evidence, thread.turn_evidence
+        return evidence_html(evidence, {e["id"] for e in turn_ev}, self.zone), turn_ev, \
             {e["id"] for e in evidence}
 
-    def _headers(self, state: dict[str, Any]) -> dict[str, str]:
-        return {e["id"]: evidence_header(e, self.zone) for e in state.get("evidence", [])}
+    def _headers(self, thread: Thread) -> dict[str, str]:
+        return {e["id"]: evidence_header(e, self.zone) for e in thread.evidence}
 
-    def _next(self, state: dict[str, Any], turn_ev: list[dict[str, Any]]) -> list[str]:
+    def _next(self, thread: Thread, answer: str, turn_ev: list[dict[str, Any]]) -> list[str]:
         """The chips after the thread's last answer (nextmove.next_questions)."""
-        answer = str(state.get("answer") or "")
         if not answer:
             return []
-        return next_questions(str(state.get("question") or ""), answer, str(state.get("intent") or ""),
-                              turn_ev, dict(state.get("entities") or {}), self.device_names())
+        return next_questions(thread.question, answer, thread.intent, turn_ev, thread.entities,
+                              self.device_names())
 
     def page(self, thread: str, user: str | None, link: str) -> str:
         """"Page the on-call": the escalation text for the thread's last answer (headline,
         what was asked, what was ruled out, the thread's link), for copying."""
         try:
-            state = self.conversation(thread, user)
+            saved = self.conversation(thread, user)
         except NetopsError as exc:
             return f"error: {exc}"
-        if not state.get("answer"):
+        if not saved.answer:
             return "Nothing to page about yet: ask a question first."
-        return page_draft(str(state["answer"]), str(state.get("question") or ""), link or thread)
+        return page_draft(saved.answer, saved.question, link or thread)
 
     def turn(self, question: str, history: list[Any] | None, thread: str,
              user: str | None = None, window: str | dict[str, str] | None = None) -> Iterator[ChatView]:
@@ -232,15 +230,15 @@ class ChatHandler:
                 elapsed: float, diagnosed: bool) -> Iterator[ChatView]:
         """Stream the answer paragraph by paragraph, with the evidence panel already filled so
         its citation links resolve as soon as they appear."""
-        state = self.conversation(thread, user)
-        panel, turn_ev, known = self._views(state)
+        saved = self.conversation(thread, user)
+        panel, turn_ev, known = self._views(saved)
         prose, folded = answer_parts(answer, known, self.device_names(), diagnosed, self.host_names(),
-                                     self._headers(state))
+                                     self._headers(saved))
         linked = _paragraphs(prose)
         trace = trace_of(turn_ev)
         base = ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
                         "writing…", turn_ev, headline_html(headline(answer), "answer", self.device_names()))
-        chips = self._next({**state, "answer": answer}, turn_ev)
+        chips = self._next(saved, answer, turn_ev)
         for i in range(1, len(linked) + 1):
             shown = [ChatMessage("\n\n".join(linked[:i]))]
             if i == len(linked):
@@ -256,7 +254,7 @@ class ChatHandler:
         (when the checkpoints still hold them) and the answer with its folded rows; a question
         left without its answer is marked so."""
         history: list[Any] = []
-        names, headers = self.device_names(), self._headers(thread.state)
+        names, headers = self.device_names(), self._headers(thread)
         for turn in thread.turns:
             history.append({"role": "user", "content": inert(turn.question)})
             history += [msg for step in turn.steps for msg in step_messages(step, self.zone)]
@@ -288,18 +286,17 @@ class ChatHandler:
             saved = self.copilot.thread(thread_key(thread, user), steps=True)
         except NetopsError as exc:  # not a web thread: nothing of it is read
             return ChatView([], status=f"error: {exc}", headline=headline_html(""))
-        state = saved.state
-        panel, turn_ev, known = self._views(state)
+        panel, turn_ev, known = self._views(saved)
         history = self._replay(saved, known)
         status = (f"resumed thread `{thread}`" if history else
                   f"thread `{thread}` not found; a new conversation starts under it" if asked else
                   f"new thread `{thread}`")
         trace = trace_of(turn_ev)
         if history and history[-1] == UNANSWERED:  # the last question was left without its answer
-            asked_last = str(state.get("question") or "")
+            asked_last = saved.question
             head = headline_html(f"the server stopped before answering: {asked_last}", "gone")
         else:
-            head = headline_html(headline(str(state.get("answer") or "")) if history else "",
+            head = headline_html(headline(saved.answer) if history else "",
                                  "answer", self.device_names())
         return ChatView(history, panel, telemetry_plot(turn_ev), path_html(trace) if trace else "",
-                        status, turn_ev, head, self._next(state, turn_ev) if history else [])
+                        status, turn_ev, head, self._next(saved, saved.answer, turn_ev) if history else [])
