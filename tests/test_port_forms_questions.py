@@ -89,3 +89,6 @@ def test_what_happened_to_an_address_hosts_freebsd_port(real_home: Path) -> None
     assert [e["args"]["recipe"] for e in timeline] == ["port_timeline"]  # the port's, no diagnosis
     assert {e["args"].get("interface") for e in r["evidence"] if e["tool"] in ("events", "telemetry")} \
         == {"igb2"}
+    # igb2 is the inventory's, with no link: no known neighbour, said, not a failed look-up
+    assert not any(e.get("errors") for e in r["evidence"])
+    assert "edge-20 igb2 has no known neighbour" in r["answer"]

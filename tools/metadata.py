@@ -58,8 +58,40 @@ def _one_port(rows: list[Any], key: str, a: MetadataArgs) -> list[Any]:
     names = [r[key] for r in rows]
     hit = match(names, a.interface)
     if hit is None:
-        raise unknown(f"port on {a.name}", a.interface, sorted(names))
+        raise _unknown_port(a, names)
     return [r for r in rows if r[key] == hit]
+
+
+def _unknown_port(a: MetadataArgs, names: list[str]) -> NetopsError:
+    """A port the device does not have: the closest of its ports, or (a device the inventory
+    lists no ports for) that said, never an empty list of valid names."""
+    if not names:
+        return NetopsError(f"unknown port on {a.name} {a.interface!r}: the inventory lists no "
+                           f"ports for {a.name}")
+    return unknown(f"port on {a.name}", str(a.interface), sorted(names))
+
+
+def _neighbours(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
+    """The device's links; with a port, that port's. A port of the inventory's with no link
+    (a server's NIC, an unused port, a device whose links were never imported) has no known
+    neighbour: said plainly, not an error."""
+    rows = inv.neighbors(_need(a, "name"))
+    if not a.interface:
+        down = [f"{r['interface']}->{r['neighbor']}" for r in rows if r["status"] != "up"]
+        return rows, (f"{a.name} has {count(len(rows), 'link')}; {len(down)} down"
+                      + (f": {', '.join(down[:10])}" if down else "") + ".")
+    hit = match([r["interface"] for r in rows], a.interface)
+    if hit is None:
+        ports = [r["name"] for r in inv.interfaces(a.name)]
+        port = match(ports, a.interface)
+        if port is None:
+            raise _unknown_port(a, ports)
+        return [], (f"{a.name} {port} has no known neighbour: the inventory has no link on "
+                    "that port.")
+    rows = [r for r in rows if r["interface"] == hit]
+    return rows, "; ".join(f"{a.name} {r['interface']} connects to {r['neighbor']} "
+                           f"{r['neighbor_interface']} ({r['kind']} link, {r['status']})"
+                           for r in rows) + "."
 
 
 def _seg_range(cidrs: list[str]) -> str:
@@ -116,14 +148,7 @@ def _lookup(a: MetadataArgs, inv: Any) -> tuple[list[Row], str]:
         return [r], (f"{r['ip']} belongs to {r['device']} ({r.get('role', '?')}) interface "
                      f"{r['interface']} in {r.get('pod') or r.get('site')}{extra}.")
     if q == "neighbors":
-        rows = _one_port(inv.neighbors(_need(a, "name")), "interface", a)
-        if a.interface:  # _one_port found the port, or said which names exist
-            return rows, "; ".join(f"{a.name} {r['interface']} connects to {r['neighbor']} "
-                                   f"{r['neighbor_interface']} ({r['kind']} link, {r['status']})"
-                                   for r in rows) + "."
-        down = [f"{r['interface']}->{r['neighbor']}" for r in rows if r["status"] != "up"]
-        return rows, (f"{a.name} has {count(len(rows), 'link')}; {len(down)} down"
-                      + (f": {', '.join(down[:10])}" if down else "") + ".")
+        return _neighbours(a, inv)
     if q == "filters":
         rows = inv.filters(_need(a, "name"))
         return rows, (f"{a.name} has {count(len(rows), 'traffic-dropping rule')} in force"
