@@ -27,7 +27,7 @@ class Written:
 
 
 def write(llm: BaseChatModel, question: str, evidence: list[Evidence], diagnosis: str,
-          known: set[str], draft: str = "") -> Written:
+          known: set[str], draft: str = "", zone: str = "UTC") -> Written:
     prompt = Template(load_prompt("summarizer.md")).substitute(
         question=question, diagnosis=diagnosis or "Diagnosis: none (not a diagnosis question).",
         evidence=evidence_block(evidence))
@@ -50,7 +50,7 @@ def write(llm: BaseChatModel, question: str, evidence: list[Evidence], diagnosis
         problems = validate_citations(text, known)
         wrong = contradictions(text, evidence, None, question)
         if not problems and not wrong and text.strip():
-            out.answer = f"{text.strip()}\n\n{evidence_list(evidence)}"
+            out.answer = f"{text.strip()}\n\n{evidence_list(evidence, zone)}"  # windows in it
             return out
         if attempt == 0:
             said = (f"That answer fails the citation check: {'; '.join(problems[:5])}. "
