@@ -103,6 +103,7 @@ def last_seen(tb: Toolbox, ent: Entities, clock: datetime) -> datetime | None:
 def latest_change(tb: Toolbox, ent: Entities, clock: datetime) -> tuple[str, str] | None:
     """The latest change record of the last week in the question's scope (its devices, its
     one site, its ticket): where "since the maintenance window" starts."""
+    from netopsai.common.localtime import at as shown
     from netopsai.common.timewin import parse_window
 
     rows = tb.backends.changes.changes(ent.devices or None, ent.sites[0] if len(ent.sites) == 1
@@ -111,8 +112,9 @@ def latest_change(tb: Toolbox, ent: Entities, clock: datetime) -> tuple[str, str
     if not rows:
         return None
     last = max(rows, key=lambda r: r["start"])
+    started = shown(last["start"], tb.backends.zone, beside=True)  # read by a person: zone named
     return last["start"], (f"change {last['ticket']} on {last['device']} (\"{last['summary']}\", "
-                           f"started {last['start']})")
+                           f"started {started})")
 
 
 def diagnosis_checks(state: CopilotState) -> list[dict[str, Any]]:
@@ -211,8 +213,8 @@ def _diagnosis(state: CopilotState) -> Diagnosis | None:
     return Diagnosis.from_dict(d) if d else None
 
 
-def summarize(state: CopilotState) -> str:
-    return render(turn_evidence(state), _diagnosis(state), state.get("notes", []))
+def summarize(state: CopilotState, zone: str = "UTC") -> str:
+    return render(turn_evidence(state), _diagnosis(state), state.get("notes", []), zone)
 
 
 def llm_plan(state: CopilotState, tb: Toolbox, planner: Any, first: bool) -> dict[str, Any]:
@@ -271,7 +273,8 @@ def _missing_checks(state: CopilotState) -> list[dict[str, Any]]:
     return [] if {"changelog", "alarms"} <= have else diagnosis_checks(state)
 
 
-def summarizer_node(state: CopilotState, llm: Any = None) -> dict[str, Any]:
+def summarizer_node(state: CopilotState, llm: Any = None, zone: str = "UTC") -> dict[str, Any]:
+    """The answer; the times it says in `zone`, the network's."""
     notes = list(state.get("notes", []))
     if state.get("iterations", 0) >= MAX_ITERATIONS and state.get("phase") not in ("checked", "done"):
         notes.append(f"Stopped after {MAX_ITERATIONS} rounds of tool calls (the step limit); the "
@@ -280,9 +283,9 @@ def summarizer_node(state: CopilotState, llm: Any = None) -> dict[str, Any]:
     out: dict[str, Any] = {}
     answer = None
     if llm is not None and state.get("llm") in ("active", "done") and state.get("turn"):
-        answer, out = _llm_answer(state, llm)
+        answer, out = _llm_answer(state, llm, zone)
     if answer is None:
-        answer = summarize(state)
+        answer = summarize(state, zone)
         if not state.get("turn") and not state.get("notes"):
             answer = "_Nothing to look up for this question._"
     problems = validate_citations(answer, {e["id"] for e in state.get("evidence", [])})
@@ -304,7 +307,7 @@ def _lead(state: CopilotState) -> str:
     return "".join(f"{x}\n\n" for x in lines)
 
 
-def _llm_answer(state: CopilotState, llm: Any) -> tuple[str | None, dict[str, Any]]:
+def _llm_answer(state: CopilotState, llm: Any, zone: str = "UTC") -> tuple[str | None, dict[str, Any]]:
     from netopsai.copilot.summarizer import conclusion
     from netopsai.copilot.summarizer_llm import write
 
@@ -312,7 +315,7 @@ def _llm_answer(state: CopilotState, llm: Any) -> tuple[str | None, dict[str, An
     diag = _diagnosis(state)
     draft = "" if diag else state.get("llm_text", "")  # a diagnosis is the engine's, not the LLM's
     w = write(llm, state["question"], evidence, conclusion(diag) if diag else "",
-              {e.id for e in evidence}, draft)
+              {e.id for e in evidence}, draft, zone)
     tokens = state.get("tokens") or {"prompt": 0, "completion": 0}
     out = {"tokens": {k: tokens.get(k, 0) + w.tokens.get(k, 0) for k in tokens},
            "llm_calls": state.get("llm_calls", 0) + w.llm_calls}
