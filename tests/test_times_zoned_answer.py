@@ -5,7 +5,9 @@ the LLM's answer alike) and the change a "since the maintenance window" starts a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,3 +50,32 @@ def test_closed_alarms_for_reference_are_in_the_network_zone() -> None:
     assert "| 2026-11-27T17:35:00Z |" in pst  # the rows' table: ISO UTC, as parsed
     utc = render(_evidence(), d, [], "UTC")
     assert "LINK_DOWN on leaf3 (2026-11-27 17:35–17:41 UTC)." in utc, utc
+
+
+# -- end to end: a lab whose network is in Los Angeles -----------------------------------------
+
+def test_since_the_change_and_the_evidence_list_in_the_network_zone(make_lab: Any) -> None:
+    """'since the maintenance window' starts at a change 40 minutes before the lab's clock
+    (2025-11-04 20:00 UTC): the answer says when it started on the network's clock, and its
+    evidence list gives each window there, UTC beside; in UTC it names UTC."""
+    from netopsai.backends.lab import lab_backends
+    from netopsai.copilot.service import Copilot
+    from netopsai.lab.inject import inject
+    from netopsai.lab.manage import lab_info
+    from netopsai.lab.scenario import Scenario
+    from tests.test_windows_in_answers import SPINE
+
+    engine = make_lab()
+    inject(engine, Scenario.model_validate({
+        "id": "since-change", "now": lab_info(engine).clock, "question": "-",
+        "faults": [{"kind": "change", "at": "-40m", "target": {"device": SPINE},
+                    "params": {"summary": "Maintenance: replace line card", "ticket": "CHG-3001"}},
+                   {"kind": "link_flap", "at": "-20m", "target": {"link": f"{SPINE}:Ethernet1"}}]}))
+    q = f"alarms on {SPINE} since the maintenance window"
+    pst = Copilot(replace(lab_backends(engine), zone=LA)).answer(q, "t")["answer"]
+    assert "started 2025-11-04 11:20 PST (19:20 UTC)" in pst, pst
+    listed = pst.split("### Evidence")[1]
+    assert ", window 2025-11-04 11:20–12:00 PST (19:20–20:00 UTC)" in listed, listed
+    utc = Copilot(replace(lab_backends(engine), zone="UTC")).answer(q, "t")["answer"]
+    assert "started 2025-11-04 19:20 UTC" in utc, utc
+    assert ", window 2025-11-04 19:20–20:00 UTC" in utc.split("### Evidence")[1]

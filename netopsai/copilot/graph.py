@@ -53,7 +53,7 @@ def build_graph(llm: BaseChatModel | None = None, tools: Toolbox | None = None,
     g.add_node("tools", lambda s: nodes.tools_node(s, tb))
     g.add_node("coder", coder)
     g.add_node("diagnose", lambda s: nodes.diagnose_node(s, tb, llm, knowledge))
-    g.add_node("summarizer", lambda s: nodes.summarizer_node(s, llm))
+    g.add_node("summarizer", lambda s: nodes.summarizer_node(s, llm, tb.backends.zone))
     g.add_edge(START, "planner")
     g.add_conditional_edges("planner", routing.after_planner, ["tools", "coder", "diagnose", "summarizer"])
     g.add_conditional_edges("tools", routing.after_tools, ["planner", "coder", "diagnose", "summarizer"])
