@@ -110,3 +110,30 @@ def test_every_thread_sees_the_whole_table(tmp_path: Path, monkeypatch: pytest.M
     second.join()
     assert seen == [["a", "b"], ["a", "b"]]
 
+
+
+KINDS = {  # table -> (its entry-point group, a built-in it must hold)
+    "netopsai.tools.base:REGISTRY": ("netopsai.tools", "alarms"),
+    "netopsai.config.sources:SOURCES": ("netopsai.backends", ("alarms", "store")),
+    "netopsai.backends.receiver_kinds:RECEIVERS": ("netopsai.receivers", "syslog"),
+    "netopsai.diagnosis.registry:CHECKS": ("netopsai.diagnosis.checks", "pfc_storm"),
+    "netopsai.diagnosis.registry:SYMPTOMS": ("netopsai.diagnosis.symptoms", "trace_silent"),
+    "netopsai.diagnosis.job_registry:JOB_RULES": ("netopsai.diagnosis.job_rules", "pfc_storm"),
+    "netopsai.lab.fault_registry:FAULT_KINDS": ("netopsai.lab.faults", "gpu_host_down"),
+    "netopsai.copilot.recipes:RECIPES": ("netopsai.recipes", "port_timeline"),
+}
+
+
+@pytest.mark.parametrize("table", sorted(KINDS))
+def test_every_kind_fills_its_table_with_nothing_imported_first(table: str) -> None:
+    """A fresh interpreter imports only the table's own module: the first read loads the
+    built-ins (the tools' table was empty there until someone imported tools.registry)."""
+    import subprocess
+
+    group, member = KINDS[table]
+    module, name = table.split(":")
+    code = (f"import importlib\nt = getattr(importlib.import_module({module!r}), {name!r})\n"
+            f"print(type(t).__name__, t.group, len(t), {member!r} in t)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    kind, got_group, count, held = out.stdout.split()
+    assert (kind, got_group, held) == ("Registry", group, "True") and int(count) > 0
