@@ -97,3 +97,22 @@ def test_batch_checks_through_the_door_match_the_batch_runner(make_lab: Callable
     assert [r.status for r in through_door] == ["unreachable", "reachable"]
     assert through_door[0].evidence[0] == "traceroute E1" and through_door[0].cause
     assert through_door == BatchChecker(b, concurrency=2).run(pairs)
+
+
+def test_alarms_acks_and_silences_go_through_the_door(make_lab: Callable[..., Any]) -> None:
+    from netopsai.backends.lab import lab_backends
+    from netopsai.common.errors import NetopsError
+
+    copilot = Copilot(lab_backends(make_lab()))
+    read = copilot.alarms("7d")
+    assert read.id == "E1" and read.tool == "alarms" and read.args.get("correlate") is True
+    assert read.rows and "cases" in read.facts
+    first, second = (int(r["id"]) for r in read.rows[:2])
+    assert copilot.ack_states([first, second]) == {}
+    copilot.ack(first, "alice", "on it")
+    copilot.silence(second, "bob", "maintenance", "2h")
+    states = copilot.ack_states([first, second])
+    assert (states[first].state, states[first].by, states[first].why) == ("acked", "alice", "on it")
+    assert states[second].state == "silenced" and states[second].until is not None
+    with pytest.raises(NetopsError):  # checked by the store: an alarm that does not exist
+        copilot.ack(10**12, "alice", "")

@@ -131,9 +131,8 @@ def build_api(copilot: Copilot, engine: Engine, triage: Triage | None = None, *,
     def alarms(window: str = "24h", state: str = "any", site: str | None = None,
                category: str | None = None, _who: tokens.Caller = caller("read")) -> Any:
         """The alarms tool over a window, grouped into cases (`facts.cases`)."""
-        args = {"window": window, "state": state, "site": site, "category": category,
-                "correlate": True}
-        return tool("alarms", {k: v for k, v in args.items() if v is not None}, _who)
+        ev = copilot.alarms(window, state, site, category)
+        return JSONResponse(ev.model_dump(mode="json"), status_code=422 if ev.errors else 200)
 
     @api.exception_handler(JobNotFound)
     def no_job(_req: Request, exc: JobNotFound) -> JSONResponse:

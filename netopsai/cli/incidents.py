@@ -33,7 +33,7 @@ def confirm_cmd(thread: Annotated[str | None, typer.Option(
     if not (home / "checkpoints.db").exists():
         raise NetopsError(f"no conversations in {home}; ask a question first")
     copilot = frontend_copilot(use_llm=False)
-    if not copilot.thread(thread).state:
+    if not copilot.thread(thread).turns:
         raise NetopsError(f"no conversation thread {thread!r} in {home}")
     row = copilot.confirm(thread, user, "confirm")
     typer.echo(visible(f"incident {row.id} saved: {row.label} at {row.device or '-'}"

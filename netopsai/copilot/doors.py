@@ -88,6 +88,13 @@ class Doors:
         """One tool call (`netopsai tool`, the API's and MCP's tools): its evidence is E1."""
         return call_tool(self.backends, name, args)
 
+    def alarms(self, window: str = "24h", state: str = "any", site: str | None = None,
+               category: str | None = None) -> Evidence:
+        """The window's alarms grouped into cases (`facts.cases`), through the alarms tool."""
+        args = {"window": window, "state": state, "site": site, "category": category,
+                "correlate": True}
+        return self.tool("alarms", {k: v for k, v in args.items() if v is not None})
+
     def ack_states(self, alarm_ids: Iterable[int]) -> dict[int, AckState]:
         return ack_states(self.backends, alarm_ids, self.backends.inventory.clock())
 
