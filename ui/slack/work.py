@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,7 +100,7 @@ class Progress:
                 raise
             log.warning("cannot post in %s (%s); answering through the response URL",
                         self.channel, exc.response.get("error"))
-        self.root = self.thread_ts or self.ts or f"cmd-{uuid.uuid4().hex[:12]}"
+        self.root = self.thread_ts or self.ts or f"cmd-{threads.new_id('slack')}"
         return self
 
     def step(self, line: str) -> None:
