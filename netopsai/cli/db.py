@@ -58,6 +58,7 @@ def prune_cmd(dry_run: Annotated[bool, typer.Option(
     from netopsai.copilot.frontend import store_engine
     from netopsai.store.retention import describe, prune
 
-    policy = load_netconfig().settings.retention
-    for line in describe(prune(store_engine(), policy, dry=dry_run)):
+    settings = load_netconfig().settings
+    for line in describe(prune(store_engine(), settings.retention, dry=dry_run),
+                         settings.ingest.timezone):  # horizons on the network's clock
         typer.echo(line)

@@ -128,8 +128,9 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: b
     async def main() -> None:
         stop = asyncio.Event()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+        net = load_netconfig().settings
         pruning = asyncio.create_task(prune_periodically(
-            store_engine(), load_netconfig().settings.retention, typer.echo))
+            store_engine(), net.retention, typer.echo, zone=net.ingest.timezone))
         snaps = _snapshotter()
         try:
             stats = await serve(store.url, cfg, ready, stop, snaps.on_opened if snaps else None)

@@ -41,17 +41,20 @@ def list_cmd(running: Annotated[bool, typer.Option(help="Only jobs running now")
     import json
     from datetime import UTC, datetime
 
+    from netopsai.cli.zone import network_zone
+    from netopsai.common.localtime import at
     from netopsai.store.engine import get_engine
     from netopsai.store.jobs_import import list_jobs
 
     jobs = list_jobs(get_engine(), datetime.now(UTC) if running else None)
-    if as_json:
+    if as_json:  # parsed: ISO UTC, as stored
         typer.echo(json.dumps([j.model_dump(mode="json") for j in jobs]))
         return
+    zone = network_zone()  # read by a person: on the network's clock, its zone named
     for j in jobs:
         hosts = ", ".join(j.hosts[:3]) + (f" … ({len(j.hosts)} hosts)" if len(j.hosts) > 3 else "")
-        when = f"{j.start:%Y-%m-%d %H:%M}" if j.start else "-"
-        until = f"{j.end:%Y-%m-%d %H:%M}" if j.end else "running" if j.state == "RUNNING" else "-"
+        when = at(j.start, zone) if j.start else "-"
+        until = at(j.end, zone) if j.end else "running" if j.state == "RUNNING" else "-"
         # names, owners and hosts are the scheduler's export's words: visible, one line a job
         typer.echo(visible(f"{j.id}\t{j.name}\t{j.owner}\t{j.state}\t{when} .. {until}\t")
                    + visible(hosts))

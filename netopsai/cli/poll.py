@@ -224,7 +224,8 @@ def _pruner(engine: Any) -> Callable[[], None]:
     from netopsai.config.load import load_netconfig
     from netopsai.store.retention import PeriodicPrune
 
-    pruner = PeriodicPrune(engine, load_netconfig().settings.retention)
+    net = load_netconfig().settings
+    pruner = PeriodicPrune(engine, net.retention, zone=net.ingest.timezone)
     return lambda: pruner.tick(lambda line: typer.echo(line, err=True))
 
 

@@ -75,14 +75,17 @@ def token_create(name: Annotated[str, typer.Argument(help="Who or what uses it, 
 def token_list() -> None:
     """The tokens' names, scopes and state (never the tokens)."""
     from netopsai.api import tokens
+    from netopsai.cli.zone import network_zone
+    from netopsai.common.localtime import at
     from netopsai.copilot.frontend import store_engine
 
     rows = tokens.listing(store_engine())
     if not rows:
         typer.echo("no tokens")
+    zone = network_zone()  # times on the network's clock, its zone named
     for t in rows:
-        state = f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else "active"
-        typer.echo(f"{t.name}\t{t.scopes}\t{state}\tcreated {t.created_at:%Y-%m-%d %H:%M}")
+        state = f"revoked {at(t.revoked_at, zone)}" if t.revoked_at else "active"
+        typer.echo(f"{t.name}\t{t.scopes}\t{state}\tcreated {at(t.created_at, zone)}")
 
 
 def token_revoke(name: Annotated[str, typer.Argument(help="The token's name")]) -> None:

@@ -22,6 +22,7 @@ from sqlalchemy import Engine, and_, delete, exists, func, or_, select
 from sqlalchemy.sql import ColumnElement
 from sqlmodel import Session
 
+from netopsai.common.localtime import at
 from netopsai.common.timewin import as_utc
 from netopsai.config.network import RetentionSettings
 from netopsai.store import tables as m
@@ -225,8 +226,9 @@ class PeriodicPrune:
     """Prune now and then every `prune_every_minutes` (0: never), for ingest and poll."""
 
     def __init__(self, engine: Engine, policy: RetentionSettings,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, zone: str = "UTC") -> None:
         self.engine, self.policy, self.clock = engine, policy, clock
+        self.zone = zone  # the network's (ingest.timezone): what it says, it says on that clock
         self.every_s = policy.prune_every_minutes * 60
         self.next_at: float | None = clock() if self.every_s else None
 
@@ -246,28 +248,30 @@ class PeriodicPrune:
                 f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
             return
         if rep is not None and (rep.total or rep.rollups_written):
-            for line in describe(rep):
+            for line in describe(rep, self.zone):
                 say(f"prune: {line}")
 
 
 async def prune_periodically(engine: Engine, policy: RetentionSettings,
-                             say: Callable[[str], None], check_every_s: float = 60.0) -> None:
+                             say: Callable[[str], None], check_every_s: float = 60.0,
+                             zone: str = "UTC") -> None:
     """For an asyncio service (ingest): PeriodicPrune off the event loop, until cancelled."""
     import asyncio
 
-    pruner = PeriodicPrune(engine, policy)
+    pruner = PeriodicPrune(engine, policy, zone=zone)
     while pruner.next_at is not None:
         await asyncio.to_thread(pruner.tick, say)
         await asyncio.sleep(check_every_s)
 
 
-def describe(rep: PruneReport) -> list[str]:
-    """One line per table that lost (or would lose) rows, for the CLI and the services' logs."""
+def describe(rep: PruneReport, zone: str = "UTC") -> list[str]:
+    """One line per table that lost (or would lose) rows, for the CLI and the services' logs;
+    each horizon on the network's clock (`zone`), its zone named, UTC beside."""
     if rep.lab:
         return ["the store holds the embedded lab, whose history is the simulator's: "
                 "nothing pruned"]
     verb = "would remove" if rep.dry else "removed"
-    when = {k: f"{v:%Y-%m-%d %H:%M} UTC" for k, v in rep.horizons.items()}
+    when = {k: at(v, zone, beside=True) for k, v in rep.horizons.items()}
     lines = []
     if rep.rollups_written:
         lines.append(f"hourly roll-ups: wrote {rep.rollups_written:,}")
