@@ -94,7 +94,7 @@ def test_cli_ack_silence_unack_and_list(lab_home: Path, capsys: pytest.CaptureFi
     assert main(["alarms", "ack", str(a), "--by", "alice", "--why", "fibre team on it"]) == 0
     assert capsys.readouterr().out.startswith(f"alarm {a} acknowledged by alice")
     assert main(["alarms", "silence", str(b), "--for", "2h", "--by", "bob"]) == 0
-    assert f"alarm {b} silenced until 2025-11-04T22:00:00Z by bob" in capsys.readouterr().out
+    assert f"alarm {b} silenced until 2025-11-04 22:00 UTC by bob" in capsys.readouterr().out
     assert main(["alarms", "acks"]) == 0
     listed = capsys.readouterr().out.splitlines()
     assert listed == [f"2025-11-04T20:00:00Z  #{b}  silence until 2025-11-04T22:00:00Z  by bob",

@@ -105,3 +105,16 @@ def test_the_periodic_prune_says_its_horizons_on_the_network_clock(home: Path) -
     PeriodicPrune(_store(home), RetentionSettings(raw_events_days=20), zone=LA).tick(said.append)
     raw = next(x for x in said if x.startswith("prune: raw events"))
     assert " PST (" in raw and raw.endswith(" UTC)"), said
+
+
+def test_alarms_silence_says_its_end_on_the_network_clock(
+        home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.test_alarm_acks import alarm_ids
+
+    assert main(["lab", "init", "--now", "2025-11-04T20:00:00Z"]) == 0
+    b = alarm_ids(engine_for(f"sqlite:///{home / 'netopsai.db'}"))[1]
+    _zone(home, LA)
+    capsys.readouterr()
+    assert main(["alarms", "silence", str(b), "--for", "2h", "--by", "bob"]) == 0
+    assert f"alarm {b} silenced until 2025-11-04 14:00 PST (22:00 UTC) by bob" in \
+        capsys.readouterr().out

@@ -131,7 +131,8 @@ def _act(alarm_id: int, action: str, by: str | None, why: str, span: str | None 
     """Record one action at the network's clock (the lab's in the lab): one line out."""
     import getpass
 
-    from netopsai.common.timewin import iso
+    from netopsai.cli.zone import network_zone
+    from netopsai.common.localtime import at
     from netopsai.copilot.frontend import store_engine
     from netopsai.store.acks import record, silence_end
     from netopsai.store.network import network_clock
@@ -142,6 +143,7 @@ def _act(alarm_id: int, action: str, by: str | None, why: str, span: str | None 
     # --by "" is refused by record (who is required), not replaced by the login name
     row = record(engine, alarm_id, action, getpass.getuser() if by is None else by, why, now,
                  until)
-    done = {"ack": "acknowledged", "silence": f"silenced until {iso(row.until) if row.until else ''}",
+    until = at(row.until, network_zone(), beside=True) if row.until else ""  # read by a person
+    done = {"ack": "acknowledged", "silence": f"silenced until {until}",
             "unack": "acknowledgement taken back"}[action]
     typer.echo(f"alarm {alarm_id} {done} by {row.by} (kept in netopsai's store, not on the device)")
