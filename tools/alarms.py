@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import Field
 
 from netopsai.backends.base import Backends
 from netopsai.common.errors import NetopsError, UnknownName
-from netopsai.common.timewin import Window, as_utc
+from netopsai.common.timewin import Window, as_utc, iso
 from netopsai.common.words import count
 from netopsai.copilot.evidence import Evidence
 from netopsai.tools.alarm_cases.correlate import compression, correlate
@@ -57,7 +57,7 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
     """Alarms active at any time in a window (raised before its end, not cleared before its
     start), by category, state, devices and site, with whether traffic was fully lost."""
     w = args.resolve(backends)
-    _check_names(args, backends, w)
+    provisional = _check_names(args, backends, w)
     cats = MEANS.get(args.category, (args.category,)) if args.category else ()
     rows = _read(backends, cats, args, w)
     open_ = [r for r in rows if r["state"] == "open"]
@@ -72,6 +72,8 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
                                          f"{' ' + r['interface'] if r['interface'] else ''}"
                                          for r in open_[:6])
     summary += f". {len(lost)} report traffic fully lost." if rows else "."
+    if args.devices and not rows:
+        summary += _none_for(args.devices, provisional, what, w)
     for cat, label in (("bgp", "BGP"), ("routing", "OSPF/IS-IS")):
         summary += _neighbours([r for r in rows if r.get("category") == cat], label)
     columns = [*COLUMNS, *(["peer_address"] if any(r.get("peer_address") for r in rows) else []),
@@ -110,19 +112,49 @@ def _read(backends: Backends, cats: tuple[str | None, ...], args: AlarmsArgs,
     return sorted(rows, key=lambda r: str(r["raised_at"]), reverse=True)
 
 
-def _check_names(args: AlarmsArgs, backends: Backends, w: Window) -> None:
+def _check_names(args: AlarmsArgs, backends: Backends, w: Window) -> list[str]:
     """The site and devices asked for must exist; a device the inventory lacks may still have
-    alarms (a new switch logging before it is imported), and then it is read, not refused."""
+    alarms (a new switch logging before it is imported) or log lines (a provisional device,
+    loaded from a server's files), and then it is read, not refused: "no alarms" is an answer
+    about it. Only a name neither the inventory nor the logs know is an error. Returns the
+    devices known only from their logs."""
     backends.inventory.check_names(None, args.site)
     try:
         backends.inventory.check_names(args.devices)
     except UnknownName:
+        provisional = []
         for name in args.devices or []:
             try:
                 backends.inventory.check_names([name])
             except UnknownName:
-                if not backends.alarms.alarms(None, "any", [name], None, w):
+                if not (backends.alarms.alarms(None, "any", [name], None, w)
+                        or _logged(backends, name)):
                     raise
+                provisional.append(name)
+        return provisional
+    return []
+
+
+_EVER = Window(start=datetime(1970, 1, 1, tzinfo=UTC), end=datetime(9999, 1, 1, tzinfo=UTC))
+
+
+def _logged(backends: Backends, name: str) -> bool:
+    """Whether the events store holds any line of `name` (at any time: logs are often loaded
+    after the fact, and a device that logged is known whatever window is asked)."""
+    try:
+        rows, _ = backends.alarms.events([name], _EVER, limit=1)
+    except Exception as exc:  # noqa: BLE001 - a store that cannot answer knows no such device
+        log.warning("events of %s not read: %s", name, exc)
+        return False
+    return bool(rows)
+
+
+def _none_for(devices: list[str], provisional: list[str], what: str, w: Window) -> str:
+    """The sentence for asked devices that raised nothing in the window."""
+    span = f"{iso(w.start)} – {iso(w.end)}"
+    note = (f" ({', '.join(provisional)}: not in the inventory, known from its log lines)"
+            if provisional else "")
+    return f" No {what}s for {', '.join(devices)} in {span}{note}."
 
 
 def _cases(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any], w: Window) -> str:
