@@ -143,7 +143,7 @@ def _act(alarm_id: int, action: str, by: str | None, why: str, span: str | None 
     # --by "" is refused by record (who is required), not replaced by the login name
     row = record(engine, alarm_id, action, getpass.getuser() if by is None else by, why, now,
                  until)
-    until = at(row.until, network_zone(), beside=True) if row.until else ""  # read by a person
-    done = {"ack": "acknowledged", "silence": f"silenced until {until}",
+    ends = at(row.until, network_zone(), beside=True) if row.until else ""  # read by a person
+    done = {"ack": "acknowledged", "silence": f"silenced until {ends}",
             "unack": "acknowledgement taken back"}[action]
     typer.echo(f"alarm {alarm_id} {done} by {row.by} (kept in netopsai's store, not on the device)")
