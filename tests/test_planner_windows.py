@@ -80,7 +80,7 @@ def test_a_point_on_a_date_is_at_plus_a_window_around_it() -> None:
 
 def test_around_says_how_wide() -> None:
     when = parse_when("on Sep 1 around 10:20", C1)
-    assert when.notes == ["'around 10:20' read as ±10 min: 10:10–10:30"]
+    assert when.notes == ["'around 10:20' read as ±10 min: 10:10–10:30 UTC"]
 
 
 # --- parts of the day, in the question's zone ---------------------------------------------------
@@ -106,9 +106,9 @@ def test_day_parts_in_the_default_zone(question: str, window: dict[str, str]) ->
 def test_last_night_before_six_ends_now_and_says_so() -> None:
     when = parse_when("anything last night?", C2)  # 03:00 UTC: the night is not over
     assert when.window == w("2026-11-24T18:00:00Z", "2026-11-25T03:00:00Z")
-    assert when.notes == ["'last night' read as 18:00 yesterday to now (03:00)"]
+    assert when.notes == ["'last night' read as 18:00 UTC yesterday to now (03:00 UTC)"]
     when = parse_when("anything last night?", C1)
-    assert when.notes == ["'last night' read as 18:00 yesterday to 06:00 today"]
+    assert when.notes == ["'last night' read as 18:00 UTC yesterday to 06:00 UTC today"]
 
 
 def test_a_part_of_the_day_not_begun_gives_no_window() -> None:
@@ -253,7 +253,7 @@ def test_a_date_outside_any_log(date: str) -> None:
 def test_an_end_before_the_start() -> None:
     when = parse_when("between 10:25 and 10:15 on 2017-08-04", C1)
     assert when.window == w("2017-08-04T10:15:00Z", "2017-08-04T10:25:00Z")
-    assert when.notes == ["the end 10:15 is before the start 10:25; read as 10:15–10:25"]
+    assert when.notes == ["the end 10:15 UTC is before the start 10:25 UTC; read as 10:15–10:25 UTC"]
     when = parse_when("between 10:00 and 10:00 on 2017-08-04", C1)
     assert when.window is None
     assert when.notes == ["'between 10:00 and 10:00' is an empty window, so it was not used"]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from netopsai.common.timewin import iso
 from netopsai.planner.dates import DateHit, Span
+from netopsai.planner.dayparts import hm as named
 
 if TYPE_CHECKING:
     from netopsai.planner.windows import When
@@ -142,8 +143,8 @@ def _between(scan: Scan, m: re.Match[str], a_hm: tuple[int, int],
     if b < a and b + timedelta(days=1) - a <= _MIDNIGHT_CROSSING:
         b += timedelta(days=1)  # 23:00 to 01:00 crosses midnight
     elif b < a:
-        scan.out.notes.append(f"the end {b:%H:%M} is before the start {a:%H:%M}; "
-                              f"read as {b:%H:%M}–{a:%H:%M}")
+        scan.out.notes.append(f"the end {named(b)} is before the start {named(a)}; "
+                              f"read as {b:%H:%M}–{named(a)}")
         a, b = b, a
     start, end = _not_reached(scan, a, b)
     return start, end
@@ -161,7 +162,7 @@ def clock_times(scan: Scan) -> None:
         if hm is not None:
             (t,) = _not_reached(scan, _on(scan, hm))
             scan.out.notes.append(f"{m.group(0).strip()!r} read as ±{AROUND.seconds // 60} min: "
-                                  f"{t - AROUND:%H:%M}–{t + AROUND:%H:%M}")
+                                  f"{t - AROUND:%H:%M}–{named(t + AROUND)}")
             take(scan, (t - AROUND, t + AROUND), m, clock_time=True)
     for m in _SINCE.finditer(scan.text):
         hm = _hm(m, 1)
@@ -188,7 +189,7 @@ def _place_point(scan: Scan, at: datetime, span: Span) -> None:
         return
     scan.out.at = iso(at)
     if scan.day is not None:
-        scan.out.notes.append(f"a window of ±{AROUND.seconds // 60} min around {at:%Y-%m-%d %H:%M}")
+        scan.out.notes.append(f"a window of ±{AROUND.seconds // 60} min around {at:%Y-%m-%d} {named(at)}")
         take(scan, (at - AROUND, at + AROUND), None)
 
 
