@@ -129,7 +129,7 @@ class Registry(MutableMapping[K, T], Generic[K, T]):
         del self._table[key]
 
     def __iter__(self) -> Iterator[K]:
-        return iter(self._whole())
+        return iter(list(self._whole()))  # a copy: another thread may load a plugin meanwhile
 
     def __len__(self) -> int:
         return len(self._whole())
