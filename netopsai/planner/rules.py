@@ -281,7 +281,8 @@ def plan(question: str, vocab: Vocabulary, clock: datetime, previous: Entities |
     if ACTION.search(question) or HELP_ASK.search(question) or intent == "unknown":
         return Plan("unknown", [], ent, _sentences(unknown_note(question, notes, vocab)), None)
     if ent.at is None:  # a moment asked is its own window: no anchor at a latest event
-        notes += resolve_window(ent, intent, clock, change_start, last_seen)
+        notes += resolve_window(ent, intent, clock, change_start, last_seen,
+                                getattr(vocab.logged, "stored", None))  # every stored name
     calls, more = _calls(intent, recipe, ent, vocab, rest)
     calls = port_scope(calls, question, ent.zone, ent.window)  # "uplinks", "towards the spines"
     intent, calls, logged = logged_only(intent, calls, ent, vocab)  # devices known only from logs
