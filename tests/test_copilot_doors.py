@@ -4,6 +4,7 @@ one ledger per turn carried in the state), one tool call through the door, typed
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -116,3 +117,15 @@ def test_alarms_acks_and_silences_go_through_the_door(make_lab: Callable[..., An
     assert states[second].state == "silenced" and states[second].until is not None
     with pytest.raises(NetopsError):  # checked by the store: an alarm that does not exist
         copilot.ack(10**12, "alice", "")
+
+
+def test_the_arenas_traceroute_baseline_takes_its_ids_from_the_runners_ledger(backends: Any) -> None:
+    from netopsai.arena.baselines import traceroute_only
+    from netopsai.copilot.toolbox import Toolbox
+
+    question = "10.1.3.20 to 10.2.1.40 not communicating"
+    reply = traceroute_only(question, Toolbox(backends).runner(Ledger()))
+    assert [e["id"] for e in reply.evidence] == ["E1", "E2"]  # the trace, then the jumbo probe
+    assert re.search(r"\[E[12]\]", reply.answer)
+    later = traceroute_only(question, Toolbox(backends).runner(Ledger.carried(4)))
+    assert [e["id"] for e in later.evidence] == ["E5", "E6"]  # the ledger's, never fixed ones

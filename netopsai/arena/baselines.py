@@ -48,17 +48,15 @@ def one_shot(question: str) -> Reply:
 
 
 def traceroute_only(question: str, run: Callable[[str, dict[str, Any]], Evidence]) -> Reply:
-    """Label from the traceroute evidence alone: its stop code, then loss and latency."""
+    """Label from the traceroute evidence alone: its stop code, then loss and latency. `run`
+    is a tool runner whose ledger numbers the calls (Toolbox.runner)."""
     ips = IP.findall(question)
     if len(ips) < 2:
         return Reply("inconclusive", answer="The question names no two addresses to trace.")
-    t = run("traceroute", {"src": ips[0], "dst": ips[1]})
-    t.id = "E1"
+    t = run("traceroute", {"src": ips[0], "dst": ips[1]})  # `run` numbers them: E1, E2
     evidence = [t]
     if not t.errors and t.facts.get("reached") and not t.facts.get("failing"):
-        big = run("traceroute", {"src": ips[0], "dst": ips[1], "size": JUMBO})
-        big.id = "E2"
-        evidence.append(big)
+        evidence.append(run("traceroute", {"src": ips[0], "dst": ips[1], "size": JUMBO}))
     label, device, cite = read_traces(evidence)
     answer = f"From the traceroute alone: {label}{' at ' + device if device else ''} [{cite}]."
     return Reply(label, device, answer, [e.model_dump(mode="json") for e in evidence])

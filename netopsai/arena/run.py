@@ -127,13 +127,14 @@ def _full(turn: Turn, sc: Scenario) -> Reply:
 
 def ask(baseline: str, sc: Scenario, turn: Turn) -> Reply:
     from netopsai.backends.lab import lab_backends
-    from netopsai.copilot.doors import call_tool
+    from netopsai.copilot.evidence import Ledger
+    from netopsai.copilot.toolbox import Toolbox
 
     if baseline == "one-shot":
         return one_shot(sc.question)
     if baseline == "traceroute-only":
         backends = lab_backends(turn.engine)
-        return traceroute_only(sc.question, lambda tool, args: call_tool(backends, tool, args))
+        return traceroute_only(sc.question, Toolbox(backends).runner(Ledger()))
     if baseline == "full":
         return _full(turn, sc)
     from netopsai.arena.engine_adapter import run_strategy
