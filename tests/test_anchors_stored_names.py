@@ -91,3 +91,15 @@ def test_a_provisional_device_is_asked_about_under_every_name() -> None:
     assert asked == [[BARE, FQDN]] and ent.devices == [BARE]
     assert ent.window == {"start": "2023-08-21T07:22:33Z", "end": "2023-08-22T07:22:34Z"}
     assert notes and BARE in notes[0] and FQDN not in notes[0]
+
+
+def test_a_window_before_the_other_names_lines_is_no_error(home: Path) -> None:
+    """Asked about a window in which only the bare name logged, the events read over both
+    names answers with those lines: the full name, which logged only later, is a quiet name
+    of a known device, not an unknown one that fails the read."""
+    r = ask(home, f"what happened to {BARE} Gi0/2 between 06:00 and 07:00 on 22 August 2023?",
+            DAYS_LATER)
+    [events] = [e for e in r["evidence"] if e["tool"] == "events"]
+    assert sorted(events["args"]["devices"]) == [BARE, FQDN] and not events.get("errors")
+    assert [e["at"] for e in events["rows"]] == [f"{labelled(i):%Y-%m-%dT%H:%M:%S.%f}"[:-3] + "Z"
+                                                 for i in IDS[:6]]

@@ -85,6 +85,9 @@ def _by_port(rows: list[EventRecord], named: bool, most: int = 6) -> str:
 
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# lines at any time make a device known: logs are loaded after the fact, and a device's other
+# stored name (NAME.domain) may only have lines after the window asked about
+LATER = datetime(9999, 1, 1, tzinfo=UTC)
 
 
 def _check_devices(devices: list[str] | None, w: Window, backends: Backends) -> None:
@@ -99,5 +102,5 @@ def _check_devices(devices: list[str] | None, w: Window, backends: Backends) -> 
             try:
                 backends.inventory.check_names([name])
             except UnknownName:  # with the closest names; run_tool retries another case
-                if not backends.alarms.events([name], Window(start=EPOCH, end=w.end), limit=1)[1]:
+                if not backends.alarms.events([name], Window(start=EPOCH, end=LATER), limit=1)[1]:
                     raise  # it never logged: a typo, not a quiet device
