@@ -133,16 +133,16 @@ def _act(alarm_id: int, action: str, by: str | None, why: str, span: str | None 
 
     from netopsai.cli.zone import network_zone
     from netopsai.common.localtime import at
+    from netopsai.copilot.doors import record_ack, silence_end
     from netopsai.copilot.frontend import store_engine
-    from netopsai.store.acks import record, silence_end
     from netopsai.store.network import network_clock
 
     engine = store_engine()
     now = network_clock(engine)
     until = silence_end(now, span) if span is not None else None
     # --by "" is refused by record (who is required), not replaced by the login name
-    row = record(engine, alarm_id, action, getpass.getuser() if by is None else by, why, now,
-                 until)
+    row = record_ack(None, alarm_id, action, getpass.getuser() if by is None else by, why, now,
+                     until, engine)
     ends = at(row.until, network_zone(), beside=True) if row.until else ""  # read by a person
     done = {"ack": "acknowledged", "silence": f"silenced until {ends}",
             "unack": "acknowledgement taken back"}[action]

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from netopsai.copilot.pairs import Pair, PairResult
     from netopsai.store.acks import AckState
+    from netopsai.store.tables import AlarmAck
 
 
 def tool_catalog() -> dict[str, Tool]:
@@ -51,13 +52,19 @@ def ack_states(backends: Backends, alarm_ids: Iterable[int], now: datetime,
     return acks.states(engine or acks_store(backends), alarm_ids, now)
 
 
-def record_ack(backends: Backends, alarm_id: int, action: str, who: str, why: str,
-               now: datetime, until: datetime | None = None, engine: Engine | None = None) -> None:
+def record_ack(backends: Backends | None, alarm_id: int, action: str, who: str, why: str,
+               now: datetime, until: datetime | None = None, engine: Engine | None = None,
+               ) -> AlarmAck:
     """Store an ack, a silence (until `until`) or an unack, checked as the store checks it (a
-    known alarm, a name, plain text): a NetopsError otherwise."""
+    known alarm, a name, plain text): a NetopsError otherwise. The row stored comes back.
+    Without backends, `engine` names the store (the CLI's, which builds no backends)."""
     from netopsai.store import acks
 
-    acks.record(engine or acks_store(backends), alarm_id, action, who, why, now, until)
+    if engine is None:
+        if backends is None:
+            raise ValueError("record_ack needs backends or the store's engine")
+        engine = acks_store(backends)
+    return acks.record(engine, alarm_id, action, who, why, now, until)
 
 
 def silence_end(now: datetime, span: str) -> datetime:
