@@ -76,7 +76,7 @@ def parse_time(text: str, now: datetime, zone: str = "UTC") -> datetime:
 
 
 def _tz(zone: str) -> tzinfo:
-    from netopsai.planner.zones import zone_of  # the one table of zone names (lazy: planner uses us)
+    from netopsai.common.zones import zone_of  # the one table of zone names
 
     return zone_of(zone) or UTC
 

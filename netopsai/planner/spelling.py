@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
-from netopsai.backends.syslog.clock import ABBREVIATIONS
+from netopsai.common.zones import ABBREVIATIONS
 from netopsai.planner.english_near import NEAR
 from netopsai.planner.lexicon import JARGON, MIN_LENGTH, VOCAB, radius
 

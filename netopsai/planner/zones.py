@@ -3,10 +3,11 @@
 
 Abbreviations are ambiguous (CST is US Central, China and Cuba; IST is India, Israel and
 Ireland), so they are read from one explicit table, the one syslog stamps are read with
-(`backends/syslog/clock.ABBREVIATIONS`): each names a fixed offset, CST = UTC-6 (US Central),
+(`common/zones.ABBREVIATIONS`): each names a fixed offset, CST = UTC-6 (US Central),
 IST = UTC+5:30 (India), BST = UTC+1 (British Summer Time). A daylight-specific name is taken as
 written: "PST" in August is UTC-8, with a note that Pacific clocks then showed PDT. Generic
-names (PT, MT, CT, ET) and IANA names (America/Los_Angeles) follow daylight saving.
+names (PT, MT, CT, ET) and IANA names (America/Los_Angeles) follow daylight saving. The names
+themselves (`zone_of`) are common/zones.py's, so the rooms below the planner read them too.
 """
 
 from __future__ import annotations
@@ -14,15 +15,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import UTC, datetime, timedelta, tzinfo
+from zoneinfo import ZoneInfo
 
-from netopsai.backends.syslog.clock import ABBREVIATIONS
+from netopsai.common.zones import ABBREVIATIONS, GENERIC, OFFSET, offset, zone_of
 
 Span = tuple[int, int]
 
-GENERIC = {"PT": "America/Los_Angeles", "MT": "America/Denver", "CT": "America/Chicago",
-           "ET": "America/New_York"}
 # where a standard/daylight pair is kept, to say when the name given is not the one in force
 _REGION = {"PST": "America/Los_Angeles", "PDT": "America/Los_Angeles", "MST": "America/Denver",
            "MDT": "America/Denver", "CST": "America/Chicago", "CDT": "America/Chicago",
@@ -30,7 +29,6 @@ _REGION = {"PST": "America/Los_Angeles", "PDT": "America/Los_Angeles", "MST": "A
            "CEST": "Europe/Paris", "BST": "Europe/London", "AEST": "Australia/Sydney",
            "AEDT": "Australia/Sydney", "NZST": "Pacific/Auckland", "NZDT": "Pacific/Auckland"}
 _IANA = re.compile(r"(?<![\w/-])([A-Z][A-Za-z]+(?:_[A-Za-z]+)*(?:/[A-Za-z][A-Za-z_+-]*){1,2})(?![\w/])")
-_OFFSET = re.compile(r"(?<![\w/-])(?:UTC|GMT)\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?(?![\w:])", re.I)
 _WORD = re.compile(r"(?<![\w/-])([A-Za-z]{2,5})(?![\w/-])")
 _ZULU = re.compile(r"(?<=\d)Z\b")
 _AFTER_TIME = re.compile(r"(?:\d\d?:\d\d|\d\s*[ap]m|\bin)\s*$", re.I)
@@ -49,32 +47,6 @@ class ZoneFound:
     zone: Zone
     spans: list[Span] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-
-def zone_of(name: str) -> tzinfo | None:
-    """A zone name as a tzinfo: an abbreviation, a generic name, an IANA name or UTC±H[:MM]."""
-    key = name.strip()
-    if key.upper() in ("UTC", "Z", "GMT", "UT"):
-        return UTC
-    if key.upper() in ABBREVIATIONS:
-        return timezone(timedelta(hours=ABBREVIATIONS[key.upper()]), key.upper())
-    if key.upper() in GENERIC:
-        return ZoneInfo(GENERIC[key.upper()])
-    m = _OFFSET.fullmatch(key)
-    if m:
-        return _offset(m)
-    try:
-        return ZoneInfo(key)
-    except (ZoneInfoNotFoundError, ValueError, OSError):
-        return None
-
-
-def _offset(m: re.Match[str]) -> tzinfo | None:
-    hours, minutes = int(m.group(2)), int(m.group(3) or 0)
-    if hours > 14 or minutes > 59:
-        return None
-    sign = -1 if m.group(1) == "-" else 1
-    return timezone(sign * timedelta(hours=hours, minutes=minutes))
 
 
 def find_zone(text: str, default: str = "UTC") -> ZoneFound:
@@ -97,8 +69,8 @@ def find_zone(text: str, default: str = "UTC") -> ZoneFound:
 
 def _candidates(text: str) -> list[tuple[int, int, str, tzinfo]]:
     out = []
-    for m in _OFFSET.finditer(text):
-        tz = _offset(m)
+    for m in OFFSET.finditer(text):
+        tz = offset(m)
         if tz is not None:
             out.append((m.start(), m.end(), "UTC" + m.group(0)[3:].replace(" ", ""), tz))
     starts, ends = [s for s, _, _, _ in out], [e for _, e, _, _ in out]  # in order, apart

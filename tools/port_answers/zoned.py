@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, tzinfo
 
 from netopsai.common.errors import NetopsError
-from netopsai.planner.zones import zone_of  # the one table of zone names and abbreviations
+from netopsai.common.zones import zone_of  # the one table of zone names and abbreviations
 
 
 def zone(name: str | None) -> tzinfo:

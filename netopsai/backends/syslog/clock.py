@@ -22,19 +22,10 @@ from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from netopsai.common.errors import NetopsError
+from netopsai.common.zones import ABBREVIATIONS  # the one table of zone names (planner's too)
 
 MONTHS = {m: i for i, m in enumerate(
     ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"], start=1)}
-# Zone names devices print (`clock timezone PDT -7`, `show clock`): hours east of UTC. A name
-# that is also the configured zone's own abbreviation at that moment takes the configured zone
-# (IST and CST mean different places); otherwise this table.
-ABBREVIATIONS = {
-    "UTC": 0, "GMT": 0, "UT": 0, "Z": 0, "WET": 0, "WEST": 1, "BST": 1, "CET": 1, "CEST": 2,
-    "MET": 1, "MEST": 2, "EET": 2, "EEST": 3, "MSK": 3, "IST": 5.5, "SGT": 8, "HKT": 8,
-    "AWST": 8, "CST": -6, "CDT": -5, "JST": 9, "KST": 9, "AEST": 10, "AEDT": 11, "NZST": 12,
-    "NZDT": 13, "HST": -10, "AKST": -9, "AKDT": -8, "PST": -8, "PDT": -7, "MST": -7,
-    "MDT": -6, "EST": -5, "EDT": -4, "AST": -4, "ADT": -3, "NST": -3.5, "NDT": -2.5,
-}
 FUTURE = timedelta(days=1)  # how far ahead of receipt a year-less stamp may be read
 _WEEKDAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)"  # ctime: OpenWrt logread, dmesg -T
 _MONTH = "(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
