@@ -127,7 +127,8 @@ def test_trace_names_the_acl_with_fields_citations_and_button(traced: dict[str, 
     assert fields["*Device*"] == "dc1-leaf-03"
     assert "*Impact:*" in conclusion and "*Since:*" in conclusion  # the whole conclusion block
     cites = texts(block(final, "context")["elements"])
-    assert "traceroute" in cites and "window 2025-11-04T" in cites
+    # the trace cited at its moment on the network's clock (UTC here, named), not as ISO
+    assert "traceroute" in cites and "window 2025-11-04 20:00 UTC" in cites, cites
     button = block(final, "actions")["elements"][0]
     assert button["action_id"] == "netops_evidence" and json.loads(button["value"])["ids"]
 

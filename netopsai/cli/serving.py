@@ -58,7 +58,7 @@ def _triage(copilot: Any) -> Any:
     from netopsai.ui.slack.triage_post import slack_poster
 
     settings = load_netconfig().settings.triage
-    return Triage(copilot, settings, slack_poster()) if settings.rules else None
+    return Triage(copilot, settings, slack_poster(copilot.backends.zone)) if settings.rules else None
 
 
 def token_create(name: Annotated[str, typer.Argument(help="Who or what uses it, e.g. alertmanager")],

@@ -116,3 +116,12 @@ def events(text: str, zone: str | None) -> str:
         t = moment(when) if when else None
         out.append(f"{at(t, zone, seconds=True)} {state}" if t is not None and state else item)
     return "; ".join(out)
+
+
+def when(start: Any, end: Any, zone: str | None) -> str:
+    """A tool call's window as a person reads it: `span` (UTC beside), or one time for a moment
+    (start = end: a trace's now), never '10:00–10:00'. Bounds not times: 'start .. end'."""
+    a = moment(start)
+    if a is not None and a == moment(end):
+        return at(a, zone, beside=True, seconds=bool(a.second))
+    return span(start, end, zone)

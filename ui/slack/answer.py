@@ -71,10 +71,11 @@ def _section_text(title: str, text: str) -> str:
 
 def answer_blocks(result: dict[str, Any], thread: str, *, base_url: str | None = None,
                   alarm_blocks: list[dict[str, Any]] | None = None,
-                  page: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The whole answer message. `alarm_blocks`: an alarm list (ui/slack/alarm_list.py) shown
-    after the conclusion; `page`: the "Page the on-call" button (ui/slack/page.py), when an
-    on-call channel is configured. A question not placed is its line and example buttons."""
+                  page: dict[str, Any] | None = None, zone: str = "UTC") -> list[dict[str, Any]]:
+    """The whole answer message, its times on the network's clock (`zone`). `alarm_blocks`: an
+    alarm list (ui/slack/alarm_list.py) shown after the conclusion; `page`: the "Page the
+    on-call" button (ui/slack/page.py), when an on-call channel is configured. A question not
+    placed is its line and example buttons."""
     answer = str(result.get("answer") or "")
     short = short_unplaced(answer, thread)
     if short is not None:  # the headline is that line already: the help and its buttons follow
@@ -93,7 +94,8 @@ def answer_blocks(result: dict[str, Any], thread: str, *, base_url: str | None =
         blocks.append({"type": "section", "fields": [
             {"type": "mrkdwn", "text": f"*{k}*\n{mrkdwn(v)}"[:1900]} for k, v in facts]})
     by_id = {e["id"]: e for e in result.get("evidence", [])}
-    blocks += citation_blocks([by_id[c] for c in result.get("citations", []) if c in by_id])[:2]
+    blocks += citation_blocks([by_id[c] for c in result.get("citations", []) if c in by_id],
+                              zone)[:2]
     if by_id:
         buttons = evidence_button(thread, list(by_id))
         label = (result.get("root_cause") or {}).get("label")

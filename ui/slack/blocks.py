@@ -8,6 +8,7 @@ import json
 import re
 from typing import Any
 
+from netopsai.common.localtime import when
 from netopsai.common.words import plain
 
 EVIDENCE_ACTION = "netops_evidence"
@@ -108,12 +109,13 @@ def _args(args: dict[str, Any]) -> str:
     return ", ".join(p for p in (_arg(k, v) for k, v in args.items()) if p)
 
 
-def citation_line(ev: dict[str, Any]) -> str:
-    """[E1] the tool, its arguments in words and the time window it looked at."""
+def citation_line(ev: dict[str, Any], zone: str = "UTC") -> str:
+    """[E1] the tool, its arguments in words and the time window it looked at, on the network's
+    clock (`zone`, the copilot's `backends.zone`) with UTC beside (issue 25 item 5)."""
     win = ev.get("window") or {}
-    when = f" · window {win.get('start')} .. {win.get('end')}" if win else ""
+    looked = f" · window {when(win.get('start'), win.get('end'), zone)}" if win else ""
     said = _args(ev.get("args", {}))
-    return mrkdwn(f"[{ev['id']}] {ev['tool']}" + (f" · {said}" if said else "") + when)
+    return mrkdwn(f"[{ev['id']}] {ev['tool']}" + (f" · {said}" if said else "") + looked)
 
 
 def _id_number(ev: dict[str, Any]) -> tuple[int, str]:
@@ -121,11 +123,11 @@ def _id_number(ev: dict[str, Any]) -> tuple[int, str]:
     return (int(digits) if digits else 1 << 30, str(ev.get("id", "")))
 
 
-def citation_blocks(cited: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def citation_blocks(cited: list[dict[str, Any]], zone: str = "UTC") -> list[dict[str, Any]]:
     """The cited evidence in id order (E1, E2, … E10, not the order the prose happened to cite
     them), ten to a context block (Slack's cap on a context's elements)."""
     ordered = sorted({id(e): e for e in cited}.values(), key=_id_number)
-    lines = [citation_line(e) for e in ordered]
+    lines = [citation_line(e, zone) for e in ordered]
     return [context(*lines[i:i + 10]) for i in range(0, len(lines), 10)]
 
 

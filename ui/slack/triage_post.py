@@ -11,8 +11,9 @@ from netopsai.common.errors import NetopsError
 Post = Callable[[str, dict[str, Any], str], None]  # (channel, answer, thread): triage's Post
 
 
-def slack_poster() -> Post:
-    """Posts the answer as the Slack bot does (SLACK_BOT_TOKEN, SLACK_API_URL)."""
+def slack_poster(zone: str = "UTC") -> Post:
+    """Posts the answer as the Slack bot does (SLACK_BOT_TOKEN, SLACK_API_URL), its times on the
+    network's clock (`zone`: the copilot's `backends.zone`)."""
     from slack_sdk import WebClient
 
     from netopsai.ui.slack.blocks import answer_blocks, split_answer
@@ -26,5 +27,5 @@ def slack_poster() -> Post:
     def post(channel: str, answer: dict[str, Any], thread: str) -> None:
         head, _ = split_answer(answer.get("answer", ""))
         client.chat_postMessage(channel=channel, text=head[:3000],
-                                blocks=answer_blocks(answer, thread))
+                                blocks=answer_blocks(answer, thread, zone=zone))
     return post
