@@ -16,15 +16,8 @@ from typing import Any
 
 from netopsai.common.errors import closest
 from netopsai.planner.endpoints import Mention, endpoints
-from netopsai.planner.hostnames import (
-    LoggedLookup,
-    OwnerLookup,
-    address_device,
-    dotted_names,
-    logged_lookup,
-    logged_names,
-    owner_lookup,
-)
+from netopsai.planner.host_mentions import address_device, dotted_names, logged_names
+from netopsai.planner.hostnames import LoggedLookup, OwnerLookup, logged_lookup, owner_lookup
 from netopsai.planner.keywords import keywords
 from netopsai.planner.names import Hit, NameIndex, find_names
 from netopsai.planner.port_forms import found, placed
@@ -77,8 +70,9 @@ class Vocabulary:
     meta: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> role, site, pod
     segments: dict[str, str] = field(default_factory=dict)  # CIDR -> PoD
     pod_sites: dict[str, str] = field(default_factory=dict)  # PoD -> site
-    # question-time look-ups (planner/hostnames.py): the device holding an address; a device
-    # name the events store holds; the domains `ingest.domains` strips from host names
+    # question-time look-ups (planner/hostnames.py; host_mentions.py reads them): the device
+    # holding an address; a device name the events store holds; the domains `ingest.domains`
+    # strips from host names
     owner: OwnerLookup | None = None
     logged: LoggedLookup | None = None
     domains: tuple[str, ...] = ()

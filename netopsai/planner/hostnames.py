@@ -1,14 +1,17 @@
 """Devices as networks and their logs name them (issue 24 items 2 and 6): a fully qualified name
-("host.example.net" for the inventory's "host"), a device's management or interface address
-("what happened to 10.100.0.32 Ethernet1/33?"), and a device the inventory does not know but
-whose log lines were loaded ("leaf9.example.net"): a provisional device, read from its events
-only, and said to be one ("not in the inventory; seen in N log lines from SENDER"). A name
-stored with a configured domain (`ingest.domains`) and without it is one device, read under
-both: nothing stored is rewritten. A plain word ("gateway", "BORDER") is a device only when the
-store holds exactly that name (any case), never by likeness.
+("host.example.net" for the inventory's "host"), a device's management or interface address,
+and a device the inventory does not know but whose log lines were loaded ("leaf9.example.net"):
+a provisional device, read from its events only, and said to be one ("not in the inventory;
+seen in N log lines from SENDER"). A name stored with a configured domain (`ingest.domains`)
+and without it is one device, read under both: nothing stored is rewritten. A plain word
+("gateway", "BORDER") is a device only when the store holds exactly that name (any case), never
+by likeness.
 
-The look-ups at question time are callbacks the vocabulary carries (the inventory's address
-owners, the events store): the planner itself stays a function of text, vocabulary and clock."""
+This module holds the names and look-ups (the spellings a device may be stored under, the
+events store's names, the inventory's address owners) and the calls a question about such a
+device makes; planner/host_mentions.py reads them in a question's text. The look-ups at question
+time are callbacks the vocabulary carries: the planner itself stays a function of text,
+vocabulary and clock."""
 
 from __future__ import annotations
 
@@ -24,17 +27,7 @@ from netopsai.config.domains import device_key, strip_domain
 # a dotted host name: labels of letters, digits and hyphens, the first starting with a letter
 # (an address is four numbers and is read elsewhere); a sentence's final dot is no label
 FQDN = re.compile(r"(?<![\w.-])[A-Za-z][\w-]{0,62}(?:\.[A-Za-z0-9][\w-]{0,62}){1,8}(?![\w-]|\.\w)")
-# a bare name with a digit ("leaf9", "fw-02"): a candidate for a device known only from its logs
-NAMEISH = re.compile(r"(?<![\w.-])[A-Za-z][\w-]{0,62}\d[\w-]{0,62}(?![\w.-])")
-# a plain word with no digit and no dot ("gateway", "fw-edge", "BORDER"): a device only when the
-# events store holds exactly that name
-WORD = re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z_-]{0,62}(?![\w.-])")
-MAX_LOOKUPS = 6  # store look-ups for one question at most: a question is short
 KNOWN_TTL = 30.0  # seconds the store's device names are remembered: lines keep arriving
-# words that make a lone address a device's (its logs, ports, alarms), not a host to reach
-ABOUT_DEVICE = re.compile(r"\bhappened\b|\bflap\w*|\boptic\w*|\btransceiver\w*|\blogs?\b"
-                          r"|\bevents?\b|\balarms?\b|\bwarnings?\b|\bports?\b|\binterfaces?\b"
-                          r"|\bsyslog\b|\btimeline\b|\bhistory\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -150,93 +143,6 @@ def owner_lookup(inventory: Any) -> OwnerLookup:
             return None
         return str(row["device"])
     return owner
-
-
-def _add(ent: Any, typed: str, name: str) -> None:
-    if name not in ent.devices:
-        ent.devices.append(name)
-    if typed != name:
-        ent.corrections[typed] = name
-
-
-def _provisional(ent: Any, typed: str, found: Logged, notes: list[str]) -> None:
-    _add(ent, typed, found.name)
-    if found.name not in ent.provisional:
-        ent.provisional.append(found.name)
-        notes.append(found.note())
-
-
-def dotted_names(text: Any, ent: Any, vocab: Any, notes: list[str]) -> None:
-    """Fully qualified names: the inventory's device (in any case, with or without its
-    domain), else a device known only from its logs. Names that are neither stay in the text
-    for the other passes (the "sw-01" of an unknown "sw-01.lab" is still tried)."""
-    spans, looked = [], 0
-    for m in FQDN.finditer(text.masked):
-        typed = m.group(0)
-        name = inventory_name(typed, vocab.lowered, vocab.domains)
-        if name is not None:
-            _add(ent, typed, name)
-            spans.append(m.span())
-            continue
-        if vocab.logged is None or looked >= MAX_LOOKUPS:
-            continue
-        looked += 1
-        found = vocab.logged(typed)
-        if found is not None and found.name.lower() not in vocab.lowered:
-            _provisional(ent, typed, found, notes)
-            spans.append(m.span())
-    text.mask(spans)
-
-
-def logged_names(text: Any, ent: Any, vocab: Any, notes: list[str]) -> None:
-    """Bare names with a digit that no inventory name matched ("leaf9", "fw-02") but that
-    logged, and plain words ("gateway", "BORDER") that are exactly a stored device name in any
-    case (with or without a configured domain): devices known only from their logs, read, not
-    reported as unknown. A plain word no device is stored under stays a word."""
-    if vocab.logged is None:
-        return
-    known = _stored(vocab)
-    words = [m for m in WORD.finditer(text.masked) if device_key(m.group(0), vocab.domains) in known]
-    spans = []
-    for m in (list(NAMEISH.finditer(text.masked))[:MAX_LOOKUPS] + words[:MAX_LOOKUPS]):
-        found = vocab.logged(m.group(0))
-        if found is not None and found.name.lower() not in vocab.lowered:
-            _provisional(ent, m.group(0), found, notes)
-            spans.append(m.span())
-    text.mask(spans)
-
-
-def _stored(vocab: Any) -> dict[str, list[str]]:
-    """The events store's device names by device_key (none from a look-up that cannot list)."""
-    known = getattr(vocab.logged, "known", None)
-    return known() if callable(known) else {}
-
-
-def address_device(question: str, ent: Any, vocab: Any, positions: list[Any],
-                   notes: list[str]) -> list[Any]:
-    """A lone address that is a network device's own (management, loopback, a port's), in a
-    question about that device's ports or logs ("which ports flapped on 10.100.0.32?"), is the
-    device: syslog headers name devices so; an address no device holds but that logged (a
-    device kept under its sender's address) is that provisional device. An address to reach,
-    or a host's, stays an address."""
-    if len(ent.ips) != 1 or ent.devices or len(positions) > 1:
-        return positions
-    if not (ent.interfaces or ABOUT_DEVICE.search(question)):
-        return positions
-    ip = ent.ips[0]
-    if any(a == ip and vocab.meta.get(n, {}).get("role") == "host"
-           for n, a in vocab.addresses.items()):
-        return positions  # a server: an end to reach
-    device = vocab.owner(ip) if vocab.owner is not None else None
-    found = vocab.logged(ip) if device is None and vocab.logged is not None else None
-    if device is None and found is None:
-        return positions
-    ent.ips.remove(ip)
-    if found is not None:
-        _provisional(ent, ip, found, notes)
-    else:
-        _add(ent, ip, str(device))
-    return [p for p in positions if getattr(p, "ip", None) != ip]
 
 
 # what a telemetry question about a device known only from its logs reads instead: its alarms
