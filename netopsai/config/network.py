@@ -191,8 +191,8 @@ def _check_relay(entry: str) -> None:
 
 
 def _check_zone(name: str) -> None:
-    from netopsai.backends.syslog.clock import Zones
     from netopsai.common.errors import NetopsError
+    from netopsai.common.zones import Zones
 
     try:
         Zones.from_names(name)

@@ -13,16 +13,15 @@ is not believed: such an event is placed at its receive time, with the skew reco
 
 from __future__ import annotations
 
-import fnmatch
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import cache
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from netopsai.common.errors import NetopsError
-from netopsai.common.zones import ABBREVIATIONS  # the one table of zone names (planner's too)
+# the one table of zone names (the planner's too); Zones, a device's zone by glob, lives beside it
+# so the config checks zones without importing the syslog reader (readers still import it here)
+from netopsai.common.zones import ABBREVIATIONS
+from netopsai.common.zones import Zones as Zones
 
 MONTHS = {m: i for i, m in enumerate(
     ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"], start=1)}
@@ -63,38 +62,6 @@ class DeviceTime:
         if not self.synced and self.skew_s is not None and abs(self.skew_s) > max_skew_s:
             return received
         return self.at
-
-
-@dataclass
-class Zones:
-    """The zone of a device's clock: the first glob that matches its name or address, else the
-    default. Globs match case-insensitively."""
-
-    default: tzinfo = UTC
-    rules: list[tuple[str, tzinfo]] = field(default_factory=list)
-
-    @classmethod
-    def from_names(cls, default: str = "UTC", by_device: Mapping[str, str] | None = None,
-                   what: str = "the default timezone") -> Zones:
-        return cls(_zone(default, what),
-                   [(glob.lower(), _zone(name, f"the timezone for {glob!r}"))
-                    for glob, name in (by_device or {}).items()])
-
-    def of(self, *names: str | None) -> tzinfo:
-        for glob, zone in self.rules:
-            if any(n and fnmatch.fnmatchcase(n.lower(), glob) for n in names):
-                return zone
-        return self.default
-
-
-def _zone(name: str, what: str) -> tzinfo:
-    if name.upper() in ("UTC", "Z", "GMT"):
-        return UTC
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise NetopsError(f"{what} {name!r} is not a time zone; use an IANA name such as "
-                          "America/Los_Angeles or Europe/Berlin") from None
 
 
 def device_time(stamp: str | None, received: datetime, zone: tzinfo = UTC) -> DeviceTime:
