@@ -21,7 +21,7 @@ def tz_of(zone: str | None) -> tzinfo:
     config checks refuse an unknown one before any text is written)."""
     if not zone:
         return UTC
-    from netopsai.planner.zones import zone_of  # the one table of zone names (lazy: planner uses us)
+    from netopsai.common.zones import zone_of  # the one table of zone names
 
     return zone_of(zone) or UTC
 
