@@ -153,7 +153,8 @@ def window_first(r: dict[str, Any], window: str) -> None:
     the network's zone."""
     paragraphs = r["answer"].split("\n\n")
     lead = paragraphs[1] if paragraphs[0].startswith("_Read ") else paragraphs[0]
-    assert lead.startswith(f"_Window: {window} Australia/Sydney"), r["answer"][:300]
+    # named as Sydney's clocks showed it (every window here is in its winter: AEST, UTC+10)
+    assert lead.startswith(f"_Window: {window} AEST"), r["answer"][:300]
 
 
 def rows(r: dict[str, Any], tool: str) -> list[dict[str, Any]]:

@@ -37,8 +37,24 @@ def w(start: str, end: str) -> dict[str, str]:
      "Window: 2017-08-04 20:00–21:00 PDT (2017-08-05 03:00–04:00 UTC)"),
     (w("2017-08-04T07:00:00Z", "2017-08-05T07:00:00Z"), "PDT",
      "Window: 2017-08-04 00:00–24:00 PDT (07:00 – 2017-08-05 07:00 UTC)"),
+    # an IANA zone is said by the name its clocks showed, as the answer's other times say it
     (w("2016-12-01T09:00:00Z", "2016-12-01T10:00:00Z"), "Europe/Paris",
-     "Window: 2016-12-01 10:00–11:00 Europe/Paris (09:00–10:00 UTC)"),
+     "Window: 2016-12-01 10:00–11:00 CET (09:00–10:00 UTC)"),
+    (w("2017-08-04T17:15:00Z", "2017-08-04T17:25:00Z"), LA,
+     "Window: 2017-08-04 10:15–10:25 PDT (17:15–17:25 UTC)"),
+    (w("2016-12-01T18:00:00Z", "2016-12-01T19:00:00Z"), LA,
+     "Window: 2016-12-01 10:00–11:00 PST (18:00–19:00 UTC)"),
+    (w("2017-08-04T17:15:00Z", "2017-08-04T17:25:00Z"), "PT",
+     "Window: 2017-08-04 10:15–10:25 PDT (17:15–17:25 UTC)"),
+    # the night daylight saving ended: each bound names its own
+    (w("2016-11-06T01:00:00Z", "2016-11-06T14:00:00Z"), LA,
+     "Window: 2016-11-05 18:00 PDT – 2016-11-06 06:00 PST (2016-11-06 01:00–14:00 UTC)"),
+    (w("2016-11-06T07:00:00Z", "2016-11-06T11:00:00Z"), LA,
+     "Window: 2016-11-06 00:00 PDT – 03:00 PST (07:00–11:00 UTC)"),
+    # a zone with no letters for itself (its clocks show '-03') keeps its IANA name
+    (w("2017-08-04T13:00:00Z", "2017-08-04T14:00:00Z"), "America/Sao_Paulo",
+     "Window: 2017-08-04 10:00–11:00 America/Sao_Paulo (13:00–14:00 UTC)"),
+    (w("2017-08-04T17:15:00Z", "2017-08-04T17:25:00Z"), "Etc/UTC", "Window: 2017-08-04 17:15–17:25 UTC"),
     (w("2017-08-04T04:30:00Z", "2017-08-04T05:00:30Z"), "IST",
      "Window: 2017-08-04 10:00–10:30:30 IST (04:30–05:00:30 UTC)"),
     ("2h", "PDT", "Window: last 2h, 2017-09-02 03:00–05:00 PDT (10:00–12:00 UTC)"),
@@ -48,6 +64,14 @@ def w(start: str, end: str) -> dict[str, str]:
 ])
 def test_window_line(window: Any, zone: str, line: str) -> None:
     assert window_line(window, zone, C1) == line
+
+
+def test_a_window_in_the_future_says_now_on_the_networks_clock() -> None:
+    """The note on a window not begun says 'now' with the abbreviation, as the window does."""
+    when = parse_when("between 10:15 and 10:25 on 2017-09-03", C1, zone=LA)
+    assert when.window is None
+    assert when.notes == ["the window 2017-09-03 10:15–10:25 PDT (17:15–17:25 UTC) is in the "
+                          "future (now is 2017-09-02 05:00 PDT), so it was not used"], when.notes
 
 
 def test_window_line_without_a_clock_or_with_junk_never_raises() -> None:
@@ -65,9 +89,10 @@ def test_window_line_without_a_clock_or_with_junk_never_raises() -> None:
     ("between 10:15 and 10:25 on 2017-08-04 in PDT", "UTC",
      "Window: 2017-08-04 10:15–10:25 PDT (17:15–17:25 UTC)"),
     ("between 10:15 and 10:25 on 2017-08-04", LA,
-     "Window: 2017-08-04 10:15–10:25 America/Los_Angeles (17:15–17:25 UTC)"),
-    ("in the last 2h", LA,
-     "Window: last 2h, 2017-09-02 03:00–05:00 America/Los_Angeles (10:00–12:00 UTC)"),
+     "Window: 2017-08-04 10:15–10:25 PDT (17:15–17:25 UTC)"),
+    ("between 10:15 and 10:25 on 2016-12-01", LA,
+     "Window: 2016-12-01 10:15–10:25 PST (18:15–18:25 UTC)"),
+    ("in the last 2h", LA, "Window: last 2h, 2017-09-02 03:00–05:00 PDT (10:00–12:00 UTC)"),
     ("on Sep 1 around 10:20 CET", "UTC", "Window: 2017-09-01 10:10–10:30 CET (09:10–09:30 UTC)"),
     ("yesterday", "UTC", "Window: 2017-09-01 00:00–24:00 UTC"),
 ])

@@ -1,13 +1,17 @@
 """A window as the answer's first line states it: in the zone the question used, with UTC beside.
 
 "Window: 2017-08-04 10:15–10:25 PDT (17:15–17:25 UTC)"; a window over midnight shows both
-dates; a duration ("2h") is shown with the absolute times it meant at the clock. Rendering never
+dates; a zone named by its IANA name ("America/Los_Angeles", the configured default) is said by
+the abbreviation its clocks showed (PST, PDT), as every other time in the answer says it
+(common/localtime), each bound's own when daylight saving starts or ends inside the window; a
+duration ("2h") is shown with the absolute times it meant at the clock. Rendering never
 raises: a value it cannot read is shown as given.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from zoneinfo import ZoneInfo
 
 from netopsai.common.errors import NetopsError
 from netopsai.common.timewin import as_utc, parse_duration, parse_time
@@ -48,12 +52,26 @@ def _duration_line(window: str, name: str, tz: tzinfo, clock: datetime | None) -
 
 def span_text(start: datetime, end: datetime, name: str, tz: tzinfo) -> str:
     """'2017-08-04 10:15–10:25 PDT (17:15–17:25 UTC)': local first; UTC's date only where it
-    differs from the local one."""
+    differs from the local one. Across a change of daylight saving each bound names its own:
+    '2025-11-01 18:00 PDT – 2025-11-02 06:00 PST (…)'."""
     a, b = start.astimezone(tz), end.astimezone(tz)
-    local = f"{_range(a, b)} {name}"
-    if name == "UTC":
-        return local
+    first, last = label(a, name), label(b, name)
+    if first == last:
+        local = f"{_range(a, b)} {first}"
+    else:
+        local = f"{a:%Y-%m-%d} {_hm(a)} {first} – {'' if b.date() == a.date() else f'{b:%Y-%m-%d} '}"
+        local += f"{_hm(b)} {last}"
+    if not (a.utcoffset() or b.utcoffset()):
+        return local  # UTC (or a zone at UTC+0 then): no second copy of the same times
     return f"{local} ({_range(start.astimezone(UTC), end.astimezone(UTC), a.date())} UTC)"
+
+
+def label(t: datetime, name: str) -> str:
+    """The zone's name at `t` (which is in that zone): an IANA zone's abbreviation then ('PST',
+    'PDT', 'CET'); a name as given otherwise (PDT, IST, UTC+2), and the IANA name where the
+    zone has no letters for itself (some write '-03')."""
+    said = t.tzname() or ""
+    return said if isinstance(t.tzinfo, ZoneInfo) and said.isalpha() else name
 
 
 def _range(a: datetime, b: datetime, known: date | None = None) -> str:

@@ -25,7 +25,7 @@ from netopsai.common.timewin import as_utc, iso
 from netopsai.planner.dates import DateHit, find_dates
 from netopsai.planner.dayparts import DAY_PART, day_part
 from netopsai.planner.timescan import Scan, Span, clock_times, dated, point, take
-from netopsai.planner.window_text import WindowValue, span_text
+from netopsai.planner.window_text import WindowValue, label, span_text
 from netopsai.planner.zones import Zone, daylight_note, find_zone
 
 __all__ = ["Span", "When", "WindowValue", "parse_when"]
@@ -165,7 +165,8 @@ def _finish(out: When, clock: datetime, zone: Zone) -> None:
     if isinstance(out.window, dict):
         start, end = (_utc(out.window[k]) for k in ("start", "end"))
         shown = span_text(start, end, zone.name, zone.tz)
-        now = f"{clock.astimezone(zone.tz):%Y-%m-%d %H:%M} {zone.name}"
+        local = clock.astimezone(zone.tz)
+        now = f"{local:%Y-%m-%d %H:%M} {label(local, zone.name)}"
         if start >= clock:
             out.notes.append(f"the window {shown} is in the future (now is {now}), so it was not used")
             out.window = None
