@@ -50,9 +50,9 @@ def render_evidence(ev: Evidence, console: Console) -> None:
     if ev.window:
         console.print(f"window {markup(ev.window['start'])} .. {markup(ev.window['end'])}")
     if ev.rows:
-        from netopsai.tools.registry import REGISTRY
+        from netopsai.copilot.doors import tool_catalog
 
-        tool = REGISTRY.get(ev.tool)
+        tool = tool_catalog().get(ev.tool)
         cols = [c for c in (tool.shown_columns(ev) if tool else ev.columns)
                 if any(c in r for r in ev.rows[:MAX_ROWS])] or ev.columns
         shown = MAX_ROWS if console.is_terminal else len(ev.rows)
