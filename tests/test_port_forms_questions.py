@@ -54,6 +54,7 @@ def test_every_labelled_port_form_is_read_as_a_port() -> None:
     "what happened to edge-20 yesterday?", "what happened to edge-20 3 hours ago?",
     "any alarms on edge-20 interfaces today?", "what happened to edge-20 port status?",
     "which ports flapped on edge-20 in the last 2h?", "is edge-20 ok now?",
+    "what happened to edge-20 ipv6 peering?", "any bgp4 alarms on edge-20 bgp4?",
 ])
 def test_ordinary_words_are_not_ports(question: str) -> None:
     ent, _, _ = extract(question, _vocab(), CLOCK)

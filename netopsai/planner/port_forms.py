@@ -42,6 +42,7 @@ KERNEL = re.compile(r"(?<![\w-])(?:" + "|".join(sorted(_KERNEL_KINDS, key=len, r
 # ports that carry no number, read only in a port's place (right after the device)
 WORDLESS = re.compile(r"(?:wan|lan|wwan|mgmt|(?:br|pppoe|wg|tun)-[a-z0-9]+)", re.I)
 _PORT_WORD = r"(?:port|interface|intf)"
+_PLACED_SHAPE = re.compile(r"[A-Za-z]{0,2}\d+")  # ProCurve's A12, a bare 7 after "port"
 # what may follow a device: an optional "port"/"interface", then one token of port characters
 _AFTER = r"(?:\s+(?P<word>" + _PORT_WORD + r"))?\s+(?P<tok>[\w][\w./:-]*?)(?=[\s,;!?)]|[.:](?:\s|$)|$)"
 
@@ -77,8 +78,14 @@ def placed(raw: str, masked: str, typed: Iterable[str]) -> list[tuple[int, int, 
 
 
 def _port_token(tok: str, said: bool) -> bool:
+    """A port by its place: a port word, or a number-bearing token shaped as ports are and words
+    are not (a letter or two then a number, `A12`; numbers with separators, `1/1/38`,
+    `0004:01:00.0`, `mdio-bus:1f`); after "port"/"interface" any token with a number. "ipv6"
+    or "bgp4" right after a device are words."""
     if WORDLESS.fullmatch(tok):
         return True
     if not any(c.isdigit() for c in tok):
         return False
-    return said or not tok.isdigit()
+    if said:
+        return True
+    return not tok.isdigit() and bool(_PLACED_SHAPE.fullmatch(tok) or re.search(r"[/:.]", tok))
