@@ -15,6 +15,7 @@ from sqlalchemy import Engine, inspect
 from sqlmodel import Session, func, select
 
 from netopsai.common.errors import NetopsError
+from netopsai.lab.inventory_yaml import import_files as import_with_specs
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for, get_meta
 from netopsai.store.inventory import StoreInventory
@@ -95,7 +96,7 @@ def test_a_later_partial_row_keeps_what_it_does_not_mention(store: Engine) -> No
 
 def test_yaml_spec_import_builds_the_lab_topology_without_its_history(
         store: Engine, lab_engine: Engine) -> None:
-    import_files(store, [SPEC], scale="small", seed=7)
+    import_with_specs(store, [SPEC], scale="small", seed=7)
     for table in (m.Site, m.Pod, m.Segment, m.Device, m.Interface, m.Link, m.HostAddress):
         assert count(store, table) == count(lab_engine, table) > 0, table
     for table in (m.Alarm, m.Change, m.InterfaceEvent, m.CounterSample):
@@ -153,8 +154,18 @@ def test_yaml_errors_point_at_the_line(tmp_path: Path, store: Engine, old: str, 
     spec = tmp_path / "spec.yaml"
     spec.write_text(SPEC.read_text().replace(old, new, 1))
     with pytest.raises(NetopsError) as err:
-        import_files(store, [spec])
+        import_with_specs(store, [spec])
     assert str(err.value).startswith(f"{spec}{message}"), str(err.value)
+
+
+def test_the_store_reads_no_spec_itself(store: Engine) -> None:
+    """The lab builds a spec's rows (issue 27 item 6): the store's importer, given no reader,
+    refuses a spec in one line, before anything is written, and names the door that reads it."""
+    with pytest.raises(NetopsError) as err:
+        import_files(store, [*CSVS, SPEC])
+    assert str(err.value) == (f"{SPEC}: a YAML lab spec is read by the lab: import it with "
+                              "netopsai.lab.inventory_yaml.import_files")
+    assert not inspect(store).has_table("device")
 
 
 def test_a_failed_import_changes_nothing_in_a_filled_store(tmp_path: Path, store: Engine) -> None:

@@ -38,8 +38,8 @@ def inventory_import(
         = False) -> None:
     """Import NetBox CSV exports (devices, interfaces, cables, prefixes, IP addresses) or a YAML
     spec; every file is validated first and a failed import changes nothing."""
+    from netopsai.lab.inventory_yaml import import_files
     from netopsai.store.engine import get_engine
-    from netopsai.store.inventory_import import import_files
 
     result = import_files(get_engine(), files, scale=scale, seed=seed, replace=replace, force=force)
     echo(result.line())

@@ -9,6 +9,7 @@ and are skipped; cables to circuit terminations are skipped too (counted in the 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from ipaddress import ip_interface, ip_network
 from pathlib import Path
@@ -23,6 +24,9 @@ from netopsai.store.csv_rows import Located, Problem, read_csv
 from netopsai.store.inventory_sync import InventoryBatch, SyncReport, link_kind, sync_inventory
 
 Row = dict[str, Any]
+# A YAML lab spec's rows at a scale and seed: the lab builds them (lab/inventory_yaml.py, whose
+# import_files passes its reader in), so the store imports nothing of the lab (issue 27 item 6)
+SpecReader = Callable[[Path, str, int], InventoryBatch]
 
 
 @dataclass
@@ -38,28 +42,31 @@ class ImportResult:
 
 
 def import_files(engine: Engine, paths: list[Path], scale: str = "small", seed: int = 7,
-                 replace: bool = False, force: bool = False) -> ImportResult:
-    """Validate every file, then write them in one transaction; a bad file changes nothing."""
+                 replace: bool = False, force: bool = False,
+                 spec_reader: SpecReader | None = None) -> ImportResult:
+    """Validate every file, then write them in one transaction; a bad file changes nothing.
+    YAML specs need `spec_reader` (lab.inventory_yaml.import_files passes the lab's)."""
     if not paths:
         raise NetopsError("no files to import")
     try:
-        batch, skipped = build_batch(engine, paths, scale, seed, replace)
+        batch, skipped = build_batch(engine, paths, scale, seed, replace, spec_reader)
     except Problem as exc:
         raise NetopsError(str(exc)) from None
     return ImportResult([str(p) for p in paths], sync_inventory(engine, batch, replace, force), skipped)
 
 
-def build_batch(engine: Engine, paths: list[Path], scale: str, seed: int,
-                replace: bool) -> tuple[InventoryBatch, Counter[str]]:
-    from netopsai.store.inventory_yaml import yaml_batch
-
+def build_batch(engine: Engine, paths: list[Path], scale: str, seed: int, replace: bool,
+                spec_reader: SpecReader | None = None) -> tuple[InventoryBatch, Counter[str]]:
     parsed: dict[str, list[Located]] = {}
     batches: list[InventoryBatch] = []
     for path in paths:
         if not path.is_file():
             raise Problem(str(path), 0, "", "no such file")
         if path.suffix.lower() in (".yaml", ".yml"):
-            batches.append(yaml_batch(path, scale, seed))
+            if spec_reader is None:
+                raise Problem(str(path), 0, "", "a YAML lab spec is read by the lab: import it "
+                              "with netopsai.lab.inventory_yaml.import_files")
+            batches.append(spec_reader(path, scale, seed))
         else:
             kind, rows = read_csv(path)
             parsed.setdefault(kind, []).extend(rows)

@@ -1,5 +1,8 @@
 """Our YAML lab spec (inventory/*.yaml) as a real inventory: the lab's topology builder, no history.
 
+The lab builds the rows and the store writes them: `import_files` is the store's importer
+(store/inventory_import.py: NetBox CSVs, validation, one transaction) with this module's
+`yaml_batch` as its reader of specs, so the store imports nothing of the lab (issue 27 item 6).
 Validation errors point at the file, the line and the field of the YAML, with the closest
 valid name where there is one (a misspelt key or scale).
 """
@@ -12,12 +15,22 @@ from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from sqlalchemy import Engine
 
 from netopsai.common.errors import MalformedFile, closest, parse_yaml
 from netopsai.lab.spec import LabSpec
 from netopsai.lab.topology import build_topology
 from netopsai.store.csv_rows import Problem
+from netopsai.store.inventory_import import ImportResult
+from netopsai.store.inventory_import import import_files as import_into_store
 from netopsai.store.inventory_sync import InventoryBatch
+
+
+def import_files(engine: Engine, paths: list[Path], scale: str = "small", seed: int = 7,
+                 replace: bool = False, force: bool = False) -> ImportResult:
+    """NetBox CSV exports and YAML specs into the store, all or nothing (`netopsai inventory
+    import`): the store's importer, reading each spec with `yaml_batch`."""
+    return import_into_store(engine, paths, scale, seed, replace, force, spec_reader=yaml_batch)
 
 
 def yaml_batch(path: Path, scale: str, seed: int) -> InventoryBatch:
