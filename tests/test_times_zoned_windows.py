@@ -5,6 +5,7 @@ beside; a UTC network names UTC. JSON, CSV and the rows stay ISO UTC."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -100,3 +101,62 @@ def test_auto_triage_posts_its_citations_on_the_network_clock(
                             "citations": ["E1"]}, "triage-1")
     assert _citations(posted[0]["blocks"]) == [
         "[E1] alarms · window 2025-11-04 10:00–12:00 PST (18:00–20:00 UTC)"]
+
+
+# -- the terminal: `alarms cases` and `alarms acks` (netopsai/cli/alarms.py) -------------------
+
+@pytest.fixture
+def lab_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    from netopsai.cli.app import main
+
+    monkeypatch.setenv("NETOPSAI_HOME", str(tmp_path))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    assert main(["lab", "init", "--now", "2025-11-04T20:00:00Z"]) == 0
+    return tmp_path
+
+
+def _zone(home: Path, zone: str) -> None:
+    (home / "config.yaml").write_text(f"ingest:\n  timezone: {zone}\n")
+
+
+def _printed(capsys: pytest.CaptureFixture[str]) -> str:
+    return " ".join(capsys.readouterr().out.split())  # rich may wrap a long line: words kept
+
+
+@pytest.mark.parametrize("zone, said", [
+    (LA, " alarms in 2025-11-04 10:00–12:00 PST (18:00–20:00 UTC) -> "),
+    ("UTC", " alarms in 2025-11-04 18:00–20:00 UTC -> ")])
+def test_alarms_cases_says_its_window_on_the_network_clock(
+        lab_home: Path, capsys: pytest.CaptureFixture[str], zone: str, said: str) -> None:
+    from netopsai.cli.app import main
+
+    _zone(lab_home, zone)
+    capsys.readouterr()
+    assert main(["alarms", "cases", "--window", "2h"]) == 0
+    out = _printed(capsys)
+    assert said in out and not ISO_Z.search(out.split(" -> ")[0]), out
+    assert main(["alarms", "cases", "--window", "2h", "--json"]) == 0  # parsed: ISO UTC
+    assert json.loads(capsys.readouterr().out)["window"] == WIN
+
+
+def test_alarms_acks_lists_on_the_network_clock(lab_home: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from netopsai.cli.app import main
+    from netopsai.store.engine import engine_for
+    from tests.test_alarm_acks import alarm_ids
+
+    b = alarm_ids(engine_for(f"sqlite:///{lab_home / 'netopsai.db'}"))[1]
+    _zone(lab_home, LA)
+    assert main(["alarms", "silence", str(b), "--for", "2h", "--by", "bob"]) == 0
+    capsys.readouterr()
+    assert main(["alarms", "acks"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"2025-11-04 12:00 PST (20:00 UTC)  #{b}  silence until 2025-11-04 14:00 PST (22:00 UTC)"
+        "  by bob"]
+    _zone(lab_home, "UTC")
+    assert main(["alarms", "acks"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"2025-11-04 20:00 UTC  #{b}  silence until 2025-11-04 22:00 UTC  by bob"]
+    assert main(["alarms", "acks", "--json"]) == 0  # parsed: ISO UTC, as stored
+    [row] = json.loads(capsys.readouterr().out)
+    assert (row["at"], row["until"]) == ("2025-11-04T20:00:00Z", "2025-11-04T22:00:00Z")

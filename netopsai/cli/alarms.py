@@ -33,7 +33,8 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
         args: dict[str, Any] = {"window": window, "state": state, "correlate": True}
         if site:
             args["site"] = site
-        ev = call_tool(frontend_backends(), "alarms", args)  # the configured backends, as `tool`
+        backends = frontend_backends()  # the configured backends, as `tool`
+        ev = call_tool(backends, "alarms", args)
         if ev.errors:
             raise NetopsError(ev.errors[0])
         f = ev.facts
@@ -42,23 +43,25 @@ def register(app: typer.Typer, lab_app: typer.Typer) -> None:
                                    "case_count": f["groups"], "compression": f["compression"]},
                                   default=str))
             return
-        _print_cases(ev.window or {}, f)
+        _print_cases(ev.window or {}, f, backends.zone)
 
     _register_acks(alarms)
 
 
-def _print_cases(window: dict[str, Any], f: dict[str, Any]) -> None:
+def _print_cases(window: dict[str, Any], f: dict[str, Any], zone: str) -> None:
     """Device and interface names and the reasons quote the network: every cell goes through
-    render.cell (visible, never markup)."""
+    render.cell (visible, never markup). The window is said on the network's clock (`zone`),
+    UTC beside; the table's cells stay as the rows have them (ISO UTC)."""
     from rich.console import Console
     from rich.table import Table
 
     from netopsai.cli.render import cell
     from netopsai.cli.textout import markup
+    from netopsai.common.localtime import when
 
     console = Console()
-    console.print(f"{f['alarms']} alarms in {markup(window.get('start'))} .. "
-                  f"{markup(window.get('end'))} -> {f['groups']} cases "
+    console.print(f"{f['alarms']} alarms in {markup(when(window.get('start'), window.get('end'), zone))}"
+                  f" -> {f['groups']} cases "
                   f"({f['compression']:g} alarms per case)")
     if not f["cases"]:
         return
@@ -103,9 +106,12 @@ def _register_acks(alarms: typer.Typer) -> None:
 
 def acks_cmd(alarm_id: Annotated[int | None, typer.Option("--id", help="Only this alarm")] = None,
              as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False) -> None:
-    """Acknowledgements and silences, newest first."""
+    """Acknowledgements and silences, newest first: on the network's clock, zone named and UTC
+    beside; --json keeps them ISO UTC (parsed)."""
     import json
 
+    from netopsai.cli.zone import network_zone
+    from netopsai.common.localtime import at
     from netopsai.common.timewin import iso
     from netopsai.copilot.frontend import store_engine
     from netopsai.store.acks import check_alarm, history
@@ -119,9 +125,11 @@ def acks_cmd(alarm_id: Annotated[int | None, typer.Option("--id", help="Only thi
     if as_json:
         typer.echo(json.dumps(rows))
         return
+    zone = network_zone()
     for r in rows:  # who and why as stored (rows older than the plain-text check too): visible
-        until = f" until {r['until']}" if r["until"] else ""
-        typer.echo(visible(f"{r['at']}  #{r['alarm_id']}  {r['action']}{until}  by {r['by']}"
+        until = f" until {at(r['until'], zone, beside=True)}" if r["until"] else ""
+        said = at(r["at"], zone, beside=True)
+        typer.echo(visible(f"{said}  #{r['alarm_id']}  {r['action']}{until}  by {r['by']}"
                            f"{': ' + str(r['why']) if r['why'] else ''}"))
     if not rows:
         typer.echo("no acknowledgements or silences")
