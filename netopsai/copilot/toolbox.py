@@ -12,7 +12,7 @@ from typing import Any
 from netopsai.backends.base import Backends
 from netopsai.copilot.evidence import Evidence, Ledger
 from netopsai.planner import Vocabulary
-from netopsai.tools.registry import run_tool
+from netopsai.tools.registry import ToolRunner, run_tool
 
 
 @dataclass
@@ -47,17 +47,3 @@ class Toolbox:
         """One call at a time, ids from `ledger`: what the diagnosis engine's checks call."""
         return ToolRunner(self.backends, ledger)
 
-
-@dataclass
-class ToolRunner:
-    """Toolbox.runner's callable; it carries the network's zone (ingest.timezone), the one the
-    diagnosis shows its times in (diagnosis/context.py Context.zone)."""
-    backends: Backends
-    ledger: Ledger
-
-    @property
-    def zone(self) -> str:
-        return self.backends.zone or "UTC"
-
-    def __call__(self, tool: str, args: dict[str, Any]) -> Evidence:
-        return run_tool(tool, args, self.backends, self.ledger.mint())

@@ -108,9 +108,9 @@ def diagnose(backends: Any = None, *, src: str | None = None, dst: str | None = 
     if run is None:
         if backends is None:
             raise ValueError("diagnose needs backends or a tool runner")
-        from netopsai.copilot.toolbox import Toolbox
+        from netopsai.tools.registry import ToolRunner  # the runner Toolbox.runner hands out
 
-        run = Toolbox(backends).runner(Ledger.following(evidence or []))
+        run = ToolRunner(backends, Ledger.following(evidence or []))
 
     ctx = Context(list(evidence or []), run, question)
     if not ctx.traces:
