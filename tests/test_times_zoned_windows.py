@@ -103,7 +103,8 @@ def test_auto_triage_posts_its_citations_on_the_network_clock(
         "[E1] alarms · window 2025-11-04 10:00–12:00 PST (18:00–20:00 UTC)"]
 
 
-# -- the terminal: `alarms cases` and `alarms acks` (netopsai/cli/alarms.py) -------------------
+# -- the terminal: `netopsai tool` (netopsai/cli/render.py), `alarms cases` and `alarms acks`
+# (netopsai/cli/alarms.py)
 
 @pytest.fixture
 def lab_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -160,3 +161,19 @@ def test_alarms_acks_lists_on_the_network_clock(lab_home: Path,
     assert main(["alarms", "acks", "--json"]) == 0  # parsed: ISO UTC, as stored
     [row] = json.loads(capsys.readouterr().out)
     assert (row["at"], row["until"]) == ("2025-11-04T20:00:00Z", "2025-11-04T22:00:00Z")
+
+
+@pytest.mark.parametrize("zone, said", [
+    (LA, "window 2025-11-04 10:00–12:00 PST (18:00–20:00 UTC)"),
+    ("UTC", "window 2025-11-04 18:00–20:00 UTC")])
+def test_a_tools_window_is_printed_on_the_network_clock(
+        lab_home: Path, capsys: pytest.CaptureFixture[str], zone: str, said: str) -> None:
+    from netopsai.cli.app import main
+
+    _zone(lab_home, zone)
+    capsys.readouterr()
+    assert main(["tool", "alarms", '{"window": "2h", "state": "any"}']) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1] == said, out[:3]
+    assert main(["tool", "alarms", '{"window": "2h"}', "--json"]) == 0  # parsed: ISO UTC
+    assert json.loads(capsys.readouterr().out)["window"] == WIN

@@ -62,7 +62,9 @@ def tool_cmd(name: Annotated[str, typer.Argument(help=TOOL_HELP)],
         if fmt == "csv":
             write_csv(ev, sys.stdout)
         else:
-            render_evidence(ev, out_console())
+            from netopsai.cli.zone import network_zone
+
+            render_evidence(ev, out_console(), network_zone())
     if ev.errors and not ev.partial:
         raise NetopsError(ev.errors[0])
     for problem in ev.errors:  # partial: what could not be read (e.g. a device that timed out)

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from netopsai.cli.textout import headline_line, lines, markup
+from netopsai.common.localtime import when
 from netopsai.common.textsafe import visible
 from netopsai.copilot.evidence import Evidence, cell_text
 
@@ -45,10 +46,12 @@ def write_csv(ev: Evidence, out: TextIO) -> None:
         w.writerow([visible(cell_text(row.get(c), 100_000)) for c in ev.columns])
 
 
-def render_evidence(ev: Evidence, console: Console) -> None:
+def render_evidence(ev: Evidence, console: Console, zone: str = "UTC") -> None:
+    """The call, its window on the network's clock (`zone`, UTC beside: read by a person), the
+    rows as a table (as the tool wrote them: ISO UTC) and the summary."""
     console.print(f"[bold]\\[{ev.id}] {markup(ev.tool)}[/bold] {markup(ev.args)}")
     if ev.window:
-        console.print(f"window {markup(ev.window['start'])} .. {markup(ev.window['end'])}")
+        console.print(f"window {markup(when(ev.window.get('start'), ev.window.get('end'), zone))}")
     if ev.rows:
         from netopsai.copilot.doors import tool_catalog
 
