@@ -69,7 +69,7 @@ class Ranker:
     def _ask(self, ctx: Context, parent: Node | None, live: list[tuple[Node, float]]) -> list[str]:
         from langchain_core.messages import AIMessage, HumanMessage
 
-        from netopsai.copilot.llm import ModelError, invoke, usage
+        from netopsai.common.chat import ModelError, invoke, usage
         from netopsai.prompts import load as load_prompt
 
         prompt = Template(load_prompt("diagnosis.md")).substitute(

@@ -25,9 +25,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from pydantic import ValidationError
 
+from netopsai.common.chat import ModelError, invoke, message_text, scrub, secrets_of, usage
 from netopsai.common.errors import unknown
 from netopsai.copilot.evidence import DATA_NOTE, Evidence, quoted
-from netopsai.copilot.llm import ModelError, invoke, message_text, scrub, secrets_of, usage
 from netopsai.planner.calls import ToolCall
 from netopsai.planner.hurried import normalise
 from netopsai.planner.llm_names import Resolved, resolve_args
