@@ -31,8 +31,8 @@ def _line(i: int) -> bytes:
 
 def test_every_datagram_is_received_or_counted_as_a_kernel_drop(tmp_path: Path) -> None:
     """The reading thread is held while a burst overflows a small receive buffer: the kernel
-    drops some, the ingest counts them (its /proc/net/udp row), and once the thread goes on,
-    what it received and what the kernel dropped add up to what was sent."""
+    drops some and holds the rest, the ingest counts both (its /proc/net/udp row), and once the
+    thread goes on, what it received and what the kernel dropped add up to what was sent."""
     engine, url = fresh_url(tmp_path)
     n = 3000
     gate = threading.Event()
@@ -53,6 +53,7 @@ def test_every_datagram_is_received_or_counted_as_a_kernel_drop(tmp_path: Path) 
                 sock.sendto(_line(i), ("127.0.0.1", ingest.syslog.port))
         dropped = intake.kernel_drops()
         assert dropped > 0, "a burst larger than the buffer must overflow it"
+        held_snap = snapshot(ingest)  # the kernel's backlog, before the thread reads it
         gate.set()
         wait_until(lambda: intake.received + intake.kernel_drops() >= n, "the queue drained", 60)
         settle(ingest, intake.received)
@@ -61,6 +62,9 @@ def test_every_datagram_is_received_or_counted_as_a_kernel_drop(tmp_path: Path) 
     assert snap["syslog_received"] + snap["syslog_kernel_drops"] == n
     assert snap["written"] == snap["syslog_received"] == len(raw_events(engine, "syslog"))
     assert snap["backlog"] == 0
+    assert held_snap["syslog_kernel_queue_bytes"] > 0 and snap["syslog_kernel_queue_bytes"] == 0
+    assert "bytes still in the kernel)" in line(held_snap)
+    assert 'netopsai_ingest_kernel_queue_bytes{source="syslog"} 0' in prometheus(snap)
     assert f"({dropped:,} dropped by the kernel, 0 refused)" in line(snap)
     assert f'netopsai_ingest_kernel_drops_total{{source="syslog"}} {dropped}' in prometheus(snap)
 

@@ -1,6 +1,6 @@
 """The ingest's own counters: what each receiver took in and refused, what the kernel dropped
-before it could (the socket's `drops` in /proc/net/udp), what the writer stored, refused and
-still has to store (the backlog, on disk in the spool).
+before it could (the socket's `drops` in /proc/net/udp) and still holds for it (its queue),
+what the writer stored, refused and still has to store (the backlog, on disk in the spool).
 
 `netopsai ingest` prints them as one line every REPORT_EVERY seconds while they change, on
 SIGUSR1 and at exit, and keeps them in NETOPSAI_HOME/ingest.prom, rewritten every
@@ -43,7 +43,7 @@ def snapshot(ingest: Ingest) -> dict[str, int]:
         intake = receiver.intake
         out[f"{source}_received"] = intake.received
         out[f"{source}_refused"] = intake.refused
-        out[f"{source}_kernel_drops"] = intake.kernel_drops()
+        out[f"{source}_kernel_drops"], out[f"{source}_kernel_queue_bytes"] = intake.kernel_counts()
     if ingest.webhook is not None:
         out["alertmanager_received"] = ingest.webhook.received
     if ingest.writer is not None:
@@ -61,8 +61,10 @@ def line(snap: dict[str, int]) -> str:
         if f"{source}_received" in snap:
             extra = ""
             if f"{source}_kernel_drops" in snap:
+                queued = snap.get(f"{source}_kernel_queue_bytes", 0)
                 extra = (f" ({snap[f'{source}_kernel_drops']:,} dropped by the kernel, "
-                         f"{snap[f'{source}_refused']:,} refused)")
+                         f"{snap[f'{source}_refused']:,} refused"
+                         + (f", {queued:,} bytes still in the kernel" if queued else "") + ")")
             parts.append(f"{source} {snap[f'{source}_received']:,} received{extra}")
     if "written" in snap:
         parts.append(f"{snap['written']:,} written, {snap['backlog']:,} waiting in the spool, "
@@ -82,6 +84,12 @@ def prometheus(snap: dict[str, int]) -> str:
         if rows:
             out += [f"# HELP {PREFIX}_{metric}_total {what}", f"# TYPE {PREFIX}_{metric}_total counter"]
             out += [f'{PREFIX}_{metric}_total{{source="{s}"}} {v}' for s, v in rows]
+    queue = [(s, snap[f"{s}_kernel_queue_bytes"]) for s in ("syslog", "trap")
+             if f"{s}_kernel_queue_bytes" in snap]
+    if queue:  # the backlog before the spool: datagrams the receiving thread has not read yet
+        name = f"{PREFIX}_kernel_queue_bytes"
+        out += [f"# HELP {name} Bytes of datagrams waiting in the socket's kernel buffer",
+                f"# TYPE {name} gauge"] + [f'{name}{{source="{s}"}} {v}' for s, v in queue]
     for key, kind, what in WRITER:
         if key in snap:
             name = f"{PREFIX}_{key}" + ("_total" if kind == "counter" else "")

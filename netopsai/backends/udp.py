@@ -72,8 +72,15 @@ class UdpIntake:
 
     def kernel_queue(self) -> int:
         """Bytes waiting in the kernel for this socket, not yet read."""
+        return self.kernel_counts()[1]
+
+    def kernel_counts(self) -> tuple[int, int]:
+        """(datagrams dropped, bytes waiting) from one read of the socket's /proc row: the
+        kernel's side of the backlog, before the receiving thread took it."""
         row = _proc_row(self.sock) if self.sock is not None else None
-        return int(row[4].split(":")[1], 16) if row else 0
+        if row is None:
+            return self._drops, 0
+        return int(row[12]), int(row[4].split(":")[1], 16)
 
     def _loop(self) -> None:
         assert self.sock is not None
