@@ -45,7 +45,7 @@ def ray_choice(engine: EngineName, address: str | None) -> RayOptions | None:
         if address:
             raise NetopsError("--address goes with --engine ray")
         return None
-    from netopsai.common.ray_cluster import ray_options
+    from netopsai.config.ray import ray_options
 
     return ray_options(address)
 

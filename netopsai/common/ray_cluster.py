@@ -5,7 +5,8 @@ Without an address a private local cluster lives for the run (bound to 127.0.0.1
 no usage reporting) and is shut down on the way out, Ctrl-C included. With one, the cluster's
 workers must be able to import netopsai and open the store (PostgreSQL for a cluster on other
 machines: a SQLite file is only shared on one machine). An unreachable address is one line,
-found with a short TCP connect before Ray's own minutes-long wait."""
+found with a short TCP connect before Ray's own minutes-long wait. The command line's address over
+config.yaml's `ray:` is config/ray.py's `ray_options` (common imports no other room)."""
 
 from __future__ import annotations
 
@@ -41,18 +42,6 @@ class RayOptions:
     workers: int | None = None
 
 
-def ray_options(address: str | None) -> RayOptions:
-    """The command line's address over the configuration's `ray:` section (config.yaml),
-    checked before the command writes anything (a batch's CSV header, say)."""
-    from netopsai.config.load import load_netconfig
-
-    conf = load_netconfig().settings.ray
-    opts = RayOptions(address or conf.address, conf.workers)
-    if opts.address:
-        _reachable(opts.address)
-    return opts
-
-
 def _import_ray(address: str | None) -> Any:
     env = dict(RAY_ENV)
     if address:
@@ -68,8 +57,9 @@ def _import_ray(address: str | None) -> Any:
     return ray
 
 
-def _reachable(address: str) -> None:
-    """A one-line error now rather than Ray's minutes of retries for a cluster that is not there."""
+def reachable(address: str) -> None:
+    """A one-line error now rather than Ray's minutes of retries for a cluster that is not there
+    (config/ray.py checks the configured address with it before a command writes anything)."""
     hostport = address.removeprefix("ray://")
     host, _, port = hostport.rpartition(":")
     if not host or not port.isdigit():
@@ -101,7 +91,7 @@ def _connect(ray: Any, opts: RayOptions, local_cpus: int | None) -> None:
 
     quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR}
     if opts.address:
-        _reachable(opts.address)
+        reachable(opts.address)
         what, kw = f"join the Ray cluster at {opts.address}", {"address": opts.address, **quiet}
     else:
         # "local": a new private cluster, never one found through RAY_ADDRESS or `ray start`
