@@ -189,6 +189,14 @@ class PortStatus(TypedDict):
     admin_status: NotRequired[str]  # up | down at the window's end, where the source has it
 
 
+class StatusRow(PortStatus, total=False):
+    """The telemetry tool's oper_status row: the backend's, with what changed in the window
+    (tools/port_answers/states.py)."""
+
+    change: str  # appeared, went down, flapped ...
+    changes: str  # the events column on the network's clock
+
+
 class PortCounters(TypedDict, total=False):
     """Telemetry.counters: one port's aggregate of a metric; the figures depend on the metric."""
 
@@ -204,6 +212,13 @@ class PortCounters(TypedDict, total=False):
     min_dbm: float  # rx_power
     avg_dbm: float
     last_dbm: float
+    pfc_tx: float  # RoCE (common/roce.py ROCE_FIELDS): the metric's counters beside its total
+    pfc_rx: float
+    ecn_marks: float
+    cnp_tx: float
+    cnp_rx: float
+    retransmits: float
+    out_of_sequence: float
 
 
 def figure(row: PortCounters, key: str) -> float:

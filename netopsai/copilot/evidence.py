@@ -6,7 +6,7 @@ import json
 import re
 import threading
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, Field
 
@@ -73,6 +73,16 @@ class Ledger:
         with self._lock:
             first, self._last = self._last + 1, self._last + n
         return [f"E{i}" for i in range(first, first + n)]
+
+
+RowT = TypeVar("RowT")
+
+
+def rows_of(ev: Evidence, row: type[RowT]) -> list[RowT]:
+    """`ev`'s rows read as `row`, the tool's row type (a TypedDict of backends/rows.py), so mypy
+    checks every key a reader names. The rows stay the plain dicts a thread's JSON holds:
+    nothing is copied or checked at run time, and no answer changes."""
+    return cast(list[RowT], ev.rows)
 
 
 def failed(tool: str, args: dict[str, Any], message: str) -> Evidence:
