@@ -11,9 +11,10 @@ from __future__ import annotations
 from statistics import median
 from typing import Any
 
+from netopsai.backends.rows import DeviceDetail, Neighbor, PortCounters
 from netopsai.common.roce import NIC_PREFIX, ROCE_METRICS
 from netopsai.config.roce import roce_settings
-from netopsai.copilot.evidence import Evidence
+from netopsai.copilot.evidence import Evidence, rows_of
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.context import ECMP, Context
 from netopsai.diagnosis.registry import check, symptom
@@ -36,13 +37,14 @@ def lossless(ctx: Context) -> bool:
         return True
     if not ctx.focus:
         return False
-    row = next((e.rows[0] for e in ctx.evidence if e.tool == "metadata" and not e.errors
-                and e.args.get("query") == "device" and e.args.get("name") == ctx.focus
-                and e.rows), {})
-    return row.get("role") == "gpu_host" or any(
+    row = next((rows_of(e, DeviceDetail)[0] for e in ctx.evidence if e.tool == "metadata"
+                and not e.errors and e.args.get("query") == "device"
+                and e.args.get("name") == ctx.focus and e.rows), None)
+    return (row is not None and row.get("role") == "gpu_host") or any(
         _rdma(r.get("interface")) or _rdma(r.get("neighbor_interface"))
         for e in ctx.evidence if e.tool == "metadata" and not e.errors
-        and e.args.get("query") == "neighbors" and e.args.get("name") == ctx.focus for r in e.rows)
+        and e.args.get("query") == "neighbors" and e.args.get("name") == ctx.focus
+        for r in rows_of(e, Neighbor))
 
 
 def scope_devices(ctx: Context) -> list[str]:
@@ -68,9 +70,10 @@ def _read(ctx: Context, metric: str, devices: list[str], top: int) -> Evidence:
                                   "top": top})
 
 
-def _far_end(ctx: Context, device: str, ifname: str) -> tuple[dict[str, Any] | None, str]:
+def _far_end(ctx: Context, device: str, ifname: str) -> tuple[Neighbor | None, str]:
     ev = ctx.call("metadata", {"query": "neighbors", "name": device})
-    link = None if ev.errors else next((r for r in ev.rows if r["interface"] == ifname), None)
+    link = None if ev.errors else next((r for r in rows_of(ev, Neighbor) if r["interface"] == ifname),
+                                       None)
     return link, ev.id
 
 
@@ -100,8 +103,9 @@ def pfc_storm(ctx: Context) -> Verdict:
     ev = _counters(ctx, "PFC storm", "pfc", "PFC", 20)
     if not isinstance(ev, Evidence):
         return ev
-    top, cfg = ev.rows[0], roce_settings()  # thresholds: config.yaml `roce:`
-    rest = [r["total"] for r in ev.rows[1:] if r["total"] < top["total"] / 2] or [0.0]
+    rows = rows_of(ev, PortCounters)
+    top, cfg = rows[0], roce_settings()  # thresholds: config.yaml `roce:`
+    rest = [r["total"] for r in rows[1:] if r["total"] < top["total"] / 2] or [0.0]
     if top["max_per_5min"] < cfg.storm_per_5min or top["total"] < cfg.far_above * median(rest):
         return rejected(f"no PFC storm on {ctx.scope}: the most pause frames through one port are "
                         f"{top['max_per_5min']:.0f} per 5 minutes ({top['device']} "
@@ -109,7 +113,7 @@ def pfc_storm(ctx: Context) -> Verdict:
     return _storm(ctx, ev, top, median(rest))
 
 
-def _storm(ctx: Context, ev: Evidence, top: dict[str, Any], usual: float) -> Verdict:
+def _storm(ctx: Context, ev: Evidence, top: PortCounters, usual: float) -> Verdict:
     dev, port, cites = top["device"], top["interface"], [ev.id]
     link, nid = _far_end(ctx, dev, port)
     cites += [nid] if link and nid else []
@@ -137,14 +141,14 @@ def ecmp_collision(ctx: Context) -> Verdict:
     ecn = _counters(ctx, "ECMP collision", "ecn", "ECN", 10)
     if not isinstance(ecn, Evidence):
         return ecn
-    hot = ecn.rows[0]
+    hot = rows_of(ecn, PortCounters)[0]
     if hot["max_per_5min"] < ECN_PER_5MIN or _rdma(hot["interface"]):
         return rejected(f"no port of {ctx.scope} marks ECN heavily (at most "
                         f"{hot['max_per_5min']:.0f} per 5 minutes)", [ecn.id])
     return _collision(ctx, ecn, hot)
 
 
-def _collision(ctx: Context, ecn: Evidence, hot: dict[str, Any]) -> Verdict:
+def _collision(ctx: Context, ecn: Evidence, hot: PortCounters) -> Verdict:
     dev, port = hot["device"], hot["interface"]
     nb = ctx.call("metadata", {"query": "neighbors", "name": dev})
     util = ctx.call("telemetry", {"metric": "utilization", "devices": [dev],
@@ -152,8 +156,8 @@ def _collision(ctx: Context, ecn: Evidence, hot: dict[str, Any]) -> Verdict:
     cites = [c for c in (ecn.id, nb.id, util.id) if c]
     if nb.errors or util.errors:
         return unknown(f"could not read {dev}'s uplinks and their utilisation", cites)
-    uplinks = {r["interface"]: r["neighbor"] for r in nb.rows if r["kind"] != "host"}
-    ups = {r["interface"]: r for r in util.rows if r["interface"] in uplinks}
+    uplinks = {r["interface"]: r["neighbor"] for r in rows_of(nb, Neighbor) if r["kind"] != "host"}
+    ups = {r["interface"]: r for r in rows_of(util, PortCounters) if r["interface"] in uplinks}
     if port not in ups or len(ups) < 2:
         return rejected(f"{dev} {port} marks ECN but is not one of several uplinks", cites)
     load = ups[port]["last_pct"]

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from netopsai.copilot.evidence import Evidence, failed
+from netopsai.backends.rows import Hop, Neighbor
+from netopsai.copilot.evidence import Evidence, failed, rows_of
 from netopsai.diagnosis.base import Verdict
 
 DIAG_WINDOW = "1h"
@@ -245,7 +246,7 @@ class Context:
         """The focus device's neighbours (a device diagnosis): their links to it are its links."""
         return [r["neighbor"] for e in self.evidence if self.focus and not e.errors
                 and e.tool == "metadata" and e.args.get("query") == "neighbors"
-                and e.args.get("name") == self.focus for r in e.rows]
+                and e.args.get("name") == self.focus for r in rows_of(e, Neighbor)]
 
     def endpoints(self) -> list[str]:
         return [x for _, row in self.owners.values() for x in (row.get("device"), row.get("tor")) if x]
@@ -302,7 +303,7 @@ class Context:
                 words += [f"stop {self.stop_hop(t).get('status', '')}", f"at {f.get('stopped_at')}"]
             if f.get("failing"):
                 words.append(f"ecmp failing at {f['failing']['device']} {f['failing']['reason']}")
-            if any(h.get("loss_pct") for h in t.rows):
+            if any(h.get("loss_pct") for h in rows_of(t, Hop)):
                 words.append("loss")
         for _, r in self.alarms.values():
             if self.alarm_position(r) and (r["state"] == "open" or r["kind"] == "DEVICE_REBOOT"):
