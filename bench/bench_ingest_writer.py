@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import pickle
+import shutil
 import statistics
 import subprocess
 import sys
@@ -166,6 +167,7 @@ def main() -> None:
                         got = run_child(tree, kind, data, new_url())
                         print(kind, store, name, got, flush=True)
                         res.setdefault((kind, store, name), []).append(got)
+    shutil.rmtree(trees[f"before ({a.base})"], ignore_errors=True)
     body = render(res, a)
     print(body)
     write_section(a.out, "ingest-writer", body)
