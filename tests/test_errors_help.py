@@ -87,3 +87,54 @@ def test_an_unknown_device_is_offered_devices_only(vocab: Vocabulary) -> None:
 def test_an_unknown_pod_is_offered_pods_only(vocab: Vocabulary) -> None:
     near = _suggested(plan("details of dc1-pod9", vocab, CLOCK).note)
     assert near and set(near) <= set(vocab.pods)
+
+
+def _first_line(r: dict[str, object]) -> str:
+    from netopsai.copilot.headline import headline
+
+    return headline(str(r["answer"]))
+
+
+def test_the_overview_headline_says_ok_on_a_healthy_lab(copilot: Copilot) -> None:
+    r = copilot.answer("is the network ok?", "ov-ok")
+    alarms = next(e for e in r["evidence"] if e["tool"] == "alarms")
+    assert alarms["facts"]["open"] == 0  # the rows under the verdict: nothing open
+    line = _first_line(r)
+    assert line.startswith("OK: no open cases in the last 24h (")
+    assert "2025-11-04 20:00" in line  # the window it read, on the network's clock
+    # the rest of the glance is counted from the same evidence, not guessed
+    flaps = next(e for e in r["evidence"] if e["tool"] == "telemetry")["facts"]["changed"]
+    assert f"{flaps} port" in line
+
+
+def test_the_overview_headline_says_not_ok_and_names_the_open_case(make_lab: object) -> None:
+    from netopsai.backends.lab import lab_backends
+    from netopsai.lab.inject import inject
+    from netopsai.lab.manage import lab_info
+    from netopsai.lab.scenario import Scenario
+
+    engine = make_lab()  # type: ignore[operator]
+    sc = Scenario.model_validate({"id": "ov-down", "now": lab_info(engine).clock, "question": "q",
+                                  "faults": [{"at": "-25m", "kind": "link_down",
+                                              "target": {"link": "dc1-leaf-03:Ethernet52"}}]})
+    inject(engine, sc)
+    r = Copilot(lab_backends(engine)).answer("is the network ok?", "ov-down")
+    cases = next(e for e in r["evidence"] if e["tool"] == "alarms")["facts"]["cases"]
+    open_cases = [c for c in cases if c["state"] == "open"]
+    assert open_cases
+    line = _first_line(r)
+    n = len(open_cases)
+    assert line.startswith(f"Not OK: {n} open case{'s' if n > 1 else ''} in the last 24h")
+    root = open_cases[0]
+    assert f"{root['case']} {root['root_kind']} on {root['root_device']}" in line
+    assert not line.startswith("OK")  # never the reverse of the rows
+
+
+def test_an_overview_whose_alarms_failed_is_unknown_never_ok() -> None:
+    from netopsai.copilot.evidence import Evidence
+    from netopsai.copilot.verdict import verdict
+
+    ev = [Evidence(id="E1", tool="alarms", args={"window": "24h"}, errors=["store unreachable"]),
+          Evidence(id="E2", tool="changelog", facts={"changes": 0})]
+    line = verdict(ev)
+    assert line.startswith("Unknown: the open alarms could not be read") and "store unreachable" in line

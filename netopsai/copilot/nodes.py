@@ -292,7 +292,7 @@ def summarizer_node(state: CopilotState, llm: Any = None, zone: str = "UTC") -> 
     if problems:  # the templates cite by construction: this is our bug, say so, don't hide it
         log.error("answer failed the citation check: %s", problems)
         answer += f"\n\n_Citation check failed: {problems[0]}_"
-    answer = _lead(state) + answer
+    answer = _lead(state) + _verdict(state, zone) + answer
     return {**out, "answer": answer, "phase": "done", "last_intent": state.get("intent"),
             "messages": [AIMessage(content=answer)]}
 
@@ -305,6 +305,16 @@ def _lead(state: CopilotState) -> str:
     if state.get("window_text"):
         lines.append(f"_{state['window_text']}_")
     return "".join(f"{x}\n\n" for x in lines)
+
+
+def _verdict(state: CopilotState, zone: str) -> str:
+    """"Is the network ok?" gets its answer first, whoever wrote the rest (verdict.py)."""
+    if state.get("intent") != "overview":
+        return ""
+    from netopsai.copilot.verdict import verdict
+
+    line = verdict(turn_evidence(state), zone)
+    return f"{line}\n\n" if line else ""
 
 
 def _llm_answer(state: CopilotState, llm: Any, zone: str = "UTC") -> tuple[str | None, dict[str, Any]]:
