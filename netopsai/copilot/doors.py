@@ -17,6 +17,7 @@ from netopsai.tools.registry import REGISTRY, Tool, run_tool
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
+    from netopsai.copilot.device import DeviceView
     from netopsai.copilot.pairs import Pair, PairResult
     from netopsai.store.acks import AckState
     from netopsai.store.tables import AlarmAck
@@ -81,6 +82,17 @@ def snapshot_rows(backends: Backends, device: str) -> list[dict[str, Any]]:
     return [summary_row(s) for s in device_snapshots(acks_store(backends), device)]
 
 
+def snapshot_detail(backends: Backends, device: str, snapshot_id: str) -> dict[str, Any] | None:
+    """One stored snapshot of `device`, opened: its listing row with what was read (`data`:
+    interfaces, LLDP, BGP as NAPALM returned them). Looked up within the device's own
+    snapshots, so an id of another device's opens nothing (None)."""
+    from netopsai.store.snapshots import device_snapshots, summary_row
+
+    snap = next((s for s in device_snapshots(acks_store(backends), device)
+                 if str(s.id) == snapshot_id), None)
+    return None if snap is None else {**summary_row(snap), "data": snap.data or {}}
+
+
 class Doors:
     """Copilot's doors besides `ask`: each a method over the copilot's own backends."""
 
@@ -94,6 +106,12 @@ class Doors:
     def tool(self, name: str, args: dict[str, Any] | str) -> Evidence:
         """One tool call (`netopsai tool`, the API's and MCP's tools): its evidence is E1."""
         return call_tool(self.backends, name, args)
+
+    def device(self, name: str, window: str = "24h") -> DeviceView:
+        """One device's page model: which device the name stands for and each panel's read."""
+        from netopsai.copilot.device import read_device
+
+        return read_device(self.backends, name, window)
 
     def alarms(self, window: str = "24h", state: str = "any", site: str | None = None,
                category: str | None = None) -> Evidence:
@@ -114,6 +132,9 @@ class Doors:
 
     def snapshots(self, device: str) -> list[dict[str, Any]]:
         return snapshot_rows(self.backends, device)
+
+    def snapshot(self, device: str, snapshot_id: str) -> dict[str, Any] | None:
+        return snapshot_detail(self.backends, device, snapshot_id)
 
     def check_pairs(self, pairs: Iterable[Pair]) -> list[PairResult]:
         """Batch connectivity checks, one pair after another: each traced, a failing one

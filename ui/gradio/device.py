@@ -1,8 +1,8 @@
 """The Device tab's content (issue 13, §Device page): one device's facts, interfaces with their
 live state and changes in the window, neighbours, open alarms and cases, recent changes, log
-lines and a port-state timeline. Everything comes from the copilot's own tools through its
-door (doors.call_tool), so the page shows exactly what an answer would cite. Pure functions,
-no gradio."""
+lines and a port-state timeline. The reads are the copilot's (`Copilot.device`, here
+copilot/device.py's read_device over the backends): its own tools, so the page shows exactly
+what an answer would cite; this module only renders the DeviceView. Pure functions, no gradio."""
 
 from __future__ import annotations
 
@@ -15,11 +15,16 @@ from typing import Any
 import pandas as pd
 
 from netopsai.backends.base import Backends
-from netopsai.common.timewin import parse_duration
 from netopsai.common.words import count
-from netopsai.copilot.doors import call_tool
+from netopsai.copilot.device import (
+    EVENTS_SHOWN,
+    DevicePanels,
+    DeviceView,
+    device_names,
+    read_device,
+    zone_info,
+)
 from netopsai.copilot.evidence import Evidence, cell_text
-from netopsai.planner.zones import zone_of
 from netopsai.ui.gradio.alarms import cases_frame
 from netopsai.ui.gradio.device_snapshots import SNAPSHOT_COLUMNS, snapshots_frame
 from netopsai.ui.gradio.timepick import local_time  # gradio is loaded by .alarms already
@@ -27,8 +32,7 @@ from netopsai.ui.gradio.views import MAX_PORTS, status_timeline
 
 DASH = "—"  # an empty value: never "None" or "nan"
 WINDOWS = ["1h", "6h", "24h", "7d"]
-CHANGES_AT_LEAST = "7d"  # a change three days before the alarm is still the first suspect
-EVENTS_SHOWN = 20
+__all__ = ["EVENTS_SHOWN", "DevicePage", "device_names", "device_page", "when", "zone_info"]
 _UP, _DOWN = "#16a34a", "#dc2626"
 IFACE_COLUMNS = ["interface", "state", "admin", "last change", "in the window", "description",
                  "speed", "mtu", "ip"]
@@ -62,18 +66,6 @@ class DevicePage:
     timeline: pd.DataFrame = field(default_factory=lambda: _empty(TIMELINE_COLUMNS))
     snapshots: pd.DataFrame = field(default_factory=lambda: _empty(SNAPSHOT_COLUMNS))
     errors: list[str] = field(default_factory=list)
-
-
-def device_names(backends: Backends) -> list[str]:
-    """Every network device's name, for the picker (hosts are reachable by typing them)."""
-    ev = call_tool(backends, "metadata", {"query": "devices"})
-    return [str(r["name"]) for r in ev.rows]
-
-
-def zone_info(zone: str | tzinfo | None) -> tzinfo:
-    if zone is None or isinstance(zone, tzinfo):
-        return zone or UTC
-    return zone_of(zone) or UTC
 
 
 def text(v: Any) -> str:
@@ -237,14 +229,6 @@ def _events_frame(rows: list[dict[str, Any]], zone: tzinfo) -> pd.DataFrame:
     return _table([{**r, "at": when(r.get("at"), zone)} for r in newest], EVENT_COLUMNS)
 
 
-def _changes_window(window: str) -> str:
-    try:
-        longer = parse_duration(window) >= parse_duration(CHANGES_AT_LEAST)
-    except Exception:  # a START..END window: the tool says what is wrong with it, if anything
-        return window
-    return window if longer else CHANGES_AT_LEAST
-
-
 def _status(page: DevicePage, tele: Evidence, zone: tzinfo) -> str:
     down = int((page.interfaces["state"] != "up").sum())
     w = tele.window or {}
@@ -260,54 +244,32 @@ def device_page(backends: Backends, name: str, window: str = "24h") -> DevicePag
     """The page of one device. An unknown name (or a bad window) comes back as the tools'
     one-line error, with their suggestions; a tool that fails leaves its panel empty and
     says so in `errors`."""
-    name, window = (name or "").strip(), (window or "24h").strip()
-    if not name:
-        return DevicePage(status="Pick a device, or open the app at ?device=NAME.")
-    zone = zone_info(backends.zone)
-    dev = call_tool(backends, "metadata", {"query": "device", "name": name})
-    if dev.errors:  # an inventory device's address or FQDN, one known from its logs, or the error
-        from netopsai.ui.gradio.device_logged import not_in_inventory
-
-        return not_in_inventory(backends, name, window, zone) or DevicePage(name=name, status=dev.errors[0])
-    name = str(dev.rows[0]["name"])
-
-    def call(tool: str, **args: Any) -> Evidence:
-        return call_tool(backends, tool, args)
-    also = _stored_as(backends, name)  # its lines stored under another spelling too
-    ifaces = call("metadata", query="interfaces", name=name)
-    tele = call("telemetry", metric="oper_status", devices=[name], window=window, top=1000)
-    if tele.errors:  # a bad window: the one line that says so, before nine panels of nothing
-        return DevicePage(name=name, status=tele.errors[0], errors=tele.errors)
-    evs = [ifaces, tele, call("metadata", query="neighbors", name=name),
-           call("metadata", query="filters", name=name),
-           call("alarms", devices=[name, *also("alarms", window)], state="open", window=window),
-           call("alarms", state="any", correlate=True, window=window),
-           call("changelog", devices=[name], window=_changes_window(window)),
-           call("events", devices=[name, *also("events", window)], window=window, limit=EVENTS_SHOWN),
-           call("metadata", query="snapshots", name=name)]
-    return _assemble(name, dev.rows[0], evs, zone)
+    return render(read_device(backends, name, window))
 
 
-def _stored_as(backends: Backends, name: str) -> Any:
-    """(tool, window) -> the other names the events store holds this device under (with or
-    without an `ingest.domains` suffix: lines loaded before the inventory or the setting)."""
-    from netopsai.planner.hostnames import also_stored, logged_lookup
+def render(view: DeviceView) -> DevicePage:
+    """The page for the copilot's DeviceView: an inventory device's panels, a device known
+    only from its logs, or the one line that says why nothing is shown."""
+    if view.inventory is not None:
+        return _assemble(view.name, view.inventory, view.zone)
+    if view.logged is not None:
+        from netopsai.ui.gradio.device_logged import logged_page
 
-    logged = logged_lookup(backends.alarms, backends.domains, backends.inventory.clock)
-    return lambda tool, window: also_stored(logged, [name], tool, window)
+        return logged_page(view.logged, view.zone)
+    return DevicePage(name=view.name, status=view.status, errors=view.errors)
 
 
-def _assemble(name: str, dev: dict[str, Any], evs: list[Evidence], zone: tzinfo) -> DevicePage:
-    ifaces, tele, nbrs, filters, open_alarms, cases, changes, events, snaps = evs
-    ports = {str(r["interface"]): r for r in tele.rows}
+def _assemble(name: str, panels: DevicePanels, zone: tzinfo) -> DevicePage:
+    p, evs = panels, panels.all()
+    ports = {str(r["interface"]): r for r in p.telemetry.rows}
     page = DevicePage(
-        name=name, facts=facts_html(dev, filters, zone),
-        interfaces=interfaces_frame(ifaces.rows, ports, zone), neighbours=neighbours_frame(nbrs.rows),
-        alarms=_alarms_frame(open_alarms.rows, zone), cases=_cases_frame(cases, name, zone),
-        changes=_changes_frame(changes.rows, zone), events=_events_frame(events.rows, zone),
-        timeline=timeline_frame(tele, ifaces.rows, name, zone),
-        snapshots=snapshots_frame(snaps.rows, lambda v: when(v, zone)),
+        name=name, facts=facts_html(p.device, p.filters, zone),
+        interfaces=interfaces_frame(p.interfaces.rows, ports, zone),
+        neighbours=neighbours_frame(p.neighbours.rows),
+        alarms=_alarms_frame(p.open_alarms.rows, zone), cases=_cases_frame(p.cases, name, zone),
+        changes=_changes_frame(p.changes.rows, zone), events=_events_frame(p.events.rows, zone),
+        timeline=timeline_frame(p.telemetry, p.interfaces.rows, name, zone),
+        snapshots=snapshots_frame(p.snapshots.rows, lambda v: when(v, zone)),
         errors=[f"{e.tool}: {err}" for e in evs for err in e.errors])
-    page.status = _status(page, tele, zone)
+    page.status = _status(page, p.telemetry, zone)
     return page
-
