@@ -21,8 +21,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from netopsai.backends.rows import DeviceInfo, HostInfo
 from netopsai.common.hostlist import compress
 from netopsai.common.localtime import is_utc, span, tz_of
+from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
@@ -81,11 +83,12 @@ def gather(ctx: Context, sc: Scope, tracer: Tracer | None = None) -> Reads:
     prefix = os.path.commonprefix(sc.hosts)
     glob = {"name": prefix + "*"} if prefix else {}
     devs = ctx.call("metadata", {"query": "devices", **glob})
-    status = {r["name"]: r for r in devs.rows if r["name"] in sc.hosts} if not devs.errors else {}
+    status = {r["name"]: r for r in rows_of(devs, DeviceInfo)
+              if r["name"] in sc.hosts} if not devs.errors else {}
     pods = sorted({str(r["pod"]) for r in status.values() if r.get("pod")})
     nics = ctx.call("metadata", {"query": "hosts", **({"pod": pods[0]} if len(pods) == 1 else glob)})
-    attach = [] if nics.errors else nics.rows
-    leaves = sorted({r["tor"] for r in attach if r["name"] in sc.hosts and r.get("tor")})
+    attach = [] if nics.errors else rows_of(nics, HostInfo)
+    leaves = sorted({t for r in attach if r["name"] in sc.hosts and (t := r.get("tor"))})
     both, w = sc.hosts + leaves, sc.window
     reads = Reads(sc.hosts, leaves, attach, status, devs, window=sc.window, call=ctx.call,
                   zone=ctx.zone)

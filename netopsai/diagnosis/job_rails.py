@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from netopsai.backends.rows import HostInfo
 from netopsai.common.words import count
 from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.job_ecmp import Placement, ring
@@ -36,7 +37,7 @@ class Tracer:
     mint: Callable[[], str]
 
 
-def rail_nics(attach: list[dict[str, Any]], hosts: list[str]) -> dict[int, list[Nic]]:
+def rail_nics(attach: list[HostInfo], hosts: list[str]) -> dict[int, list[Nic]]:
     """Rail -> the job's hosts' NIC on it, in the job's host order. The rail is the leaf's
     `railK` when it names one, else the NIC's place among the host's addresses."""
     order = {h: i for i, h in enumerate(hosts)}

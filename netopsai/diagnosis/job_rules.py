@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from netopsai.backends.rows import AlarmRecord, PortCounters, StatusRow
+from netopsai.backends.rows import AlarmRecord, DeviceInfo, HostInfo, PortCounters, StatusRow
 from netopsai.common.localtime import stamp
 from netopsai.config.roce import RoceSettings, roce_settings
 from netopsai.copilot.evidence import Evidence, rows_of
@@ -24,8 +24,8 @@ class Reads:
 
     hosts: list[str]
     leaves: list[str]
-    attach: list[dict[str, Any]]  # the pod's NIC addresses: host, its leaf and leaf port
-    status: dict[str, dict[str, Any]]  # job host -> its inventory row
+    attach: list[HostInfo]  # the pod's NIC addresses: host, its leaf and leaf port
+    status: dict[str, DeviceInfo]  # job host -> its inventory row
     devices: Evidence
     ev: dict[str, Evidence] = field(default_factory=dict)
     window: Any = None  # what the reads cover (the job's window)
@@ -61,7 +61,7 @@ class Reads:
         evs = [self.devices if k == "devices" else self.ev.get(k) for k in keys]
         return [e.id for e in evs if e is not None and e.id and not e.errors]
 
-    def host_ports(self) -> set[tuple[str, str]]:
+    def host_ports(self) -> set[tuple[str | None, str | None]]:
         """Leaf ports facing a host of the pod (the others are the leaf's uplinks)."""
         return {(r["tor"], r["tor_interface"]) for r in self.attach if r.get("tor")}
 
