@@ -45,12 +45,17 @@ def acks_store(backends: Backends) -> Engine:
     return store_engine()
 
 
-def ack_states(backends: Backends, alarm_ids: Iterable[int], now: datetime,
+def ack_states(backends: Backends | None, alarm_ids: Iterable[int], now: datetime,
                engine: Engine | None = None) -> dict[int, AckState]:
-    """Each alarm's acknowledgement or silence at `now` (alarms with none are left out)."""
+    """Each alarm's acknowledgement or silence at `now` (alarms with none are left out). Without
+    backends, `engine` names the store (a front end that already holds acks_store's)."""
     from netopsai.store import acks
 
-    return acks.states(engine or acks_store(backends), alarm_ids, now)
+    if engine is None:
+        if backends is None:
+            raise ValueError("ack_states needs backends or the store's engine")
+        engine = acks_store(backends)
+    return acks.states(engine, alarm_ids, now)
 
 
 def record_ack(backends: Backends | None, alarm_id: int, action: str, who: str, why: str,

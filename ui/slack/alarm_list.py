@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from netopsai.common.localtime import at
+from netopsai.copilot.doors import ack_states, acks_store
 from netopsai.ui.slack.blocks import mrkdwn
 
 if TYPE_CHECKING:
@@ -25,14 +26,6 @@ MARKS = {"critical": ":red_circle:", "major": ":large_orange_circle:",
          "info": ":large_blue_circle:"}
 RANK = {"critical": 0, "major": 1, "minor": 2, "warning": 3, "info": 4}
 IMPACT = {"traffic_lost": "traffic lost", "degraded": "traffic degraded"}
-
-
-def store_of(backends: Backends) -> Engine:
-    """The store the web app's Alarms tab acks in (ui/gradio/alarms.store_of): the inventory's
-    own, else NETOPSAI_HOME's. Imported late: the web app's module loads pandas."""
-    from netopsai.ui.gradio.alarms import store_of as web_store
-
-    return web_store(backends)
 
 
 def alarm_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -107,10 +100,9 @@ def alarm_blocks(rows: list[dict[str, Any]], acks_text: dict[int, str],
 
 def ack_texts(engine: Engine, ids: list[int], now: datetime, zone: str = "UTC") -> dict[int, str]:
     """Each acknowledged or silenced alarm's one-line state, as the web app's ack column says;
-    a silence's end in `zone`, the network's."""
-    from netopsai.store import acks
-
-    return {i: st.text(zone) for i, st in acks.states(engine, ids, now).items()}
+    a silence's end in `zone`, the network's. Read through the copilot's door from `engine`,
+    the store the web app's Alarms tab acks in (doors.acks_store)."""
+    return {i: st.text(zone) for i, st in ack_states(None, ids, now, engine).items()}
 
 
 def list_for(result: dict[str, Any], backends: Backends) -> list[dict[str, Any]]:
@@ -119,5 +111,5 @@ def list_for(result: dict[str, Any], backends: Backends) -> list[dict[str, Any]]
     if not rows:
         return []
     ids = [int(r["id"]) for r in rows[:MAX_ALARMS]]
-    return alarm_blocks(rows, ack_texts(store_of(backends), ids, backends.inventory.clock(),
+    return alarm_blocks(rows, ack_texts(acks_store(backends), ids, backends.inventory.clock(),
                                         backends.zone), backends.zone)

@@ -13,8 +13,8 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
 from netopsai.common.errors import NetopsError
-from netopsai.copilot.doors import record_ack, silence_end
-from netopsai.ui.slack.alarm_list import ACK_ACTION, SILENCE_ACTION, SILENCE_FOR, ack_texts, store_of
+from netopsai.copilot.doors import acks_store, record_ack, silence_end
+from netopsai.ui.slack.alarm_list import ACK_ACTION, SILENCE_ACTION, SILENCE_FOR, ack_texts
 from netopsai.ui.slack.blocks import mrkdwn
 from netopsai.ui.slack.work import SlackContext, clicked
 
@@ -38,7 +38,7 @@ def act(ctx: SlackContext, kind: str, body: dict[str, Any], action: dict[str, An
     backends = ctx.copilot.backends
     try:
         alarm_id = _alarm_id(click.value)
-        engine, now = store_of(backends), backends.inventory.clock()
+        engine, now = acks_store(backends), backends.inventory.clock()
         until = silence_end(now, SILENCE_FOR) if kind == "silence" else None
         record_ack(backends, alarm_id, kind, f"slack:{user}", "from Slack", now, until, engine)
     except NetopsError as exc:
