@@ -14,9 +14,9 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
+from netopsai.backends.base import Backends
+from netopsai.copilot.doors import snapshot_detail
 from netopsai.copilot.evidence import cell_text
-from netopsai.store import tables as m
-from netopsai.store.snapshots import device_snapshots, summary_row
 from netopsai.ui.gradio import views
 
 SNAPSHOT_COLUMNS = ["id", "taken", "alarm", "by", "ports down", "LLDP", "BGP", "config",
@@ -77,13 +77,14 @@ def _part(title: str, rows: list[dict[str, Any]], cols: list[str], shown: int = 
             + views._table(cols, rows[:shown]))
 
 
-def detail_html(snap: m.DeviceSnapshot, when: When) -> str:
-    """One snapshot opened: its line, interfaces, LLDP, BGP, the config's changed lines in full."""
-    row, data = summary_row(snap), snap.data or {}
+def detail_html(row: dict[str, Any], when: When) -> str:
+    """One snapshot opened (the copilot's snapshot_detail row): its line, interfaces, LLDP, BGP,
+    the config's changed lines in full."""
+    data = row.get("data") or {}
     why = f" for alarm {row['alarm_id']}" if row["alarm_id"] is not None else ""
-    head = (f"<p><b>snapshot {row['id']}</b> of {html.escape(snap.device)} taken "
+    head = (f"<p><b>snapshot {row['id']}</b> of {html.escape(row['device'])} taken "
             f"{html.escape(when(row['taken_at']))}{why} by {html.escape(row['source'] or '—')}</p>")
-    diff = str(snap.config_diff or "").splitlines()
+    diff = str(row.get("config_diff") or "").splitlines()
     config = (f"<p><b>config</b>: {html.escape(row['config'] or 'not read')}"
               + (f", {len(diff)} changed lines</p><pre style='{PRE}'>"
                  + html.escape("\n".join(diff)) + "</pre>" if diff else "</p>"))
@@ -99,17 +100,17 @@ def detail_html(snap: m.DeviceSnapshot, when: When) -> str:
 HINT = "<p style='color:#6b7280;margin:2px 0'><small>click a snapshot to open it</small></p>"
 
 
-def snapshot_panel(engine: Any, when: When, table: gr.Dataframe, picker: gr.Dropdown) -> gr.HTML:
+def snapshot_panel(backends: Backends, when: When, table: gr.Dataframe,
+                   picker: gr.Dropdown) -> gr.HTML:
     """The opened snapshot under `table`: a click on a row shows it; a new table (another
-    device, a refresh) closes it. Read from the store by the row's id, within the device's
-    listing, so a stale row of another device opens nothing."""
+    device, a refresh) closes it. Read through the copilot's door by the row's id, within the
+    device's listing, so a stale row of another device opens nothing."""
     shown = gr.HTML("", elem_id="device-snapshot")
 
     def open_one(device: str | None, evt: gr.SelectData) -> str:
         values = evt.row_value if isinstance(evt.row_value, list) else []
         sid = str(values[0]) if values else ""
-        snap = next((s for s in device_snapshots(engine, device or "")
-                     if str(s.id) == sid), None)
+        snap = snapshot_detail(backends, device or "", sid)
         if snap is None:
             return f"<p>snapshot {html.escape(sid)} of {html.escape(device or '')} is gone</p>"
         return detail_html(snap, when)

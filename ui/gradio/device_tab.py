@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 import pandas as pd
 
-from netopsai.ui.gradio.alarms import store_of
 from netopsai.ui.gradio.device import (
     NEIGHBOUR_COLUMNS,
     WINDOWS,
@@ -111,7 +110,7 @@ def _body(zone: str, backends: Any, picker: gr.Dropdown) -> list[Any]:
         changes = _table("device-changes")
         events = _table("device-events")
         snapshots = _table("device-snapshots")
-        snapshot_panel(store_of(backends), lambda v: when(v, zone_info(backends.zone)), snapshots, picker)
+        snapshot_panel(backends, lambda v: when(v, zone_info(backends.zone)), snapshots, picker)
     return [body, facts, interfaces, neighbours, timeline, alarms, cases, changes, events, snapshots]
 
 
