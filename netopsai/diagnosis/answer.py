@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any
 
+from netopsai.backends.rows import AlarmRecord
 from netopsai.common.localtime import at, moment
 from netopsai.common.localtime import span as zoned_span
 from netopsai.copilot.evidence import Evidence
@@ -122,7 +122,7 @@ def still(ctx: Context, d: Diagnosis, state: str | None) -> Finding:
                    [*cites, *([last[0]] if last else ctx.alarm_ids[:1])])
 
 
-def _last_cleared(ctx: Context) -> tuple[str, dict[str, Any]] | None:
+def _last_cleared(ctx: Context) -> tuple[str, AlarmRecord] | None:
     closed = [(eid, r) for eid, r, _ in ctx.alarms_of(
         {r["kind"] for _, r in ctx.alarms.values()}, "any") if r["state"] == "closed"]
     return max(closed, key=lambda x: str(x[1].get("cleared_at")), default=None)

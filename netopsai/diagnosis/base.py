@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from netopsai.backends.rows import AlarmRecord
+
 Status = Literal["confirmed", "rejected", "unknown"]
 CONFIRMED: Status = "confirmed"
 REJECTED: Status = "rejected"
@@ -73,7 +75,7 @@ class Diagnosis:
     confidence: float = 0.0
     because: list[Finding] = field(default_factory=list)
     clean: list[Finding] = field(default_factory=list)
-    reference: list[dict[str, Any]] = field(default_factory=list)  # closed alarms, for context
+    reference: list[AlarmRecord] = field(default_factory=list)  # closed alarms, for context
     secondary: list[Finding] = field(default_factory=list)  # other confirmed faults / effects
     ruled_out: list[dict[str, Any]] = field(default_factory=list)  # {label, text, cites}
     next_steps: list[str] = field(default_factory=list)

@@ -6,8 +6,10 @@ evidence that decided it and naming the device and interface it located."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from netopsai.backends.rows import AlarmRecord
 from netopsai.common.localtime import stamp
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.checks_device import down_devices
@@ -18,7 +20,7 @@ from netopsai.diagnosis.symptoms import DCI, DOWN
 ERRORS_PER_5MIN = 50  # healthy ports show a handful of errors a day; a bad optic hundreds
 UTIL_PCT = 80.0
 FLAPS = 2
-Alarm = tuple[str, dict[str, Any], int]
+Alarm = tuple[str, AlarmRecord, int]
 
 
 # why a port is down, from what else its device reported about it (syslog rules' kinds)
@@ -28,11 +30,11 @@ REASONS = {"ADMIN_DOWN": "administratively shut", "ERR_DISABLED": "err-disabled"
            "LACP_MEMBER_DOWN": "LACP member down"}
 
 
-def _where(r: dict[str, Any]) -> str:
+def _where(r: Mapping[str, Any]) -> str:
     return f"{r['device']}{' ' + r['interface'] if r.get('interface') else ''}"
 
 
-def _reason(ctx: Context, r: dict[str, Any]) -> tuple[str, list[str]]:
+def _reason(ctx: Context, r: Mapping[str, Any]) -> tuple[str, list[str]]:
     """' (administratively shut; ...)' and the evidence saying so, for an alarmed port."""
     same = [(eid, x) for eid, x in ctx.alarms.values() if x["kind"] in REASONS
             and x["device"] == r["device"] and x.get("interface") == r.get("interface")

@@ -25,8 +25,8 @@ def down_devices(ctx: Context) -> list[tuple[str, str, int]]:
     out = [(r["device"], eid, pos) for eid, r, pos in ctx.alarms_of({"DEVICE_UNREACHABLE"})]
     peers: dict[str, list[str]] = {}
     for eid, r, _ in ctx.alarms_of({"LINK_DOWN"}):
-        if r.get("peer") and r["peer"] not in ctx.reporting():
-            peers.setdefault(r["peer"], []).append(eid)
+        if (peer := r.get("peer")) and peer not in ctx.reporting():
+            peers.setdefault(peer, []).append(eid)
     out += [(p, ids[0], max(ctx.position(p), 1)) for p, ids in peers.items()
             if len(ids) >= 2 and p not in {d for d, _, _ in out}]
     return out
@@ -124,8 +124,8 @@ def device_down(ctx: Context) -> Verdict:
 def device_reboot(ctx: Context) -> Verdict:
     suspects = [(r["device"], eid, pos) for eid, r, pos in ctx.alarms_of({"DEVICE_REBOOT"}, "any")]
     closed = [(eid, r) for eid, r, _ in ctx.alarms_of({"LINK_DOWN"}, "any") if r["state"] == "closed"]
-    suspects += [(r["peer"], eid, max(ctx.position(r["peer"]), 1)) for eid, r in closed
-                 if r.get("peer") and sum(1 for _, x in closed if x.get("peer") == r["peer"]) >= 2]
+    suspects += [(p, eid, max(ctx.position(p), 1)) for eid, r in closed
+                 if (p := r.get("peer")) and sum(1 for _, x in closed if x.get("peer") == p) >= 2]
     cites: list[str] = []
     for dev, eid, pos in list(dict.fromkeys(suspects))[:3]:
         row, mid = ctx.device(dev)

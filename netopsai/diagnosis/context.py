@@ -10,7 +10,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from netopsai.backends.rows import Hop, Neighbor
+from netopsai.backends.rows import AlarmRecord, Hop, Neighbor
 from netopsai.copilot.evidence import Evidence, failed, rows_of
 from netopsai.diagnosis.base import Verdict
 
@@ -172,10 +172,10 @@ class Context:
         small = [t for t in self.traces if int(t.args.get("size", 60)) <= 1500]
         self.main = next((t for t in small if self.at and t.args.get("at") == self.at),
                          small[0] if small else self.traces[0] if self.traces else None)
-        self.alarms: dict[Any, tuple[str, dict[str, Any]]] = {}
+        self.alarms: dict[Any, tuple[str, AlarmRecord]] = {}
         self.recent = [e for e in ok if e.tool == "alarms" and _recent(e, self.window)]
         for e in ok:
-            for r in e.rows if e.tool == "alarms" and e not in self.recent else []:
+            for r in rows_of(e, AlarmRecord) if e.tool == "alarms" and e not in self.recent else []:
                 self.alarms.setdefault(r.get("id") or json.dumps(r, default=str),
                                        (e.id, self._as_then(r)))
         self.changes = [(e.id, r) for e in ok if e.tool == "changelog" for r in e.rows]
@@ -185,7 +185,7 @@ class Context:
                        if e.tool == "metadata" and e.args.get("query") == "ip" and e.rows}
         self._geometry()
 
-    def _as_then(self, r: dict[str, Any]) -> dict[str, Any]:
+    def _as_then(self, r: AlarmRecord) -> AlarmRecord:
         """An alarm as it stood at the end of a past window: open if it cleared after it."""
         end = _time(self.window.get("end")) if self.at and isinstance(self.window, dict) else None
         cleared = _time(r.get("cleared_at")) if r.get("cleared_at") else None
@@ -212,8 +212,8 @@ class Context:
             return [*(f.get("ecmp_devices") or []), *(f.get("path_devices") or [])]
         f = self.main.facts if self.main else {}
         flow = {*(f.get("ecmp_devices") or []), *(f.get("path_devices") or []), *self.stops()}
-        return [b for _, r in self.alarms.values() if r["state"] == "open" and r.get("peer")
-                for a, b in ((r["device"], r["peer"]), (r["peer"], r["device"])) if a in flow]
+        return [b for _, r in self.alarms.values() if r["state"] == "open" and (p := r.get("peer"))
+                for a, b in ((r["device"], p), (p, r["device"])) if a in flow]
 
     def widen(self) -> None:
         """Trace the flow as it was just before the earliest alarm that has an end off
@@ -264,15 +264,16 @@ class Context:
     def position(self, device: str | None, peer: str | None = None) -> int:
         return max(self.pos.get(device or "", 0), self.pos.get(peer or "", 0))
 
-    def alarm_position(self, r: dict[str, Any]) -> int:
+    def alarm_position(self, r: AlarmRecord) -> int:
         """0 unless the alarm is about this flow: its device, and the far end of its link,
         are (or were, before the alarms) on the flow's paths. Else the closer end's level."""
-        if r.get("peer") and not self.pos.get(r["peer"]):
+        peer = r.get("peer")
+        if peer and not self.pos.get(peer):
             return 0
-        return self.position(r["device"], r.get("peer")) if self.pos.get(r["device"]) else 0
+        return self.position(r["device"], peer) if self.pos.get(r["device"]) else 0
 
     def alarms_of(self, kinds: set[str], state: str = "open",
-                  categories: set[str] | None = None) -> list[tuple[str, dict[str, Any], int]]:
+                  categories: set[str] | None = None) -> list[tuple[str, AlarmRecord, int]]:
         """Alarms of these kinds about this flow (position >= 1), closest to the flow first."""
         out = [(eid, r, self.alarm_position(r)) for eid, r in self.alarms.values()
                if r["kind"] in kinds and (state == "any" or r["state"] == state)

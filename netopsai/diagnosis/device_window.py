@@ -11,8 +11,10 @@ and went in the last hours follows it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
+from netopsai.backends.rows import AlarmRecord
 from netopsai.common.localtime import events
 from netopsai.common.words import plain
 from netopsai.diagnosis.answer import span
@@ -31,7 +33,7 @@ def said(window: Any, zone: str = "UTC") -> str:
     return span(window, zone) if isinstance(window, dict) else f"the last {window}"
 
 
-def alarms_of(ctx: Context, name: str) -> list[tuple[str, dict[str, Any]]]:
+def alarms_of(ctx: Context, name: str) -> list[tuple[str, AlarmRecord]]:
     """The device's alarms (its own, and its neighbours' facing it) that were raised and
     cleared in the window read, a device's own alarm first, then by start."""
     rows = [(eid, r) for eid, r in ctx.alarms.values() if name in (r.get("device"), r.get("peer"))]
@@ -83,7 +85,7 @@ def came_and_went(ctx: Context, d: Diagnosis, name: str, window_said: str) -> No
         return
     eps = alarms_of(ctx, name)
     if ctx.at or HISTORY.search(ctx.question or ""):
-        first = eps[0][1] if eps else {}
+        first: Mapping[str, Any] = eps[0][1] if eps else {}
         _, ports = port_changes(ctx, name)
         bounced = "link.flapping" if any(int(r.get("flaps") or 0) > 1 for r in ports) else "link.down"
         d.label = KIND_LABEL.get(str(first.get("kind")), bounced) if eps else bounced

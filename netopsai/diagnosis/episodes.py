@@ -5,9 +5,9 @@ is never said healthy over what happened on it an hour ago."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from netopsai.backends.rows import AlarmRecord
 from netopsai.common.localtime import span
+from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import RECENT, Context
 
@@ -24,16 +24,16 @@ KIND_LABEL = {"DEVICE_REBOOT": "device.reboot", "DEVICE_UNREACHABLE": "device.do
 FIRST = {"DEVICE_REBOOT": 0, "DEVICE_UNREACHABLE": 0}  # a device's own alarm before its links'
 
 
-def closed(rows: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+def closed(rows: list[tuple[str, AlarmRecord]]) -> list[tuple[str, AlarmRecord]]:
     out = [(eid, r) for eid, r in rows if r.get("state") == "closed" and r.get("cleared_at")
            and r.get("impact") != "none"]  # a fan or a PSU did not touch the traffic
     return sorted(out, key=lambda x: (FIRST.get(x[1]["kind"], 1), str(x[1]["raised_at"])))
 
 
-def told(eps: list[tuple[str, dict[str, Any]]], zone: str = "UTC") -> str:
+def told(eps: list[tuple[str, AlarmRecord]], zone: str = "UTC") -> str:
     """'LINK_DOWN on leaf3 Ethernet1 2025-11-04 11:35–11:41 PST; …': each with its start and
     end in the network's zone, named (the alarm rows stay ISO UTC)."""
-    def one(r: dict[str, Any]) -> str:
+    def one(r: AlarmRecord) -> str:
         where = " ".join(x for x in (r["device"], r.get("interface")) if x)
         when = span(r["raised_at"], r["cleared_at"], zone, beside=False, seconds=False)
         return f"{r['kind']} on {where} {when}"
@@ -50,7 +50,7 @@ def episodes(ctx: Context) -> Finding | None:
         eps = closed(rows)
         return Finding(f"began and ended in the window: {told(eps, ctx.zone)}",
                        list(dict.fromkeys(e for e, _ in eps[:SHOWN]))) if eps else None
-    rows = [(e.id, r) for e in ctx.recent for r in e.rows if ctx.pos.get(r["device"])]
+    rows = [(e.id, r) for e in ctx.recent for r in rows_of(e, AlarmRecord) if ctx.pos.get(r["device"])]
     eps = closed(list({r.get("id"): (eid, r) for eid, r in rows}.values()))
     if not eps:
         return None

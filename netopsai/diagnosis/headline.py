@@ -85,9 +85,9 @@ SINCE_LOOKBACK = "24h"  # how far back a Since missing from the evidence in hand
 def _from_evidence(ctx: Context, d: Diagnosis) -> Finding | None:
     on = ctx.changes_on(d.device)
     if on:
-        eid, r = on[0]
-        return Finding(f"{shown(ctx, r['start'])}, when change {r['ticket']} began on "
-                       f"{r['device']}", [eid])
+        eid, c = on[0]
+        return Finding(f"{shown(ctx, c['start'])}, when change {c['ticket']} began on "
+                       f"{c['device']}", [eid])
     if d.label == "device.reboot" and d.device:
         booted = _booted(ctx, d.device)
         if booted is not None:

@@ -8,8 +8,10 @@ its ports' state history (down and up again) name it here, with start and end, i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from netopsai.backends.rows import AlarmRecord
 from netopsai.common.localtime import events
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.device_window import KIND_LABEL, PORTS_SHOWN
@@ -17,9 +19,9 @@ from netopsai.diagnosis.episodes import closed, told
 from netopsai.diagnosis.job_rules import Reads
 
 
-def _alarms(reads: Reads) -> list[tuple[str, dict[str, Any]]]:
+def _alarms(reads: Reads) -> list[tuple[str, AlarmRecord]]:
     eid = (reads.cite("alarms") or [""])[0]
-    rows = [(eid, r) for r in reads.rows("alarms")
+    rows = [(eid, r) for r in reads.alarms()
             if reads.concerns_job(r["device"], r.get("interface") or "")]
     return closed(rows)
 
@@ -58,7 +60,7 @@ def came_and_went(d: Diagnosis, reads: Reads, name: str, window: str, asked: boo
     elif ports:
         parts.append(_ports_text(ports, reads.zone))
     cites = [*dict.fromkeys(e for e, _ in eps[:3] if e), *(reads.cite("status") if ports else [])]
-    first = eps[0][1] if eps else {}
+    first: Mapping[str, Any] = eps[0][1] if eps else {}
     d.label = KIND_LABEL.get(str(first.get("kind")), "link.down") if eps else (
         "link.flapping" if any(int(r.get("flaps") or 0) > 1 for r in ports) else "link.down")
     d.device = first.get("device") or ports[0]["device"]

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from netopsai.backends.rows import AlarmRecord
 from netopsai.common.localtime import stamp
+from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.base import Finding
 from netopsai.diagnosis.job_registry import job_rule
 from netopsai.diagnosis.job_rules import Hit, Reads
@@ -62,12 +64,12 @@ def storm_since(x: Reads, dev: str, port: str, row: dict[str, Any] | None,
     storm rate (`row`: the figures it was found by; for a port without counters, the port
     receiving its pauses)."""
     facing, nb = far_end(x.call, dev, port) if x.call else (None, [])
-    alarms = [(i, a) for i in x.cite("alarms") for a in x.rows("alarms")]
+    alarms = [(i, a) for i in x.cite("alarms") for a in x.alarms()]
     read = set(x.hosts) | set(x.leaves)
     if x.call and not {dev, *(facing[:1] if facing else ())} <= read:  # beyond the job's reads
         ev = x.call("alarms", {"devices": sorted({dev, *(facing[:1] if facing else ())}),
                                "state": "any", "window": x.window})
-        alarms += [(ev.id, a) for a in ([] if ev.errors else ev.rows)]
+        alarms += [(ev.id, a) for a in ([] if ev.errors else rows_of(ev, AlarmRecord))]
     wd = watchdog_facing(alarms, dev, port, facing)
     if wd is not None:
         eid, a = wd

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from netopsai.backends.rows import AlarmRecord
 from netopsai.common.localtime import at, is_utc, stamp, tz_of
 from netopsai.common.timewin import as_utc, iso
 from netopsai.copilot.evidence import Evidence
@@ -45,8 +46,8 @@ def far_end(call: Call, device: str, port: str) -> tuple[tuple[str, str] | None,
     return (str(row["neighbor"]), str(row.get("neighbor_interface") or "")), cites
 
 
-def watchdog_facing(alarms: list[tuple[str, dict[str, Any]]], device: str, port: str,
-                    facing: tuple[str, str] | None) -> tuple[str, dict[str, Any]] | None:
+def watchdog_facing(alarms: list[tuple[str, AlarmRecord]], device: str, port: str,
+                    facing: tuple[str, str] | None) -> tuple[str, AlarmRecord] | None:
     """The earliest PFC watchdog alarm raised on the port facing (device, port), else on that
     port itself: (its evidence id, the alarm)."""
     ends = [e for e in (facing, (device, port)) if e]

@@ -6,8 +6,8 @@ a failing flow — an escalation ticket draft."""
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
 
+from netopsai.backends.rows import AlarmRecord
 from netopsai.common.localtime import stamp
 from netopsai.diagnosis.base import Diagnosis, Finding, Verdict
 from netopsai.diagnosis.context import Context
@@ -123,7 +123,7 @@ def _clean(ctx: Context, d: Diagnosis) -> list[Finding]:
     return out
 
 
-def open_on_path(ctx: Context) -> list[tuple[str, dict[str, Any]]]:
+def open_on_path(ctx: Context) -> list[tuple[str, AlarmRecord]]:
     """Open alarms about the traced path itself (a device alarm on a hop, or a link between two
     consecutive hops): a path that delivers is not called healthy over them."""
     path = list((ctx.main.facts.get("path_devices") or []) if ctx.main else [])
@@ -134,7 +134,7 @@ def open_on_path(ctx: Context) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _unverified(ctx: Context, s: Search, tax: Taxonomy,
-                found: list[tuple[str, dict[str, Any]]]) -> Diagnosis:
+                found: list[tuple[str, AlarmRecord]]) -> Diagnosis:
     """The flow delivers, but open alarms on its path were not confirmed as a cause (a strategy
     that runs no check): said as unverified, never as healthy."""
     d = _inconclusive(ctx, s, tax)
