@@ -14,6 +14,7 @@ from netopsai.common.ifnames import mentions, same_port
 from netopsai.common.timewin import Window, as_utc, iso, iso_ms
 from netopsai.store import tables as m
 from netopsai.store.naming import is_ip, owners_of, resolve_device
+from netopsai.store.rowdump import column_row
 
 SCAN = 20_000  # events read for one question at most: the latest ones in the window
 LOGGED_NAMES = 5_000  # device names listed at most (a picker, the planner's known names)
@@ -48,7 +49,7 @@ class StoreEvents:
         if ticket:
             q = q.where(m.Change.ticket == ticket)
         with Session(self.engine) as s:
-            rows = [_times(c.model_dump(exclude={"id"}), "start", "end")
+            rows = [_times(column_row(c, exclude={"id"}), "start", "end")
                     for c in s.exec(q.order_by(col(m.Change.start).desc()))]
         return cast(list[ChangeRecord], rows)
 
@@ -66,7 +67,7 @@ class StoreEvents:
         if site:
             q = q.where(m.Alarm.site == site)
         with Session(self.engine) as s:
-            rows = [_times(a.model_dump(), "raised_at", "cleared_at")
+            rows = [_times(column_row(a), "raised_at", "cleared_at")
                     for a in s.exec(q.order_by(col(m.Alarm.raised_at).desc()))]
             _add_peers(s, rows)
         return cast(list[AlarmRecord], rows)

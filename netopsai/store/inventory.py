@@ -33,6 +33,7 @@ from netopsai.common.timewin import as_utc, iso
 from netopsai.store import tables as m
 from netopsai.store.naming import interface_holding
 from netopsai.store.network import network_clock
+from netopsai.store.rowdump import column_row
 
 ROLES = ("host", "gpu_host", "tor", "leaf", "spine", "superspine", "border", "dci")
 ROLE_ALIASES = {"tor": "leaf"}  # the inventory calls ToRs leafs
@@ -126,7 +127,7 @@ class StoreInventory:
     def segments(self, site: str | None, pod: str | None) -> list[SegmentInfo]:
         self.check_names(site=site, pod=pod)
         with self._s() as s:
-            rows = [cast(SegmentInfo, x.model_dump())
+            rows = [cast(SegmentInfo, column_row(x))
                     for x in s.exec(_in_place(select(m.Segment), m.Segment, site, pod))]
         return sorted(rows, key=lambda r: _cidr_key(r["cidr"]))
 
@@ -249,8 +250,7 @@ class StoreInventory:
     def interfaces(self, name: str) -> list[InterfaceInfo]:
         self.check_names(devices=[name])
         with self._s() as s:
-            return [cast(InterfaceInfo, {k: v for k, v in i.model_dump().items()
-                                         if k not in ("id", "link_id")})
+            return [cast(InterfaceInfo, column_row(i, exclude=("id", "link_id")))
                     for i in s.exec(select(m.Interface).where(m.Interface.device == name))]
 
     def upstream(self, name: str | None, ip: str | None) -> list[Uplink]:
@@ -297,8 +297,9 @@ def _cidr_key(cidr: str) -> bytes:
 
 
 def _device_row(d: m.Device | Any) -> DeviceInfo:
-    """A device as a row, from the ORM object or a plain result row's mapping."""
-    row = d.model_dump() if isinstance(d, m.Device) else dict(d)
+    """A device as a row, from the ORM object or a plain result row's mapping: either way its
+    keys come in the table's column order (rowdump), so an answer listing them is byte-stable."""
+    row = column_row(d) if isinstance(d, m.Device) else dict(d)
     row["booted_at"] = iso(row["booted_at"]) if row.get("booted_at") else None
     return cast(DeviceInfo, row)
 
