@@ -19,7 +19,7 @@ from sqlalchemy.exc import DatabaseError
 
 from netopsai.common.errors import NetopsError
 
-HEAD = "0007"  # the newest revision in migrations/versions (a test keeps the two equal)
+HEAD = "0008"  # the newest revision in migrations/versions (a test keeps the two equal)
 _done: set[str] = set()  # stores found or brought up to date by this process (by url)
 _lock = threading.Lock()
 
