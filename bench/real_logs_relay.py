@@ -31,7 +31,7 @@ server running when the line was sent. Right host: the name the device gives in 
 sent (the corpus's `host` when it appears there: origin id, HOSTNAME), else the sender's
 address as the server writes it; a relayed datagram named after the relay (127.0.0.1) is wrong.
 
-    .venv/bin/python bench/real_logs_relay.py [--results bench/RESULTS.md] [--misses N]
+    .venv/bin/python -m bench.real_logs_relay [--results bench/RESULTS.md] [--misses N]
         [--sample N] [--keep DIR]
 """
 
@@ -47,10 +47,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
-import real_logs_score as rls  # noqa: E402  (the corpus, its labels, the ingest's entry points)
+from bench import real_logs_score as rls  # the corpus, its labels, the ingest's entry points
 
 FILE_FORMS = ("rsyslog_traditional", "rsyslog_rfc3339", "syslogng_file")
 RELAY_FORMS = ("rsyslog_fwd_rfc5424", "syslogng_relay")
@@ -319,6 +316,6 @@ def measure(rows: list[dict[str, Any]], folder: Path) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    from real_logs_relay_report import main
+    from bench.real_logs_relay_report import main
 
     sys.exit(main())

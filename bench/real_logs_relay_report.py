@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import real_logs_relay as relay
-import real_logs_score as rls
+from bench import real_logs_relay as relay
+from bench import real_logs_score as rls
 
 BEGIN, END = "<!-- real-logs-relay:begin -->", "<!-- real-logs-relay:end -->"
 STATE_KEYS = ("recognised", "kind", "state", "time", "host", "interface", "complete")
@@ -201,7 +201,7 @@ def write_results(path: Path, body: str) -> None:
     section = (
         f"{BEGIN}\n## Real lines relayed through real servers on this machine (issue 24)\n\n"
         f"Run {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on {rls.machine()}; "
-        "`.venv/bin/python bench/real_logs_relay.py --results bench/RESULTS.md`. A measurement "
+        "`.venv/bin/python -m bench.real_logs_relay --results bench/RESULTS.md`. A measurement "
         "apart from the public corpus's figures above (never added to them): the corpus's real "
         "lines sent over UDP on loopback to rsyslog 8.2302 and syslog-ng 3.38 started by the "
         "harness, their files and relayed datagrams loaded back through the ingest "

@@ -14,20 +14,15 @@ parser misses what is still there — each with why; bench/RESULTS.md's section 
 
 from __future__ import annotations
 
-import sys
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from bench import real_logs_relay as relay
+from bench import real_logs_score as rls
 from tests.peers.syslog_servers import missing
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-import real_logs_relay as relay  # noqa: E402
-import real_logs_score as rls  # noqa: E402
 
 SAMPLE = [
     "arista_eos-0003", "arista_eos-0001", "arista_eos-0139", "bsd_kernel-0031", "bsd_kernel-0001",

@@ -11,21 +11,16 @@ UTC (a stamp without a year is judged without it), its name, its port.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bench import real_logs_relay as relay
+from bench import real_logs_score as rls
 from netopsai.backends.syslog.clock import STAMP
 from netopsai.backends.syslog.parse import parse_frame
 from netopsai.backends.syslog.relayed import unwrap
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-import real_logs_relay as relay  # noqa: E402
-import real_logs_score as rls  # noqa: E402
 
 SENDER = "127.1.3.46"  # the device's address, as the server writes it in its host column
 R_BSD = "Nov 27 09:17:05"  # the server's own receive stamp, in each of its forms

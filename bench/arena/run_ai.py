@@ -3,25 +3,23 @@ AI lab) and two held-out sets generated on the fly (another seed on the small la
 lab of 2,048 GPUs with another lab seed), offline, every baseline; the leaderboards go to
 bench/RESULTS.md (section `arena-ai`).
 
-    .venv/bin/python bench/arena/run_ai.py [--n 40]
+    .venv/bin/python -m bench.arena.run_ai [--n 40]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bench.bench_foundation import _machine, write_section
+from netopsai.arena import run as arena
+from netopsai.arena.generate_ai import write_ai
+from netopsai.arena.report import leaderboard
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
 
-from bench_foundation import _machine, write_section  # noqa: E402
-
-from netopsai.arena import run as arena  # noqa: E402
-from netopsai.arena.generate_ai import write_ai  # noqa: E402
-from netopsai.arena.report import leaderboard  # noqa: E402
 
 
 def _score(folder: Path) -> str:
@@ -46,7 +44,7 @@ def main() -> None:
     mach = _machine()
     body = (f"## NetOpsArena on the GPU fabric (issue 15) — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC\n\n"
             f"Machine: {mach['cpu']}, {mach['cores']} cores; rev {mach['rev']}. "
-            "`bench/arena/run_ai.py`. Job questions with nic_flap, pfc_storm, ecmp_collision, "
+            "`python -m bench.arena.run_ai`. Job questions with nic_flap, pfc_storm, ecmp_collision, "
             "rail_link_down, gpu_host_down and crc_errors on the job's NICs, hosts, rail uplinks "
             "or the leaf ports facing its NICs; healthy "
             "jobs; the same faults on hosts the job does not use (must be `none`). The generator "

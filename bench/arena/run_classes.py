@@ -5,7 +5,7 @@ and the medium AI lab of 2,048 GPUs). The public draw (seed 1, small labs) is
 `arena-classes-heldout` of bench/RESULTS.md, per class, with the headline/evidence consistency
 count of every answer.
 
-    .venv/bin/python bench/arena/run_classes.py [--n 70] [--out bench/RESULTS.md]
+    .venv/bin/python -m bench.arena.run_classes [--n 70] [--out bench/RESULTS.md]
 
 Our generator and our labs: the scores show no regression, not that the copilot generalises.
 """
@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 from collections import Counter
 from datetime import UTC, datetime
@@ -25,16 +24,14 @@ from typing import Any
 
 import yaml
 
+from bench.bench_foundation import _machine, write_section
+from netopsai.arena import run as arena
+from netopsai.arena.classes import CLASSES, generate
+from netopsai.arena.generate import MANIFEST, LabKey
+from netopsai.arena.report import leaderboard
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path.insert(0, str(HERE.parent))
-
-from bench_foundation import _machine, write_section  # noqa: E402
-
-from netopsai.arena import run as arena  # noqa: E402
-from netopsai.arena.classes import CLASSES, generate  # noqa: E402
-from netopsai.arena.generate import MANIFEST, LabKey  # noqa: E402
-from netopsai.arena.report import leaderboard  # noqa: E402
 
 SECTION = "arena-classes-heldout"
 DRAWS = (  # (label, title, seed, default lab, AI lab)
@@ -97,7 +94,7 @@ def main() -> None:
                      f"of {s.get('judged', 0)} answers")
         parts.append(leaderboard(results).replace("### ", f"#### {title} — ", 1))
     body = (f"## NetOpsArena, issue 25 classes on held-out draws — {datetime.now(UTC):%Y-%m-%d %H:%M} UTC\n\n"
-            f"`bench/arena/run_classes.py` at {rev} (plus uncommitted work of the moment, if any); "
+            f"`python -m bench.arena.run_classes` at {rev} (plus uncommitted work of the moment, if any); "
             f"machine: {mach['cpu']}, {mach['cores']} cores; 1-min load at the start {load[0]:.1f}. "
             "The classes of netopsai/arena/classes.py (shared-cause-device, shared-cause-job, "
             "category, suggested, past-window, return-path, hurried) drawn with other seeds and on "

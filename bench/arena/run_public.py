@@ -1,7 +1,7 @@
 """NetOpsArena on the public set, a held-out set and with the scripted LLM; the leaderboard goes
 to bench/RESULTS.md (section `arena`) and the raw results beside this script.
 
-    .venv/bin/python bench/arena/run_public.py [--heldout-n 150] [--heldout-seed 2] [--skip-llm]
+    .venv/bin/python -m bench.arena.run_public [--heldout-n 150] [--heldout-seed 2] [--skip-llm]
         [--reuse public,heldout,heldout-medium]
 
 1. the public set (bench/scenarios, generated with seed 1), offline, every baseline;
@@ -24,20 +24,19 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.bench_foundation import write_section
+from netopsai.arena import run as arena
+from netopsai.arena.generate import LabKey
+from netopsai.arena.generate import write as generate
+from netopsai.arena.report import leaderboard
+
 HERE = Path(__file__).resolve().parent
 MEDIUM = {"seed": 3, "lab_seed": 11}  # another lab (scale and seed) the engine has not seen
 ROOT = HERE.parents[1]
 # runs whose saved results (results/<label>.json) are read back instead of run again: a run cut
 # short (the scripted one, last) need not repeat the others
 REUSE: set[str] = set()
-sys.path.insert(0, str(HERE.parent))
 
-from bench_foundation import write_section  # noqa: E402
-
-from netopsai.arena import run as arena  # noqa: E402
-from netopsai.arena.generate import LabKey  # noqa: E402
-from netopsai.arena.generate import write as generate  # noqa: E402
-from netopsai.arena.report import leaderboard  # noqa: E402
 
 
 def _progress(label: str) -> arena.Progress:
@@ -96,7 +95,7 @@ def main() -> None:
                                     "lab_seed": MEDIUM["lab_seed"]})
     scripted = None if a.skip_llm else _run(ROOT / "bench" / "scenarios", "scripted",
                                             arena.Options(("full",), llm="scripted"))
-    body = ("## NetOpsArena (issue 6)\n\n`bench/arena/run_public.py`; raw results in "
+    body = ("## NetOpsArena (issue 6)\n\n`python -m bench.arena.run_public`; raw results in "
             f"bench/arena/results/. Code at commit {head} (plus uncommitted work of the "
             "moment, if any). Public set: bench/scenarios (150, seed 1). Held out: "
             f"{a.heldout_n} generated with seed {a.heldout_seed} (small lab, lab seed 7) and "
