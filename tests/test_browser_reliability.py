@@ -19,6 +19,7 @@ from netopsai.reliability.simulate import simulate
 from netopsai.store.engine import engine_for
 from netopsai.ui.gradio.timepick import local_time
 from tests.browser_kit import browser, open_page, server, shot
+from tests.screen_kit import SIZES
 
 pytestmark = pytest.mark.browser
 __all__ = ["browser", "server"]  # fixtures pytest finds by name (`home` is this module's own)
@@ -63,17 +64,33 @@ def legend(plot: Locator, *names: str) -> None:
 
 
 def test_reliability_tab_plots(browser: Browser, server: str, home: Path) -> None:
-    rep = reliability_report(engine_for(f"sqlite:///{home / 'netopsai.db'}"), "30d", "pod")
+    """The simulated month has bad cases on border and DCI routers, in no PoD: the tab opens per
+    site (where the worst place is), says why, and per PoD only when asked."""
+    engine = engine_for(f"sqlite:///{home / 'netopsai.db'}")
+    per_pod = reliability_report(engine, "30d", "pod")
+    outside = [c for c in per_pod.cases if c["bad"] and not c["pods"]]
+    assert outside  # the premise: a per-PoD view would leave these out
+    rep = reliability_report(engine, "30d", "site")
     worst = rep.scopes[0]["scope"]
-    with open_page(browser, server, height=1800) as (pg, outside):
+    with open_page(browser, server, height=1800) as (pg, outside_requests):
         pg.get_by_role("tab", name="Reliability").click()
         summary = pg.locator("#rel-summary")
         expect(summary).to_contain_text(f"{rep.totals['alarms']} alarms in {rep.totals['cases']} cases",
                                         timeout=30_000)
-        expect(summary).to_contain_text(worst)
+        expect(summary).to_contain_text(f"Shown per site: {len(outside)} bad cases are on devices "
+                                        "outside any PoD")
+        expect(summary).to_contain_text(f"Worst: {worst}")
+        expect(pg.locator("#rel-by input")).to_have_value("site")
         bad, ttr, noise = (pg.locator(f"#{e}") for e in ("rel-bad-minutes", "rel-ttr", "rel-noise"))
         for plot in (bad, ttr, noise):
             drawn(plot)
+        legend(bad, "dc1", "dc2")  # the sites
+        choose(pg, "pod")  # picked by the on-call: per PoD it is, and it stays so on Refresh
+        expect(summary).to_contain_text("by pod")
+        pg.locator("#rel-refresh").click()
+        expect(summary).to_contain_text("by pod")
+        expect(summary).not_to_contain_text("Shown per site")
+        expect(summary).to_contain_text(per_pod.scopes[0]["scope"])
         legend(bad, "dc1", "dc2")  # the PoDs' sites
         legend(ttr, "link", "device", "optics")  # the cases' root categories
         expect(ttr).to_contain_text("< 15 min")
@@ -92,7 +109,15 @@ def test_reliability_tab_plots(browser: Browser, server: str, home: Path) -> Non
         drawn(bad)
         pg.wait_for_timeout(1000)
         shot(pg, "reliability-zones.png")
-        assert outside == []
+        assert outside_requests == []
+
+
+# the noise plot's line (Vega draws SVG): the x of its first point and the plot area's width
+FIRST_POINT = """e => { const p = e.querySelector('g.mark-line path');
+  const area = e.querySelector('g.mark-rect.role-frame path, path.background');
+  const m = p && /^M\\s*([-\\d.]+)/.exec(p.getAttribute('d') || '');
+  return m ? {x: parseFloat(m[1]), width: area ? area.getBBox().width : 0} : null; }"""
+AXIS_TITLES = """e => [...e.querySelectorAll('g.role-axis-title text')].map(t => t.textContent)"""
 
 
 def choose(pg: Page, option: str) -> None:
@@ -130,4 +155,34 @@ def test_a_link_opens_the_tab_on_its_window_and_scope(browser: Browser, server: 
         choose(pg, "zone")
         expect(summary).to_contain_text("by zone")
         expect(pg).to_have_url(re.compile(r"\?tab=reliability&window=7d&by=zone$"))
+        assert outside == []
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["desktop", "phone"])
+def test_no_data_days_are_gaps_and_axes_read_in_words(browser: Browser, server: str, home: Path,
+                                                      size: tuple[int, int]) -> None:
+    """90 days over a 30-day history: the first two months have no case, so the noise line
+    has no value there (a gap, not a line along zero); the axes are titled in words. At a
+    laptop's and a phone's size, screenshots for a person to look at."""
+    rep = reliability_report(engine_for(f"sqlite:///{home / 'netopsai.db'}"), "90d", "site", zone=ZONE)
+    width, height = size
+    with open_page(browser, f"{server}?tab=reliability&window=90d", width, height) as (pg, outside):
+        summary = pg.locator("#rel-summary")
+        expect(summary).to_contain_text(f"by site: {rep.totals['alarms']} alarms", timeout=30_000)
+        noise, bad = pg.locator("#rel-noise"), pg.locator("#rel-bad-minutes")
+        drawn(noise)
+        drawn(bad)
+        pg.wait_for_timeout(1000)
+        expect(summary).to_contain_text("Shown per site")  # opened on the worst place
+        # the line's first point: well right of the plot's left edge, where the window starts
+        first = noise.evaluate(FIRST_POINT)
+        assert first is not None and first["x"] > first["width"] / 2, first
+        titles = set(noise.evaluate(AXIS_TITLES)) | set(bad.evaluate(AXIS_TITLES))
+        assert {"alarms per case", "bad minutes", "site (data centre)"} <= titles, titles
+        assert not titles & {"alarms_per_case", "bad_minutes", "scope", "time"}, titles
+        if width < 500:  # a phone: each plot a full row, not two squeezed side by side
+            box, other = noise.bounding_box(), pg.locator("#rel-ttr").bounding_box()
+            assert box and other and box["width"] > width * 0.8 and box["y"] > other["y"], (box, other)
+        noise.scroll_into_view_if_needed()
+        shot(pg, f"reliability-gaps-{width}x{height}.png")
         assert outside == []

@@ -6,6 +6,7 @@ with the lab's own row builders). Every figure asserted is worked out by hand be
 from __future__ import annotations
 
 import json
+import math
 import re
 import sqlite3
 from datetime import UTC, datetime, timedelta
@@ -259,7 +260,8 @@ def test_web_noise_and_window_read_in_the_network_zone(store: tuple[Path, Engine
     def per_day(zone: str) -> dict[str, float]:
         frame = noise_frame(rep, zone)
         return {f"{t:%m-%d}": v for t, v in zip(frame["time"], frame["alarms_per_case"], strict=True)}
-    assert per_day("Asia/Tokyo") == {"03-09": 0.0, "03-10": round(19 / 6, 2)}
+    tokyo = per_day("Asia/Tokyo")  # Mar 9 has no case in Tokyo: no data, a gap, not a zero
+    assert math.isnan(tokyo.pop("03-09")) and tokyo == {"03-10": round(19 / 6, 2)}
     assert per_day("America/New_York") == {"03-09": 1.0, "03-10": 7.5}
     assert summary(rep, "America/New_York").startswith(
         "**2026-03-09 08:00 EDT (12:00Z) .. 2026-03-10 08:00 EDT (12:00Z)** by pod")
@@ -268,6 +270,37 @@ def test_web_noise_and_window_read_in_the_network_zone(store: tuple[Path, Engine
                           "C6 DEVICE_UNREACHABLE 2026-03-09 22:00 EDT (02:00Z)")  # zone named
     utc = offenders_frame(rep)["case_list"].tolist()  # UTC: the report's times, marked Z
     assert utc == [re.sub(r"(\d\d:\d\d)(;|$)", r"\1Z\2", r["case_list"]) for r in rep.offenders]
+
+
+def test_the_default_view_shows_the_worst_place(store: tuple[Path, Engine]) -> None:
+    """Per PoD while every bad case is in a PoD; a bad case on a border router (no PoD) makes
+    the tab open per site, where it is counted (issue 26 item 6)."""
+    from dataclasses import replace
+
+    from netopsai.ui.gradio.reliability import default_scope, outside_pods
+
+    rep = reliability_report(store[1], "1d", "pod")
+    assert all(r["pods"] for r in rep.cases if r["bad"])  # this day's bad cases are all in PoDs
+    assert (outside_pods(rep), default_scope(rep)) == (0, "pod")
+    border = {**rep.cases[0], "case": "C99", "bad": True, "pods": "", "sites": "dc1"}
+    moved = replace(rep, cases=[*rep.cases, border])
+    assert (outside_pods(moved), default_scope(moved)) == (1, "site")
+    quiet = {**border, "bad": False}  # a case that made no bad minute does not move the view
+    assert default_scope(replace(rep, cases=[*rep.cases, quiet])) == "pod"
+
+
+def test_the_plots_axes_have_titles_in_words() -> None:
+    """No axis titled by its column name (bad_minutes, alarms_per_case, bucket)."""
+    import gradio as gr
+
+    from netopsai.ui.gradio.reliability_tab import _layout
+
+    with gr.Blocks():
+        ui = _layout("America/New_York")
+    for key in ("scopes", "ttr", "noise"):
+        plot = ui[key]
+        for title, column in ((plot.x_title, plot.x), (plot.y_title, plot.y)):
+            assert title and title != column and "_" not in title.split(" (")[0], (key, title)
 
 
 def test_digest_timer_runs_the_command() -> None:

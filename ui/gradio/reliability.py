@@ -26,6 +26,24 @@ PALETTE = ["#2563eb", "#ea580c", "#16a34a", "#7c3aed", "#dc2626", "#0891b2", "#a
            "#475569", "#65a30d"]
 
 
+# the plots' axis titles in words (gradio titles an axis with its column name otherwise)
+SCOPE_TITLE = {"pod": "PoD", "site": "site (data centre)", "zone": "zone (region)"}
+TITLES = {"bad_minutes": "bad minutes", "ttr_x": "time to close (detected → closed)",
+          "ttr_y": "closed cases", "noise_y": "alarms per case"}
+
+
+def outside_pods(rep: Report) -> int:
+    """Bad cases on devices outside any PoD (borders, DCI, super-spines): a per-PoD view does
+    not show them (model.definitions)."""
+    return sum(1 for r in rep.cases if r.get("bad") and not r.get("pods"))
+
+
+def default_scope(per_pod: Report) -> str:
+    """The view the tab opens on when nobody picked one: per PoD while every bad case is in a
+    PoD, else per site, where every device has a place, so the worst place is on screen."""
+    return "site" if outside_pods(per_pod) else "pod"
+
+
 @dataclass
 class ReliabilityView:
     summary: str
@@ -91,16 +109,21 @@ def noise_frame(rep: Report, zone: str = "UTC") -> pd.DataFrame:
     """Alarms per case by day of the network's zone. The report's own noise rows count UTC days
     (for the exports); here its cases are grouped by the network's day of their first alarm (a
     case raised before the window counts on the window's first day), so the plot's days are the
-    days the on-call lived. `time` is that day's midnight as naive wall time (views.for_browser)."""
+    days the on-call lived. `time` is that day's midnight as naive wall time (views.for_browser).
+    A day with no case is NaN (no data), not 0."""
     first, last = _day(rep.window["start"], zone), _day(rep.window["end"], zone)
     days = {first + timedelta(days=i): [0, 0] for i in range((last - first).days + 1)}
     for r in rep.cases:
         counts = days.setdefault(max(_day(r["detected"], zone), first), [0, 0])
         counts[0] += int(r["alarms"])
         counts[1] += 1
-    rows = [{"time": pd.Timestamp(d), "alarms_per_case": round(a / c, 2) if c else 0.0,
+    # a day without a case has no ratio: None (NaN, null in the browser), which the line plot
+    # leaves as a gap; a 0 would draw a quiet day as a perfectly quiet pager
+    rows = [{"time": pd.Timestamp(d), "alarms_per_case": round(a / c, 2) if c else None,
              "series": "alarms per case"} for d, (a, c) in sorted(days.items())]
-    return pd.DataFrame(rows, columns=["time", "alarms_per_case", "series"])
+    frame = pd.DataFrame(rows, columns=["time", "alarms_per_case", "series"])
+    frame["alarms_per_case"] = frame["alarms_per_case"].astype(float)  # a column all None stays numeric
+    return frame
 
 
 def offenders_frame(rep: Report, zone: str = "UTC") -> pd.DataFrame:

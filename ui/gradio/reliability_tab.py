@@ -47,16 +47,22 @@ def reliability_tab(shell: Shell, tab: gr.Tab | None = None) -> None:
     ui = _layout(zone)
     load = _Loader(shell, zone)
     browser_zone = gr.Textbox(visible=False, elem_id="rel-browser-zone")
-    colours = gr.State([])  # set after the plots' values: gradio redraws a legend on a new map
-    outputs = [ui[k] for k in OUTPUTS] + [colours]
+    colours = gr.State({})  # set after the plots' values: gradio redraws a legend on a new map
+    # whether the on-call (or the link) picked the scope: until then the tab picks the view that
+    # shows the worst place (rv.default_scope) and says so
+    chosen = gr.State(False)
+    outputs = [ui[k] for k in OUTPUTS] + [colours, ui["by"], chosen]
     plots = [ui["scopes"], ui["ttr"], ui["noise"]]
     picked = [ui["window"], ui["by"], browser_zone]
     # user actions only (.input, not .change): the URL's load below sets the pickers itself
-    events = [ui["refresh"].click, ui["window"].input, ui["by"].input]
-    gr.on([tab.select, *events] if tab is not None else [shell.app.load, *events], load, picked,
-          outputs).then(_legends, colours, plots).then(None, picked[:2], None, js=RELIABILITY_URL)
-    shell.app.load(load.from_url, browser_zone, [shell.tabs, ui["window"], ui["by"], browser_zone,
-                                                 *outputs], js=BROWSER_ZONE).then(_legends, colours, plots)
+    events = [ui["refresh"].click, ui["window"].input]
+    gr.on([tab.select, *events] if tab is not None else [shell.app.load, *events], load,
+          [*picked, chosen], outputs).then(_legends, colours, plots).then(
+        None, picked[:2], None, js=RELIABILITY_URL)
+    ui["by"].input(load.picked, picked, outputs).then(_legends, colours, plots).then(
+        None, picked[:2], None, js=RELIABILITY_URL)
+    shell.app.load(load.from_url, browser_zone, [shell.tabs, ui["window"], browser_zone, *outputs],
+                   js=BROWSER_ZONE).then(_legends, colours, plots)
 
 
 # the address bar names the tab, window and scope shown, so a reload or a pasted link opens them
@@ -81,12 +87,17 @@ def _layout(zone: str) -> dict[str, Any]:
     # no fixed heights: a fixed one clips the legend (as the chat's plots)
     ui["scopes"] = gr.BarPlot(x="scope", y="bad_minutes", color="where", sort="-y", y_lim=[0, None],
                               x_label_angle=-45, label="bad minutes per scope (worst first)",
+                              x_title=rv.SCOPE_TITLE["pod"], y_title=rv.TITLES["bad_minutes"],
+                              color_title="where",
                               elem_id="rel-bad-minutes")
-    with gr.Row():
+    with gr.Row():  # side by side on a laptop; each a full row on a phone (min_width)
         ui["ttr"] = gr.BarPlot(x="bucket", y="cases", color="category", sort=rv.BUCKET_ORDER,
-                               label="time to close per case (detected → closed)", elem_id="rel-ttr")
+                               label="time to close per case (detected → closed)", elem_id="rel-ttr",
+                               x_title=rv.TITLES["ttr_x"], y_title=rv.TITLES["ttr_y"],
+                               color_title="root category", min_width=340)
         ui["noise"] = gr.LinePlot(x="time", y="alarms_per_case", color="series",
                                   label=f"noise: alarms per case by day ({zone})", x_title=f"day ({zone})",
+                                  y_title=rv.TITLES["noise_y"], color_title="", min_width=340,
                                   elem_id="rel-noise")
     ui["offenders"] = gr.Dataframe(label=f"repeat offenders (two or more cases; times in {zone})",
                                    interactive=False, wrap=True, max_height=360,
@@ -103,8 +114,14 @@ def _layout(zone: str) -> dict[str, Any]:
     return ui
 
 
-def _legends(maps: list[dict[str, str]]) -> tuple[Any, ...]:
-    return tuple(recolour(cmap) for cmap in maps) if maps else (gr.skip(),) * 3
+def _legends(drawn: dict[str, Any]) -> tuple[Any, ...]:
+    """The plots' legends, and the bad-minutes plot's x axis titled by the scope shown."""
+    if not drawn:
+        return (gr.skip(),) * 3
+    scopes, *rest = (recolour(cmap) for cmap in drawn["maps"])
+    title = rv.SCOPE_TITLE.get(drawn["by"], drawn["by"])
+    scopes = gr.update(**{**(scopes if isinstance(scopes, dict) else {}), "x_title": title})
+    return (scopes, *rest)
 
 
 class _Loader:
@@ -116,29 +133,50 @@ class _Loader:
         self.engine, self.zone, self.cfg = store_of(shell.backends), zone, _settings()
         self.folder = Path(tempfile.mkdtemp(prefix="netopsai-reliability-"))
 
-    def __call__(self, window: str, by: str, browser_zone: str = "") -> tuple[Any, ...]:
+    def __call__(self, window: str, by: str, browser_zone: str = "", chosen: bool = False
+                 ) -> tuple[Any, ...]:
+        """The outputs, then the scope picker and whether it was picked. Not `chosen`: the view
+        that shows the worst place (per site when bad cases lie outside every PoD)."""
+        by = by or "pod"
         try:
-            rep = reliability_report(self.engine, window or "30d", by or "pod", self.cfg, self.zone)
+            # not picked: read per PoD first, whatever the picker shows (an earlier default may
+            # have moved it), and move to per site when that leaves bad cases out
+            rep = reliability_report(self.engine, window or "30d", by if chosen else "pod",
+                                     self.cfg, self.zone)
+            moved = 0 if chosen else rv.outside_pods(rep)
+            by = by if chosen else rv.default_scope(rep)
+            if by != rep.by:
+                rep = reliability_report(self.engine, window or "30d", by, self.cfg, self.zone)
         except NetopsError as exc:
-            return (html.escape(str(exc)), *(gr.skip() for _ in range(len(OUTPUTS))))
+            return (html.escape(str(exc)), *(gr.skip() for _ in range(len(OUTPUTS) + 1)), chosen)
         v = rv.view(rep, self.zone)
+        text = v.summary
+        if moved:
+            text = (f"Shown per {by}: {moved} bad case{'s' if moved > 1 else ''} "
+                    f"{'are' if moved > 1 else 'is'} on devices outside any PoD (borders, DCI, "
+                    f"super-spines), which a per-PoD view leaves out.\n\n{text}")
         stem = re.sub(r"[^A-Za-z0-9]+", "_", f"reliability-{window}-{by}")
         files = [self._write(f"{stem}.csv", to_csv(rep)), self._write(f"{stem}.json", to_json(rep))]
-        return (v.summary, v.scopes, v.ttr, for_browser(v.noise, browser_zone), v.offenders,
-                v.ttr_table, v.definitions, *files, v.colours())
+        return (text, v.scopes, v.ttr, for_browser(v.noise, browser_zone), v.offenders,
+                v.ttr_table, v.definitions, *files, {"maps": v.colours(), "by": by},
+                gr.update(value=by), chosen)
+
+    def picked(self, window: str, by: str, browser_zone: str = "") -> tuple[Any, ...]:
+        """The on-call picked a scope: that view, and it stays picked for this page."""
+        return self(window, by, browser_zone, chosen=True)
 
     def from_url(self, browser_zone: str, request: gr.Request) -> tuple[Any, ...]:
         """`?tab=reliability[&window=7d][&by=site]`: select the tab, set its pickers and read;
         any other page load leaves every tab as it is and reads nothing."""
         if query_param(request, "tab") != RELIABILITY:
-            return (gr.skip(), gr.skip(), gr.skip(), browser_zone,
-                    *(gr.skip() for _ in range(len(OUTPUTS) + 1)))
+            return (gr.skip(), gr.skip(), browser_zone, *(gr.skip() for _ in range(len(OUTPUTS) + 3)))
         window = query_param(request, "window") or "30d"
-        by = query_param(request, "by") or "pod"
-        shown = self(window, by, browser_zone)
+        by = query_param(request, "by")  # a link that names a scope picked it
+        *shown, picker, chosen = self(window, by or "pod", browser_zone, chosen=bool(by))
         # an unknown scope is the summary's one line; the picker keeps a valid choice
-        return (gr.Tabs(selected=RELIABILITY), gr.update(value=window),
-                gr.update(value=by) if by in SCOPES else gr.skip(), browser_zone, *shown)
+        keep = by and by not in SCOPES
+        return (gr.Tabs(selected=RELIABILITY), gr.update(value=window), browser_zone, *shown,
+                gr.skip() if keep else picker, chosen)
 
     def _write(self, name: str, text: str) -> str:
         tmp = self.folder / f".{name}.{os.getpid()}.{threading.get_ident()}"
