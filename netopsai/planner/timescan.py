@@ -30,6 +30,13 @@ _RANGE = re.compile(r"\b(\d{1,2}):(\d{2})()\s*(?:-|–|to)\s*(\d{1,2}):(\d{2})()
 _SINCE = re.compile(rf"\b(?:since|after(?=\s+\d{{1,2}}(?::\d{{2}}|\s*[ap]m\b)))\s+{_T}", re.I)
 _AROUND = re.compile(rf"(?:\b(?:around|about|approx(?:imately|\.)?|circa|near)|~)\s*{_T}", re.I)
 _AT = re.compile(rf"\b(?:at|as of)\s+{_T}", re.I)
+# a clock time with no word before it ("A B 12:12?", "yesterday 18:05"): not a piece of an
+# address, a MAC, a port name or a longer time ("18:05:33" is a log stamp's, read with its date)
+_BARE = re.compile(r"(?<![\w:./-])(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*(?:z|utc|gmt))?(?![\w:/-]|\.\d)",
+                   re.I)
+# words that make a clock time a bound, not a moment ("until 10:20"): never read as a point
+_BOUND_BEFORE = re.compile(
+    r"\b(?:until|till|before|by|to|and|from|between|since|after|for|every|each|in)\s*$", re.I)
 # bounded: `\s*,?\s*` read the whole blank run after every date (dates already masked): quadratic
 _AFTER_DATE = re.compile(r"\s{0,8}+(?:,\s{0,8}+)?(\d{1,2}):(\d{2})()\s*(am|pm)?")  # "Sep 1 10:20"
 _BEFORE_DATE = re.compile(r"(\d{1,2}):(\d{2})()\s*(am|pm)?\s*(?:on\s+)?$", re.I)  # "10:20 on Sep 1"
@@ -178,6 +185,20 @@ def point(scan: Scan) -> None:
         if hm is not None and not scan.covered(m.start(1)):
             _place_point(scan, _not_reached(scan, _on(scan, hm))[0], m.span())
             return
+
+
+def bare_point(scan: Scan) -> None:
+    """A clock time nothing else read, with no "at" before it ("yesterday 18:05", "A B
+    12:12?"): the same point as "at 18:05" (on a named day, with its ±window), not the whole
+    day and not no time at all. Read after the dates, so "Sep 1 10:20" stays the date's."""
+    if scan.out.at is not None or scan.out.window is not None:
+        return
+    for m in _BARE.finditer(scan.text):
+        hm = _hm(m, 1)
+        if hm is None or scan.covered(m.start(1)) or before(_BOUND_BEFORE, scan.text, m.start()):
+            continue
+        _place_point(scan, _not_reached(scan, _on(scan, hm))[0], m.span())
+        return
 
 
 def _place_point(scan: Scan, at: datetime, span: Span) -> None:

@@ -24,7 +24,7 @@ from datetime import date, datetime, timedelta
 from netopsai.common.timewin import as_utc, iso
 from netopsai.planner.dates import DateHit, find_dates
 from netopsai.planner.dayparts import DAY_PART, day_part
-from netopsai.planner.timescan import Scan, Span, clock_times, dated, point, take
+from netopsai.planner.timescan import Scan, Span, bare_point, clock_times, dated, point, take
 from netopsai.planner.window_text import WindowValue, label, span_text
 from netopsai.planner.zones import Zone, daylight_note, find_zone
 
@@ -74,6 +74,7 @@ def parse_when(text: str, clock: datetime, zone: str = "UTC") -> When:
         take(scan, _day_window(m, local), m)
     point(scan)
     dated(scan, [d for d in dates if d.day is not None])
+    bare_point(scan)
     _durations(scan)
     _day_words(scan)
     _since_change(text, out)
