@@ -190,9 +190,10 @@ def batch_cmd(file: Annotated[Path, typer.Argument(help="IPs one per line, or CS
 def serve_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.0.1",
               port: Annotated[int, typer.Option(help="Port")] = 7860) -> None:
     """The Gradio web app on the configured backends (the embedded lab, built on first run, by default)."""
+    from netopsai.cli.serving import owner_socket
     from netopsai.ui.gradio.app import serve
 
-    serve(host=host, port=check_port(port))
+    serve(host=host, port=check_port(port), beside=owner_socket)
 
 
 @app.command("slack")

@@ -77,8 +77,8 @@ def _table_text(rep: Report) -> str:
 
 def _post(rep: Report, channel: str | None) -> None:
     from netopsai.common.errors import NetopsError
+    from netopsai.config.slack import SlackSettings
     from netopsai.reliability.digest import post_digest
-    from netopsai.ui.slack.settings import SlackSettings
 
     if not channel:
         raise NetopsError("no digest channel: set reliability.digest_channel in config.yaml")

@@ -51,6 +51,15 @@ def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.
                     **uvicorn_options())  # connections capped, headers timed
 
 
+def owner_socket(copilot: Any) -> Any:
+    """The API on $NETOPSAI_HOME/api.sock beside the web app (`netopsai serve`), on its copilot:
+    the owner's thin `ask` and `tool` answered warm. Started here, by the launcher, so the web
+    app does not import the API."""
+    from netopsai.api.socket_server import local_socket
+
+    return local_socket(copilot)
+
+
 def _triage(copilot: Any) -> Any:
     """Auto-triage when config.yaml has triage rules (they post through the Slack bot's token)."""
     from netopsai.api.triage import Triage

@@ -8,7 +8,8 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -263,9 +264,16 @@ def launch_options(host: str, port: int, auth: Any, settings: UiSettings | None 
                 app_kwargs={"middleware": guard_middleware(host, settings)})
 
 
-def serve(host: str = "127.0.0.1", port: int = 7860) -> None:
+def _nothing(copilot: Copilot) -> AbstractContextManager[Any]:
+    return nullcontext()
+
+
+def serve(host: str = "127.0.0.1", port: int = 7860,
+          beside: Callable[[Copilot], AbstractContextManager[Any]] | None = None) -> None:
     """`netopsai serve`: launch and block. Login is on when NETOPSAI_UI_USERS names a users file;
-    the Host names it answers to besides loopback's are NETOPSAI_UI_ALLOWED_HOSTS."""
+    the Host names it answers to besides loopback's are NETOPSAI_UI_ALLOWED_HOSTS. `beside`
+    runs along with the app on the same copilot: the launcher (cli/app.py) passes the API's
+    owner socket, so one front end does not import another."""
     _offline()
     settings = UiSettings()
     auth = authenticator(settings.users)
@@ -279,7 +287,5 @@ def serve(host: str = "127.0.0.1", port: int = 7860) -> None:
     StoreWatch(copilot, store_of(copilot.backends)).start()  # a lab init or import: names read again
     app = build_app(copilot)
     print(f"netopsai web app on http://{host}:{port}", flush=True)
-    from netopsai.api.socket_server import local_socket
-
-    with local_socket(copilot):  # the HTTP API for the owner's thin `ask` and `tool`, same copilot
+    with (beside or _nothing)(copilot):  # the API's owner socket (thin `ask`, `tool`), same copilot
         app.queue(default_concurrency_limit=8).launch(**launch_options(host, port, auth, settings))

@@ -161,7 +161,7 @@ class _ChatEvents:
     """The Chat tab's event functions, bound to one handler."""
 
     def __init__(self, chat: ChatHandler) -> None:
-        from netopsai.ui.slack.page import web_pager
+        from netopsai.copilot.oncall import web_pager
 
         self.chat = chat
         self.pager = web_pager()  # Slack with an on-call channel: "Post to #channel" shows
@@ -199,9 +199,9 @@ class _ChatEvents:
         return gr.update(value=text, visible=True)
 
     def post_page(self, tid: str, link: str, request: gr.Request) -> Any:
-        """The draft posted to SLACK_ONCALL_CHANNEL (ui/slack/page.py); what happened is the
+        """The draft posted to SLACK_ONCALL_CHANNEL (copilot/oncall.py); what happened is the
         draft box's label."""
-        from netopsai.ui.slack.page import web_post
+        from netopsai.copilot.oncall import web_post
 
         text = self.chat.page(tid, getattr(request, "username", None), link)
         said = web_post(self.pager, text) if self.pager else "no on-call channel configured"
