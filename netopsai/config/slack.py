@@ -5,6 +5,8 @@ each other)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from typing import Annotated, Any
 
@@ -37,9 +39,12 @@ class SlackSettings(BaseSettings):
     # where "Page the on-call" posts its draft (SLACK_ONCALL_CHANNEL: a channel id like C0123ABC,
     # or #name); unset, the draft is only shown for copying and Slack offers no page button
     oncall_channel: str | None = None
+    # web login names that may read a Slack conversation in the web app from its "Open in
+    # netopsai" link (SLACK_WEB_READERS); with web login on and this unset, nobody may
+    web_readers: IdList = Field(default_factory=list)
 
     @field_validator("allowed_users", "allowed_channels", "batch_users", "batch_channels",
-                     mode="before")
+                     "web_readers", mode="before")
     @classmethod
     def _split(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -87,6 +92,31 @@ class SlackSettings(BaseSettings):
             return "batch checks are restricted to a separate allow-list of users, which you are not on"
         if batch and not is_dm and self.batch_channels and channel not in self.batch_channels:
             return "batch checks are not allowed in this channel"
+        return None
+
+
+    def thread_sig(self, thread: str) -> str:
+        """The signature an "Open in netopsai" link carries for a Slack thread (`&sig=`): an
+        HMAC of the thread key under the signing secret, which the bot and the web app share;
+        "" without a secret (the link opens nothing of Slack's then). A thread key alone
+        (channel and message time) is guessable: the signature is what says Slack sent it."""
+        if self.signing_secret is None:
+            return ""
+        secret = self.signing_secret.get_secret_value().encode()
+        return hmac.new(secret, f"netopsai-web-link:{thread}".encode(), hashlib.sha256).hexdigest()[:32]
+
+    def web_refusal(self, thread: str, sig: str, web_user: str | None) -> str | None:
+        """Why the web app may not show this Slack thread (None: it may, read-only). The link
+        must be signed for that thread; with web login on (`web_user` set) the user must be in
+        SLACK_WEB_READERS, since a web login is not a Slack identity."""
+        want = self.thread_sig(thread)
+        if not want:
+            return "Slack threads open here only when SLACK_SIGNING_SECRET is set for the web app too"
+        if not sig or not hmac.compare_digest(want, sig):
+            return "this Slack thread link is not signed by the bot (open it from Slack's button)"
+        if web_user is not None and web_user not in self.web_readers:
+            return (f"web user {web_user!r} may not read Slack threads here (SLACK_WEB_READERS "
+                    "lists who may)")
         return None
 
 

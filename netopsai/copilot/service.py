@@ -189,6 +189,16 @@ class Copilot(Doors):
         saved = self.graph.get_state({"configurable": {"thread_id": thread_id}})
         return Thread(thread_id, dict(saved.values), self.trail(thread_id) if steps else [])
 
+    def seed(self, source: str, thread_id: str) -> Thread:
+        """Start `thread_id` with `source`'s conversation (its turns, evidence and context), so a
+        question asked there follows on from it ("and its upstream switch?"); `source` is left
+        as it was. Used by the web app to go on from a Slack thread without writing to it."""
+        saved = self.thread(source)
+        if saved.state:
+            self.graph.update_state({"configurable": {"thread_id": thread_id}}, saved.state,
+                                    as_node="summarizer")
+        return self.thread(thread_id)
+
     def trail(self, thread_id: str) -> list[list[Step]]:
         """The steps of every turn of a saved thread, oldest first, as `ask` yielded them
         (durations from the checkpoints' times), so a resumed conversation shows how each
