@@ -73,6 +73,7 @@ THREAD_URL = """(tid) => { if (!tid) return;
 KEPT_URL = """(tid) => { const u = new URL(window.location.href);
   const asked = u.searchParams.get('thread');
   if (!tid || asked === null || asked === tid) return;
+  u.searchParams.delete('sig');  // a Slack link's signature: the page's own thread needs none
   u.searchParams.set('thread', tid); window.history.replaceState(null, '', u.toString()); }"""
 COPY_LINK = """(tid) => { const u = new URL(window.location.href); u.hash = ''; u.search = '';
   u.searchParams.set('thread', tid);
@@ -223,9 +224,18 @@ class _ChatEvents:
         return self.open_thread("", browser, request)
 
     def on_load(self, browser: str, request: gr.Request) -> tuple[Any, ...]:
-        # ?thread=ID resumes a saved conversation (a reload, or a link shared in the incident)
-        return (*self.open_thread(query_param(request, "thread"), browser, request),
-                network_clock(self.chat.copilot.backends), browser)
+        # ?thread=ID resumes a saved conversation (a reload, or a link shared in the incident);
+        # a Slack thread's signed link shows it read-only, going on in a new web thread
+        from netopsai.ui.gradio.slack_thread import is_slack, open_slack
+
+        asked = query_param(request, "thread")
+        if is_slack(asked):
+            tid, view = open_slack(self.chat, asked, query_param(request, "sig"),
+                                   getattr(request, "username", None))
+            opened = (tid, tid, *_chat_outputs(view, self.zones(browser))[1:])
+        else:
+            opened = self.open_thread(asked, browser, request)
+        return (*opened, network_clock(self.chat.copilot.backends), browser)
 
 
 def _hidden() -> Any:
