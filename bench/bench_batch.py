@@ -149,7 +149,7 @@ def make_pairs(db: Path, n: int) -> list[tuple[str, str]]:
 # ---------------------------------------------------------------- runs
 
 def run_mode(home: Path, file: Path, concurrency: int, runs: int) -> list[dict[str, Any]]:
-    from netopsai.batch.output import read_done, summarize
+    from netopsai.copilot.batch.output import read_done, summarize
 
     out = []
     for i in range(runs):
@@ -212,7 +212,7 @@ def bench(a: argparse.Namespace) -> dict[str, Any]:
 # ---------------------------------------------------------------- report
 
 def _workers(r: dict[str, Any], concurrency: int, pairs: int) -> int:
-    from netopsai.batch.runner import PROCESS_MIN
+    from netopsai.copilot.batch.runner import PROCESS_MIN
 
     n = min(concurrency, r["cpus"])
     return n if pairs >= PROCESS_MIN and n >= 2 else 0

@@ -49,7 +49,7 @@ def left_in_group(pgid: int) -> list[str]:
     return out
 
 
-DRIVER_ONLY = """import netopsai.batch.runner as runner
+DRIVER_ONLY = """import netopsai.copilot.batch.runner as runner
 runner.remote_diagnosis = lambda backends, url: False  # the driver diagnoses, as before
 """
 

@@ -119,10 +119,10 @@ def pair_costs(home: Path, file: Path) -> dict[str, float]:
     from ipaddress import IPv4Address
 
     from netopsai.backends.lab import lab_backends
-    from netopsai.batch.check import PairResult, SharedEvidence, diagnosed_result
-    from netopsai.batch.parse import parse_pairs
-    from netopsai.batch.runner import open_backends, store_url, trace_chunk
-    from netopsai.batch.snapshot import pin_of
+    from netopsai.copilot.batch.check import PairResult, SharedEvidence, diagnosed_result
+    from netopsai.copilot.batch.parse import parse_pairs
+    from netopsai.copilot.batch.runner import open_backends, store_url, trace_chunk
+    from netopsai.copilot.batch.snapshot import pin_of
     from netopsai.store.engine import engine_for
 
     backends = lab_backends(engine_for(f"sqlite:///{home / 'netopsai.db'}"))

@@ -18,9 +18,10 @@ from sqlalchemy import Engine
 from netopsai import batch
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
-from netopsai.batch import command, output
-from netopsai.batch.parse import parse_input
+from netopsai.batch import command
 from netopsai.common.errors import NetopsError
+from netopsai.copilot.batch import output
+from netopsai.copilot.batch.parse import parse_input
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab
 from netopsai.lab.scenario import Scenario
@@ -219,7 +220,7 @@ def test_the_batch_snapshot_traces_exactly_as_the_lab_backend(faulty: Backends,
                                                               hosts: list[dict[str, Any]]) -> None:
     """SnapshotPaths (the lab state read once per batch) must return LabPaths' rows."""
     from netopsai.backends.lab.paths import LabPaths
-    from netopsai.batch.snapshot import SnapshotPaths, pin_of
+    from netopsai.copilot.batch.snapshot import SnapshotPaths, pin_of
 
     pin = pin_of(faulty)
     assert pin is not None

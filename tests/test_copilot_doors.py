@@ -83,7 +83,7 @@ def test_step_descriptions_live_with_the_steps() -> None:
 
 def test_batch_checks_through_the_door_match_the_batch_runner(make_lab: Callable[..., Any]) -> None:
     from netopsai.backends.lab import lab_backends
-    from netopsai.batch import BatchChecker, parse_pairs
+    from netopsai.copilot.batch import BatchChecker, parse_pairs
     from netopsai.lab.inject import inject
     from netopsai.lab.scenario import Scenario
 

@@ -12,7 +12,7 @@ import psutil
 
 from netopsai import batch
 from netopsai.backends.lab import lab_backends
-from netopsai.batch.runner import remote_diagnosis, store_url
+from netopsai.copilot.batch.runner import remote_diagnosis, store_url
 from tests.test_batch import FAULTS, fault_pairs, faulty, hosts, inject, small_lab  # noqa: F401
 
 __all__ = ["faulty", "hosts"]

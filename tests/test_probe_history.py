@@ -15,9 +15,9 @@ import pytest
 from sqlalchemy import Engine, delete, func, select, text
 from sqlmodel import Session
 
-from netopsai.batch.check import PairResult
 from netopsai.common.errors import NetopsError
 from netopsai.config.network import ReliabilitySettings, RetentionSettings
+from netopsai.copilot.batch.check import PairResult
 from netopsai.lab.events import alarm
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab

@@ -17,10 +17,10 @@ import pytest
 from rich.console import Console
 from sqlmodel import Session, select
 
-from netopsai.batch.check import PairResult
-from netopsai.batch.output import to_row
 from netopsai.cli.render import render_evidence, write_csv
 from netopsai.cli.textout import lines, markup
+from netopsai.copilot.batch.check import PairResult
+from netopsai.copilot.batch.output import to_row
 from netopsai.copilot.evidence import Evidence
 from netopsai.lab.manage import lab_info
 from netopsai.reliability.export import read_csv, to_csv

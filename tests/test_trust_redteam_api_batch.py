@@ -19,7 +19,7 @@ from netopsai.api import jobs as api_jobs
 from netopsai.api import tokens
 from netopsai.api.http import build_api
 from netopsai.backends.base import Backends
-from netopsai.batch import runner
+from netopsai.copilot.batch import runner
 from netopsai.copilot.service import Copilot
 from netopsai.store.engine import engine_for
 

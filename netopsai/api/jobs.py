@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netopsai.backends.base import Backends
-from netopsai.batch import BatchChecker, PairResult, default_source, summarize
-from netopsai.batch.output import COLUMNS, summary_lines, to_row
-from netopsai.batch.parse import parse_input
 from netopsai.common.errors import NetopsError
+from netopsai.copilot.batch import BatchChecker, PairResult, default_source, summarize
+from netopsai.copilot.batch.output import COLUMNS, summary_lines, to_row
+from netopsai.copilot.batch.parse import parse_input
 
 MAX_JOBS = 50  # finished jobs kept for their CSV; the oldest go first
 MAX_PAIRS = 1_000_000

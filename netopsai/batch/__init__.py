@@ -1,11 +1,16 @@
-"""Batch connectivity checks over IP lists (issue 4 §3): the API the CLI, Gradio and Slack
-front ends share. See command.py for the `netopsai batch` command."""
+"""`netopsai batch` (command.py): batch connectivity checks from the command line. The engine
+the front ends share (parser, runner, rows and summary) is netopsai/copilot/batch/; its names
+are re-exported here for the command's callers."""
 
-from netopsai.batch.check import PairResult
 from netopsai.batch.command import cli_main
-from netopsai.batch.output import summarize
-from netopsai.batch.parse import Pair, default_source, parse_pairs
-from netopsai.batch.runner import BatchChecker
+from netopsai.copilot.batch import (
+    BatchChecker,
+    Pair,
+    PairResult,
+    default_source,
+    parse_pairs,
+    summarize,
+)
 
 __all__ = ["BatchChecker", "Pair", "PairResult", "cli_main", "default_source", "parse_pairs",
            "summarize"]

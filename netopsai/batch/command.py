@@ -34,15 +34,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
-from netopsai.batch.check import PairResult
-from netopsai.batch.output import Sink, read_done, summarize, summary_lines
-from netopsai.batch.parse import Parsed, check_source, default_source, parse_input, read_text
-from netopsai.batch.runner import BatchChecker
 from netopsai.common.errors import NetopsError
 from netopsai.common.ray_cluster import RayOptions
 from netopsai.common.textsafe import visible
 from netopsai.common.timewin import iso
 from netopsai.common.words import count
+from netopsai.copilot.batch.check import PairResult
+from netopsai.copilot.batch.output import Sink, read_done, summarize, summary_lines
+from netopsai.copilot.batch.parse import Parsed, check_source, default_source, parse_input, read_text
+from netopsai.copilot.batch.runner import BatchChecker
 from netopsai.store import probes
 
 MAX_BAD_SHOWN = 20

@@ -25,7 +25,7 @@ STOPS = ("!N", "!H", "!X", "!F", "*")
 
 
 class Pair(Protocol):
-    """A pair to check, as the batch's parser reads it (netopsai.batch.parse.Pair)."""
+    """A pair to check, as the batch's parser reads it (netopsai.copilot.batch.parse.Pair)."""
 
     @property
     def line(self) -> int: ...

@@ -1,4 +1,4 @@
-"""The Batch tab: IP pairs pasted or uploaded run through netopsai.batch on a worker thread; the
+"""The Batch tab: IP pairs pasted or uploaded run through netopsai.copilot.batch on a worker thread; the
 handler is a generator, so the progress bar and the results table update as pairs finish, then
 the summary (groups by failing device) and a CSV to download."""
 
@@ -18,13 +18,13 @@ from typing import Any
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from netopsai import batch
 from netopsai.backends.base import Backends
-from netopsai.batch import Pair, PairResult
-from netopsai.batch.output import COLUMNS, Sink, summary_lines, to_row
-from netopsai.batch.parse import parse_input, read_text
 from netopsai.common.errors import NetopsError
 from netopsai.common.words import count
+from netopsai.copilot import batch
+from netopsai.copilot.batch import Pair, PairResult
+from netopsai.copilot.batch.output import COLUMNS, Sink, summary_lines, to_row
+from netopsai.copilot.batch.parse import parse_input, read_text
 
 EVERY_S = 0.25  # at most four table refreshes a second: the browser, not the checks, is the limit
 LIVE_ROWS = 1000  # rows sent per refresh while running; the final table has them all

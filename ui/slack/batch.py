@@ -1,5 +1,5 @@
 """Batch connectivity checks from Slack: IPs inline or an attached file (files API), progress as
-pairs finish, then the summary and its failure groups. The checking is netopsai.batch's."""
+pairs finish, then the summary and its failure groups. The checking is netopsai.copilot.batch's."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from netopsai.ui.slack.blocks import batch_blocks
 from netopsai.ui.slack.work import Progress, SlackContext, guarded
 
 if TYPE_CHECKING:
-    from netopsai.batch import PairResult
+    from netopsai.copilot.batch import PairResult
 
 
 def inline_lines(text: str) -> str:
@@ -76,7 +76,7 @@ def _failure(r: PairResult) -> str:
 def run_batch(ctx: SlackContext, progress: Progress, load: Callable[[], str], user: str) -> None:
     """Parse, check every pair with bounded concurrency, then summarise in the placeholder."""
     def work() -> list[dict[str, Any]]:
-        from netopsai.batch import BatchChecker, default_source, parse_pairs, summarize
+        from netopsai.copilot.batch import BatchChecker, default_source, parse_pairs, summarize
 
         backends = ctx.copilot.backends
         pairs, errors = parse_pairs(load(), default_source(backends))

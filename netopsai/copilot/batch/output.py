@@ -11,10 +11,10 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, TextIO
 
-from netopsai.batch.check import PairResult
 from netopsai.common.errors import NetopsError
 from netopsai.common.textsafe import visible
 from netopsai.common.words import count
+from netopsai.copilot.batch.check import PairResult
 
 COLUMNS = [f.name for f in fields(PairResult)]
 INTS = ("line", "hops", "failing_hop")

@@ -27,7 +27,9 @@ from ipaddress import IPv4Address
 from typing import Any
 
 from netopsai.backends.base import Backends
-from netopsai.batch.check import (
+from netopsai.common.errors import NetopsError
+from netopsai.common.ray_cluster import RayOptions
+from netopsai.copilot.batch.check import (
     PairResult,
     SharedEvidence,
     check_pair,
@@ -36,11 +38,9 @@ from netopsai.batch.check import (
     quick_result,
     trace,
 )
-from netopsai.batch.parse import Pair
-from netopsai.batch.ray_engine import run_batch
-from netopsai.batch.snapshot import Pin, pin_of, pinned
-from netopsai.common.errors import NetopsError
-from netopsai.common.ray_cluster import RayOptions
+from netopsai.copilot.batch.parse import Pair
+from netopsai.copilot.batch.ray_engine import run_batch
+from netopsai.copilot.batch.snapshot import Pin, pin_of, pinned
 from netopsai.copilot.evidence import Evidence
 
 PROCESS_MIN = 1000  # below this, spawning workers (~1 s each) costs more than it saves

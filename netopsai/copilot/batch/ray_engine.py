@@ -16,10 +16,10 @@ from collections.abc import Callable
 from ipaddress import IPv4Address
 from typing import Any
 
-from netopsai.batch.parse import Pair
-from netopsai.batch.snapshot import Pin
 from netopsai.common.errors import NetopsError
 from netopsai.common.ray_cluster import RayOptions, ray_cluster, worker_count
+from netopsai.copilot.batch.parse import Pair
+from netopsai.copilot.batch.snapshot import Pin
 
 IN_FLIGHT = 2  # chunks queued per actor: the next one is ready when a chunk finishes
 WAIT_S = 0.5  # the driver wakes this often, so Ctrl-C is handled while the cluster works
@@ -33,13 +33,13 @@ class Tracer:
     """One Ray actor: the store opened once, pinned to the batch's lab state."""
 
     def __init__(self, url: str, pin: Pin | None, zone: str | None = None) -> None:
-        from netopsai.batch.runner import open_backends, open_diagnosis
+        from netopsai.copilot.batch.runner import open_backends, open_diagnosis
 
         self.backends = open_backends(url, pin)
         self.shared = open_diagnosis(url, zone)  # None: failing pairs go back as their trace
 
     def trace(self, chunk: list[Pair]) -> list[Any]:
-        from netopsai.batch.runner import trace_chunk
+        from netopsai.copilot.batch.runner import trace_chunk
 
         return trace_chunk(self.backends, chunk, self.shared)
 
