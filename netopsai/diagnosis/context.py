@@ -6,7 +6,7 @@ alarm is about this flow at all."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -20,6 +20,7 @@ PAST_MARGIN = timedelta(minutes=5)  # a window ending earlier than this before n
 AROUND = timedelta(minutes=15)  # "at 18:05": the alarms of the half hour before, a quarter after
 JUMBO = 9000  # the hosts' MTU: a jumbo probe that fits every healthy link
 STOP, PATH, ECMP, NEAR = 4, 3, 2, 1  # how close a device is to the flow
+HOUR = timedelta(hours=1)  # DIAG_WINDOW as a span
 MAX_TOOL_CALLS = 14  # per diagnosis, baseline included (the return trace and the last hours' alarms among
 # them): past it, checks get `unknown`
 Runner = Callable[[str, dict[str, Any]], Evidence]
@@ -51,9 +52,20 @@ def asked_at(clock: datetime | None, window: Any, at: str | None,
 
 
 def _recent(e: Evidence, window: Any) -> bool:
-    """The read of the last hours' closed alarms beside a question about now: told, never a
-    cause (baseline_calls)."""
-    return e.args.get("window") == RECENT and e.args.get("state") == "closed" and window != RECENT
+    """The read of the last hours' alarms beside a question about now (baseline_calls): what
+    came and went is told, never a cause; only its rows of the last hour count as the hour's."""
+    return (e.args.get("window") == RECENT and e.args.get("state", "any") in ("closed", "any")
+            and window == DIAG_WINDOW)
+
+
+def _of_hour(e: Evidence, r: Mapping[str, object]) -> bool:
+    """A row of the last hours' read that was active in the last hour (open, or cleared inside
+    it): one read of the flow's devices serves the hour and the hours before it."""
+    if e.args.get("state", "any") != "any":
+        return False  # closed alarms only: told, never the hour's
+    end, cleared = _time((e.window or {}).get("end")), _time(r.get("cleared_at"))
+    return r.get("state") == "open" or (end is not None and cleared is not None
+                                        and cleared >= end - HOUR)
 
 
 def _time(text: Any) -> datetime | None:
@@ -85,11 +97,12 @@ def baseline_calls(traces: list[Evidence], window: Any = None,
                      | ({f["stopped_at"]} if f.get("stopped_at") else set()))
     calls: list[dict[str, Any]] = []
     if devices:
+        # asked about now: the flow's devices' alarms of the last hours in one read, which holds
+        # the hour's too (Context keeps those as the hour's, the rest as what came and went);
+        # a second read of the same devices was one tool call over the budget (issue 25)
+        wide = RECENT if win == DIAG_WINDOW and at is None else win
         calls += [{"tool": "changelog", "args": {"devices": devices, "window": win}},
-                  {"tool": "alarms", "args": {"devices": devices, "window": win}}]
-        if win == DIAG_WINDOW and at is None:
-            calls.append({"tool": "alarms", "args": {"devices": devices, "state": "closed",
-                                                     "window": RECENT}})
+                  {"tool": "alarms", "args": {"devices": devices, "window": wide}}]
     calls += [{"tool": "alarms", "args": {"state": "any" if at else "open", "window": win}},
               {"tool": "metadata", "args": {"query": "ip", "ip": args["src"]}},
               {"tool": "metadata", "args": {"query": "ip", "ip": args["dst"]}}]
@@ -175,9 +188,10 @@ class Context:
         self.alarms: dict[Any, tuple[str, AlarmRecord]] = {}
         self.recent = [e for e in ok if e.tool == "alarms" and _recent(e, self.window)]
         for e in ok:
-            for r in rows_of(e, AlarmRecord) if e.tool == "alarms" and e not in self.recent else []:
-                self.alarms.setdefault(r.get("id") or json.dumps(r, default=str),
-                                       (e.id, self._as_then(r)))
+            for r in rows_of(e, AlarmRecord) if e.tool == "alarms" else []:
+                if e not in self.recent or _of_hour(e, r):
+                    self.alarms.setdefault(r.get("id") or json.dumps(r, default=str),
+                                           (e.id, self._as_then(r)))
         self.changes = [(e.id, r) for e in ok if e.tool == "changelog" for r in e.rows]
         self.alarm_ids = [e.id for e in ok if e.tool == "alarms"]
         self.change_ids = [e.id for e in ok if e.tool == "changelog"]
