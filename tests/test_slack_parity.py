@@ -248,7 +248,10 @@ def test_open_buttons_only_when_configured(trace_reply: dict[str, Any], bot: str
     [opens] = [b for b in trace_reply["blocks"] if b.get("block_id") == "netops_open"]
     urls = [x["url"] for x in opens["elements"]]
     thread = f"slack%3A{OPS}%3A{trace_reply['ts']}"
-    assert urls[0] == f"{WEB}/?thread={thread}" and f"{WEB}/?device=dc1-leaf-03" in urls
+    # the thread's link is signed for that thread (the web app opens nothing of Slack's without)
+    sig = SlackSettings(signing_secret=SECRET).thread_sig(f"slack:{OPS}:{trace_reply['ts']}")
+    assert sig and urls[0] == f"{WEB}/?thread={thread}&sig={sig}"
+    assert f"{WEB}/?device=dc1-leaf-03" in urls
     plain = answered(bot, fake, "trace 10.1.3.20 10.2.1.40")
     assert "netops_open" not in json.dumps(plain["blocks"]) and WEB not in json.dumps(plain)
     # a link button's click is acknowledged and does nothing else

@@ -71,7 +71,8 @@ def _section_text(title: str, text: str) -> str:
 
 def answer_blocks(result: dict[str, Any], thread: str, *, base_url: str | None = None,
                   alarm_blocks: list[dict[str, Any]] | None = None,
-                  page: dict[str, Any] | None = None, zone: str = "UTC") -> list[dict[str, Any]]:
+                  page: dict[str, Any] | None = None, zone: str = "UTC",
+                  link_sig: str = "") -> list[dict[str, Any]]:
     """The whole answer message, its times on the network's clock (`zone`). `alarm_blocks`: an
     alarm list (ui/slack/alarm_list.py) shown after the conclusion; `page`: the "Page the
     on-call" button (ui/slack/page.py), when an on-call channel is configured. A question not
@@ -103,7 +104,7 @@ def answer_blocks(result: dict[str, Any], thread: str, *, base_url: str | None =
             buttons["elements"].append(confirm_button(thread))
         buttons["elements"] += table_buttons(thread, list(by_id.values()))
         blocks.append(buttons)
-    links = open_buttons(base_url, thread, result)
+    links = open_buttons(base_url, thread, result, link_sig)
     if links:
         blocks.append(links)
     if page is not None:

@@ -34,14 +34,17 @@ def _devices(result: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(n for n in names if n))[:MAX_DEVICE_BUTTONS]
 
 
-def open_buttons(base_url: str | None, thread: str, result: dict[str, Any]) -> dict[str, Any] | None:
+def open_buttons(base_url: str | None, thread: str, result: dict[str, Any],
+                 sig: str = "") -> dict[str, Any] | None:
     """An actions block: the thread in the web app, then each device's page; None when no web
-    address is configured (a button to nowhere is worse than none)."""
+    address is configured (a button to nowhere is worse than none). `sig`: the thread link's
+    signature (SlackSettings.thread_sig), without which the web app opens nothing of Slack's."""
     if not base_url:
         return None
     base = base_url.rstrip("/")
+    signed = f"&sig={sig}" if sig else ""
     buttons = [_button("Open in netopsai", f"{OPEN_ACTION}_thread",
-                       url=f"{base}/?thread={quote(thread, safe='')}")]
+                       url=f"{base}/?thread={quote(thread, safe='')}{signed}")]
     buttons += [_button(f"Open {name}", f"{OPEN_ACTION}_device_{i}",
                         url=f"{base}/?device={quote(name, safe='')}")
                 for i, name in enumerate(_devices(result))]

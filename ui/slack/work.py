@@ -170,7 +170,8 @@ def render(ctx: SlackContext, result: dict[str, Any], thread: str) -> Blocks:
     from netopsai.ui.slack.page import page_button
 
     return answer_blocks(result, thread, base_url=ctx.settings.web_base_url, alarm_blocks=alarms,
-                         page=page_button(ctx.settings, thread), zone=ctx.copilot.backends.zone)
+                         page=page_button(ctx.settings, thread), zone=ctx.copilot.backends.zone,
+                         link_sig=ctx.settings.thread_sig(thread))
 
 
 def answer_question(ctx: SlackContext, progress: Progress, question: str, user: str) -> None:
