@@ -12,9 +12,9 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from netopsai.copilot.evidence import Evidence, validate_citations
 from netopsai.copilot.llm import ModelError, invoke, usage
+from netopsai.copilot.prompt_evidence import evidence_view
 from netopsai.copilot.summarizer import evidence_list
 from netopsai.diagnosis.consistency import contradictions
-from netopsai.planner.llm import evidence_block
 from netopsai.prompts import load as load_prompt
 
 
@@ -30,7 +30,7 @@ def write(llm: BaseChatModel, question: str, evidence: list[Evidence], diagnosis
           known: set[str], draft: str = "", zone: str = "UTC") -> Written:
     prompt = Template(load_prompt("summarizer.md")).substitute(
         question=question, diagnosis=diagnosis or "Diagnosis: none (not a diagnosis question).",
-        evidence=evidence_block(evidence))
+        evidence=evidence_view(evidence))  # summaries and small previews
     out = Written(None)
     messages: list[HumanMessage | AIMessage] = [HumanMessage(prompt)]
     text = draft
