@@ -113,15 +113,12 @@ def acks_cmd(alarm_id: Annotated[int | None, typer.Option("--id", help="Only thi
     from netopsai.cli.zone import network_zone
     from netopsai.common.localtime import at
     from netopsai.common.timewin import iso
+    from netopsai.copilot.doors import ack_history
     from netopsai.copilot.frontend import store_engine
-    from netopsai.store.acks import check_alarm, history
 
-    engine = store_engine()
-    if alarm_id is not None:
-        check_alarm(engine, alarm_id)
     rows: list[dict[str, Any]] = [
         {"alarm_id": a.alarm_id, "action": a.action, "by": a.by, "why": a.why, "at": iso(a.at),
-         "until": iso(a.until) if a.until else None} for a in history(engine, alarm_id)]
+         "until": iso(a.until) if a.until else None} for a in ack_history(store_engine(), alarm_id)]
     if as_json:
         typer.echo(json.dumps(rows))
         return
@@ -141,12 +138,11 @@ def _act(alarm_id: int, action: str, by: str | None, why: str, span: str | None 
 
     from netopsai.cli.zone import network_zone
     from netopsai.common.localtime import at
-    from netopsai.copilot.doors import record_ack, silence_end
+    from netopsai.copilot.doors import record_ack, silence_end, store_clock
     from netopsai.copilot.frontend import store_engine
-    from netopsai.store.network import network_clock
 
     engine = store_engine()
-    now = network_clock(engine)
+    now = store_clock(engine)
     until = silence_end(now, span) if span is not None else None
     # --by "" is refused by record (who is required), not replaced by the login name
     row = record_ack(None, alarm_id, action, getpass.getuser() if by is None else by, why, now,

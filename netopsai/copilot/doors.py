@@ -73,6 +73,24 @@ def record_ack(backends: Backends | None, alarm_id: int, action: str, who: str, 
     return acks.record(engine, alarm_id, action, who, why, now, until)
 
 
+def ack_history(engine: Engine, alarm_id: int | None = None) -> list[AlarmAck]:
+    """Acknowledgements and silences, newest first: of one alarm (a known id, else the store's
+    one-line error naming the newest) or of all (`netopsai alarms acks`)."""
+    from netopsai.store.acks import check_alarm, history
+
+    if alarm_id is not None:
+        check_alarm(engine, alarm_id)
+    return history(engine, alarm_id)
+
+
+def store_clock(engine: Engine) -> datetime:
+    """'Now' for an ack read from the store alone: the lab's clock, the wall clock for a real
+    network (a front end with backends reads backends.inventory.clock instead)."""
+    from netopsai.store.network import network_clock
+
+    return network_clock(engine)
+
+
 def silence_end(now: datetime, span: str) -> datetime:
     """When a silence of `span` ("2h") started at `now` ends, capped as the store caps it."""
     from netopsai.store import acks
