@@ -56,6 +56,7 @@ def test_the_slack_link_shows_the_conversation_read_only(chat: ChatHandler) -> N
                      for m in view.history)
     assert QUESTION in shown and "dc1-host-03-1" in shown  # its question and its answer
     assert 'id="ev-' in view.evidence  # and its evidence panel
+    assert "From Slack (channel COPS123), read-only" in str(view.history[0]["content"])
     assert "lives in Slack" in view.status and "read-only" in view.status and tid in view.status
     assert not is_slack(tid)  # the page goes on in a web thread of its own
 

@@ -255,13 +255,17 @@ class ChatHandler:
         left without its answer is marked so."""
         history: list[Any] = []
         names, headers = self.device_names(), self._headers(thread)
-        for turn in thread.turns:
+        turns = thread.turns
+        for i, turn in enumerate(turns):
             history.append({"role": "user", "content": inert(turn.question)})
             history += [msg for step in turn.steps for msg in step_messages(step, self.zone)]
             if turn.answer is None:
                 history.append(UNANSWERED)
                 continue
-            diagnosed = any(step.node == "diagnose" for step in turn.steps)
+            # a turn without its steps (a copied conversation, Copilot.seed): the last turn's
+            # diagnosis is still in the state, so its rows fold away as they did when asked
+            diagnosed = any(step.node == "diagnose" for step in turn.steps) or (
+                i == len(turns) - 1 and bool(thread.state.get("diagnosis")))
             prose, folded = answer_parts(turn.answer, known, names, diagnosed, self.host_names(),
                                          headers)
             history += [ChatMessage(prose), *([folded] if folded else [])]

@@ -48,4 +48,8 @@ def open_slack(chat: ChatHandler, key: str, sig: str, user: str | None) -> tuple
     view.status = (f"This conversation lives in Slack (channel {where.owner}, thread {where.id}) "
                    f"and is shown read-only; a question asked here goes on in a new web thread "
                    f"`{fresh}` that starts from it.")
+    # said in the chat too, above the conversation: on a phone the status is far below it
+    note = {"role": "assistant", "content": f"_From Slack (channel {where.owner}), read-only: "
+                                            "a question asked here starts a web thread from it._"}
+    view.history = [note, *view.history]
     return fresh, view
