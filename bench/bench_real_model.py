@@ -7,7 +7,7 @@ whether the offline plan had to be the floor (the model planned nothing or only 
 whether the answer is the model's prose or the template (citation check failed, or the model
 failed), whether the answer holds the offline answer's evidence tools and root cause, LLM calls,
 prompt tokens and wall time. Then issue 25's classes, each on a lab faulted for it (the cases of
-tests/test_real_model_classes.py: a reboot that came and went asked about its moment, an ACL only
+tests/copilot/test_real_model_classes.py: a reboot that came and went asked about its moment, an ACL only
 the way back crosses asked in one-way words, a hurried typo over an ACL on the path): the root
 cause and place the offline planner names and the model's, against the injected fault. Writes
 the `<!-- real-model:begin -->` section of RESULTS.md.
@@ -82,8 +82,8 @@ def _faulted(tmp: str, llm: Any) -> list[dict[str, Any]]:
     from netopsai.backends.lab import lab_backends
     from netopsai.lab.manage import init_lab
     from netopsai.store.engine import engine_for
-    from tests.test_answers_headline import lab_copilot
-    from tests.test_real_model_classes import CASES
+    from tests.copilot.test_real_model_classes import CASES
+    from tests.diagnosis.test_answers_headline import lab_copilot
 
     rows = []
     for cls, (faults, question, truth, _) in CASES.items():
@@ -160,7 +160,7 @@ def never_worse(r: dict[str, Any]) -> bool:
 def _faulted_table(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return []
-    out = ["", "Issue 25's classes, each on a lab faulted for it (tests/test_real_model_classes.py): "
+    out = ["", "Issue 25's classes, each on a lab faulted for it (tests/copilot/test_real_model_classes.py): "
            "the injected fault, the root cause and place the offline planner names, the model's, "
            "and whether the model's answer is never worse (same cause and place, every tool the "
            "offline answer read).", "",

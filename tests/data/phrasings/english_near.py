@@ -10,7 +10,7 @@ for example a scratch virtualenv:
     python3 -m venv /tmp/wf && /tmp/wf/bin/pip install wordfreq
     /tmp/wf/bin/python tests/data/phrasings/english_near.py
 
-tests/test_planner_hurried_words.py fails when the planner's words (planner/lexicon.py) change
+tests/planner/test_planner_hurried_words.py fails when the planner's words (planner/lexicon.py) change
 and this was not re-run. Web text also counts common misspellings as words ("happend",
 "comming"); those that are misspellings of a planner word are listed below and left out, so
 they stay correctable, as are a planner word's forms without their final g ("somethin").

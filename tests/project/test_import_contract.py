@@ -1,0 +1,111 @@
+"""Issue 27 items 2 and 8: the import contract in pyproject.toml ([tool.importlinter]) holds on
+the code as it is, and it catches a new forbidden import. lint-imports runs where
+scripts/test.sh runs it: in a view of the package as it installs (tools/ and ui/ inside
+netopsai/), built here in a temporary directory."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.paths import REPO
+
+ROOT = REPO
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def package_view() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("package_view", ROOT / "scripts" / "package_view.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def lint_imports(view: Path) -> subprocess.CompletedProcess[str]:
+    if not LINT_IMPORTS.exists():
+        pytest.fail(f"{LINT_IMPORTS} is missing: install the test extra (pip install -e '.[test]')")
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache"], cwd=view, capture_output=True, text=True,
+                          timeout=300)
+
+
+def unfold(view: Path, room: str) -> Path:
+    """Turn the view's links down to ROOM ("ui/gradio") into directories of links, so a test can
+    add a file to the room without writing into the checkout."""
+    here = view / "netopsai"
+    for part in room.split("/"):
+        here = here / part
+        target = here.resolve()
+        if here.is_symlink():
+            here.unlink()
+            here.mkdir()
+            for entry in target.iterdir():
+                if entry.name != "__pycache__":
+                    (here / entry.name).symlink_to(entry)
+    return here
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    """One lint-imports run over the code as it is."""
+    view = tmp_path_factory.mktemp("view")
+    package = package_view().build(view)
+    assert (package / "tools" / "__init__.py").exists() and (package / "ui" / "__init__.py").exists()
+    return lint_imports(view)
+
+
+def test_the_contract_names_every_room() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    contracts = {c["id"]: c for c in config["contracts"]}
+    layers = contracts["layers"]["layers"]
+    assert layers[0].split(" | ") == ["ui", "api", "cli", "batch", "arena"]  # independent siblings
+    rooms = {r.strip() for layer in layers for r in layer.replace("|", ":").split(":")}
+    on_disk = {p.name for p in (ROOT / "netopsai").iterdir() if (p / "__init__.py").exists()}
+    mapped = {m.removeprefix("netopsai.") for m in package_view().mapped_folders(ROOT)}
+    assert on_disk | mapped <= rooms
+    assert contracts["layers"]["exhaustive"] is True  # a room with no layer breaks the contract
+    assert set(contracts["front-ends"]["forbidden_modules"]) == {
+        "netopsai.store", "netopsai.planner", "netopsai.diagnosis"}
+
+
+def test_the_code_keeps_the_contract(checked: subprocess.CompletedProcess[str]) -> None:
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "Contracts: 2 kept, 0 broken." in checked.stdout
+
+
+def test_every_listed_debt_is_still_owed(checked: subprocess.CompletedProcess[str]) -> None:
+    paid = re.findall(r"No matches for ignored import (.+?)\.$", checked.stdout, flags=re.M)
+    assert not paid, "debts paid: delete their lines from pyproject.toml: " + "; ".join(paid)
+
+
+def test_a_new_forbidden_import_breaks_the_contract(tmp_path: Path) -> None:
+    package_view().build(tmp_path)
+    # common imports no other room (an arrow that runs up from the bottom layer) ...
+    (unfold(tmp_path, "common") / "zz_probe_up.py").write_text("from netopsai.store import engine\n")
+    # ... and a front end reaches the diagnosis only through Copilot
+    (unfold(tmp_path, "ui/gradio") / "zz_probe_door.py").write_text("import netopsai.diagnosis.engine\n")
+    run = lint_imports(tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "Contracts: 0 kept, 2 broken." in run.stdout
+    assert "netopsai.common.zz_probe_up -> netopsai.store" in run.stdout
+    assert "netopsai.ui.gradio.zz_probe_door -> netopsai.diagnosis.engine" in run.stdout
+
+
+def test_bench_scripts_import_without_editing_sys_path() -> None:
+    """bench/ is a package run with `python -m bench.NAME` (docs/architecture.md, "Packaging"):
+    its scripts reach each other and tests' helpers without sys.path edits — every script, none
+    allowed to (bench/arena's too)."""
+    scripts = list((ROOT / "bench").rglob("*.py"))
+    editing = {str(p.relative_to(ROOT)) for p in scripts
+               if re.search(r"^\s*sys\.path\.(insert|append)\(", p.read_text(), flags=re.M)}
+    assert not editing, sorted(editing)
+    # every folder holding scripts is a package, so `python -m bench.arena.run_public` finds it
+    folders = {p.parent for p in scripts}
+    assert all((d / "__init__.py").is_file() for d in folders), sorted(map(str, folders))
