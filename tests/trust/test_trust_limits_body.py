@@ -137,8 +137,11 @@ def chunked(port: int, path: str, total: int, headers: str = "", chunk: int = 40
                   f"Accept: application/json, text/event-stream\r\n{headers}"
                   "Transfer-Encoding: chunked\r\n\r\n".encode())
         body = b'{"question": "' + b"x" * (total - 20) + b'"}'
+        # poll, not select: a long-lived test worker may hold descriptors past select's 1024
+        readable = select.poll()
+        readable.register(s, select.POLLIN)
         try:
-            while sent < len(body) and not select.select([s], [], [], 0)[0]:
+            while sent < len(body) and not readable.poll(0):
                 part = body[sent:sent + chunk]
                 s.sendall(f"{len(part):x}\r\n".encode() + part + b"\r\n")
                 sent += len(part)

@@ -20,9 +20,11 @@ from typing import Any
 
 import pytest
 
-from bench import real_logs_relay as relay
-from bench import real_logs_score as rls
+from tests.paths import bench_module
 from tests.peers.syslog_servers import missing
+
+relay = bench_module("real_logs_relay")
+rls = bench_module("real_logs_score")
 
 SAMPLE = [
     "arista_eos-0003", "arista_eos-0001", "arista_eos-0139", "bsd_kernel-0031", "bsd_kernel-0001",

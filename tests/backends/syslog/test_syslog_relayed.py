@@ -16,11 +16,13 @@ from typing import Any
 
 import pytest
 
-from bench import real_logs_relay as relay
-from bench import real_logs_score as rls
 from netopsai.backends.syslog.clock import STAMP
 from netopsai.backends.syslog.parse import parse_frame
 from netopsai.backends.syslog.relayed import unwrap
+from tests.paths import bench_module
+
+relay = bench_module("real_logs_relay")
+rls = bench_module("real_logs_score")
 
 SENDER = "127.1.3.46"  # the device's address, as the server writes it in its host column
 R_BSD = "Nov 27 09:17:05"  # the server's own receive stamp, in each of its forms

@@ -20,6 +20,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from playwright.sync_api import Browser, Page, expect
 
+from netopsai.copilot.service import Thread
 from netopsai.ui.gradio.chat import UNANSWERED, ChatHandler
 from tests.browser_kit import browser, open_page, wait_up
 from tests.peers.process import free_port, stop
@@ -37,12 +38,12 @@ def test_a_saved_thread_marks_the_turn_left_without_an_answer() -> None:
     state = {"messages": [HumanMessage("who owns 10.1.3.20?"), AIMessage("dc1-host-03-1 [E1]"),
                           HumanMessage("10.1.3.20 to 10.2.1.40 not communicating"),
                           HumanMessage("and now?"), AIMessage("fine [E2]")]}
-    shown = chat._replay(state, [], {"E1", "E2"})
+    shown = chat._replay(Thread("web:t", state), {"E1", "E2"})
     assert [m == UNANSWERED for m in shown].count(True) == 1
     asked = next(i for i, m in enumerate(shown) if isinstance(m, dict)
                  and m.get("content") == "10.1.3.20 to 10.2.1.40 not communicating")
     assert shown[asked + 1] == UNANSWERED  # right after the question it belongs to
-    last = chat._replay({"messages": state["messages"][:3]}, [], {"E1"})
+    last = chat._replay(Thread("web:t", {"messages": state["messages"][:3]}), {"E1"})
     assert last[-1] == UNANSWERED
 
 
