@@ -8,7 +8,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from netopsai.planner.zones import zone_of
+from netopsai.common.zones import zone_of
 
 TOOLS = {"alarms": "alarms", "changelog": "change records", "traceroute": "traceroute",
          "metadata": "inventory", "events": "log lines", "telemetry": "port telemetry"}

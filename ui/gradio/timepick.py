@@ -18,8 +18,8 @@ import gradio as gr
 
 from netopsai.common.errors import NetopsError
 from netopsai.common.timewin import as_utc, iso, parse_duration, parse_time
+from netopsai.common.zones import zone_of
 from netopsai.planner.dates import find_dates
-from netopsai.planner.zones import zone_of
 
 RELATIVE, ABSOLUTE = "relative", "absolute"
 _NOW = re.compile(r"now\s*(?:([-+])\s*(\S+))?", re.I)

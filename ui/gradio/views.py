@@ -12,8 +12,8 @@ from urllib.parse import quote
 
 import pandas as pd
 
+from netopsai.common.zones import zone_of
 from netopsai.copilot.evidence import CITATION, cell_text
-from netopsai.planner.zones import zone_of
 from netopsai.ui.gradio.evhead import evidence_header
 
 MAX_ROWS = 50  # rows a page of an evidence table shows; later pages open on demand
