@@ -149,17 +149,24 @@ class SnmpSim:
         raise RuntimeError(f"snmpsim did not start on 127.0.0.1:{self.port}: {tail}")
 
     def warm(self, communities: Sequence[str], timeout: float = 120.0) -> None:
-        """One GET per recording: snmpsim opens a recording's index on its first request, which
-        for a large router takes seconds on a busy machine; tests should not pay it."""
-        import pysnmp.hlapi.v3arch.asyncio as h  # noqa: F401  (fail early if pysnmp is missing)
-        from pydantic import SecretStr
+        """One GET of sysDescr per recording: snmpsim opens (and indexes) a recording on its
+        first request, which for a large router takes seconds on a busy machine; tests should
+        not pay it. A full poll here would walk every interface table once more for nothing."""
+        import asyncio
 
-        from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
-        from netopsai.backends.snmp.walk import poll_targets
+        import pysnmp.hlapi.v3arch.asyncio as h
 
-        poll_targets([SnmpTarget(host="127.0.0.1", port=self.port,
-                                 auth=SnmpAuth(community=SecretStr(c))) for c in communities],
-                     timeout=timeout, retries=0)
+        async def one(community: str) -> None:
+            transport = await h.UdpTransportTarget.create(("127.0.0.1", self.port),
+                                                          timeout=timeout, retries=0)
+            await h.get_cmd(h.SnmpEngine(), h.CommunityData(community), transport,
+                            h.ContextData(), h.ObjectType(h.ObjectIdentity("1.3.6.1.2.1.1.1.0")),
+                            lookupMib=False)
+
+        async def all_of() -> None:
+            await asyncio.gather(*(one(c) for c in communities))
+
+        asyncio.run(all_of())
 
     def stop(self) -> None:
         if self.proc:

@@ -25,13 +25,9 @@ IF_DESCR = "1.3.6.1.2.1.2.2.1.2."
 
 @pytest.fixture(scope="module")
 def slow_agent() -> Iterator[SnmpSim]:
-    for sim in start_snmpsim(BIG, compressed=True):
-        # snmpsim indexes a compressed recording on its first request: seconds on a busy
-        # machine. Warm each one with patience, so the 2 s timeouts below measure the walk on a
-        # slow agent, not snmpsim's start.
-        for community in BIG:
-            poll_targets([_target(sim, community)], timeout=60.0, retries=0)
-        yield sim
+    # start_snmpsim opens each recording with one GET first, so the 2 s timeouts below measure
+    # the walk on a slow agent, not snmpsim's start
+    yield from start_snmpsim(BIG, compressed=True)
 
 
 def _recorded_interfaces(community: str) -> set[int]:
@@ -47,7 +43,12 @@ def _target(sim: SnmpSim, community: str) -> SnmpTarget:
 
 
 @pytest.mark.parametrize("community", BIG)
-def test_every_interface_of_a_big_chassis_on_a_slow_agent(slow_agent: SnmpSim, community: str) -> None:
+def test_every_interface_of_a_big_chassis_on_a_slow_agent(slow_agent: SnmpSim, community: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    # What is tested is that short per-request timeouts still read every column, not how fast:
+    # this agent decompresses its file from the start on each request, so a loaded CI machine
+    # can take past the production deadline (120 s). The deadline itself has its own test below.
+    monkeypatch.setattr(walk, "WALK_DEADLINE_S", 1800.0)
     reading = poll_targets([_target(slow_agent, community)], timeout=2.0, retries=1)[0]
     assert reading.ok, reading.error
     assert reading.partial == ""
