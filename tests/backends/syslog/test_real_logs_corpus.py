@@ -27,10 +27,10 @@ TOP = {"id", "line", "nos", "header_form", "stamp", "features", "derived", "coun
        "provenance", "stated_zone", "zone_assumed", "year_assumed", "reference_utc", "expect"}
 EXPECT = {"time_utc", "host", "interface", "kind", "state", "network_state"}
 # floors: what the corpus has reached (raise them as it grows, never lower them)
-MIN_COUNTED = 2790
+MIN_COUNTED = 2794
 MIN_FAMILIES = 10
 MIN_PER_FAMILY = 3
-MIN_STATE_LINES = 700
+MIN_STATE_LINES = 705
 MIN_FOUR_FORM_FAMILIES = 7  # families with real lines in at least 4 header forms (issue: 10)
 
 
