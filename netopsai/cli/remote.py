@@ -13,13 +13,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from netopsai.common.errors import NetopsError
 from netopsai.common.textsafe import visible
-
-if TYPE_CHECKING:
-    import http.client
 
 TIMEOUT_S = 600  # a diagnosis of a big network can take minutes; the server bounds its own work
 CONNECT_S = 2  # a local socket accepts at once or not at all
@@ -40,10 +37,19 @@ def server() -> Server | None:
     return Server(f"unix:{sock}", "") if sock else None
 
 
+_GAVE_UP: list[bool] = []  # this process found no answering server (cli/thin.py tried first)
+
+
+def give_up() -> None:
+    """No server answered this process: later calls answer None at once, so the full command
+    line, run after the thin one, works standalone without a second wait or warning."""
+    _GAVE_UP.append(True)
+
+
 def call(path: str, body: dict[str, Any]) -> dict[str, Any] | None:
     """POST `body` to the server; its JSON reply, or None when there is no server or it cannot be
     reached (the caller works standalone)."""
-    where = server()
+    where = None if _GAVE_UP else server()
     if where is None:
         return None
     if where.url.startswith("unix:"):
@@ -66,41 +72,21 @@ def _socket_file() -> str | None:
 
 
 def _call_socket(sock_path: str, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
-    conn = _unix_connection(sock_path)
+    from netopsai.cli import thin_http  # the socket module alone: no http.client, no ssl
+
     try:
-        conn.connect()
+        conn = thin_http.connect(sock_path, CONNECT_S, TIMEOUT_S)
     except OSError:
         return None  # a stale socket file: no server, as when there is no file
     try:
-        conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json"})
-        r = conn.getresponse()
-        raw = r.read()
+        r = thin_http.post(conn, path, json.dumps(body).encode())
     except OSError as exc:  # it accepted, then failed: worth a line, as for NETOPSAI_URL
         print(visible(f"netopsai server at {sock_path} not reachable ({exc}); answering here"),
               file=sys.stderr)
         return None
     finally:
         conn.close()
-    return dict(json.loads(raw)) if r.status < 400 else _refused(r.status, r.reason, raw)
-
-
-def _unix_connection(sock_path: str) -> http.client.HTTPConnection:
-    import http.client
-    import socket
-
-    class UnixConnection(http.client.HTTPConnection):
-        def connect(self) -> None:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                s.settimeout(CONNECT_S)
-                s.connect(sock_path)
-            except OSError:
-                s.close()
-                raise
-            s.settimeout(TIMEOUT_S)
-            self.sock = s
-
-    return UnixConnection("localhost", timeout=TIMEOUT_S)
+    return dict(json.loads(r.body)) if r.status < 400 else _refused(r.status, r.reason, r.body)
 
 
 def _call_url(where: Server, path: str, body: dict[str, Any]) -> dict[str, Any] | None:

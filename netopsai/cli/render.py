@@ -18,7 +18,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from netopsai.cli.textout import headline_line, lines, markup
+from netopsai.cli.textout import markup
+from netopsai.cli.thin_text import ASK_PICK, answer_parts, piped
 from netopsai.common.localtime import when
 from netopsai.common.textsafe import visible
 from netopsai.copilot.evidence import Evidence, cell_text
@@ -71,39 +72,16 @@ def render_evidence(ev: Evidence, console: Console, zone: str = "UTC") -> None:
     console.print(Text(visible(ev.summary)))
 
 
-def short_text(answer: str, pick: str) -> tuple[str, list[str]] | None:
-    """A "could not place" answer as the web app and Slack show it (netopsai.copilot.nextmove.unplaced):
-    its one line, then up to four examples as a numbered list and `pick`, how to ask one; None
-    for any other answer. Replaces the paragraph that lists every kind of question."""
-    from netopsai.copilot.nextmove import unplaced
-
-    short = unplaced(answer)
-    if short is None:
-        return None
-    line, shown = short
-    numbered = [f"  {i}. {q}" for i, q in enumerate(shown, 1)]
-    return "\n".join([line, "", "Try one of these:", *numbered, "",
-                      f"{pick} Ask \"help\" for everything netopsai answers offline."]), shown
-
-
 def print_answer(answer: str, console: Console | None = None, *,
-                 pick: str = 'Ask one with netopsai ask "QUESTION".') -> list[str]:
+                 pick: str = ASK_PICK) -> list[str]:
     """An answer for a person or a script: its headline first (the same line the web app pins
     and Slack posts first), then the answer. A terminal gets the headline in bold and the
     answer as rendered markdown; a pipe gets the headline as its first line, a blank line, and
     the markdown itself (nothing wrapped, padded or cut). A question not placed is its line and
     a numbered list of examples (returned, so `chat` can ask one by its number)."""
-    head = headline_line(answer)
-    short = short_text(answer, pick)
-    if short is not None:
-        text, shown = short
-        first, rest = text.split("\n", 1)
-        body = lines(rest.lstrip("\n") if visible(first) == head else text)
-    else:
-        shown, body = [], lines(answer)  # it quotes network text: controls made visible
+    head, body, short, shown = answer_parts(answer, pick)
     if console is None and not sys.stdout.isatty():
-        out = (f"{head}\n\n" if head else "") + body
-        sys.stdout.write(out if out.endswith("\n") else out + "\n")
+        sys.stdout.write(piped(head, body))
         sys.stdout.flush()
         return shown
     from rich.markdown import Markdown
@@ -111,5 +89,5 @@ def print_answer(answer: str, console: Console | None = None, *,
     console = console or Console()
     if head:
         console.print(Text(f"» {head}", style="bold"))
-    console.print(Text(body) if short is not None else Markdown(body))
+    console.print(Text(body) if short else Markdown(body))
     return shown

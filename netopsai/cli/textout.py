@@ -1,25 +1,22 @@
 """Printing text that came from the network or the store (syslog, descriptions, alarm names,
 who acknowledged what, a device's config): its control characters made visible
 (netopsai.common.textsafe), so an ESC sequence cannot clear or retitle the on-call's terminal and a
-CR/LF inside one message cannot forge a line of output. Light on purpose (typer and textsafe
-only): every command group imports it at start-up."""
+CR/LF inside one message cannot forge a line of output. Light on purpose (textsafe only; typer
+when echoing): every command group imports it at start-up, and the thin `ask` prints through
+thin_text, where `lines` and `headline_line` live."""
 
 from __future__ import annotations
 
-import typer
-
+from netopsai.cli.thin_text import headline_line, lines
 from netopsai.common.textsafe import visible
 
-
-def lines(text: object) -> str:
-    """Text of several lines (an answer, a config diff) for a terminal or a file: its line
-    breaks (LF, CR LF) kept, every other control character made visible (a lone CR too: it
-    would overwrite the line it ends)."""
-    return "\n".join(visible(line) for line in str(text).replace("\r\n", "\n").split("\n"))
+__all__ = ["echo", "headline_line", "lines", "markup"]
 
 
 def echo(text: object, err: bool = False) -> None:
     """typer.echo for text that carries network or stored text."""
+    import typer
+
     typer.echo(lines(text), err=err)
 
 
@@ -29,11 +26,3 @@ def markup(text: object) -> str:
     from rich.markup import escape
 
     return escape(visible(str(text)))
-
-
-def headline_line(answer: object) -> str:
-    """An answer's headline (netopsai.copilot.headline: the line the web app pins and Slack posts
-    first), one line and visible, for the first line a terminal prints; "" when it has none."""
-    from netopsai.copilot.headline import headline
-
-    return visible(headline(str(answer or "")))

@@ -4,9 +4,11 @@ an earlier shell session must not colour this one), `--continue` follows up the 
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from netopsai.common.errors import NetopsError
 from netopsai.common.textsafe import visible
-from netopsai.config.settings import StoreSettings, private_dir
 from netopsai.copilot import threads
 
 LAST = "last_thread"
@@ -25,8 +27,22 @@ def check_thread(thread: str) -> str:
     return thread
 
 
-def pick_thread(thread: str | None, resume: bool) -> str:
-    home = StoreSettings().home
+def plain_home() -> Path | None:
+    """NETOPSAI_HOME read with the standard library alone (the thin `ask` loads no pydantic):
+    the variable as StoreSettings reads it when it is spelt in capitals, or unset; None when
+    some other spelling of it is set (StoreSettings reads names in any case: let it decide)."""
+    if any(k.upper() == "NETOPSAI_HOME" and k != "NETOPSAI_HOME" for k in os.environ):
+        return None
+    return Path(os.environ.get("NETOPSAI_HOME", "~/.netopsai")).expanduser()
+
+
+def pick_thread(thread: str | None, resume: bool, home: Path | None = None) -> str:
+    """The thread this `ask` joins, kept in `home` (default: StoreSettings' NETOPSAI_HOME) as
+    the last one."""
+    if home is None:
+        from netopsai.config.settings import StoreSettings
+
+        home = StoreSettings().home
     if thread is not None:
         check_thread(thread)
     if thread and resume:
@@ -37,6 +53,6 @@ def pick_thread(thread: str | None, resume: bool) -> str:
             raise NetopsError("no earlier question to continue; ask one first")
         thread = path.read_text().strip()
     chosen = thread or threads.key("cli", "", threads.new_id("cli"))
-    private_dir(home)
+    home.mkdir(parents=True, exist_ok=True, mode=0o700)  # config.settings.private_dir: 0700
     (home / LAST).write_text(chosen + "\n")
     return chosen

@@ -11,15 +11,14 @@ before there was an owner, so every saved conversation still opens:
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from typing import NamedTuple
 
 COLON_FRONTS = ("web", "slack", "api", "mcp", "triage")  # front:owner:id
 DASH_FRONTS = ("cli", "arena")  # front-id: made here, or any id the person typed
 NEW_ID_HEX = {"web": 16, "api": 16, "mcp": 12, "cli": 8}  # the length each front end's ids had
 
 
-@dataclass(frozen=True)
-class ThreadId:
+class ThreadId(NamedTuple):  # not a dataclass: the thin `ask` imports this, dataclasses is ~7 ms
     front: str  # "" for a bare id (the owner's own socket, a typed --thread)
     owner: str
     id: str
