@@ -34,7 +34,9 @@ def unknown(kind: str, word: str, choices: Iterable[str]) -> UnknownName:
     pool = list(choices)
     near = closest(word, pool)
     hint = f"; did you mean {', '.join(near)}?" if near else ""
-    if not near and len(pool) <= 12:  # a short list of valid values is the best hint
+    if not pool:  # an empty store, a device with no interfaces: "valid:" and nothing is no hint
+        hint = "; none is known yet"
+    elif not near and len(pool) <= 12:  # a short list of valid values is the best hint
         hint = f"; valid: {', '.join(pool)}"
     return UnknownName(f"unknown {kind} {word!r}{hint}", kind, word)
 
