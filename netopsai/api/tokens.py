@@ -1,6 +1,7 @@
 """Bearer tokens for the HTTP API: made and revoked with `netopsai tokens`, kept as SHA-256
 hashes (a token is 32 random bytes, so a fast hash loses nothing to guessing), each with scopes:
-`read` for every read-only call, `confirm` to add a diagnosis to incident memory."""
+`read` for every read-only call, `confirm` to add a diagnosis to incident memory. The store's
+token table is reached through the copilot room (copilot/token_store.py)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import Engine
-from sqlmodel import Session, select
 
 from netopsai.common.errors import NetopsError
-from netopsai.store.engine import create_all
-from netopsai.store.tables import ApiToken
+from netopsai.copilot.token_store import (
+    TokenRow,
+    add_token,
+    ensure_schema,
+    revoke_token,
+    token_by_hash,
+    token_rows,
+)
 
 SCOPES = ("read", "confirm")
 PREFIX = "nops_"  # recognisable in a leaked log or a secret scanner
@@ -57,40 +63,24 @@ def create(engine: Engine, name: str, scopes: list[str]) -> str:
     if bad or not scopes:
         raise NetopsError(f"unknown scope {bad[0]!r}; scopes: {', '.join(SCOPES)}" if bad else
                           f"a token needs a scope: {', '.join(SCOPES)}")
-    create_all(engine)
+    ensure_schema(engine)
     token = PREFIX + secrets.token_urlsafe(32)
-    with Session(engine) as s:
-        if s.exec(select(ApiToken).where(ApiToken.name == name)).first():
-            raise NetopsError(f"a token named {name!r} exists; revoke it first or pick another name")
-        s.add(ApiToken(name=name, token_hash=_digest(token), scopes=",".join(dict.fromkeys(scopes)),
-                       created_at=datetime.now(UTC)))
-        s.commit()
+    add_token(engine, name, _digest(token), ",".join(dict.fromkeys(scopes)), datetime.now(UTC))
     return token
 
 
 def revoke(engine: Engine, name: str) -> None:
-    create_all(engine)
-    with Session(engine) as s:
-        row = s.exec(select(ApiToken).where(ApiToken.name == name, ApiToken.revoked_at == None)  # noqa: E711
-                     ).first()
-        if row is None:
-            raise NetopsError(f"no active token named {name!r}")
-        row.revoked_at = datetime.now(UTC)
-        s.add(row)
-        s.commit()
+    revoke_token(engine, name, datetime.now(UTC))
 
 
-def listing(engine: Engine) -> list[ApiToken]:
-    create_all(engine)
-    with Session(engine) as s:
-        return list(s.exec(select(ApiToken).order_by(ApiToken.name)))
+def listing(engine: Engine) -> list[TokenRow]:
+    return token_rows(engine)
 
 
 def verify(engine: Engine, token: str) -> Caller | None:
     """The caller a presented token belongs to, or None (unknown or revoked)."""
     digest = _digest(token)
-    with Session(engine) as s:
-        row = s.exec(select(ApiToken).where(ApiToken.token_hash == digest)).first()
+    row = token_by_hash(engine, digest)
     if row is None or row.revoked_at is not None or not hmac.compare_digest(row.token_hash, digest):
         return None
     if name_problem(row.name):  # made before names were checked: it could reach another's threads

@@ -12,13 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from sqlmodel import Session, select
 
 from netopsai.arena.cases import AI_LABEL
 from netopsai.arena.generate import CLOCK, MANIFEST, MAX_N
 from netopsai.common.errors import NetopsError
 from netopsai.common.hostlist import compress
-from netopsai.store import tables as m
+from netopsai.copilot.arena_door import RunningJob, device_names, lab_store, link_rows, running_jobs
 
 SPEC = "ai"
 NICS = 8
@@ -36,20 +35,17 @@ class Fabric:
 
     def __init__(self, scale: str, seed: int) -> None:
         from netopsai.lab.manage import init_lab
-        from netopsai.store.engine import engine_for
 
         with tempfile.TemporaryDirectory(prefix="netopsai-arena-ai-") as tmp:
-            engine = engine_for(f"sqlite:///{tmp}/lab.db")
+            engine = lab_store(f"sqlite:///{tmp}/lab.db")
             init_lab(engine, SPEC, scale, seed)
-            with Session(engine) as s:
-                self.jobs = sorted((j for j in s.exec(select(m.Job)) if j.end is None),
-                                   key=lambda j: j.id)
-                self.hosts = sorted(d.name for d in s.exec(
-                    select(m.Device).where(m.Device.role == "gpu_host")))
-                links = list(s.exec(select(m.Link)))
+            self.jobs = running_jobs(engine)
+            self.hosts = device_names(engine, "gpu_host")
+            links = link_rows(engine)
             engine.dispose()
         hosts = set(self.hosts)
-        ends = [((lk.a_device, lk.a_interface), (lk.b_device, lk.b_interface)) for lk in links]
+        ends = [((lk["a_device"], lk["a_interface"]), (lk["b_device"], lk["b_interface"]))
+                for lk in links]
         ends += [(z, a) for a, z in ends]  # either way round
         self.leaf_of = {a: z[0] for a, z in ends if a[0] in hosts}
         self.facing = {a: z for a, z in ends if a[0] in hosts}  # (host, nic) -> (leaf, port)
@@ -60,7 +56,7 @@ class Fabric:
             raise NetopsError(f"the {SPEC} lab at this scale has no running job to ask about")
 
 
-def _fault(fab: Fabric, rng: random.Random, kind: str, job: m.Job,
+def _fault(fab: Fabric, rng: random.Random, kind: str, job: RunningJob,
            hosts: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The fault on one of `hosts` (or its rail leaf) and what a right answer names."""
     host, nic = rng.choice(hosts), f"mlx5_{rng.randrange(NICS)}"

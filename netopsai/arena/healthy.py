@@ -8,11 +8,9 @@ import random
 from datetime import timedelta
 from typing import Any
 
-from sqlmodel import Session, select
-
 from netopsai.arena.cases import HARMLESS, HERRING_KINDS, PORT_KINDS, Built, fault, ticket
 from netopsai.arena.places import PAIR_KINDS, Flow, LabView
-from netopsai.store import tables as m
+from netopsai.copilot.arena_door import noise_inputs
 
 DIAG_WINDOW = timedelta(hours=1)  # the window the copilot checks alarms and changes over
 NOISE_SPAN = timedelta(hours=6)  # netopsai.lab.inject spreads noise over the last 6 hours
@@ -104,10 +102,7 @@ def second_fault(view: LabView, rng: random.Random, b: Built) -> Built:
 def _noise_inputs(view: LabView) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The device and link rows lab inject draws noise from, in the order it reads them."""
     if "noise_inputs" not in view.cache:
-        with Session(view.engine) as s:
-            view.cache["noise_inputs"] = (
-                [d.model_dump() for d in s.exec(select(m.Device))],
-                [lk.model_dump() for lk in s.exec(select(m.Link).where(m.Link.kind != "host"))])
+        view.cache["noise_inputs"] = noise_inputs(view.engine)
     inputs: tuple[list[dict[str, Any]], list[dict[str, Any]]] = view.cache["noise_inputs"]
     return inputs
 

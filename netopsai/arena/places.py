@@ -11,10 +11,9 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.pool import StaticPool
-from sqlmodel import Session, col, select
 
+from netopsai.copilot.arena_door import device_roles, host_rows, link_rows
 from netopsai.lab.manage import init_lab, lab_info
-from netopsai.store import tables as m
 
 # the place a link is named after: its lower end's role (a DCI circuit joins two DCI routers)
 LINK_PLACE = {"host": "host", "leaf": "leaf", "spine": "spine", "superspine": "superspine",
@@ -76,11 +75,10 @@ class LabView:
         init_lab(self.engine, spec, scale, seed, clock)
         self.clock = clock
         self.cache: dict[str, Any] = {}
-        with Session(self.engine) as s:
-            self.role = {d.name: d.role for d in s.exec(select(m.Device))}
-            self.hosts = [Host(h.ip, h.device, h.tor or "", h.segment, h.pod or "", h.site or "")
-                          for h in s.exec(select(m.HostAddress).order_by(m.HostAddress.ip))]
-            self.link_rows = [lk.model_dump() for lk in s.exec(select(m.Link).order_by(col(m.Link.id)))]
+        self.role = device_roles(self.engine)
+        self.hosts = [Host(h["ip"], h["device"], h["tor"] or "", h["segment"], h["pod"] or "",
+                           h["site"] or "") for h in host_rows(self.engine)]
+        self.link_rows = link_rows(self.engine)
         self._by_port = {(r[f"{e}_device"], r[f"{e}_interface"]): r
                          for r in self.link_rows for e in ("a", "b")}
 

@@ -85,13 +85,13 @@ class Labs:
 
     def ready(self, sc: Scenario) -> tuple[Engine, Any]:
         from netopsai.backends.lab import lab_backends
+        from netopsai.copilot.arena_door import lab_store
         from netopsai.copilot.service import Copilot
         from netopsai.lab.manage import init_lab
-        from netopsai.store.engine import engine_for
 
         key = (sc.lab.spec, sc.lab.scale, sc.lab.seed, sc.now)
         if key not in self._labs:
-            engine = engine_for(f"sqlite:///{self.root / f'lab{len(self._labs)}.db'}")
+            engine = lab_store(f"sqlite:///{self.root / f'lab{len(self._labs)}.db'}")
             init_lab(engine, sc.lab.spec, sc.lab.scale, sc.lab.seed, sc.now)
             llm = None
             if self.llm == "scripted":
@@ -214,12 +214,9 @@ def run(scenarios: list[Scenario], opts: Options, progress: Progress | None = No
 def _knowledge(opts: Options, tmp: Path) -> Any:
     """The run's own incident memory (or none) and the built-in taxonomy alone: a benchmark
     never reads, or writes, the user's confirmed incidents or taxonomy extensions."""
-    from netopsai.diagnosis.knowledge import Knowledge
-    from netopsai.diagnosis.memory import IncidentMemory
-    from netopsai.diagnosis.taxonomy import load_taxonomy
+    from netopsai.copilot.arena_door import arena_knowledge
 
-    memory = IncidentMemory.at(tmp / "home" / "incidents.db") if opts.memory == "online" else None
-    return Knowledge(memory, load_taxonomy(extra=[]))
+    return arena_knowledge(tmp / "home", opts.memory == "online")
 
 
 def _confirm(turn: Turn, sc: Scenario) -> int:

@@ -91,8 +91,9 @@ def lookup_label(answer: str, evidence: list[dict[str, Any]], want: str,
 
 def judge(answer: str, evidence: list[dict[str, Any]], label: str, device: str | None,
           question: str) -> list[str]:
-    """The answer's headline against its own evidence rows (diagnosis/consistency.py)."""
-    from netopsai.diagnosis.consistency import contradictions
+    """The answer's headline against its own evidence rows (diagnosis/consistency.py, through
+    the copilot's door)."""
+    from netopsai.copilot.arena_door import contradictions
 
     rc = None if label == NO_DIAGNOSIS else {"label": label, "device": device}
     return contradictions(answer, evidence, rc, question)

@@ -14,8 +14,9 @@ last `error:` line naming the first bad line (SkippedLines), so a script never m
 half-read file for a clean run.
 With --engine ray the pairs are traced on Ray (ray_engine.py): the same rows, byte for byte.
 With --record every pair's result of this run (not those --resume found) is also stored with the
-run's time (netopsai.store.probes), the probe history the reliability report counts; a run
-interrupted records nothing, and a store that cannot take the rows is one line, exit 2."""
+run's time (the store's probe table, through copilot/batch/history.py), the probe history the
+reliability report counts; a run interrupted records nothing, and a store that cannot take the
+rows is one line, exit 2."""
 
 from __future__ import annotations
 
@@ -40,10 +41,10 @@ from netopsai.common.textsafe import visible
 from netopsai.common.timewin import iso
 from netopsai.common.words import count
 from netopsai.copilot.batch.check import PairResult
+from netopsai.copilot.batch.history import check_recordable, record_results
 from netopsai.copilot.batch.output import Sink, read_done, summarize, summary_lines
 from netopsai.copilot.batch.parse import Parsed, check_source, default_source, parse_input, read_text
 from netopsai.copilot.batch.runner import BatchChecker
-from netopsai.store import probes
 
 MAX_BAD_SHOWN = 20
 MAX_CONCURRENCY = 256
@@ -150,7 +151,7 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
     for line in summary_lines(summarize(everything), first_error):
         err.print(visible(line))
     if run_at is not None:
-        n = probes.record(engine, results, run_at, backends.inventory.ip_owner)
+        n = record_results(engine, results, run_at, backends.inventory.ip_owner)
         err.print(f"recorded {count(n, 'probe result')} at {iso(run_at)}")
     return everything, parsed.errors
 
@@ -158,7 +159,7 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
 def _recording(engine: Engine, backends: Backends) -> datetime:
     """The run's time (the network's clock: the lab's for the lab), once the store is known to
     take probe rows: a bad store is said before the run, not after an hour of tracing."""
-    probes.check_writable(engine)
+    check_recordable(engine)
     return backends.inventory.clock()
 
 

@@ -19,7 +19,7 @@ import gradio as gr
 from netopsai.common.errors import NetopsError
 from netopsai.common.timewin import as_utc, iso, parse_duration, parse_time
 from netopsai.common.zones import zone_of
-from netopsai.planner.dates import find_dates
+from netopsai.copilot.dates import find_dates
 
 RELATIVE, ABSOLUTE = "relative", "absolute"
 _NOW = re.compile(r"now\s*(?:([-+])\s*(\S+))?", re.I)
