@@ -158,7 +158,9 @@ def progress_blocks(title: str, lines: list[str]) -> list[dict[str, Any]]:
     return blocks
 
 
-def _table(columns: list[str], rows: list[dict[str, Any]]) -> str:
+def fixed_width_table(columns: list[str], rows: list[dict[str, Any]]) -> str:
+    """Rows as a fixed-width text table under a header of `columns` (the first row's keys when
+    none are given): the evidence button's code blocks and the full-table modal (links.py)."""
     cols = columns or (list(rows[0]) if rows else [])
     cells = [[str(r.get(c, "") if r.get(c) is not None else "") for c in cols] for r in rows]
     widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(cols)]
@@ -175,7 +177,7 @@ def evidence_rows_blocks(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]
         more = f" (first {len(shown)} of {len(rows)} rows)" if len(rows) > len(shown) else ""
         blocks.append(section(mrkdwn(f"**[{ev['id']}] {ev['tool']}**{more}: {ev.get('summary', '')}")))
         if shown:
-            table = _table(ev.get("columns", []), shown).replace("```", "'''")
+            table = fixed_width_table(ev.get("columns", []), shown).replace("```", "'''")
             blocks.append(section(f"```{_clip(table, SECTION_MAX - 8)}```"))
     return blocks
 

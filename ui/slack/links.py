@@ -62,9 +62,9 @@ def table_buttons(thread: str, evidence: list[dict[str, Any]]) -> list[dict[str,
 
 def table_text(columns: list[str], rows: list[dict[str, Any]]) -> list[str]:
     """A table as fixed-width text, cut into chunks that each fit one section's code block."""
-    from netopsai.ui.slack.blocks import _table
+    from netopsai.ui.slack.blocks import fixed_width_table
 
-    lines = _table(columns, rows).replace("```", "'''").split("\n")
+    lines = fixed_width_table(columns, rows).replace("```", "'''").split("\n")
     chunks, cur = [], ""
     for line in lines:
         line = line[: MODAL_TEXT - 10]
