@@ -29,9 +29,9 @@ app.add_typer(lab_app, name="lab")
 
 
 def _engine() -> Engine:
-    from netopsai.store.engine import get_engine
+    from netopsai.copilot.frontend import store_engine
 
-    return get_engine()
+    return store_engine()
 
 
 def _out(text: str) -> None:

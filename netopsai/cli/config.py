@@ -82,13 +82,13 @@ def _in_use(cfg: NetConfig) -> str:
     from netopsai.backends.registry import resolved_kinds
     from netopsai.common.errors import NetopsError
     from netopsai.config.settings import StoreSettings
-    from netopsai.store.engine import StoreUnreachable, engine_for
+    from netopsai.copilot.admin import StoreUnreachable, store_at
 
     store = StoreSettings()
     if store.sqlite_path is not None and not store.sqlite_path.exists():  # checking creates nothing
         return f"store: no database yet at {store.sqlite_path}"
     try:
-        telemetry, paths = resolved_kinds(engine_for(store.url), cfg)
+        telemetry, paths = resolved_kinds(store_at(store.url), cfg)
     except StoreUnreachable as exc:  # DATABASE_URL is configuration too: the check fails
         _fail([str(exc)])
     except NetopsError as exc:

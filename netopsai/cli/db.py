@@ -21,31 +21,31 @@ def upgrade_cmd() -> None:
     """Bring the store (NETOPSAI_HOME or DATABASE_URL) to this release's schema, keeping every
     row. SQLite stores do this by themselves when opened; a PostgreSQL store needs it once per
     release."""
+    from netopsai.copilot.admin import schema_revision, schema_upgrade
     from netopsai.copilot.frontend import store_engine
-    from netopsai.store import migrate
 
     engine = store_engine()
-    before = migrate.current(engine)
-    after = migrate.upgrade(engine, explicit=True)
+    before = schema_revision(engine)
+    after = schema_upgrade(engine)
     typer.echo(f"schema at {after}" + ("" if before == after else f" (was {before or 'none'})"))
 
 
 def current_cmd() -> None:
     """The store's schema revision and this release's."""
+    from netopsai.copilot.admin import schema_head, schema_revision
     from netopsai.copilot.frontend import store_engine
-    from netopsai.store import migrate
 
-    rev = migrate.current(store_engine())
-    head = migrate.head()
+    rev = schema_revision(store_engine())
+    head = schema_head()
     state = "up to date" if rev == head else "behind: run `netopsai db upgrade`"
     typer.echo(f"{rev or 'none'} (this release: {head}; {state})")
 
 
 def history_cmd() -> None:
     """Every schema revision, oldest first."""
-    from netopsai.store import migrate
+    from netopsai.copilot.admin import schema_history
 
-    for rev, what in migrate.history():
+    for rev, what in schema_history():
         typer.echo(f"{rev}  {what}")
 
 
@@ -55,10 +55,10 @@ def prune_cmd(dry_run: Annotated[bool, typer.Option(
     into hourly figures, then remove them, old roll-ups, raw events, port transitions, closed
     alarms and recorded batch probes. ingest and poll also do this every `prune_every_minutes`."""
     from netopsai.config.load import load_netconfig
+    from netopsai.copilot.admin import prune_lines
     from netopsai.copilot.frontend import store_engine
-    from netopsai.store.retention import describe, prune
 
     settings = load_netconfig().settings
-    for line in describe(prune(store_engine(), settings.retention, dry=dry_run),
-                         settings.ingest.timezone):  # horizons on the network's clock
+    for line in prune_lines(store_engine(), settings.retention,
+                            settings.ingest.timezone, dry_run):  # horizons on the network's clock
         typer.echo(line)

@@ -38,10 +38,10 @@ def inventory_import(
         = False) -> None:
     """Import NetBox CSV exports (devices, interfaces, cables, prefixes, IP addresses) or a YAML
     spec; every file is validated first and a failed import changes nothing."""
+    from netopsai.copilot.frontend import store_engine
     from netopsai.lab.inventory_yaml import import_files
-    from netopsai.store.engine import get_engine
 
-    result = import_files(get_engine(), files, scale=scale, seed=seed, replace=replace, force=force)
+    result = import_files(store_engine(), files, scale=scale, seed=seed, replace=replace, force=force)
     echo(result.line())
 
 
@@ -80,10 +80,10 @@ def devices_discover(host: HostOpt = None, port: PortOpt = 22, driver: DriverOpt
     """Read facts, interfaces, addresses and LLDP neighbours from devices into the inventory."""
     from netopsai.backends.napalm.discovery import discover
     from netopsai.common.errors import NetopsError
-    from netopsai.store.engine import get_engine
+    from netopsai.copilot.frontend import store_engine
 
     targets = _targets(host, port, driver, username, password_env, timeout)
-    result = discover(get_engine(), targets, site=site, role=role)
+    result = discover(store_engine(), targets, site=site, role=role)
     echo(result.line())
     if result.errors and not result.devices:
         raise NetopsError(result.errors[0])
@@ -98,10 +98,10 @@ def devices_snapshot(host: HostOpt = None, port: PortOpt = 22, driver: DriverOpt
     """Store each device's running config; a difference from the last one becomes a change record."""
     from netopsai.backends.napalm.config import snapshot
     from netopsai.common.errors import NetopsError
-    from netopsai.store.engine import get_engine
+    from netopsai.copilot.frontend import store_engine
 
     targets = _targets(host, port, driver, username, password_env, timeout)
-    result = snapshot(get_engine(), targets)
+    result = snapshot(store_engine(), targets)
     for line in result.lines():
         echo(line)
     if result.errors and not result.taken:

@@ -42,13 +42,9 @@ def confirm_cmd(thread: Annotated[str | None, typer.Option(
 
 def import_cmd(file: Annotated[Path, typer.Argument(help="YAML or JSON list of incidents")]) -> None:
     """Load past incidents (symptoms, label, device, interface, evidence_summary, at)."""
-    from netopsai.diagnosis.history import import_history
-    from netopsai.diagnosis.memory import default_memory
-    from netopsai.diagnosis.taxonomy import load_taxonomy
+    from netopsai.copilot.admin import import_incidents
 
-    memory = default_memory(create=True)
-    assert memory is not None
-    n = import_history(memory, file, load_taxonomy().labels())
+    n = import_incidents(file)
     typer.echo(f"imported {n} incident{'s' if n != 1 else ''} from {file}")
 
 
@@ -56,10 +52,9 @@ def list_cmd(as_json: Annotated[bool, typer.Option("--json", help="Print JSON")]
     """The incidents in memory, oldest first."""
     import json
 
-    from netopsai.diagnosis.memory import default_memory
+    from netopsai.copilot.admin import incidents
 
-    memory = default_memory()
-    rows = memory.all() if memory else []
+    rows = incidents()
     if as_json:
         typer.echo(json.dumps([r.model_dump(mode="json") for r in rows]))
         return

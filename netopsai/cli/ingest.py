@@ -12,7 +12,7 @@ from netopsai.common.textsafe import visible
 
 if TYPE_CHECKING:
     from netopsai.backends.receivers import Ingest, IngestSettings
-    from netopsai.store.writer import WriterStats
+    from netopsai.copilot.admin import WriterStats
 
 PORT_HELP = "port (0 = any free port, -1 = off; default: config.yaml's ingest section)"
 
@@ -103,9 +103,8 @@ def _run(host: str | None, flags: dict[str, int | None], dedupe: float, fsync: b
     from netopsai.common.errors import NetopsError
     from netopsai.config.load import load_netconfig
     from netopsai.config.settings import StoreSettings, private_dir
+    from netopsai.copilot.admin import make_store_dir, prune_periodically
     from netopsai.copilot.frontend import store_engine
-    from netopsai.store.engine import make_store_dir
-    from netopsai.store.retention import prune_periodically
 
     cfg = _settings(host, flags, dedupe)
     store = StoreSettings()
@@ -171,11 +170,11 @@ def _load(files: list[Path], device: str | None, zone: str | None) -> None:
     from netopsai.backends.syslog.files import load_files
     from netopsai.config.load import load_netconfig
     from netopsai.config.settings import StoreSettings
-    from netopsai.store.engine import check_reachable, engine_for, make_store_dir
+    from netopsai.copilot.admin import make_store_dir, reachable_store
 
     store = StoreSettings()
     make_store_dir(store)
-    check_reachable(engine_for(store.url))  # one line naming the store, before any reading
+    reachable_store(store)  # one line naming the store, before any reading
     context = from_config(load_netconfig()).syslog
     err = Console(stderr=True, highlight=False)
     failed = _Failures()  # the writer logs each event it could not store

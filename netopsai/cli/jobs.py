@@ -29,10 +29,10 @@ def import_cmd(
 ) -> None:
     """Import jobs (id, name, owner, hosts, start, end, state); a job already stored under the
     same id is replaced. The file is checked whole first: a bad file stores nothing."""
-    from netopsai.store.engine import get_engine
-    from netopsai.store.jobs_import import import_jobs
+    from netopsai.copilot.admin import import_jobs
+    from netopsai.copilot.frontend import store_engine
 
-    typer.echo(visible(import_jobs(get_engine(), file, fmt, label).line()))
+    typer.echo(visible(import_jobs(store_engine(), file, fmt, label).line()))
 
 
 def list_cmd(running: Annotated[bool, typer.Option(help="Only jobs running now")] = False,
@@ -43,10 +43,10 @@ def list_cmd(running: Annotated[bool, typer.Option(help="Only jobs running now")
 
     from netopsai.cli.zone import network_zone
     from netopsai.common.localtime import at
-    from netopsai.store.engine import get_engine
-    from netopsai.store.jobs_import import list_jobs
+    from netopsai.copilot.admin import list_jobs
+    from netopsai.copilot.frontend import store_engine
 
-    jobs = list_jobs(get_engine(), datetime.now(UTC) if running else None)
+    jobs = list_jobs(store_engine(), datetime.now(UTC) if running else None)
     if as_json:  # parsed: ISO UTC, as stored
         typer.echo(json.dumps([j.model_dump(mode="json") for j in jobs]))
         return

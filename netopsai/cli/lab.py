@@ -69,6 +69,6 @@ def status_cmd() -> None:
 
 
 def _engine() -> Engine:
-    from netopsai.store.engine import get_engine  # here: `netopsai --help` stays quick
+    from netopsai.copilot.frontend import store_engine  # here: `netopsai --help` stays quick
 
-    return get_engine()
+    return store_engine()

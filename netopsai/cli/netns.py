@@ -17,9 +17,9 @@ def netns_up(spec: Annotated[str, typer.Option(help="small | tiny | bench")] = "
              prefix: Annotated[str, typer.Option(help="Namespace name prefix")] = "nx-") -> None:
     """Build the namespace lab and register it in the inventory."""
     from netopsai.backends.netns.lab import up
-    from netopsai.store.engine import get_engine
+    from netopsai.copilot.frontend import store_engine
 
-    lab = up(get_engine(), spec, prefix)
+    lab = up(store_engine(), spec, prefix)
     hosts = sum(1 for d in lab.namespaces if "-host-" in d)
     typer.echo(f"namespace lab {spec} up: {len(lab.namespaces)} namespaces ({prefix}*), "
                f"{hosts} hosts, built in {lab.record.get('build_s')} s")
@@ -29,9 +29,9 @@ def netns_up(spec: Annotated[str, typer.Option(help="small | tiny | bench")] = "
 def netns_down() -> None:
     """Delete the lab's namespaces and its inventory rows."""
     from netopsai.backends.netns.lab import down
-    from netopsai.store.engine import get_engine
+    from netopsai.copilot.frontend import store_engine
 
-    gone, devices = down(get_engine())
+    gone, devices = down(store_engine())
     typer.echo(f"namespace lab down: {gone} namespaces deleted, {devices} devices removed "
                f"from the inventory")
 
@@ -41,11 +41,11 @@ def netns_inject(scenario: Annotated[Path, typer.Argument(help="Scenario YAML fi
     """Apply a scenario's faults for real (link_down, acl_block, blackhole, crc_errors,
     device_down; change records)."""
     from netopsai.backends.netns.inject import inject
+    from netopsai.copilot.frontend import store_engine
     from netopsai.lab.scenario import load_scenario
-    from netopsai.store.engine import get_engine
 
     sc = load_scenario(scenario)
-    done = inject(get_engine(), sc)
+    done = inject(store_engine(), sc)
     typer.echo(f"scenario {sc.id}: injected {'; '.join(done) or 'no faults'}")
 
 
@@ -55,9 +55,9 @@ def netns_status() -> None:
     from netopsai.backends.netns.lab import read_lab
     from netopsai.backends.netns.sh import namespaces
     from netopsai.common.errors import NetopsError
-    from netopsai.store.engine import get_engine
+    from netopsai.copilot.frontend import store_engine
 
-    lab = read_lab(get_engine())
+    lab = read_lab(store_engine())
     if lab is None:
         raise NetopsError("no namespace lab is up in this store")
     alive = len(set(lab.namespaces.values()) & namespaces())

@@ -183,9 +183,9 @@ def poll(once: Annotated[bool, typer.Option("--once", help="Poll once and exit")
 
 def _run(targets: list[Any], opts: dict[str, Any], once: bool, interval: float, as_json: bool) -> None:
     from netopsai.backends.snmp.poller import poll_and_store, poll_forever
-    from netopsai.store.engine import get_engine
+    from netopsai.copilot.frontend import store_engine
 
-    engine = get_engine()
+    engine = store_engine()
     if once:
         rep = poll_and_store(engine, targets, **opts)
         _emit(rep, as_json)
@@ -222,10 +222,10 @@ def _pruner(engine: Any) -> Callable[[], None]:
     """Retention while polling (config retention:): after the first round, then every
     `prune_every_minutes`; what it did goes to stderr (stdout may be --json lines)."""
     from netopsai.config.load import load_netconfig
-    from netopsai.store.retention import PeriodicPrune
+    from netopsai.copilot.admin import periodic_prune
 
     net = load_netconfig().settings
-    pruner = PeriodicPrune(engine, net.retention, zone=net.ingest.timezone)
+    pruner = periodic_prune(engine, net.retention, net.ingest.timezone)
     return lambda: pruner.tick(lambda line: typer.echo(line, err=True))
 
 

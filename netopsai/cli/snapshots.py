@@ -28,15 +28,15 @@ def snapshot_cmd(device: DeviceArg, as_json: JsonOpt = False) -> None:
     from netopsai.backends.snapshot.snapshotter import from_config
     from netopsai.common.errors import NetopsError
     from netopsai.config.load import load_netconfig
-    from netopsai.store.engine import get_engine
-    from netopsai.store.snapshots import summary_row
+    from netopsai.copilot.admin import snapshot_row
+    from netopsai.copilot.frontend import store_engine
 
-    snaps = from_config(get_engine(), load_netconfig(), workers=1)
+    snaps = from_config(store_engine(), load_netconfig(), workers=1)
     if snaps is None:
         raise NetopsError("no devices to snapshot: list them under 'napalm:' (or snmp targets) "
                           "in config.yaml")
     try:
-        row = summary_row(snaps.take(device))
+        row = snapshot_row(snaps.take(device))
     finally:
         snaps.close()
     _print([row], as_json)
@@ -48,11 +48,11 @@ def snapshots_cmd(device: DeviceArg, limit: Annotated[int, typer.Option(
         help="How many, newest first", min=1)] = 20, as_json: JsonOpt = False) -> None:
     """List a device's snapshots, newest first: when, for which alarm, what was read and what
     was not, and the running config's diff from the snapshot before."""
-    from netopsai.store.engine import get_engine
-    from netopsai.store.snapshots import device_snapshots, summary_row
+    from netopsai.copilot.admin import device_snapshot_rows
+    from netopsai.copilot.frontend import store_engine
 
-    engine = get_engine()
-    rows = [summary_row(s) for s in device_snapshots(engine, device, limit)]
+    engine = store_engine()
+    rows = device_snapshot_rows(engine, device, limit)
     if not rows:
         _check_device(engine, device)  # a typo must not read as "no snapshots"
     if not rows and not as_json:
@@ -65,26 +65,22 @@ def _check_device(engine: Any, device: str) -> None:
     """A one-line error, with the closest names, for a device that is neither in the
     inventory nor among the snapshots' devices (a configured device need not be in the
     inventory)."""
-    from sqlmodel import Session, select
-
     from netopsai.common.errors import unknown
-    from netopsai.store import tables as m
+    from netopsai.copilot.admin import snapshot_device_names
 
-    with Session(engine) as s:
-        names = set(s.exec(select(m.Device.name))) | set(
-            s.exec(select(m.DeviceSnapshot.device).distinct()))
+    names = snapshot_device_names(engine)
     if device not in names:
         raise unknown("device", device, sorted(names))
 
 
 def _print(rows: list[dict[str, object]], as_json: bool) -> None:
-    from netopsai.store.snapshots import describe
+    from netopsai.copilot.admin import describe_snapshot
 
     if as_json:
         typer.echo(json.dumps(rows, default=str))
         return
     for row in rows:  # the device's own words (its config, its errors): visible, line by line
-        typer.echo(visible(describe(row)))
+        typer.echo(visible(describe_snapshot(row)))
         for line in lines(row["config_diff"]).split("\n") if row["config_diff"] else []:
             typer.echo(f"  {line}")
         for err in row["errors"]:  # type: ignore[attr-defined]
