@@ -162,6 +162,8 @@ def clock_times(scan: Scan) -> None:
     for rx in (_BETWEEN, _RANGE):
         for m in rx.finditer(scan.text):
             a, b = _hm(m, 1), _hm(m, 4)
+            if scan.covered(m.start()):
+                continue  # read already (a range whose ends name their days): no second note
             if a is not None and b is not None:
                 take(scan, _between(scan, m, a, b), m, clock_time=True)
     for m in _AROUND.finditer(scan.text):

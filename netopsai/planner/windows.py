@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from netopsai.common.timewin import as_utc, iso
+from netopsai.planner.crossday import cross_day_ranges
 from netopsai.planner.dates import DateHit, find_dates
 from netopsai.planner.dayparts import DAY_PART, day_part
 from netopsai.planner.timescan import Scan, Span, bare_point, clock_times, dated, point, take
@@ -69,6 +70,7 @@ def parse_when(text: str, clock: datetime, zone: str = "UTC") -> When:
     out.notes += [d.note for d in dates if d.note]
     scan = Scan(_blank(text, out.spans), local, out, _qualifying_day(text, dates, local),
                 any(d.day is None for d in dates))
+    cross_day_ranges(scan, dates)  # each end on its own day, before the times fall on the first
     clock_times(scan)
     for m in _SINCE_YESTERDAY.finditer(scan.text):
         take(scan, _day_window(m, local), m)
