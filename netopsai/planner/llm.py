@@ -27,8 +27,9 @@ from pydantic import ValidationError
 
 from netopsai.common.chat import ModelError, invoke, message_text, scrub, secrets_of, usage
 from netopsai.common.errors import unknown
-from netopsai.copilot.evidence import DATA_NOTE, Evidence, quoted
+from netopsai.copilot.evidence import Evidence
 from netopsai.planner.calls import ToolCall
+from netopsai.planner.evidence_text import RowPolicy, evidence_text
 from netopsai.planner.hurried import normalise
 from netopsai.planner.llm_names import Resolved, resolve_args
 from netopsai.prompts import load as load_prompt
@@ -36,6 +37,8 @@ from netopsai.tools.base import REGISTRY, Tool, validation_message
 
 log = logging.getLogger(__name__)
 PREVIEW_ROWS = 5
+# every read shows the same rows and whole arguments: the planner decides the next call from them
+PLANNER_ROWS = RowPolicy(PREVIEW_ROWS, PREVIEW_ROWS)
 MAX_REASON = 240
 NOT_RUN = "not run: another call of this turn was invalid; send all the calls again, corrected"
 
@@ -176,29 +179,7 @@ def as_meant(question: str) -> str:
 def evidence_block(evidence: Sequence[Evidence]) -> str:
     """Each evidence as id, tool, arguments, window, summary and a small preview: whole tables
     never go into a prompt."""
-    if not evidence:
-        return "Evidence gathered so far: none."
-    parts = [f"Evidence gathered so far (cite as [E#]). {DATA_NOTE}"]
-    for ev in evidence:
-        head = f"[{ev.id}] {ev.tool} {json.dumps(ev.args, default=str, sort_keys=True)}"
-        if ev.window:
-            head += f" window {quoted(ev.window.get('start'))} .. {quoted(ev.window.get('end'))}"
-        lines = [head, f"summary: {quoted(ev.summary)}"]
-        if ev.errors:
-            lines.append("errors: " + json.dumps(ev.errors, ensure_ascii=False))
-        rows = ev.preview(PREVIEW_ROWS)
-        if rows:
-            lines.append(f"rows: {len(ev.rows)} (first {len(rows)}{', partial' if ev.partial else ''})")
-            lines += [json.dumps(_as_read(r), default=str, separators=(",", ":")) for r in rows]
-        parts.append("\n".join(lines))
-    return "\n\n".join(parts)
-
-
-def _as_read(row: dict[str, Any]) -> dict[str, Any]:
-    """A preview row as the model reads it: a port state row's `events` (bare UTC times, what
-    the diagnosis parses) left out when its `changes` (the same events in the asked zone, named)
-    is there; the model repeats the times it reads, and every time shown carries its zone."""
-    return {k: v for k, v in row.items() if not (k == "events" and "changes" in row)}
+    return evidence_text(evidence, PLANNER_ROWS)
 
 
 def _history(history: Sequence[BaseMessage]) -> list[BaseMessage]:
