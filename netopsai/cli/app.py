@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -250,6 +251,19 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()
 
 
+def _missing_table(exc: Exception) -> str | None:
+    """The table a read found missing — SQLite's 'no such table: x', PostgreSQL's 'relation "x"
+    does not exist' — when a command reads a store no migration has created yet; else None.
+    Matched on the driver's words: the command line does not import the store (issue 27)."""
+    text = str(exc)
+    if type(exc).__name__ not in ("OperationalError", "ProgrammingError"):
+        return None
+    if (m := re.search(r"no such table: (\w+)", text)) or \
+            (m := re.search(r'relation "(\w+)" does not exist', text)):
+        return m.group(1)
+    return None
+
+
 def _main(argv: list[str] | None) -> int:
     cmd = typer.main.get_command(app)
     try:
@@ -274,6 +288,11 @@ def _main(argv: list[str] | None) -> int:
         typer.echo("interrupted", err=True)
         return 130
     except Exception as exc:  # last resort: still one line, and say it is our bug
+        if (missing := _missing_table(exc)) is not None:
+            typer.echo(f"error: the store has no {missing} table yet (a new home or database): "
+                       "run 'netopsai db upgrade' (or 'netopsai lab init' for the embedded lab)",
+                       err=True)
+            return 2
         typer.echo(f"internal error: {type(exc).__name__}: {visible(str(exc))}", err=True)
         return 1
     return 0
