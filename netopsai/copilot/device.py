@@ -13,10 +13,11 @@ from datetime import UTC, tzinfo
 from typing import Any
 
 from netopsai.backends.base import Backends
+from netopsai.backends.rows import DeviceDetail, DeviceInfo
 from netopsai.common.zones import zone_of
 from netopsai.config.domains import device_key
 from netopsai.copilot.doors import call_tool
-from netopsai.copilot.evidence import Evidence
+from netopsai.copilot.evidence import Evidence, rows_of
 from netopsai.planner.hostnames import (
     FQDN,
     Logged,
@@ -37,7 +38,7 @@ PROMPT = "Pick a device, or open the app at ?device=NAME."
 class DevicePanels:
     """An inventory device's reads, one tool answer per panel."""
 
-    device: dict[str, Any]  # the inventory's row (metadata device)
+    device: DeviceDetail  # the inventory's row (metadata device)
     interfaces: Evidence
     telemetry: Evidence  # oper_status over the window
     neighbours: Evidence
@@ -90,7 +91,7 @@ def zone_info(zone: str | tzinfo | None) -> tzinfo:
 def device_names(backends: Backends) -> list[str]:
     """Every network device's name, for the picker (hosts are reachable by typing them)."""
     ev = call_tool(backends, "metadata", {"query": "devices"})
-    return [str(r["name"]) for r in ev.rows]
+    return [str(r["name"]) for r in rows_of(ev, DeviceInfo)]
 
 
 def is_address(text: str) -> bool:
@@ -153,7 +154,7 @@ def read_device(backends: Backends, name: str, window: str = "24h") -> DeviceVie
         if logged is None:
             return DeviceView(name=name, zone=zone, status=dev.errors[0])
         return DeviceView(name=logged.found.name, zone=zone, logged=logged)
-    name = str(dev.rows[0]["name"])
+    name = str(rows_of(dev, DeviceDetail)[0]["name"])
     call = _calls(backends)
     also = _also(backends, name)  # its lines stored under another spelling too
     ifaces = call("metadata", query="interfaces", name=name)
@@ -161,7 +162,7 @@ def read_device(backends: Backends, name: str, window: str = "24h") -> DeviceVie
     if tele.errors:  # a bad window: the one line that says so, before nine panels of nothing
         return DeviceView(name=name, zone=zone, status=tele.errors[0], errors=tele.errors)
     panels = DevicePanels(
-        dev.rows[0], ifaces, tele, call("metadata", query="neighbors", name=name),
+        rows_of(dev, DeviceDetail)[0], ifaces, tele, call("metadata", query="neighbors", name=name),
         call("metadata", query="filters", name=name),
         call("alarms", devices=[name, *also("alarms", window)], state="open", window=window),
         call("alarms", state="any", correlate=True, window=window),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 from typing import Any
@@ -15,6 +16,17 @@ from typing import Any
 import pandas as pd
 
 from netopsai.backends.base import Backends
+from netopsai.backends.rows import (
+    AlarmRecord,
+    ChangeRecord,
+    DeviceDetail,
+    EventRecord,
+    FilterRule,
+    InterfaceInfo,
+    Neighbor,
+    SnapshotInfo,
+    StatusRow,
+)
 from netopsai.common.words import count
 from netopsai.copilot.device import (
     EVENTS_SHOWN,
@@ -24,7 +36,7 @@ from netopsai.copilot.device import (
     read_device,
     zone_info,
 )
-from netopsai.copilot.evidence import Evidence, cell_text
+from netopsai.copilot.evidence import Evidence, cell_text, rows_of
 from netopsai.ui.gradio.alarms import cases_frame
 from netopsai.ui.gradio.device_snapshots import SNAPSHOT_COLUMNS, snapshots_frame
 from netopsai.ui.gradio.timepick import local_time  # gradio is loaded by .alarms already
@@ -90,7 +102,7 @@ def _zone_name(zone: tzinfo) -> str:
     return str(getattr(zone, "key", None) or datetime.now(zone).tzname() or "UTC")
 
 
-def _table(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
+def _table(rows: Sequence[Mapping[str, Any]], columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame([{c: text(r.get(c)) for c in columns} for r in rows], columns=columns)
 
 
@@ -107,13 +119,13 @@ def _duration(seconds: Any) -> str:
     return f"{s // 60}m" + (f"{s % 60:02d}s" if s % 60 else "")
 
 
-def _transitions(port: dict[str, Any]) -> list[tuple[str, str]]:
+def _transitions(port: StatusRow) -> list[tuple[str, str]]:
     """telemetry's "2025-11-04 19:20:00 down; …" as (time, new state) pairs."""
     items = (x.strip() for x in str(port.get("events") or "").split(";"))
     return [(stamp, state) for stamp, _, state in (x.rpartition(" ") for x in items if x)]
 
 
-def _in_window(port: dict[str, Any] | None) -> str:
+def _in_window(port: StatusRow | None) -> str:
     if port is None:  # the tool lists only ports that were not up throughout
         return "no change"
     n = int(port.get("transitions") or 0)
@@ -122,7 +134,7 @@ def _in_window(port: dict[str, Any] | None) -> str:
     return f"{changes}, down {_duration(down)}" if down else changes
 
 
-def _last_change(port: dict[str, Any] | None, zone: tzinfo) -> str:
+def _last_change(port: StatusRow | None, zone: tzinfo) -> str:
     moves = _transitions(port) if port else []
     if not moves:
         return DASH
@@ -135,7 +147,7 @@ def _natural(name: str) -> list[Any]:
     return [(0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"(\d+)", name) if x]
 
 
-def interfaces_frame(ifaces: list[dict[str, Any]], ports: dict[str, dict[str, Any]],
+def interfaces_frame(ifaces: list[InterfaceInfo], ports: dict[str, StatusRow],
                      zone: tzinfo) -> pd.DataFrame:
     """One row per interface, those down now first: the state now (the inventory's oper
     status), the last transition and what the window saw (telemetry)."""
@@ -149,19 +161,20 @@ def interfaces_frame(ifaces: list[dict[str, Any]], ports: dict[str, dict[str, An
     return pd.DataFrame(rows, columns=IFACE_COLUMNS)
 
 
-def timeline_frame(tele: Evidence, ifaces: list[dict[str, Any]], name: str,
+def timeline_frame(tele: Evidence, ifaces: list[InterfaceInfo], name: str,
                    zone: tzinfo) -> pd.DataFrame:
     """status_timeline over the device's ports: down at the end first, then the most changed;
     quiet ports fill up to MAX_PORTS lines so a healthy device still shows its ports up. Times
     are the network zone's wall time (the plot has no zone of its own)."""
     if tele.errors or not tele.window:
         return _empty(TIMELINE_COLUMNS)
-    moved = sorted(tele.rows, key=lambda r: (r.get("state_at_end") == "up", -(r.get("transitions") or 0)))
+    moved = sorted(rows_of(tele, StatusRow),
+                   key=lambda r: (r.get("state_at_end") == "up", -(r.get("transitions") or 0)))
     seen = {r["interface"] for r in moved}
     quiet = [{"device": name, "interface": i["name"], "state_at_start": "up", "state_at_end": "up"}
              for i in sorted(ifaces, key=lambda i: _natural(i["name"])) if i["name"] not in seen
              and i.get("oper_status") == "up" and i.get("speed_mbps")]  # an SVI has no telemetry
-    frame = status_timeline({"window": tele.window, "rows": (moved + quiet)[:MAX_PORTS]})
+    frame = status_timeline({"window": tele.window, "rows": [*moved, *quiet][:MAX_PORTS]})
     frame["port"] = frame["port"].str.removeprefix(f"{name} ")
     frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.tz_convert(zone).dt.tz_localize(None)
     return frame
@@ -172,13 +185,13 @@ def _filters_html(ev: Evidence, zone: tzinfo) -> str:
         return ""
     rules = [f"{r.get('kind')} {r.get('name')} {r.get('action')} {r.get('src') or 'any'} → "
              f"{r.get('dst')}" + (f" since {when(r['since'], zone)}" if r.get("since") else "")
-             for r in ev.rows]
+             for r in rows_of(ev, FilterRule)]
     body = "; ".join(html.escape(x) for x in rules) if rules else "none"
     colour = f' style="color:{_DOWN}"' if rules else ""
     return f"<p><small>traffic-dropping rules in force</small><br><b{colour}>{body}</b></p>"
 
 
-def facts_html(dev: dict[str, Any], filters: Evidence, zone: tzinfo) -> str:
+def facts_html(dev: DeviceDetail, filters: Evidence, zone: tzinfo) -> str:
     """The device card: status first, then the inventory's facts and the rules that drop
     traffic. Every value is escaped: descriptions and names come from the network."""
     status = text(dev.get("status"))
@@ -195,7 +208,7 @@ def facts_html(dev: dict[str, Any], filters: Evidence, zone: tzinfo) -> str:
             f'gap:4px 16px">{"".join(cells)}</div>{_filters_html(filters, zone)}</div>')
 
 
-def neighbours_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+def neighbours_frame(rows: list[Neighbor]) -> pd.DataFrame:
     out = [{"interface": r.get("interface"), "neighbour": r.get("neighbor"),
             "neighbour port": r.get("neighbor_interface"), "kind": r.get("kind"),
             "status": r.get("status"),
@@ -205,7 +218,7 @@ def neighbours_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return _table(out, NEIGHBOUR_COLUMNS)
 
 
-def _alarms_frame(rows: list[dict[str, Any]], zone: tzinfo) -> pd.DataFrame:
+def _alarms_frame(rows: list[AlarmRecord], zone: tzinfo) -> pd.DataFrame:
     newest = sorted(rows, key=lambda r: r.get("raised_at") or "", reverse=True)
     return _table([{**r, "raised": when(r.get("raised_at"), zone)} for r in newest], ALARM_COLUMNS)
 
@@ -218,13 +231,13 @@ def _cases_frame(ev: Evidence, name: str, zone: tzinfo) -> pd.DataFrame:
     return frame.astype(object).where(frame.notna(), DASH)
 
 
-def _changes_frame(rows: list[dict[str, Any]], zone: tzinfo) -> pd.DataFrame:
+def _changes_frame(rows: list[ChangeRecord], zone: tzinfo) -> pd.DataFrame:
     newest = sorted(rows, key=lambda r: r.get("start") or "", reverse=True)
     return _table([{**r, "start": when(r.get("start"), zone), "end": when(r.get("end"), zone)}
                    for r in newest], CHANGE_COLUMNS)
 
 
-def _events_frame(rows: list[dict[str, Any]], zone: tzinfo) -> pd.DataFrame:
+def _events_frame(rows: list[EventRecord], zone: tzinfo) -> pd.DataFrame:
     newest = list(reversed(rows))  # the tool returns the latest, oldest first
     return _table([{**r, "at": when(r.get("at"), zone)} for r in newest], EVENT_COLUMNS)
 
@@ -261,15 +274,18 @@ def render(view: DeviceView) -> DevicePage:
 
 def _assemble(name: str, panels: DevicePanels, zone: tzinfo) -> DevicePage:
     p, evs = panels, panels.all()
-    ports = {str(r["interface"]): r for r in p.telemetry.rows}
+    ports = {str(r["interface"]): r for r in rows_of(p.telemetry, StatusRow)}
+    ifaces = rows_of(p.interfaces, InterfaceInfo)
     page = DevicePage(
         name=name, facts=facts_html(p.device, p.filters, zone),
-        interfaces=interfaces_frame(p.interfaces.rows, ports, zone),
-        neighbours=neighbours_frame(p.neighbours.rows),
-        alarms=_alarms_frame(p.open_alarms.rows, zone), cases=_cases_frame(p.cases, name, zone),
-        changes=_changes_frame(p.changes.rows, zone), events=_events_frame(p.events.rows, zone),
-        timeline=timeline_frame(p.telemetry, p.interfaces.rows, name, zone),
-        snapshots=snapshots_frame(p.snapshots.rows, lambda v: when(v, zone)),
+        interfaces=interfaces_frame(ifaces, ports, zone),
+        neighbours=neighbours_frame(rows_of(p.neighbours, Neighbor)),
+        alarms=_alarms_frame(rows_of(p.open_alarms, AlarmRecord), zone),
+        cases=_cases_frame(p.cases, name, zone),
+        changes=_changes_frame(rows_of(p.changes, ChangeRecord), zone),
+        events=_events_frame(rows_of(p.events, EventRecord), zone),
+        timeline=timeline_frame(p.telemetry, ifaces, name, zone),
+        snapshots=snapshots_frame(rows_of(p.snapshots, SnapshotInfo), lambda v: when(v, zone)),
         errors=[f"{e.tool}: {err}" for e in evs for err in e.errors])
     page.status = _status(page, p.telemetry, zone)
     return page

@@ -12,8 +12,10 @@ from datetime import tzinfo
 from typing import Any
 
 from netopsai.backends.base import Backends
+from netopsai.backends.rows import AlarmRecord, EventRecord
 from netopsai.common.words import count
 from netopsai.copilot.device import Logged, LoggedPanels, device_picker, is_address
+from netopsai.copilot.evidence import rows_of
 from netopsai.ui.gradio.device import (
     DevicePage,
     _alarms_frame,
@@ -58,9 +60,9 @@ def logged_page(panels: LoggedPanels, zone: tzinfo) -> DevicePage:
     """The page of a device known only from its logs (the copilot found it and read its panels)."""
     found = panels.found
     page = DevicePage(name=found.name, facts=logged_facts(found),
-                      alarms=_alarms_frame(panels.open_alarms.rows, zone),
+                      alarms=_alarms_frame(rows_of(panels.open_alarms, AlarmRecord), zone),
                       cases=_cases_frame(panels.cases, found.name, zone),
-                      events=_events_frame(panels.events.rows, zone),
+                      events=_events_frame(rows_of(panels.events, EventRecord), zone),
                       errors=[f"{e.tool}: {err}" for e in panels.all() for err in e.errors])
     page.status = logged_status(found, len(page.alarms), len(page.events), panels.events.window, zone)
     return page

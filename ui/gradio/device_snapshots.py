@@ -15,6 +15,7 @@ import gradio as gr
 import pandas as pd
 
 from netopsai.backends.base import Backends
+from netopsai.backends.rows import SnapshotInfo
 from netopsai.copilot.doors import snapshot_detail
 from netopsai.copilot.evidence import cell_text
 from netopsai.ui.gradio import views
@@ -27,7 +28,7 @@ When = Callable[[Any], str]
 PRE = "white-space:pre-wrap;font-size:12px;margin:2px 0"
 
 
-def _config(row: dict[str, Any]) -> str:
+def _config(row: SnapshotInfo) -> str:
     lines = str(row.get("config_diff") or "").splitlines()
     status = str(row.get("config") or "not read")
     if not lines:
@@ -36,7 +37,7 @@ def _config(row: dict[str, Any]) -> str:
     return f"{status}: " + "; ".join(lines[:DIFF_SHOWN]) + more
 
 
-def snapshots_frame(rows: list[dict[str, Any]], when: When) -> pd.DataFrame:
+def snapshots_frame(rows: list[SnapshotInfo], when: When) -> pd.DataFrame:
     out = [{"id": str(r.get("id", "")), "taken": when(r.get("taken_at")),
             "alarm": "—" if r.get("alarm_id") is None else str(r["alarm_id"]),
             "by": cell_text(r.get("source") or "—"),
