@@ -300,6 +300,14 @@ class AlarmRecord(TypedDict, total=False):
     link_id: int | None
 
 
+class AlarmRow(AlarmRecord, total=False):
+    """The alarms tool's row: the backend's (tools/alarms.py keeps its COLUMNS) and, when asked
+    to correlate, the alarm's case and whether it is that case's root."""
+
+    group: str  # the case's id
+    root: bool
+
+
 class EventRecord(TypedDict, total=False):
     """Alarms.events: one event as received (a syslog line, a trap, an alert), understood or not."""
 
