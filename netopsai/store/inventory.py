@@ -33,6 +33,7 @@ from netopsai.common.timewin import as_utc, iso
 from netopsai.store import tables as m
 from netopsai.store.naming import interface_holding
 from netopsai.store.network import network_clock
+from netopsai.store.placement import placements
 from netopsai.store.rowdump import column_row
 
 ROLES = ("host", "gpu_host", "tor", "leaf", "spine", "superspine", "border", "dci")
@@ -210,6 +211,10 @@ class StoreInventory:
                              "kind": lk.kind, "status": lk.status, "circuit_id": lk.circuit_id,
                              "provider": lk.provider})
             return rows
+
+    def placements(self, names: list[str]) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]]]:
+        """A bulk read beyond the Protocol, for the alarms tool's case grouping (placement.py)."""
+        return placements(self.engine, names)
 
     def snapshots(self, name: str) -> list[SnapshotInfo]:
         """The device's snapshots taken when alarms opened on it, newest first."""

@@ -77,7 +77,7 @@ def test_the_contract_names_every_room() -> None:
 
 def test_the_code_keeps_the_contract(checked: subprocess.CompletedProcess[str]) -> None:
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert "Contracts: 2 kept, 0 broken." in checked.stdout
+    assert "Contracts: 3 kept, 0 broken." in checked.stdout
 
 
 def paid_debts(stdout: str) -> list[str]:
@@ -127,9 +127,12 @@ def test_a_new_forbidden_import_breaks_the_contract(tmp_path: Path) -> None:
     (unfold(tmp_path, "common") / "zz_probe_up.py").write_text("from netopsai.store import engine\n")
     # ... and a front end reaches the diagnosis only through Copilot
     (unfold(tmp_path, "ui/gradio") / "zz_probe_door.py").write_text("import netopsai.diagnosis.engine\n")
+    # ... and a tool reads the network through the backends, not the store's tables
+    (unfold(tmp_path, "tools") / "zz_probe_store.py").write_text("from netopsai.store import tables\n")
     run = lint_imports(tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "Contracts: 0 kept, 2 broken." in run.stdout
+    assert "Contracts: 0 kept, 3 broken." in run.stdout
+    assert "netopsai.tools.zz_probe_store -> netopsai.store" in run.stdout
     assert "netopsai.common.zz_probe_up -> netopsai.store" in run.stdout
     assert "netopsai.ui.gradio.zz_probe_door -> netopsai.diagnosis.engine" in run.stdout
 

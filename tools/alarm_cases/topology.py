@@ -1,5 +1,5 @@
 """What alarm correlation needs to know about the network, read through the Inventory backend
-(the store's links, devices and segments for the lab and for an imported network): the two
+only (the store's links, devices and segments for the lab and for an imported network): the two
 ends of an alarm's link, where a device sits, and the segments behind a ToR. Looked up per
 device on demand and cached, so a window of a few dozen alarms costs a few dozen small reads."""
 
@@ -30,26 +30,18 @@ class Topology:
         self._behind: dict[str, list[str]] = {}
 
     def prefetch(self, devices: set[str]) -> None:
-        """Where these devices sit and the segments behind them, in three queries when the
-        inventory reads a store (the lab, an imported network); else looked up one by one."""
-        engine = getattr(self.inv, "engine", None)
+        """Where these devices sit and the segments behind them, in one bulk read when the
+        inventory offers one (`placements`: the store's, for the lab and an imported network);
+        else looked up one by one as they are needed."""
+        bulk = getattr(self.inv, "placements", None)
         names = sorted(devices - set(self._meta))
-        if engine is None or not names:
+        if bulk is None or not names:
             return
-        from sqlmodel import Session, col, select
-
-        from netopsai.store import tables as m
-
-        with Session(engine) as s:
-            for name, role, site, pod in s.exec(select(m.Device.name, m.Device.role, m.Device.site,
-                                                       m.Device.pod).where(col(m.Device.name).in_(names))):
-                self._meta[name] = {"role": role, "site": site, "pod": pod}
-            for dev, seg in s.exec(select(m.HostAddress.device, m.HostAddress.segment).where(
-                    col(m.HostAddress.device).in_(names))):
-                self._meta.get(dev, {})["segment"] = seg
-            for tor, cidr in s.exec(select(m.Segment.tor, m.Segment.cidr).where(
-                    col(m.Segment.tor).in_(names))):
-                self._behind.setdefault(str(tor), []).append(cidr)
+        meta, behind = bulk(names)
+        for name, row in meta.items():
+            self._meta[name] = row
+        for tor, cidrs in behind.items():
+            self._behind.setdefault(tor, []).extend(cidrs)
         for name in names:
             self._meta.setdefault(name, {})
             self._behind.setdefault(name, [])
