@@ -114,15 +114,8 @@ def _long_haul(a: str | None, b: str | None) -> bool:
 
 
 def engine_strategy(name: str) -> tuple[Callable[..., Any] | None, str]:
-    """The engine's `diagnose` when it offers `strategy=name`, else None and why not."""
-    import importlib
-    import inspect
+    """The engine's `diagnose` when it offers `strategy=name`, else None and why not: through
+    the copilot room's door (a front end imports no diagnosis, not even by name at run time)."""
+    from netopsai.copilot.arena_door import engine_strategy as door
 
-    try:
-        engine = importlib.import_module("netopsai.diagnosis.engine")
-    except ImportError as exc:
-        return None, f"netopsai.diagnosis.engine is not there ({exc})"
-    fn = getattr(engine, "diagnose", None)
-    if fn is None or "strategy" not in inspect.signature(fn).parameters:
-        return None, "the engine's diagnose() takes no strategy"
-    return fn, ""
+    return door(name)

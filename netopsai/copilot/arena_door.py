@@ -1,13 +1,15 @@
 """The arena's door into the store and the diagnosis (issue 27 item 2: a front end reaches them
 only through the copilot room). NetOpsArena builds scratch labs and reads them back to place its
 faults (places.py, healthy.py, generate_ai.py), runs every scenario with an incident memory and
-taxonomy of its own (run.py), and judges our answers with the diagnosis's consistency check
-(score.py). Each of those reads is here, word for word the query the arena ran itself (same
-filters, same order), so moving them changed no scenario and no score; rows come back as plain
-dicts and values, never as the store's table classes, so the arena names no store type."""
+taxonomy of its own (run.py), judges our answers with the diagnosis's consistency check
+(score.py), and runs the diagnosis engine alone as a baseline (baselines.py). Each of those
+reads is here, word for word the query the arena ran itself (same filters, same order), so
+moving them changed no scenario and no score; rows come back as plain dicts and values, never
+as the store's table classes, so the arena names no store type."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,3 +97,18 @@ def contradictions(answer: str, evidence: list[dict[str, Any]], root_cause: dict
     from netopsai.diagnosis.consistency import contradictions as check
 
     return check(answer, evidence, root_cause, question)
+
+
+def engine_strategy(name: str) -> tuple[Callable[..., Any] | None, str]:
+    """The diagnosis engine's `diagnose` when it offers `strategy=name`, else None and why not
+    (the arena's cvd and history baselines run it without the copilot's graph)."""
+    import inspect
+
+    try:
+        from netopsai.diagnosis import engine
+    except ImportError as exc:
+        return None, f"netopsai.diagnosis.engine is not there ({exc})"
+    fn = getattr(engine, "diagnose", None)
+    if fn is None or "strategy" not in inspect.signature(fn).parameters:
+        return None, "the engine's diagnose() takes no strategy"
+    return fn, ""
