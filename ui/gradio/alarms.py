@@ -7,6 +7,7 @@ here, so tests call them directly."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, get_args
@@ -16,9 +17,11 @@ from pandas.io.formats.style import Styler
 from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
+from netopsai.backends.rows import AlarmRow
 from netopsai.common.timewin import as_utc
 from netopsai.common.words import count
 from netopsai.copilot.doors import ack_states, acks_store, call_tool
+from netopsai.copilot.evidence import rows_of
 from netopsai.tools.alarms import Category
 from netopsai.ui.gradio.timepick import describe, local_time
 from netopsai.ui.gradio.views import inert
@@ -75,10 +78,17 @@ class Filters:
         return text + (f" in {self.site}" if self.site and self.site != ALL else "")
 
 
+class ShownAlarm(AlarmRow, total=False):
+    """An alarm as the tab shows it: the tool's row with its acknowledgement or silence."""
+
+    ack: str  # AckState.text in the network's zone, "" for none
+    ack_state: str  # acked | silenced | ""
+
+
 @dataclass
 class AlarmsData:
-    open_rows: list[dict[str, Any]] = field(default_factory=list)
-    rows: list[dict[str, Any]] = field(default_factory=list)  # the window's, newest first
+    open_rows: list[ShownAlarm] = field(default_factory=list)
+    rows: list[ShownAlarm] = field(default_factory=list)  # the window's, newest first
     cases: list[dict[str, Any]] = field(default_factory=list)
     summary: str = ""
     when: str = ""  # the window in words, zone and UTC
@@ -97,7 +107,7 @@ def store_of(backends: Backends) -> Engine:
     return acks_store(backends)
 
 
-def _keep(row: dict[str, Any], f: Filters) -> bool:
+def _keep(row: AlarmRow, f: Filters) -> bool:
     text = f.device.strip().lower()
     if text and text not in f"{row.get('device') or ''} {row.get('peer') or ''}".lower():
         return False
@@ -123,8 +133,8 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
     if errors:
         return AlarmsData(summary=f"**error:** {inert(errors[0])}", error=errors[0])
     clock = backends.inventory.clock()
-    open_rows = [r for r in open_ev.rows if _keep(r, f)]
-    rows = [r for r in recent.rows if _keep(r, f)]
+    open_rows = [r for r in rows_of(open_ev, ShownAlarm) if _keep(r, f)]
+    rows = [r for r in rows_of(recent, ShownAlarm) if _keep(r, f)]
     state = ack_states(backends, [r["id"] for r in open_rows + rows], clock, engine)
     for r in open_rows + rows:
         st = state.get(int(r["id"]))
@@ -157,17 +167,17 @@ def _notes(facts: dict[str, Any]) -> str:
     return out
 
 
-def _newest(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _newest(rows: list[ShownAlarm]) -> list[ShownAlarm]:
     return sorted(rows, key=lambda r: (r.get("raised_at") or "", r.get("id") or 0), reverse=True)
 
 
-def _worst(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _worst(rows: list[ShownAlarm]) -> list[ShownAlarm]:
     """Open alarms as an on-call reads them: the most severe first, newest first within."""
     rank = {s: i for i, s in enumerate(SEVERITIES[1:])}
     return sorted(_newest(rows), key=lambda r: rank.get(str(r.get("severity")), len(rank)))
 
 
-def alarm_frame(rows: list[dict[str, Any]], zone: str | None = None,
+def alarm_frame(rows: Sequence[ShownAlarm], zone: str | None = None,
                 columns: list[str] = SHOWN) -> pd.DataFrame:
     """The table as shown: times in the network's zone (UTC beside), the impact in the words
     the summary uses, every column as text."""
@@ -263,18 +273,18 @@ def diagnosis_question(device: str, raised: str | None, clock: datetime | None =
     return f"what is wrong with {device}{_since(raised, clock)}?"
 
 
-def case_of(row: dict[str, Any], cases: list[dict[str, Any]]) -> dict[str, Any] | None:
+def case_of(row: ShownAlarm, cases: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The case an alarm belongs to (its blast radius), when the window's cases hold it."""
     return next((c for c in cases if row.get("id") in (c.get("member_ids") or [])), None)
 
 
-def diagnose_context(row: dict[str, Any] | None, case: dict[str, Any] | None,
+def diagnose_context(row: ShownAlarm | None, case: dict[str, Any] | None,
                      zone: str | None = None) -> str:
     """The chat's note before the diagnosis: the alarm (or case) it starts from, who is on it,
     and the case's blast radius and root alarm (markdown, network text inert)."""
     parts = []
     if row:
-        where = " ".join(str(row[k]) for k in ("device", "interface") if row.get(k))
+        where = " ".join(str(row.get(k)) for k in ("device", "interface") if row.get(k))
         parts.append(f"alarm #{row['id']} {row.get('kind')} on {where} · {row.get('severity')} · "
                      f"raised {local_time(row.get('raised_at'), zone)} · "
                      f"{row.get('ack') or 'not acknowledged'}")
@@ -292,7 +302,7 @@ def case_question(case: dict[str, Any], clock: datetime | None = None) -> str:
                          "raised_at": case.get("first_raised")}, clock)
 
 
-def detail(row: dict[str, Any] | None, zone: str | None = None) -> str:
+def detail(row: ShownAlarm | None, zone: str | None = None) -> str:
     """The selected alarm in full (markdown, network text made inert): nothing cut short."""
     if not row:
         return "_select an alarm in a table (click its row) to acknowledge, silence or diagnose it_"

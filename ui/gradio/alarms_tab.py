@@ -224,7 +224,7 @@ def _reload(backends: Any, zone: str, site: str, category: str, severity: str, s
             gr.Accordion(label=filters_label(f, mode, window, start, end)))
 
 
-def _table(rows: list[dict[str, Any]], zone: str, columns: list[str] = av.SHOWN) -> gr.Dataframe:
+def _table(rows: list[av.ShownAlarm], zone: str, columns: list[str] = av.SHOWN) -> gr.Dataframe:
     """Hidden when empty: the note above it says so in words instead of bare headers."""
     return gr.Dataframe(value=av.styled(av.alarm_frame(rows, zone, columns)), visible=bool(rows))
 
@@ -257,7 +257,7 @@ def _act(engine: Any, backends: Any, zone: str, action: str, selected: str | Non
     return (status, av.detail(shown[7].get(str(selected)), zone) if selected else gr.skip(), *shown)
 
 
-def _diagnose(row: dict[str, Any] | None, cases: list[dict[str, Any]], history: list[Any],
+def _diagnose(row: av.ShownAlarm | None, cases: list[dict[str, Any]], history: list[Any],
               clock: datetime, zone: str) -> tuple[Any, Any, Any]:
     """To the Chat tab with the alarm's diagnosis asked (the chat answers it at once), the alarm,
     its acknowledgement and its case's blast radius noted in the chat first."""
