@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from netopsai.backends.rows import AlarmRecord
+from netopsai.backends.rows import AlarmRecord, StatusRow
 from netopsai.common.localtime import stamp
+from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.checks_device import down_devices
 from netopsai.diagnosis.context import Context
@@ -43,7 +44,7 @@ def _reason(ctx: Context, r: Mapping[str, Any]) -> tuple[str, list[str]]:
     return (f" ({'; '.join(why)})" if why else ""), [eid for eid, _ in same]
 
 
-def _port_state(ctx: Context, device: str, ifname: str | None) -> tuple[str | None, str]:
+def _port_state(ctx: Context, device: str | None, ifname: str | None) -> tuple[str | None, str]:
     """The port's oper state at the end of the window ('up'/'down'; None if unreadable)."""
     args: dict[str, Any] = {"metric": "oper_status", "devices": [device], "window": ctx.window}
     if ifname:
@@ -51,7 +52,8 @@ def _port_state(ctx: Context, device: str, ifname: str | None) -> tuple[str | No
     ev = ctx.call("telemetry", args)
     if ev.errors:
         return None, ev.id
-    down = [r for r in ev.rows if r["state_at_end"] == "down" and (not ifname or r["interface"] == ifname)]
+    down = [r for r in rows_of(ev, StatusRow)
+            if r["state_at_end"] == "down" and (not ifname or r["interface"] == ifname)]
     return ("down" if down else "up"), ev.id
 
 

@@ -9,9 +9,11 @@ corroborates, an `up` there does not outweigh the live signs."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
+from netopsai.backends.rows import DeviceDetail, Hop
 from netopsai.common.localtime import stamp
+from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.base import Verdict, confirmed, rejected
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.registry import check
@@ -43,7 +45,8 @@ def _alive(ctx: Context, dev: str) -> tuple[str, str] | None:
     """(why, evidence id) when the device shows signs of life: a hop of a current traceroute
     answers from it, or it raised an alarm of its own after it was found unreachable."""
     for t in ctx.traces:
-        if any(h.get("device") == dev and h.get("ip") and h.get("status") != "*" for h in t.rows):
+        if any(h.get("device") == dev and h.get("ip") and h.get("status") != "*"
+               for h in rows_of(t, Hop)):
             return f"{dev} answers traceroute", t.id
     gone = [_time(r["raised_at"]) for _, r in ctx.alarms.values()
             if r["device"] == dev and r["kind"] == "DEVICE_UNREACHABLE" and r["state"] == "open"]
@@ -78,7 +81,7 @@ def _live_signs(ctx: Context, dev: str) -> tuple[list[str], list[str]]:
     return said, cites
 
 
-def _live_verdict(ctx: Context, dev: str, pos: int, row: dict[str, Any] | None,
+def _live_verdict(ctx: Context, dev: str, pos: int, row: DeviceDetail | None,
                   mid: str) -> Verdict | None:
     """Confirmed from live signs alone: an unreachable alarm with its neighbours' ports down, or
     several neighbours' ports down with the flow stopping at one of them."""
@@ -112,8 +115,8 @@ def device_down(ctx: Context) -> Verdict:
         live = _live_verdict(ctx, dev, pos, row, mid)
         if live is not None:
             return live
-        why.append(f"{dev} is listed {(row or {}).get('status', 'unknown')} and its neighbours' "
-                   "ports facing it are up")
+        listed = cast(DeviceDetail, row or {}).get("status", "unknown")  # {}: no row read
+        why.append(f"{dev} is listed {listed} and its neighbours' ports facing it are up")
     if cites:
         return rejected(f"the suspected devices are alive: {'; '.join(why)}", cites)
     return rejected("no device-unreachable alarm and no device that several link alarms point "
@@ -141,8 +144,8 @@ def device_reboot(ctx: Context) -> Verdict:
                     ctx.alarm_ids)
 
 
-def _booted(row: dict[str, Any] | None) -> datetime | None:
-    text = (row or {}).get("booted_at")
+def _booted(row: DeviceDetail | None) -> datetime | None:
+    text = cast(DeviceDetail, row or {}).get("booted_at")  # {}: no row, no boot time
     return datetime.fromisoformat(text.replace("Z", "+00:00")) if text else None
 
 

@@ -4,8 +4,9 @@ A stop code is direct evidence; the inventory says whether the host at the end i
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
+from netopsai.backends.rows import DeviceDetail, IpOwner
 from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.context import STOP, Context
@@ -63,11 +64,11 @@ def mtu_mismatch(ctx: Context) -> Verdict:
                    _trace_ids(ctx))
 
 
-def _dst_host(ctx: Context, tor: str | None) -> tuple[dict[str, Any] | None, list[str]]:
+def _dst_host(ctx: Context, tor: str | None) -> tuple[DeviceDetail | None, list[str]]:
     """The destination host behind `tor` and its inventory row (status)."""
     for eid, owner in ctx.owners.values():
-        if owner.get("tor") == tor and owner.get("device") and owner.get("role") == "host":
-            row, mid = ctx.device(owner["device"])
+        if owner.get("tor") == tor and (host := owner.get("device")) and owner.get("role") == "host":
+            row, mid = ctx.device(host)
             return row, [eid, mid]
     return None, []
 
@@ -78,7 +79,7 @@ def _source_host(ctx: Context) -> Verdict | None:
     m = ctx.main
     if m is None or m.facts.get("reached") or m.facts.get("path_devices"):
         return None
-    eid, owner = ctx.owners.get(m.args.get("src"), ("", {}))
+    eid, owner = ctx.owners.get(m.args.get("src"), ("", cast(IpOwner, {})))  # {}: no owner read
     if owner.get("role") != "host" or m.facts.get("stopped_at") != owner.get("device"):
         return None
     row, mid = ctx.device(owner["device"])

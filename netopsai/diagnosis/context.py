@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from netopsai.backends.rows import AlarmRecord, Hop, Neighbor
+from netopsai.backends.rows import AlarmRecord, ChangeRecord, DeviceDetail, Hop, IpOwner, Neighbor
 from netopsai.copilot.evidence import Evidence, failed, rows_of
 from netopsai.diagnosis.base import Verdict
 
@@ -174,9 +174,9 @@ class Context:
         self._derive()
         return ev
 
-    def device(self, name: str) -> tuple[dict[str, Any] | None, str]:
+    def device(self, name: str | None) -> tuple[DeviceDetail | None, str]:
         ev = self.call("metadata", {"query": "device", "name": name})
-        return (ev.rows[0] if ev.rows and not ev.errors else None), ev.id
+        return (rows_of(ev, DeviceDetail)[0] if ev.rows and not ev.errors else None), ev.id
 
     # -- what the evidence says --------------------------------------------------------------
     def _derive(self) -> None:
@@ -192,10 +192,10 @@ class Context:
                 if e not in self.recent or _of_hour(e, r):
                     self.alarms.setdefault(r.get("id") or json.dumps(r, default=str),
                                            (e.id, self._as_then(r)))
-        self.changes = [(e.id, r) for e in ok if e.tool == "changelog" for r in e.rows]
+        self.changes = [(e.id, r) for e in ok if e.tool == "changelog" for r in rows_of(e, ChangeRecord)]
         self.alarm_ids = [e.id for e in ok if e.tool == "alarms"]
         self.change_ids = [e.id for e in ok if e.tool == "changelog"]
-        self.owners = {e.args.get("ip"): (e.id, e.rows[0]) for e in ok
+        self.owners = {e.args.get("ip"): (e.id, rows_of(e, IpOwner)[0]) for e in ok
                        if e.tool == "metadata" and e.args.get("query") == "ip" and e.rows}
         self._geometry()
 
@@ -301,12 +301,13 @@ class Context:
         return {r["device"] for _, r in self.alarms.values()
                 if r["state"] == "open" and r["kind"] != "DEVICE_UNREACHABLE"}
 
-    def changes_on(self, device: str | None) -> list[tuple[str, dict[str, Any]]]:
+    def changes_on(self, device: str | None) -> list[tuple[str, ChangeRecord]]:
         return [(eid, r) for eid, r in self.changes if r["device"] == device]
 
-    def stop_hop(self, trace: Evidence | None = None) -> dict[str, Any]:
+    def stop_hop(self, trace: Evidence | None = None) -> Hop:
+        """The trace's last hop; with none, an empty row (read with .get: it holds no key)."""
         t = trace or self.main
-        return t.rows[-1] if t and t.rows else {}
+        return rows_of(t, Hop)[-1] if t and t.rows else cast(Hop, {})
 
     def symptom_text(self) -> str:
         """The incident's symptoms as words, for incident memory (BM25) to match."""
