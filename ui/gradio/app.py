@@ -28,6 +28,7 @@ from netopsai.ui.gradio.batch_tab import batch_tab
 from netopsai.ui.gradio.chat_tab import chat_tab
 from netopsai.ui.gradio.device_tab import device_tab
 from netopsai.ui.gradio.gone import GONE_JS
+from netopsai.ui.gradio.reliability import CSS as RELIABILITY_CSS
 from netopsai.ui.gradio.reliability_tab import reliability_tab
 from netopsai.ui.gradio.shell import ALARMS, BATCH, CHAT, DEVICE, Shell
 from netopsai.ui.gradio.watch import StoreWatch
@@ -257,7 +258,7 @@ body.np-down #chat .title:has(.loading-spinner)::after { content: "no answer: th
 def launch_options(host: str, port: int, auth: Any, settings: UiSettings | None = None) -> dict[str, Any]:
     """Everything `launch` is given (tests launch with the same)."""
     return dict(server_name=host, server_port=port, share=False, inbrowser=False, auth=auth,
-                show_error=False, ssr_mode=False, mcp_server=False, quiet=True, css=CSS,
+                show_error=False, ssr_mode=False, mcp_server=False, quiet=True, css=CSS + RELIABILITY_CSS,
                 footer_links=["settings"], head=CSP + PAGE_CSS + CITE_CLICKS + IN_APP_CLICKS + GONE_JS,
                 # an upload is refused past the batch file's own limit, before it is on disk
                 max_file_size=MAX_INPUT,

@@ -20,11 +20,50 @@ BUCKETS = [(15, "< 15 min"), (60, "15–60 min"), (240, "1–4 h"), (1440, "4–
            (float("inf"), "> 1 day")]
 SCOPES_PLOTTED = 40  # the worst; the table and the exports have every one
 OFFENDER_COLUMNS = ["kind", "name", "cases", "case_list"]
-TTR_COLUMNS = ["category", "stage", "cases", "of", "p50_min", "p90_min"]
+# the time-to-repair table on screen: "7 of 13" cases in one column and p50/p90 (its label says
+# minutes), five columns that fit a phone's width; the exports keep the report's own columns
+TTR_SHOWN = ["category", "stage", "cases", "p50", "p90"]
 BUCKET_ORDER = [label for _, label in BUCKETS]
 PALETTE = ["#2563eb", "#ea580c", "#16a34a", "#7c3aed", "#dc2626", "#0891b2", "#a16207", "#be185d",
            "#475569", "#65a30d"]
 
+# the tab's own rules (app.launch_options adds them to app.CSS): the offenders a table on a laptop
+# and a labelled card per offender on a phone; the time-to-close plot's legend drawn by gradio on a
+# laptop and as wrapping HTML (legend_html) on a phone, where gradio's one-line legend is cut
+CSS = """
+.np-cards-title { font-size: var(--block-label-text-size); color: var(--block-label-text-color);
+  margin: 8px 0 6px; }
+.np-cards-box { max-height: 420px; overflow-y: auto; border: 1px solid var(--border-color-primary);
+  border-radius: 8px; }
+.np-cards { border-collapse: collapse; width: 100%; font-size: 13px; line-height: 1.35; }
+.np-cards th { position: sticky; top: 0; background: var(--table-odd-background-fill, #f9fafb);
+  text-align: left; font-weight: 600; }
+.np-cards th, .np-cards td { padding: 5px 8px; border-bottom: 1px solid var(--border-color-primary);
+  vertical-align: top; word-break: normal; overflow-wrap: normal; }
+.np-cards .np-c-kind, .np-cards .np-c-cases { white-space: nowrap; width: 1%; }
+.np-cards .np-c-name { white-space: nowrap; font-weight: 600; width: 1%; }
+.np-cards .np-case { white-space: nowrap; }
+#rel-offenders table, #rel-offenders tr, #rel-offenders td { border-left: 0; border-right: 0; border-top: 0; }
+#rel-ttr-legend { display: none; }
+.np-legend { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 12px; align-items: center;
+  padding: 0 12px 8px; }
+.np-legend-title { flex-basis: 100%; color: var(--body-text-color-subdued); }
+.np-key { white-space: nowrap; } .np-key i { display: inline-block; width: 10px; height: 10px;
+  margin-right: 4px; vertical-align: -1px; }
+@media (max-width: 640px) {
+  .np-cards thead { display: none; }
+  .np-cards, .np-cards tbody, .np-cards tr, .np-cards td { display: block; width: auto; }
+  .np-cards tr { padding: 6px 4px; border-bottom: 1px solid var(--border-color-primary); }
+  .np-cards td { border: 0; padding: 1px 6px; white-space: normal; }
+  #rel-offenders .np-cards td { width: auto; }  /* not the laptop's shrink-to-content 1% */
+  .np-cards td.np-c-kind, .np-cards td.np-c-cases { display: inline-block; }
+  .np-cards td.np-c-name { font-size: 14px; }
+  .np-cards td.np-c-case_list::before, .np-cards td.np-c-kind::before,
+  .np-cards td.np-c-cases::before { content: attr(data-label) ": "; color: var(--body-text-color-subdued); }
+  #rel-ttr-legend { display: block; }
+  #rel-ttr g.role-legend { display: none; }
+}
+"""
 
 # the plots' axis titles in words (gradio titles an axis with its column name otherwise)
 SCOPE_TITLE = {"pod": "PoD", "site": "site (data centre)", "zone": "zone (region)"}
@@ -53,6 +92,8 @@ class ReliabilityView:
     offenders: pd.DataFrame
     ttr_table: pd.DataFrame
     definitions: str
+    offenders_html: str = ""  # the offenders as the tab shows them (offenders_html)
+    ttr_legend: str = ""  # the time-to-close plot's legend for a phone (legend_html)
 
     def colours(self) -> list[dict[str, str]]:
         """The three plots' color maps (what makes gradio draw their legends; shell.recolour)."""
@@ -140,6 +181,42 @@ def offenders_frame(rep: Report, zone: str = "UTC") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=OFFENDER_COLUMNS)
 
 
+def ttr_table(rep: Report) -> pd.DataFrame:
+    rows = [{"category": r["category"], "stage": r["stage"], "cases": f"{r['cases']} of {r['of']}",
+             "p50": r["p50_min"], "p90": r["p90_min"]} for r in rep.ttr]
+    return pd.DataFrame(rows, columns=TTR_SHOWN)
+
+
+def offenders_html(frame: pd.DataFrame, zone: str = "UTC") -> str:
+    """The repeat offenders as an HTML table that a phone shows as one card per offender
+    (app.CSS `.np-cards`: each cell a line, labelled), so the case list reads in the screen's
+    width instead of a sideways scroll past four columns sized for a laptop."""
+    title = (f'<div class="np-cards-title">repeat offenders (two or more cases; times in '
+             f'{html.escape(zone)})</div>')
+    if frame.empty:
+        return f'{title}<p class="np-cards-none">none in this window</p>'
+    heads = {"kind": "kind", "name": "name", "cases": "cases", "case_list": "cases, first alarm"}
+
+    def cell(col: str, value: object) -> str:
+        text = html.escape(str(value))
+        if col == "case_list":  # a line breaks between cases, never inside one ("C5 LINK_DOWN 2026-…")
+            text = "; ".join(f'<span class="np-case">{c}</span>' for c in text.split("; "))
+        return f'<td class="np-c-{col}" data-label="{heads[col]}">{text}</td>'
+    rows = "".join("<tr>" + "".join(cell(c, r[c]) for c in OFFENDER_COLUMNS) + "</tr>"
+                   for r in frame.to_dict("records"))
+    head = "".join(f'<th class="np-c-{c}">{heads[c]}</th>' for c in OFFENDER_COLUMNS)
+    return (f'{title}<div class="np-cards-box"><table class="np-cards"><thead><tr>{head}</tr>'
+            f'</thead><tbody>{rows}</tbody></table></div>')
+
+
+def legend_html(cmap: dict[str, str], title: str) -> str:
+    """A plot's legend as wrapping HTML: gradio draws a bottom legend on one line, which a
+    phone's width cuts (the root categories past "link"); app.CSS shows this one there instead."""
+    items = "".join(f'<span class="np-key"><i style="background:{html.escape(c)}"></i>'
+                    f'{html.escape(n)}</span>' for n, c in cmap.items())
+    return f'<div class="np-legend"><span class="np-legend-title">{html.escape(title)}</span>{items}</div>'
+
+
 def summary(rep: Report, zone: str = "UTC") -> str:
     t, w = rep.totals, rep.window
     worst = next((r for r in rep.scopes if r["bad_minutes"]), None)
@@ -155,9 +232,11 @@ def summary(rep: Report, zone: str = "UTC") -> str:
 
 def view(rep: Report, zone: str = "UTC") -> ReliabilityView:
     """The tab's content, its times in the network's `zone`."""
+    offenders, ttr = offenders_frame(rep, zone), ttr_frame(rep)
     return ReliabilityView(
-        summary=summary(rep, zone), scopes=scopes_frame(rep), ttr=ttr_frame(rep),
-        noise=noise_frame(rep, zone),
-        offenders=offenders_frame(rep, zone),
-        ttr_table=pd.DataFrame(rep.ttr, columns=TTR_COLUMNS),
-        definitions="\n".join(f"- {html.escape(d)}" for d in rep.definitions))
+        summary=summary(rep, zone), scopes=scopes_frame(rep), ttr=ttr,
+        noise=noise_frame(rep, zone), offenders=offenders,
+        ttr_table=ttr_table(rep),
+        definitions="\n".join(f"- {html.escape(d)}" for d in rep.definitions),
+        offenders_html=offenders_html(offenders, zone),
+        ttr_legend=legend_html(colour_map(ttr["category"]), "root category"))

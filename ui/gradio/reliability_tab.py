@@ -24,7 +24,7 @@ from netopsai.reliability.model import SCOPES
 from netopsai.reliability.run import reliability_report
 from netopsai.ui.gradio import reliability as rv
 from netopsai.ui.gradio.alarms import store_of
-from netopsai.ui.gradio.grid import GRID, px_widths
+from netopsai.ui.gradio.grid import GRID
 from netopsai.ui.gradio.shell import BROWSER_ZONE, RELIABILITY, Shell, query_param, recolour
 from netopsai.ui.gradio.timepick import zone_info
 from netopsai.ui.gradio.views import for_browser
@@ -73,7 +73,7 @@ RELIABILITY_URL = """(win, by) => { const u = new URL(window.location.href); u.h
 
 
 OUTPUTS = ["summary", "scopes", "ttr", "noise", "offenders", "ttr_table", "definitions", "csv",
-           "json"]
+           "json", "ttr_legend"]
 
 
 def _layout(zone: str) -> dict[str, Any]:
@@ -91,20 +91,23 @@ def _layout(zone: str) -> dict[str, Any]:
                               color_title="where",
                               elem_id="rel-bad-minutes")
     with gr.Row():  # side by side on a laptop; each a full row on a phone (min_width)
-        ui["ttr"] = gr.BarPlot(x="bucket", y="cases", color="category", sort=rv.BUCKET_ORDER,
-                               label="time to close per case (detected → closed)", elem_id="rel-ttr",
-                               x_title=rv.TITLES["ttr_x"], y_title=rv.TITLES["ttr_y"],
-                               color_title="root category", min_width=340)
+        with gr.Column(min_width=340, elem_id="rel-ttr-box"):
+            ui["ttr"] = gr.BarPlot(x="bucket", y="cases", color="category", sort=rv.BUCKET_ORDER,
+                                   label="time to close per case (detected → closed)",
+                                   elem_id="rel-ttr", x_title=rv.TITLES["ttr_x"],
+                                   y_title=rv.TITLES["ttr_y"], color_title="root category")
+            # a phone's legend (app.CSS): the plot's own one-line legend is cut at its width
+            ui["ttr_legend"] = gr.HTML(elem_id="rel-ttr-legend", padding=False)
         ui["noise"] = gr.LinePlot(x="time", y="alarms_per_case", color="series",
                                   label=f"noise: alarms per case by day ({zone})", x_title=f"day ({zone})",
                                   y_title=rv.TITLES["noise_y"], color_title="", min_width=340,
                                   elem_id="rel-noise")
-    ui["offenders"] = gr.Dataframe(label=f"repeat offenders (two or more cases; times in {zone})",
-                                   interactive=False, wrap=True, max_height=360,
-                                   column_widths=px_widths([8, 22, 7, 63]), elem_id="rel-offenders",
-                                   elem_classes=GRID)
+    # a table on a laptop, a card per offender on a phone (rv.offenders_html, app.CSS)
+    ui["offenders"] = gr.HTML(elem_id="rel-offenders", padding=False)
+    # shares that hold on a phone: at 374 px the narrowest column is still 56 px, no sideways scroll
     ui["ttr_table"] = gr.Dataframe(label="time to repair: minutes from detection, p50/p90",
                                    interactive=False, max_height=360, elem_id="rel-ttr-table",
+                                   column_widths=["22%", "28%", "20%", "15%", "15%"],
                                    elem_classes=GRID)
     with gr.Row():
         ui["csv"] = gr.DownloadButton("Download CSV", elem_id="rel-csv", scale=0, min_width=160)
@@ -157,8 +160,8 @@ class _Loader:
                     f"super-spines), which a per-PoD view leaves out.\n\n{text}")
         stem = re.sub(r"[^A-Za-z0-9]+", "_", f"reliability-{window}-{by}")
         files = [self._write(f"{stem}.csv", to_csv(rep)), self._write(f"{stem}.json", to_json(rep))]
-        return (text, v.scopes, v.ttr, for_browser(v.noise, browser_zone), v.offenders,
-                v.ttr_table, v.definitions, *files, {"maps": v.colours(), "by": by},
+        return (text, v.scopes, v.ttr, for_browser(v.noise, browser_zone), v.offenders_html,
+                v.ttr_table, v.definitions, *files, v.ttr_legend, {"maps": v.colours(), "by": by},
                 gr.update(value=by), chosen)
 
     def picked(self, window: str, by: str, browser_zone: str = "") -> tuple[Any, ...]:
