@@ -12,6 +12,7 @@ from urllib.parse import quote
 
 import pandas as pd
 
+from netopsai.backends.rows import Hop, PortCounters, PortStatus, figure
 from netopsai.common.zones import zone_of
 from netopsai.copilot.evidence import CITATION, cell_text
 from netopsai.ui.gradio.evhead import evidence_header
@@ -176,7 +177,7 @@ def _node(label: str, colour: str, title: str = "") -> str:
             f"{html.escape(label)}</span>")
 
 
-def _path_nodes(rows: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+def _path_nodes(rows: list[Hop]) -> list[tuple[str, str, str]]:
     """(label, colour, tooltip) per device: red where the trace stops (!X, !H, !N, *, !F-mtu),
     amber where a hop loses packets. A device answering twice (the hop that rejects) shows
     once, with its worst status."""
@@ -232,7 +233,7 @@ def status_timeline(ev: dict[str, Any]) -> pd.DataFrame:
     window = ev.get("window") or {}
     start, end = _ts(window["start"]), _ts(window["end"])
     points: list[dict[str, Any]] = []
-    rows = ev.get("rows", [])[:MAX_PORTS]
+    rows: list[PortStatus] = ev.get("rows", [])[:MAX_PORTS]
     for i, r in enumerate(rows):
         port = f"{r['device']} {r['interface']}"
         floor = (len(rows) - 1 - i) * BAND
@@ -252,10 +253,10 @@ def counter_bars(ev: dict[str, Any]) -> pd.DataFrame:
     """Counter telemetry (errors, discards, utilisation, rx power): the worst ports' headline
     value (the first numeric column) as bars; status answers with no changed port show the
     port counts instead."""
-    rows = ev.get("rows", [])
+    rows: list[PortCounters] = ev.get("rows", [])
     if rows and "state_at_start" not in rows[0]:
         key = next(k for k in rows[0] if k not in ("device", "interface"))
-        return pd.DataFrame([{"port": f"{r['device']} {r['interface']}", "value": r[key],
+        return pd.DataFrame([{"port": f"{r['device']} {r['interface']}", "value": figure(r, key),
                               "measure": key} for r in rows[:20]])
     facts = ev.get("facts", {})
     if "metric" in facts:  # a counter query where no port crossed its threshold
