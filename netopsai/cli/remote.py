@@ -37,19 +37,10 @@ def server() -> Server | None:
     return Server(f"unix:{sock}", "") if sock else None
 
 
-_GAVE_UP: list[bool] = []  # this process found no answering server (cli/thin.py tried first)
-
-
-def give_up() -> None:
-    """No server answered this process: later calls answer None at once, so the full command
-    line, run after the thin one, works standalone without a second wait or warning."""
-    _GAVE_UP.append(True)
-
-
 def call(path: str, body: dict[str, Any]) -> dict[str, Any] | None:
     """POST `body` to the server; its JSON reply, or None when there is no server or it cannot be
     reached (the caller works standalone)."""
-    where = None if _GAVE_UP else server()
+    where = server()
     if where is None:
         return None
     if where.url.startswith("unix:"):

@@ -1,17 +1,18 @@
-"""The command line's front door: a plain `netopsai ask` with a server to answer it (the home's
-Unix socket, or NETOPSAI_URL) is sent there and printed from here, before typer, click, rich,
-pydantic or any command group is imported (issue 28 item 4: those cost a thin `ask` ~8x a bare
-`python -c pass`; this path imports the standard library, cli.remote, cli.threads and the
-answer's text helpers). Anything else — another command, --help, an option this parser does
-not know, no server, a server that does not answer — goes to the full command line
-(cli/app.py), which then does all of it as before: the output and exit codes are the same
-either way (tests/cli/test_cli_thin.py)."""
+"""The command line's front door: a plain `netopsai ask` is answered from here, before typer,
+click, rich or any command group is imported: sent to the server when there is one (the home's
+Unix socket, or NETOPSAI_URL; then pydantic is not loaded either), else answered by a copilot in
+this process, as the full command line would (issue 28 item 4: typer and the command groups
+cost a cold `ask` ~0.1 s, a thin one ~8x a bare `python -c pass`). Anything else — another
+command, --help, an option this parser does not know — goes to the full command line
+(cli/app.py). Output and exit codes are the same either way (tests/cli/test_cli_thin.py)."""
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+STARTUP_GC_GEN0 = 50_000  # allocations between young collections, as cli/app.py's main sets
 
 
 class Asked(NamedTuple):
@@ -51,27 +52,27 @@ def plain_ask(argv: list[str]) -> Asked | None:
 
 
 def ask_thin(argv: list[str]) -> int | None:
-    """The exit code of a plain `ask` answered by the server; None when the full command line
-    must run it (not a plain ask, no server, or the server did not answer)."""
+    """The exit code of a plain `ask`, answered by the server or else here (the copilot loaded
+    in this process, as the full command line would); None when the full command line must run
+    it (not a plain ask)."""
     asked = plain_ask(argv)
     if asked is None:
         return None
-    from netopsai.cli import remote
     from netopsai.cli.threads import pick_thread, plain_home
 
     home = plain_home()
-    if home is None or remote.server() is None:
+    if home is None:
         return None
+    from netopsai.cli import remote
     from netopsai.common.errors import NetopsError
     from netopsai.common.textsafe import visible
 
-    os.umask(0o077)  # as the full command line: last_thread is private
+    os.umask(0o077)  # as the full command line: the store, threads and last_thread are private
     try:
         thread = pick_thread(asked.thread, asked.resume, home)
         got = remote.call("/api/ask", {"question": asked.question, "thread": thread})
-        if got is None:  # said on stderr already where worth it; not asked again
-            remote.give_up()
-            return None
+        if got is None:
+            got = answer_here(asked.question, thread)
         got.pop("thread", None)
         show(got, thread, asked.as_json)
     except NetopsError as exc:
@@ -89,7 +90,24 @@ def ask_thin(argv: list[str]) -> int | None:
     return 0
 
 
-def show(result: dict[str, object], thread: str, as_json: bool) -> None:
+def answer_here(question: str, thread: str) -> dict[str, Any]:
+    """The answer from a copilot in this process, set up as cli/app.py's main and _answer set
+    it up (the same defaults; typer and the command groups are what is not loaded)."""
+    import gc
+
+    # langgraph and sqlalchemy allocate ~1M long-lived objects and few cycles: CPython's default
+    # young-generation threshold (700) would re-scan them ~1,400 times (~8% of start-up CPU)
+    gc.set_threshold(STARTUP_GC_GEN0, *gc.get_threshold()[1:])
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # no entry-point scan (~0.1 s)
+    # one question, one process: no warm sandbox worker, no dense incident-memory model
+    os.environ.setdefault("NETOPSAI_SANDBOX_WARM", "false")
+    os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
+    from netopsai.copilot.frontend import frontend_copilot
+
+    return frontend_copilot().answer(question, thread)
+
+
+def show(result: dict[str, Any], thread: str, as_json: bool) -> None:
     """What the full `ask` prints (cli/app.py ask_cmd): the JSON, or the thread line on stderr
     and the answer (rich on a terminal, plain text into a pipe)."""
     if as_json:  # JSON escapes every control character itself
@@ -117,4 +135,10 @@ def run() -> None:
         from netopsai.cli.app import main
 
         code = main()
+    else:
+        import gc
+
+        # objects alive at exit are left out of the collector's reach: teardown would otherwise
+        # spend ~0.6 s collecting what langgraph and sqlalchemy allocated (as cli/app.py's main)
+        gc.freeze()
     raise SystemExit(code)

@@ -9,9 +9,8 @@ import re
 import shutil
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from netopsai.common.errors import MalformedFile, NetopsError, parse_yaml, unknown
@@ -23,6 +22,9 @@ from netopsai.config.network import (
     NetSettings,
     Secrets,
 )
+
+if TYPE_CHECKING:
+    import yaml
 
 
 def default_home() -> Path:
@@ -61,6 +63,8 @@ def _read_yaml(path: Path, problems: list[str], secret: bool) -> tuple[dict[str,
     """The file's mapping and its node tree (for line numbers); {} when the file is absent."""
     if not path.exists():
         return {}, None
+    import yaml  # here: most homes have no config.yaml, and a cold `ask` saves ~10 ms
+
     try:
         text = path.read_text(encoding="utf-8")
         data = parse_yaml(text, str(path))  # problem and line only: a snippet could show a secret
@@ -165,6 +169,10 @@ def _env_var(loc: tuple[Any, ...]) -> str | None:
 
 def _line(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
     """The line of the deepest key of `loc` found in the YAML tree."""
+    if node is None:
+        return None
+    import yaml
+
     line = None
     for part in loc:
         if isinstance(node, yaml.MappingNode):

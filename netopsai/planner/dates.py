@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from functools import lru_cache
 
-import dateparser
-
 Span = tuple[int, int]
 
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
@@ -75,6 +73,10 @@ def _read(m: re.Match[str], local: datetime) -> DateHit:
 
 @lru_cache(maxsize=512)  # a pasted log repeats its dates: dateparser takes a millisecond or two each
 def _parse(cand: str, local: datetime) -> datetime | None:
+    # imported here, not at start-up: dateparser (and its regex, pytz, tzlocal) costs a cold
+    # `ask` ~40 ms, and only a question with a calendar date in it reaches this line
+    import dateparser
+
     settings = {"RELATIVE_BASE": local.replace(tzinfo=None), "PREFER_DATES_FROM": "past"}
     try:
         return dateparser.parse(cand, languages=["en"], settings=settings)

@@ -1,8 +1,9 @@
-"""The thin `ask` front door (cli/thin.py, issue 28 item 4): a plain `ask` with a server on the
-home's socket is answered before typer, rich or pydantic load, and prints what the full command
-line prints for the same reply — stdout, stderr and exit code — whatever the reply (an answer,
-a question not placed, an input error, --json, a refused call). A fake server on the socket
-plays the reply, so both paths see the very same one. thin_http reads replies sized by
+"""The `ask` front door (cli/thin.py, issue 28 item 4): a plain `ask` is answered before typer
+loads, by the server on the home's socket (rich and pydantic not loaded either) or, with none,
+by the copilot in the process; either way it prints what the full command line prints —
+stdout, stderr and exit code. Through the socket, a fake server plays each reply (an answer, a
+question not placed, an input error, --json, a refused call) so both paths see the very same
+one; standalone, a small lab with an ACL fault answers both. thin_http reads replies sized by
 Content-Length or chunked, and words a reply that is not HTTP as unreachable."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 
 from netopsai.cli import thin_http
 from netopsai.cli.thin import Asked, plain_ask
+from tests.store_helpers import acl_home
 
 FULL = "from netopsai.cli.app import run; run()"  # the full command line, typer first
 THIN = ["-m", "netopsai.cli"]  # the front door
@@ -163,10 +165,43 @@ def test_a_plain_ask_in_any_order() -> None:
     assert plain_ask(["ask", "--thread", "t", "q"]) == Asked("q", False, "t", False)
 
 
-def test_no_socket_means_the_full_command_line(home: Path) -> None:
-    r = cli(home, THIN, "ask", "--thread", "x\x07", "q")  # no server: typer's ask words the error
-    mods, err = split(r)
-    assert "typer" in mods and r.returncode == 2 and err.startswith("error: --thread has a control")
+def test_no_server_words_errors_as_the_full_command_line(home: Path) -> None:
+    full = cli(home, ["-c", FULL], "ask", "--thread", "x\x07", "q")
+    thin = cli(home, THIN, "ask", "--thread", "x\x07", "q")
+    (full_mods, full_err), (thin_mods, thin_err) = split(full), split(thin)
+    assert "typer" in full_mods and "typer" not in thin_mods
+    assert (thin.returncode, thin.stdout, thin_err) == (full.returncode, full.stdout, full_err)
+    assert thin_err.startswith("error: --thread has a control")
+
+
+@pytest.fixture(scope="module")
+def lab_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = acl_home(tmp_path_factory.mktemp("thin-alone"), "thin-alone")
+    home.chmod(0o700)
+    return home
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("args", [["who owns 10.1.3.20?"], ["blorf zzz", "--json"],
+                                  ["10.1.3.20 to 10.2.1.40 not communicating"]])
+def test_standalone_answers_as_the_full_command_line(lab_home: Path, args: list[str]) -> None:
+    """No server: the copilot answers in the process, typer never loads, and the answer, its
+    JSON but for timings, and the exit code are the full command line's."""
+    runs = {how: cli(lab_home, cmd, "ask", *args, "--thread", f"alone-{how}")
+            for how, cmd in (("full", ["-c", FULL]), ("thin", THIN))}
+    assert "typer" not in split(runs["thin"])[0] and "langgraph" in split(runs["thin"])[0]
+    assert runs["thin"].returncode == runs["full"].returncode == 0
+    if "--json" in args:
+        got = {how: timeless(json.loads(r.stdout)) for how, r in runs.items()}
+        assert got["thin"] == {**got["full"], "thread": "alone-thin"}
+    else:
+        assert runs["thin"].stdout == runs["full"].stdout
+
+
+def timeless(o: Any) -> Any:
+    if isinstance(o, dict):
+        return {k: timeless(v) for k, v in o.items() if k not in ("elapsed_ms", "ms")}
+    return [timeless(x) for x in o] if isinstance(o, list) else o
 
 
 def _pair() -> tuple[socket.socket, socket.socket]:
