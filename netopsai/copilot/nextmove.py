@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from netopsai.backends.rows import AlarmRow, Hop
 from netopsai.copilot.headline import headline, plain
 
 MAX_NEXT = 3
@@ -30,9 +31,11 @@ def _devices(turn: list[dict[str, Any]], entities: dict[str, Any], names: set[st
     for ev in turn:
         rows = ev.get("rows") or []
         if ev.get("tool") == "traceroute":
-            found += [str(r["device"]) for r in rows if str(r.get("status")) in BAD_HOPS and r.get("device")]
+            hops: list[Hop] = rows
+            found += [str(r["device"]) for r in hops if str(r.get("status")) in BAD_HOPS and r.get("device")]
         if ev.get("tool") == "alarms":
-            found += [str(r["device"]) for r in rows if r.get("root") and r.get("device")]
+            alarms: list[AlarmRow] = rows
+            found += [str(r["device"]) for r in alarms if r.get("root") and r.get("device")]
     found += [d for d in entities.get("devices") or [] if d in names]
     for ev in turn:
         found += [str(r["device"]) for r in (ev.get("rows") or [])[:5] if r.get("device")]

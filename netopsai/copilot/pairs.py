@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from netopsai.backends.base import Backends
-from netopsai.copilot.evidence import Evidence, Ledger
+from netopsai.backends.rows import Hop
+from netopsai.copilot.evidence import Evidence, Ledger, rows_of
 from netopsai.diagnosis.base import Diagnosis
 from netopsai.diagnosis.context import normal_args
 from netopsai.diagnosis.engine import diagnose
@@ -133,7 +134,7 @@ def trace(backends: Backends, pair: Pair) -> Evidence:
 def needs_diagnosis(ev: Evidence) -> bool:
     """Unreached, or reached while other ECMP members fail or some hop loses probes."""
     f = ev.facts
-    return not f.get("reached") or bool(f.get("failing")) or any(h.get("loss_pct") for h in ev.rows)
+    return not f.get("reached") or bool(f.get("failing")) or any(h.get("loss_pct") for h in rows_of(ev, Hop))
 
 
 def quick_result(pair: Pair, ev: Evidence) -> PairResult:
@@ -162,7 +163,7 @@ def diagnosed_result(pair: Pair, ev: Evidence, shared: SharedEvidence) -> PairRe
 def _failing_at(ev: Evidence) -> tuple[str | None, int | None]:
     """(device, hop) where the trace shows the failure: its stop, else the failing ECMP
     member's device, else the first lossy hop."""
-    f, rows = ev.facts, ev.rows
+    f, rows = ev.facts, rows_of(ev, Hop)
     if not f.get("reached"):
         hop = next((r["hop"] for r in rows if str(r.get("status", "")).startswith(STOPS)), None)
         return f.get("stopped_at"), hop
