@@ -6,12 +6,13 @@ import atexit
 import os
 import shutil
 import tempfile
+import weakref
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, event
 
 from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
@@ -35,6 +36,24 @@ def _suite_home_kept() -> Iterator[None]:
     suite's own home behind it for the next test."""
     yield
     os.environ["NETOPSAI_HOME"] = str(SUITE_HOME)
+
+
+# SQLite stores a test opened (its make_lab labs, a CLI's store in a tmp home) keep their pooled
+# connections (3 descriptors each) while caches hold the engine (engine_for's, the lab's
+# load_state/router_for): a worker running thousands of tests passed 1,024 descriptors. After
+# each test, every file store an engine connected to during it gives its pool back; the engine
+# itself still works (it reconnects when next used), so shared labs are unaffected.
+_CONNECTED: weakref.WeakSet[Engine] = weakref.WeakSet()
+event.listen(Engine, "engine_connect", lambda conn: _CONNECTED.add(conn.engine))
+
+
+@pytest.fixture(autouse=True)
+def _stores_closed() -> Iterator[None]:
+    yield
+    for engine in list(_CONNECTED):
+        if engine.url.get_backend_name() == "sqlite" and engine.url.database not in (None, "", ":memory:"):
+            engine.dispose()
+    _CONNECTED.clear()
 
 
 def new_lab(path: Path, scale: str = "small", seed: int = 7) -> Engine:

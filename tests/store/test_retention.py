@@ -246,7 +246,9 @@ def test_ingest_prunes_while_it_runs(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGINT)
         proc.wait(60)
         watchdog.cancel()
-    assert proc.returncode == 0, proc.stderr.read() if proc.stderr else ""
+    assert proc.stdout is not None and proc.stderr is not None
+    with proc.stdout, proc.stderr:  # the pipes closed here, not left to the GC
+        assert proc.returncode == 0, proc.stderr.read()
 
 
 def test_the_lab_is_never_pruned(make_lab: Any) -> None:
