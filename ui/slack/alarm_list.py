@@ -9,6 +9,7 @@ import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from netopsai.backends.rows import AlarmRow
 from netopsai.common.localtime import at
 from netopsai.copilot.doors import ack_states, acks_store
 from netopsai.ui.slack.blocks import mrkdwn
@@ -28,16 +29,17 @@ RANK = {"critical": 0, "major": 1, "minor": 2, "warning": 3, "info": 4}
 IMPACT = {"traffic_lost": "traffic lost", "degraded": "traffic degraded"}
 
 
-def alarm_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+def alarm_rows(result: dict[str, Any]) -> list[AlarmRow]:
     """The alarms an alarms answer listed (not a diagnosis that read alarms on the way): rows of
     its alarms evidence, each once, open first, then by severity and newest."""
     evidence = result.get("evidence") or []
     if result.get("root_cause") or not evidence or evidence[0].get("tool") != "alarms":
         return []
-    rows: dict[Any, dict[str, Any]] = {}
+    rows: dict[Any, AlarmRow] = {}
     for ev in evidence:
         if ev.get("tool") == "alarms":
-            for r in ev.get("rows") or []:
+            listed: list[AlarmRow] = ev.get("rows") or []
+            for r in listed:
                 if r.get("id") is not None:
                     rows.setdefault(r["id"], r)
     newest = sorted(rows.values(), key=lambda r: str(r.get("raised_at") or ""), reverse=True)
@@ -52,7 +54,7 @@ def _when(raised: Any, zone: str) -> str:
     return at(raised, zone, beside=True)
 
 
-def alarm_line(r: dict[str, Any], ack: str = "", zone: str = "UTC") -> str:
+def alarm_line(r: AlarmRow, ack: str = "", zone: str = "UTC") -> str:
     """`:red_circle: *critical* LINK_DOWN on dc1-leaf-03 Ethernet49 (peer dc1-spine-01) ·
     open since 2025-11-04 19:20 UTC · traffic degraded · acked by slack:U1`; times in `zone`,
     the network's."""
@@ -79,7 +81,7 @@ def _buttons(alarm_id: int) -> dict[str, Any]:
          "text": {"type": "plain_text", "text": f"Silence {SILENCE_FOR}"}}]}
 
 
-def alarm_blocks(rows: list[dict[str, Any]], acks_text: dict[int, str],
+def alarm_blocks(rows: list[AlarmRow], acks_text: dict[int, str],
                  zone: str = "UTC") -> list[dict[str, Any]]:
     """One section per alarm (block_id netops_alarm_ID, so a click can update its line), the
     open ones followed by their buttons; past MAX_ALARMS, a line says how many more. Times in
