@@ -21,9 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from netopsai.backends.rows import Neighbor
 from netopsai.common.registry import Registry
 from netopsai.common.words import count
-from netopsai.copilot.evidence import Evidence
+from netopsai.copilot.evidence import Evidence, rows_of
 
 Rows = list[dict[str, Any]]
 
@@ -176,7 +177,8 @@ result["at"] = result["at"].dt.strftime("%Y-%m-%dT%H:%M:%S.%f").str[:-3] + "Z"
 def _timeline(rows: Rows, params: dict[str, Any], inputs: list[Evidence]) -> str:
     port = next((f"{e.args['devices'][0]} {e.args['interface']}" for e in inputs
                  if e.args.get("interface") and e.args.get("devices")), "the port")
-    nbr = next((r for e in inputs if e.tool == "metadata" for r in e.rows), None)
+    # the port story's metadata read is its link (planner/calls.py port_calls: neighbors)
+    nbr = next((r for e in inputs if e.tool == "metadata" for r in rows_of(e, Neighbor)), None)
     link = (f"; it connects to {nbr['neighbor']} {nbr['neighbor_interface']} ({nbr['kind']} link, "
             f"{nbr['status']})" if nbr else "")
     if not rows:
