@@ -7,9 +7,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from netopsai.backends.rows import AlarmRecord, ChangeRecord, DeviceDetail, PortCounters, StatusRow
 from netopsai.common.errors import NetopsError
 from netopsai.common.timewin import iso
 from netopsai.common.words import count
+from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
 from netopsai.tools.port_answers.zoned import stamp, zone
@@ -113,8 +115,8 @@ def _booted(ctx: Context, device: str) -> Finding | None:
     """A reboot starts when the device booted (its inventory row, read by the reboot check)."""
     for e in ctx.evidence:
         if e.tool == "metadata" and not e.errors and e.args.get("name") == device and e.rows \
-                and e.rows[0].get("booted_at"):
-            r = e.rows[0]
+                and rows_of(e, DeviceDetail)[0].get("booted_at"):
+            r = rows_of(e, DeviceDetail)[0]
             return Finding(f"{shown(ctx, r['booted_at'])}, when {device} booted (uptime {r.get('uptime')})",
                            [e.id])
     return None
@@ -125,7 +127,7 @@ def _went_down(ctx: Context, d: Diagnosis) -> Finding | None:
     for e in ctx.evidence:
         if e.tool != "telemetry" or e.errors or e.args.get("metric") != "oper_status":
             continue
-        for r in e.rows:
+        for r in rows_of(e, StatusRow):
             events = str(r.get("events") or "")
             if r.get("device") == d.device and (not d.interface or r.get("interface") == d.interface) \
                     and " down" in events:
@@ -142,13 +144,13 @@ def _from_history(ctx: Context, d: Diagnosis) -> Finding | None:
     if d.label in CONFIG_LABELS:
         ch = ctx.call("changelog", {"devices": [d.device], "window": SINCE_LOOKBACK})
         if ch.id and not ch.errors and ch.rows:
-            r = ch.rows[0]  # the latest
+            r = rows_of(ch, ChangeRecord)[0]  # the latest
             return Finding(f"{shown(ctx, r['start'])}, when change {r['ticket']} began on {r['device']} (its "
                            f"latest change record in the last {SINCE_LOOKBACK})", [ch.id])
     al = ctx.call("alarms", {"devices": [d.device], "state": "open", "window": SINCE_LOOKBACK})
     if al.id and not al.errors and al.rows:
-        r = min(al.rows, key=lambda x: str(x.get("raised_at")))
-        return Finding(f"{shown(ctx, r.get('raised_at'))}, when {r.get('kind')} was raised on "
+        a = min(rows_of(al, AlarmRecord), key=lambda x: str(x.get("raised_at")))
+        return Finding(f"{shown(ctx, a.get('raised_at'))}, when {a.get('kind')} was raised on "
                        f"{d.device}", [al.id])
     return None
 
@@ -173,7 +175,8 @@ def storm_since(ctx: Context, d: Diagnosis) -> Finding | None:
     if pfc is None:
         return None
     ports = [(d.device, d.interface), *([facing] if facing else [])]
-    row = next((r for p in ports for r in pfc.rows if (r["device"], r["interface"]) == p), None)
+    row = next((r for p in ports for r in rows_of(pfc, PortCounters)
+                if (r["device"], r["interface"]) == p), None)
     if row is None:
         return None
     found = first_over(ctx.call, row["device"], row["interface"], pfc.window,

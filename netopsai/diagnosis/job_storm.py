@@ -9,9 +9,7 @@ sample in which the port passed the storm threshold."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from netopsai.backends.rows import AlarmRecord
+from netopsai.backends.rows import AlarmRecord, PortCounters
 from netopsai.common.localtime import stamp
 from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.base import Finding
@@ -22,18 +20,18 @@ from netopsai.diagnosis.pfc_trace import Hop, Trail, far_end, first_over, walk, 
 WATCHDOG_STEP = "Keep the PFC watchdog on (action drop) on every rail leaf."
 
 
-def _tx(r: dict[str, Any]) -> float:
+def _tx(r: PortCounters) -> float:
     return float(r.get("pfc_tx") or 0)
 
 
-def _rx(r: dict[str, Any]) -> float:
+def _rx(r: PortCounters) -> float:
     return float(r.get("pfc_rx") or 0)
 
 
 @job_rule("pfc_storm", 30)
 def pfc_storm(x: Reads) -> list[Hit]:
     """One of the job's ports sends far more pauses than it receives, at storm rate."""
-    rows = x.rows("pfc")
+    rows = x.counters("pfc")
     if not rows:
         return []
     s = max(rows, key=_tx)
@@ -58,7 +56,7 @@ def _steps(x: Reads, dev: str, port: str) -> list[str]:
     return [first, WATCHDOG_STEP]
 
 
-def storm_since(x: Reads, dev: str, port: str, row: dict[str, Any] | None,
+def storm_since(x: Reads, dev: str, port: str, row: PortCounters | None,
                 row_cites: list[str]) -> Finding | None:
     """When the storm from (dev, port) began: the watchdog facing it, else its first sample at
     storm rate (`row`: the figures it was found by; for a port without counters, the port
@@ -91,7 +89,8 @@ def spread_pauses(x: Reads) -> list[Hit]:
     start. Run when no rule names a fault on the job's own ports."""
     if x.call is None:
         return []
-    rows = [r for r in x.rows("pfc") if _rx(r) > _tx(r) and r["max_per_5min"] >= x.settings.spread_per_5min
+    rows = [r for r in x.counters("pfc")
+            if _rx(r) > _tx(r) and r["max_per_5min"] >= x.settings.spread_per_5min
             and x.concerns_job(r["device"], r["interface"])]
     if not rows:
         return []
@@ -125,7 +124,7 @@ def spread_pauses(x: Reads) -> list[Hit]:
                 _steps(x, o.device, o.interface), 0.8, since_said=since, affects=affects)]
 
 
-def _from(start: dict[str, Any]) -> str:
+def _from(start: PortCounters) -> str:
     return (f"{start['device']} {start['interface']} receives up to "
             f"{start['max_per_5min']:,.0f} PFC pause frames per 5 minutes and sends few")
 
@@ -135,7 +134,7 @@ def _hops(trail: Trail) -> str:
     return f"{n} hop{'s' if n != 1 else ''}"
 
 
-def _origin_text(x: Reads, start: dict[str, Any], trail: Trail, o: Hop, storm: bool) -> str:
+def _origin_text(x: Reads, start: PortCounters, trail: Trail, o: Hop, storm: bool) -> str:
     outside = not (o.device in x.hosts or (o.device in x.leaves
                                            and x.concerns_job(o.device, o.interface)))
     where = " (outside the job's hosts and ports)" if outside else ""

@@ -22,12 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from netopsai.backends.rows import AlarmRecord
+from netopsai.backends.rows import AlarmRecord, Neighbor, PortCounters
 from netopsai.common.localtime import at, is_utc, stamp, tz_of
 from netopsai.common.timewin import as_utc, iso
-from netopsai.copilot.evidence import Evidence
+from netopsai.copilot.evidence import Evidence, rows_of
 
 Call = Callable[[str, dict[str, Any]], Evidence]
 MAX_HOPS = 4  # a rail fabric is leaf-spine-leaf: any port is 3 hops from any other
@@ -39,7 +39,7 @@ WATCHDOG = "PFC_WATCHDOG"
 def far_end(call: Call, device: str, port: str) -> tuple[tuple[str, str] | None, list[str]]:
     """The device and port across (device, port)'s link, from the inventory's neighbours."""
     ev = call("metadata", {"query": "neighbors", "name": device})
-    row = None if ev.errors else next((r for r in ev.rows if r["interface"] == port), None)
+    row = None if ev.errors else next((r for r in rows_of(ev, Neighbor) if r["interface"] == port), None)
     cites = [ev.id] if ev.id and not ev.errors else []
     if row is None or not row.get("neighbor"):
         return None, cites
@@ -73,7 +73,7 @@ def _marks(start: datetime, end: datetime) -> list[datetime]:
 
 
 def first_over(call: Call, device: str, port: str, window: dict[str, Any] | None,
-               threshold: float, row: dict[str, Any],
+               threshold: float, row: PortCounters,
                row_cites: list[str], zone: str = "UTC") -> tuple[str, list[str]] | None:
     """(text, cites): the first 5-minute sample of the window in which the port's pauses reached
     `threshold`; None when it cannot be placed. `row`: the port's figures over the whole window
@@ -97,7 +97,7 @@ def first_over(call: Call, device: str, port: str, window: dict[str, Any] | None
         if ev.errors or not ev.rows:
             return None
         seen[i] = ev
-        if ev.rows[0]["max_per_5min"] >= threshold:
+        if rows_of(ev, PortCounters)[0]["max_per_5min"] >= threshold:
             hi = i
         else:
             lo = i + 1
@@ -117,13 +117,13 @@ def first_over(call: Call, device: str, port: str, window: dict[str, Any] | None
 class Hop:
     device: str
     interface: str  # the port sending the pauses
-    sender: dict[str, Any] | None  # its figures over the window (None: its counters are missing)
-    receiver: dict[str, Any]  # the figures of the port it pauses (the walk's previous port)
+    sender: PortCounters | None  # its figures over the window (None: its counters are missing)
+    receiver: PortCounters  # the figures of the port it pauses (the walk's previous port)
     cites: list[str]
 
     @property
     def sent(self) -> float:
-        return float((self.sender or {}).get("max_per_5min") or 0)
+        return float(cast(PortCounters, self.sender or {}).get("max_per_5min") or 0)
 
     @property
     def received(self) -> float:
@@ -132,7 +132,7 @@ class Hop:
 
 @dataclass
 class Trail:
-    start: dict[str, Any]  # the figures of the port receiving pauses the walk began at
+    start: PortCounters  # the figures of the port receiving pauses the walk began at
     hops: list[Hop] = field(default_factory=list)
     origin: Hop | None = None  # the sender of pauses it did not receive; None: not reached
     why: str = ""  # why the walk stopped short of an origin
@@ -147,11 +147,11 @@ class Trail:
                             *(f"{h.device} {h.interface}" for h in self.hops)])
 
 
-def _rx(r: dict[str, Any]) -> float:
+def _rx(r: PortCounters) -> float:
     return float(r.get("pfc_rx") or 0)
 
 
-def walk(call: Call, start: dict[str, Any], window: Any, hops: int | None = None) -> Trail:
+def walk(call: Call, start: PortCounters, window: Any, hops: int | None = None) -> Trail:
     """From the port of `start` (a pfc row: it receives pauses) to where the pauses start."""
     trail, here = Trail(start), start
     hops = MAX_HOPS if hops is None else hops
@@ -165,7 +165,7 @@ def walk(call: Call, start: dict[str, Any], window: Any, hops: int | None = None
                                 "top": 1000})
         cites += [ev.id] if ev.id and not ev.errors else []
         trail.read += cites
-        rows = {} if ev.errors else {r["interface"]: r for r in ev.rows}
+        rows = {} if ev.errors else {r["interface"]: r for r in rows_of(ev, PortCounters)}
         sender = rows.get(peer[1])
         if sender is None:  # no counters: named from the receiving side
             trail.origin = Hop(peer[0], peer[1], None, here, cites)
