@@ -6,8 +6,7 @@ the same port says the optic or fibre is the cause."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from netopsai.backends.rows import PortCounters
 from netopsai.common.localtime import stamp
 from netopsai.diagnosis.base import Finding
 from netopsai.diagnosis.checks import ERRORS_PER_5MIN
@@ -20,7 +19,7 @@ KINDS = ("INTERFACE_ERRORS", "OPTICS_RX_LOW")
 
 @job_rule("link_errors", 60)
 def link_errors(x: Reads) -> list[Hit]:
-    rows = [r for r in x.rows("errors") if r["max_per_5min"] >= ERRORS_PER_5MIN
+    rows = [r for r in x.counters("errors") if r["max_per_5min"] >= ERRORS_PER_5MIN
             and x.concerns_job(r["device"], r["interface"])]
     if not rows:
         return []
@@ -38,7 +37,7 @@ def link_errors(x: Reads) -> list[Hit]:
         text += (f"; its rx power stayed at {rx['min_dbm']:.1f} dBm or more (the signal arrives "
                  "strong: a dirty connector or a bad cable rather than a weak optic)")
         cites += x.cite("rx_power")
-    alarm = next((a for a in x.rows("alarms") if a["device"] == dev
+    alarm = next((a for a in x.alarms() if a["device"] == dev
                   and a.get("interface") == port and a.get("kind") in KINDS), None)
     more = [Finding(f"{dev} {port} raised {alarm['kind']} at {stamp(alarm['raised_at'], x.zone)}",
                     x.cite("alarms"))] if alarm else []
@@ -53,10 +52,10 @@ def link_errors(x: Reads) -> list[Hit]:
                 affects=[host] if host else [])]
 
 
-def _rx(x: Reads, dev: str, port: str) -> dict[str, Any] | None:
+def _rx(x: Reads, dev: str, port: str) -> PortCounters | None:
     """The port's rx power row (None: no optic reading), read for that port only."""
     if x.call is not None and "rx_power" not in x.ev:
         x.ev["rx_power"] = x.call("telemetry", {"metric": "rx_power", "devices": [dev],
                                                 "interface": port, "window": x.window})
-    return next((o for o in x.rows("rx_power") if (o["device"], o["interface"]) == (dev, port)
+    return next((o for o in x.counters("rx_power") if (o["device"], o["interface"]) == (dev, port)
                  and o["min_dbm"] is not None), None)
