@@ -68,7 +68,7 @@ def ecmp_collision(x: Reads) -> list[Hit]:
     facing = x.host_ports()
     out = []
     for leaf in x.leaves:
-        ups = [r for r in x.rows("utilization") if r["device"] == leaf
+        ups = [r for r in x.counters("utilization") if r["device"] == leaf
                and (leaf, r["interface"]) not in facing]
         if len(ups) < 2:
             continue
@@ -97,7 +97,7 @@ def _marks(x: Reads, leaf: str, port: str) -> str:
     if x.call is not None and "ecn" not in x.ev:
         x.ev["ecn"] = x.call("telemetry", {"metric": "ecn", "devices": [leaf], "interface": port,
                                            "window": x.window})
-    row = next((r for r in x.rows("ecn") if (r["device"], r["interface"]) == (leaf, port)), None)
+    row = next((r for r in x.counters("ecn") if (r["device"], r["interface"]) == (leaf, port)), None)
     if not row or not row["total"]:
         return ""
     return f", marking {row['total']:,.0f} packets with ECN (its queue builds)"
