@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from netopsai.backends.rows import AlarmRecord
+from netopsai.backends.rows import AlarmRecord, StatusRow
 from netopsai.common.localtime import events
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.device_window import KIND_LABEL, PORTS_SHOWN
@@ -26,13 +26,13 @@ def _alarms(reads: Reads) -> list[tuple[str, AlarmRecord]]:
     return closed(rows)
 
 
-def _ports(reads: Reads) -> list[dict[str, Any]]:
-    return [r for r in reads.rows("status") if int(r.get("transitions") or 0)
+def _ports(reads: Reads) -> list[StatusRow]:
+    return [r for r in reads.ports() if int(r.get("transitions") or 0)
             and r.get("state_at_end") == "up"
             and reads.concerns_job(r["device"], r.get("interface") or "")]
 
 
-def _ports_text(ports: list[dict[str, Any]], zone: str) -> str:
+def _ports_text(ports: list[StatusRow], zone: str) -> str:
     shown = "; ".join(f"{r['device']} {r['interface']} {events(r.get('events') or '', zone)}".strip()
                       for r in ports[:PORTS_SHOWN])
     return f"{len(ports)} of the job's ports went down and came back ({shown})"
