@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from netopsai.copilot.evidence import Evidence
+from netopsai.backends.rows import AlarmRecord, ChangeRecord, Hop, JobInfo
+from netopsai.copilot.evidence import Evidence, rows_of
 from netopsai.diagnosis.answer import BREAKS, STILL
 
 CITE = re.compile(r"\[(E\d+)\]")
@@ -80,7 +81,7 @@ def delivers(t: Evidence) -> bool:
     """Every equal-cost path delivers, and no hop loses probes."""
     f = t.facts
     return bool(f.get("reached")) and f.get("good_paths") == f.get("ecmp_paths") \
-        and not any(float(h.get("loss_pct") or 0) for h in t.rows)
+        and not any(float(h.get("loss_pct") or 0) for h in rows_of(t, Hop))
 
 
 def _flow(head: str, ev: list[Evidence], rc: dict[str, Any] | None) -> list[str]:
@@ -104,11 +105,12 @@ def _flow(head: str, ev: list[Evidence], rc: dict[str, Any] | None) -> list[str]
     return out
 
 
-def _open(ev: list[Evidence]) -> list[dict[str, Any]]:
-    return [r for e in ev if e.tool == "alarms" for r in e.rows if r.get("state") == "open"]
+def _open(ev: list[Evidence]) -> list[AlarmRecord]:
+    return [r for e in ev if e.tool == "alarms" for r in rows_of(e, AlarmRecord)
+            if r.get("state") == "open"]
 
 
-def _on_path(r: dict[str, Any], path: list[str]) -> bool:
+def _on_path(r: AlarmRecord, path: list[str]) -> bool:
     """The alarm is about the traced path: a device alarm on one of its hops, or a link
     between two consecutive hops."""
     if r.get("device") not in path:
@@ -128,11 +130,12 @@ def _healthy(head: str, ev: list[Evidence], question: str = "") -> list[str]:
         name = (m.group(1) or m.group(2)).rstrip(".:")
         bad = [r for r in rows if r.get("device") == name]
         if HAPPENED.search(question) and "came and went" not in head and "cleared since" not in head:
-            bad += [r for e in ev if e.tool == "alarms" for r in e.rows  # a timeline was asked
+            bad += [r for e in ev if e.tool == "alarms"  # a timeline was asked
+                    for r in rows_of(e, AlarmRecord)
                     if r.get("state") == "closed" and name in (r.get("device"), r.get("peer"))
                     and r.get("impact") != "none"]
     elif kind == "job":
-        hosts = {h for e in ev if e.args.get("query") == "jobs" for r in e.rows
+        hosts = {h for e in ev if e.args.get("query") == "jobs" for r in rows_of(e, JobInfo)
                  for h in r.get("hosts") or []}
         bad = [r for r in rows if r.get("device") in hosts or r.get("peer") in hosts
                or (not r.get("interface") and r.get("kind") != "BGP_DOWN")]
@@ -159,7 +162,7 @@ def _counts(answer: str, ev: list[Evidence]) -> list[str]:
         cited = _cited(line, ev)
         if not cited or line.startswith("|"):
             continue
-        rows = [r for e in cited for r in e.rows]
+        rows = [r for e in cited for r in rows_of(e, AlarmRecord)]  # _cited: alarms reads
         opened = [r for r in rows if r.get("state") == "open"]
         for n, k in COUNTED.findall(line):
             if int(n) != len(rows) or int(k) != len(opened):
@@ -181,7 +184,8 @@ def _since(head: str, ev: list[Evidence], rc: dict[str, Any] | None) -> list[str
     if rc is None or not rc.get("device") or "**Since:** not shown" not in head:
         return []
     dev = rc["device"]
-    changes = [r for e in ev if e.tool == "changelog" for r in e.rows if r.get("device") == dev]
+    changes = [r for e in ev if e.tool == "changelog" for r in rows_of(e, ChangeRecord)
+               if r.get("device") == dev]
     alarms = [r for r in _open(ev) if r.get("device") == dev]
     if changes or alarms:
         what = (f"change {changes[0].get('ticket')}" if changes else
