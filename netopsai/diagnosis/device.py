@@ -12,8 +12,10 @@ from __future__ import annotations
 from ipaddress import ip_address, ip_network
 from typing import Any
 
+from netopsai.backends.rows import DeviceDetail, FilterRule, HostInfo, SnapshotInfo
 from netopsai.common.localtime import stamp
 from netopsai.common.words import plain
+from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Finding, Verdict
 from netopsai.diagnosis.context import Context, asked_at
@@ -45,13 +47,13 @@ def device_calls(name: str, window: Any = None, at: str | None = None) -> list[d
                                            "window": w if window or at else "1h"}}]
 
 
-def _row(ctx: Context, name: str) -> dict[str, Any] | None:
-    return next((e.rows[0] for e in ctx.evidence if e.tool == "metadata" and not e.errors
+def _row(ctx: Context, name: str) -> DeviceDetail | None:
+    return next((rows_of(e, DeviceDetail)[0] for e in ctx.evidence if e.tool == "metadata" and not e.errors
                  and e.args.get("query") == "device" and e.args.get("name") == name and e.rows),
                 None)
 
 
-def _sources(dev: dict[str, Any], hosts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _sources(dev: DeviceDetail, hosts: list[HostInfo]) -> list[HostInfo]:
     """Hosts whose traffic crosses the device: behind the leaf, in the spine's PoD, in the
     site of a superspine, border or DCI router."""
     scope = PROBED_ROLES.get(str(dev.get("role")))
@@ -60,7 +62,7 @@ def _sources(dev: dict[str, Any], hosts: list[dict[str, Any]]) -> list[dict[str,
     return [h for h in hosts if key and h.get(key[0]) == key[1]]
 
 
-def _spread(src: dict[str, Any], hosts: list[dict[str, Any]], dci: bool) -> list[dict[str, Any]]:
+def _spread(src: HostInfo, hosts: list[HostInfo], dci: bool) -> list[HostInfo]:
     """One destination per other segment, nearest first (a DCI router carries inter-site
     traffic only)."""
     seen, out = {src.get("segment")}, []
@@ -89,14 +91,14 @@ def probe(ctx: Context, name: str) -> None:
         return
     rules = ctx.call("metadata", {"query": "filters", "name": name})
     hosts = ctx.call("metadata", {"query": "hosts", "site": dev.get("site")})
-    rows = [] if hosts.errors else hosts.rows
+    rows: list[HostInfo] = [] if hosts.errors else rows_of(hosts, HostInfo)
     srcs = _sources(dev, rows)
     if not srcs:
         return
-    dropped = [r["dst"] for r in ([] if rules.errors else rules.rows)]
+    dropped = [r["dst"] for r in ([] if rules.errors else rows_of(rules, FilterRule))]
     if any(not any(_inside(h["ip"], p) for h in rows) for p in dropped):
         more = ctx.call("metadata", {"query": "hosts"})  # a rule about another site's prefix
-        rows = rows if more.errors else more.rows
+        rows = rows if more.errors else rows_of(more, HostInfo)
     src = srcs[0]
     targeted = [h for p in dropped[:3] if (h := next(
         (x for x in rows if _inside(x["ip"], p) and x["ip"] != src["ip"]), None))]
@@ -133,7 +135,7 @@ def _snapshot(ctx: Context, d: Diagnosis, name: str) -> None:
     ev = ctx.call("metadata", {"query": "snapshots", "name": name})
     if ev.errors or not ev.rows or not ev.id:
         return
-    r = ev.rows[0]
+    r = rows_of(ev, SnapshotInfo)[0]
     why = f" when alarm {r['alarm_id']} opened" if r["alarm_id"] is not None else ""
     down = ", ".join(r["interfaces_down"][:6]) or "none"
     diff = "; ".join(r["config_diff"].splitlines()[:4])
