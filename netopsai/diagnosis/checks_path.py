@@ -4,9 +4,9 @@ A stop code is direct evidence; the inventory says whether the host at the end i
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import cast
 
-from netopsai.backends.rows import DeviceDetail, IpOwner
+from netopsai.backends.rows import DeviceDetail, Failing, IpOwner
 from netopsai.copilot.evidence import Evidence
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.context import STOP, Context
@@ -20,8 +20,10 @@ def _stopped(ctx: Context, prefix: str) -> list[Evidence]:
             and str(ctx.stop_hop(t).get("status", "")).startswith(prefix)]
 
 
-def _failing(ctx: Context, word: str) -> list[tuple[Evidence, dict[str, Any]]]:
-    return [(t, t.facts["failing"]) for t in ctx.traces
+def _failing(ctx: Context, word: str) -> list[tuple[Evidence, Failing]]:
+    """The traces whose failing equal-cost paths stop for `word`, with where (the traceroute
+    tool's `failing` fact: backends' Failing)."""
+    return [(t, cast(Failing, t.facts["failing"])) for t in ctx.traces
             if t.facts.get("failing") and word in str(t.facts["failing"].get("reason", ""))]
 
 
