@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from netopsai.backends.rows import AlarmRecord, StatusRow
+from netopsai.backends.rows import AlarmRecord, Neighbor, StatusRow
 from netopsai.common.localtime import stamp
 from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
@@ -203,7 +203,7 @@ def _session_down(ctx: Context, kinds: set[str], what: str) -> Verdict:
                         "(link alarms explain them)", list(dict.fromkeys(e for e, _, _ in alarms)))
     eid, r, pos = bare[0]
     ev = ctx.call("metadata", {"query": "neighbors", "name": r["device"]})
-    link = next((n for n in ev.rows if n.get("neighbor") == r.get("peer")
+    link = next((n for n in rows_of(ev, Neighbor) if n.get("neighbor") == r.get("peer")
                  and (not r.get("interface") or n["interface"] == r["interface"])), None)
     if ev.errors or link is None:
         return unknown(f"could not read the link from {r['device']} to {r.get('peer')}", [eid, ev.id])
