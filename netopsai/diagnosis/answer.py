@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from typing import cast
 
-from netopsai.backends.rows import AlarmRecord
+from netopsai.backends.rows import AlarmRecord, Hop
 from netopsai.common.localtime import at, moment
 from netopsai.common.localtime import span as zoned_span
-from netopsai.copilot.evidence import Evidence
+from netopsai.copilot.evidence import Evidence, rows_of
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
 from netopsai.diagnosis.episodes import episodes
@@ -49,7 +50,8 @@ def reach(ctx: Context) -> tuple[str, Finding] | None:
     if counted and good < paths:
         return "partly", Finding(f"Reachable: partly — {good} of {paths} equal-cost paths "
                                  f"deliver, the other {paths - good} fail", [m.id])
-    lossy = max(m.rows, key=lambda h: float(h.get("loss_pct") or 0), default={})
+    lossy = max(rows_of(m, Hop), key=lambda h: float(h.get("loss_pct") or 0),
+                default=cast(Hop, {}))  # {}: a trace with no hop
     if float(lossy.get("loss_pct") or 0) > 0:
         return "loss", Finding(f"Reachable: yes, with loss — {float(lossy['loss_pct']):g}% of "
                                f"probes lost at {lossy.get('device') or lossy.get('ip')}", [m.id])
