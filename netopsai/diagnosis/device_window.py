@@ -14,9 +14,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from netopsai.backends.rows import AlarmRecord
+from netopsai.backends.rows import AlarmRecord, StatusRow
 from netopsai.common.localtime import events
 from netopsai.common.words import plain
+from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.answer import span
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
@@ -40,19 +41,20 @@ def alarms_of(ctx: Context, name: str) -> list[tuple[str, AlarmRecord]]:
     return closed(rows)
 
 
-def port_changes(ctx: Context, name: str) -> tuple[str, list[dict[str, Any]]]:
+def port_changes(ctx: Context, name: str) -> tuple[str, list[StatusRow]]:
     """The device's ports that changed state in the window and are up at its end (the state
     history of the oper_status read), with that evidence's id."""
     for e in ctx.evidence:
         if (e.tool == "telemetry" and not e.errors and e.args.get("metric") == "oper_status"
                 and name in (e.args.get("devices") or [])):
-            rows = [r for r in e.rows if r.get("device") == name and int(r.get("transitions") or 0)
+            rows = [r for r in rows_of(e, StatusRow)
+                    if r.get("device") == name and int(r.get("transitions") or 0)
                     and r.get("state_at_end") == "up"]
             return e.id, rows
     return "", []
 
 
-def _ports_text(rows: list[dict[str, Any]], zone: str = "UTC") -> str:
+def _ports_text(rows: list[StatusRow], zone: str = "UTC") -> str:
     shown = "; ".join(f"{r['interface']} {events(r.get('events') or '', zone)}".strip()
                       for r in rows[:PORTS_SHOWN])
     more = len(rows) - PORTS_SHOWN
