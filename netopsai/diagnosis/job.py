@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from netopsai.backends.rows import DeviceInfo, HostInfo
+from netopsai.backends.rows import DeviceInfo, HostInfo, JobInfo
 from netopsai.common.hostlist import compress
 from netopsai.common.localtime import is_utc, span, tz_of
 from netopsai.copilot.evidence import rows_of
@@ -74,8 +74,8 @@ def job_scope(ctx: Context, job: str | None, hosts: list[str], window: Any,
     if ev.errors or not ev.rows:
         return Scope(job, [], window, [ev.id] if ev.id else [],
                      ev.errors[0] if ev.errors else f"job {job} is not in the job table")
-    jw = job_window(ev.rows[0], f"job {job}", window, at, ctx.question, ctx.zone)
-    return Scope(job, list(ev.rows[0]["hosts"]), jw.window, [ev.id], why=jw.why)
+    jw = job_window(rows_of(ev, JobInfo)[0], f"job {job}", window, at, ctx.question, ctx.zone)
+    return Scope(job, list(rows_of(ev, JobInfo)[0]["hosts"]), jw.window, [ev.id], why=jw.why)
 
 
 def gather(ctx: Context, sc: Scope, tracer: Tracer | None = None) -> Reads:
@@ -214,7 +214,8 @@ def _clock(ctx: Context, hosts: list[str]) -> str | None:
     planner's first round reads the jobs of the first host)."""
     ev = next((e for e in ctx.evidence if e.tool == "metadata" and e.args.get("query") == "jobs"
                and hosts and e.args.get("name") == hosts[0] and not e.errors), None)
-    running = [r["until"] for r in (ev.rows if ev else []) if not r.get("end") and r.get("until")]
+    running = [r["until"] for r in (rows_of(ev, JobInfo) if ev else [])
+               if not r.get("end") and r.get("until")]
     return max(running) if running else None
 
 

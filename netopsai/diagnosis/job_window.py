@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from netopsai.backends.rows import JobInfo
 from netopsai.common.localtime import at as local_at
 from netopsai.common.localtime import span as local_span
 from netopsai.common.timewin import iso
@@ -52,7 +53,7 @@ def _hm(t: datetime, zone: str) -> str:
     return local_at(t, zone, day=False)
 
 
-def job_window(row: dict[str, Any], name: str, window: Any, at: str | None,
+def job_window(row: JobInfo, name: str, window: Any, at: str | None,
                question: str, zone: str = "UTC") -> JobWindow:
     """The window for the job of `row` (the job table's) and why; `window` and `at` are what
     the planner read from the question; `zone` the network's, the times said are in it."""
