@@ -6,10 +6,9 @@ evidence that decided it and naming the device and interface it located."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from netopsai.backends.rows import AlarmRecord, Neighbor, StatusRow
+from netopsai.backends.rows import AlarmRecord, Hop, Neighbor, StatusRow
 from netopsai.common.localtime import stamp
 from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
@@ -31,11 +30,11 @@ REASONS = {"ADMIN_DOWN": "administratively shut", "ERR_DISABLED": "err-disabled"
            "LACP_MEMBER_DOWN": "LACP member down"}
 
 
-def _where(r: Mapping[str, Any]) -> str:
-    return f"{r['device']}{' ' + r['interface'] if r.get('interface') else ''}"
+def _where(r: AlarmRecord) -> str:
+    return f"{r['device']}{' ' + port if (port := r.get('interface')) else ''}"
 
 
-def _reason(ctx: Context, r: Mapping[str, Any]) -> tuple[str, list[str]]:
+def _reason(ctx: Context, r: AlarmRecord) -> tuple[str, list[str]]:
     """' (administratively shut; ...)' and the evidence saying so, for an alarmed port."""
     same = [(eid, x) for eid, x in ctx.alarms.values() if x["kind"] in REASONS
             and x["device"] == r["device"] and x.get("interface") == r.get("interface")
@@ -150,7 +149,7 @@ def _counter_check(ctx: Context, alarms: list[Alarm], metric: str, key: str, lim
 
 def _loss_devices(ctx: Context) -> list[str]:
     """The two ends of the hop where loss first appears on the main trace."""
-    rows = ctx.main.rows if ctx.main else []
+    rows = rows_of(ctx.main, Hop) if ctx.main else []
     for prev, hop in zip(rows, rows[1:], strict=False):
         if hop.get("loss_pct") and not prev.get("loss_pct"):
             return [d for d in (prev.get("device"), hop.get("device")) if d]
