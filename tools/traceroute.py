@@ -46,7 +46,8 @@ def traceroute(args: TracerouteArgs, backends: Backends) -> Evidence:
     else:
         summary = (f"Traceroute {args.src} -> {args.dst} did NOT reach the destination: it stopped "
                    f"at {r['stopped_at']} ({r['reason']}) after "
-                   f"{len(r['path_devices'])} answering hops.")
+                   f"{len(r['path_devices'])} answering "
+                   f"hop{'s' if len(r['path_devices']) != 1 else ''}.")
     summary += f" {r['good_paths']} of {r['ecmp_paths']} ECMP paths deliver."
     f = r.get("failing")
     if f and r["reached"]:

@@ -288,3 +288,10 @@ def test_trace_at_a_past_time_sees_the_links_of_that_time(backends, hosts):
 ])
 def test_traceroute_bad_arguments(backends, args, needles):
     fails(backends, "traceroute", args, *needles)
+
+
+def test_a_trace_stopped_at_the_first_hop_counts_one_answering_hop(backends, hosts):
+    a = host_of(hosts, name="dc1-host-03-1")
+    ev = ok(backends, "traceroute", {"src": a["ip"], "dst": "10.1.3.250"})  # its own segment, unassigned
+    assert ev.facts["reached"] is False and len(ev.facts["path_devices"]) == 1, ev.facts
+    assert "after 1 answering hop." in ev.summary, ev.summary
