@@ -197,5 +197,14 @@ class FakeIosNetwork:
 
     def stop(self) -> None:
         if self.net is not None:
+            sessions = [s for h in self.net.hosts.values() if h.server is not None
+                        for s in list(getattr(h.server, "_active_sessions", ()))]
             self.net.stop()
             self.net = None
+            # FakeNOS waits for a client's channel with no timeout (paramiko accept()), and
+            # closing the transport does not wake it: a client that left without opening one (a
+            # wrong password) kept a non-daemon thread, and its socket, alive, and the test
+            # process hung at exit. Woken, accept() returns None and the thread ends.
+            for session in sessions:
+                with session.lock:
+                    session.server_accept_cv.notify_all()
