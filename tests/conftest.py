@@ -38,11 +38,12 @@ def _suite_home_kept() -> Iterator[None]:
     os.environ["NETOPSAI_HOME"] = str(SUITE_HOME)
 
 
-# SQLite stores a test opened (its make_lab labs, a CLI's store in a tmp home) keep their pooled
-# connections (3 descriptors each) while caches hold the engine (engine_for's, the lab's
-# load_state/router_for): a worker running thousands of tests passed 1,024 descriptors. After
-# each test, every file store an engine connected to during it gives its pool back; the engine
-# itself still works (it reconnects when next used), so shared labs are unaffected.
+# Stores a test opened (its make_lab labs, a CLI's store in a tmp home, a fresh PostgreSQL
+# database) keep their pooled connections (3 descriptors per SQLite one, a socket per PostgreSQL
+# one) while caches hold the engine (engine_for's, the lab's load_state/router_for): a worker
+# running thousands of tests passed 1,024 descriptors. After each test, every engine connected
+# to during it gives its pool back; the engine itself still works (it reconnects when next
+# used), so shared labs are unaffected.
 _CONNECTED: weakref.WeakSet[Engine] = weakref.WeakSet()
 event.listen(Engine, "engine_connect", lambda conn: _CONNECTED.add(conn.engine))
 
@@ -50,8 +51,8 @@ event.listen(Engine, "engine_connect", lambda conn: _CONNECTED.add(conn.engine))
 @pytest.fixture(autouse=True)
 def _stores_closed() -> Iterator[None]:
     yield
-    for engine in list(_CONNECTED):
-        if engine.url.get_backend_name() == "sqlite" and engine.url.database not in (None, "", ":memory:"):
+    for engine in list(_CONNECTED):  # an in-memory SQLite lives in its pool: kept
+        if not (engine.url.get_backend_name() == "sqlite" and engine.url.database in (None, "", ":memory:")):
             engine.dispose()
     _CONNECTED.clear()
 
