@@ -28,7 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.bench_batch import _child, make_pairs
+from bench import child_cmd, child_env
+from bench.bench_batch import make_pairs
 from bench.bench_batch_pairs import left_in_group
 from bench.bench_foundation import _machine, write_section
 from bench.bench_thin_ask import QUESTIONS, _lab
@@ -66,6 +67,24 @@ def timed(cmd: list[str], env: dict[str, str], session: bool = False) -> Run:
     return Run(wall, cpu, proc.returncode, err, proc.pid)
 
 
+# bench_thin_ask._lab run by a revision's own code in its own home: a store made by a newer
+# revision carries a schema an older one cannot open ("Can't locate revision")
+LAB = """
+import os
+from pathlib import Path
+from netopsai.lab.inject import inject
+from netopsai.lab.manage import init_lab, lab_info
+from netopsai.lab.scenario import Scenario
+from netopsai.store.engine import engine_for
+engine = engine_for(f"sqlite:///{Path(os.environ['NETOPSAI_HOME']) / 'netopsai.db'}")
+init_lab(engine, "default", "small", 7)
+inject(engine, Scenario.model_validate({
+    "id": "bench-thin", "now": lab_info(engine).clock, "question": "q",
+    "faults": [{"kind": "acl_block", "at": "-25m", "target": {"device": "dc1-leaf-03"},
+                "params": {"dst": "10.2.1.0/24"}}]}))
+"""
+
+
 def serve(tree: Path, home: Path) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen([PY, "-P", "-m", "netopsai.cli", "api", "--port", "0"], env=_env(tree, home),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -82,8 +101,14 @@ def asks(trees: dict[str, Path], work: Path, runs: int) -> dict[str, dict[str, l
     served = work / "served"
     served.mkdir(mode=0o700)
     _lab(served)
-    alone = work / "alone"
-    shutil.copytree(served, alone)
+    alone: dict[str, Path] = {}
+    for rev, tree in trees.items():  # each revision's own lab, in its own schema
+        alone[rev] = work / f"alone-{rev}"
+        alone[rev].mkdir(mode=0o700)
+        made = subprocess.run([PY, "-P", "-c", LAB], env=_env(tree, alone[rev]), capture_output=True,
+                              text=True)
+        if made.returncode:
+            raise SystemExit(f"lab for {rev} failed: {made.stderr[-1500:]}")
     server = serve(trees["new"], served)
     try:
         cmds: dict[str, tuple[list[str], dict[str, str]]] = {
@@ -92,7 +117,8 @@ def asks(trees: dict[str, Path], work: Path, runs: int) -> dict[str, dict[str, l
         out: dict[str, dict[str, list[tuple[float, float]]]] = {}
         for q in QUESTIONS:
             for rev, tree in trees.items():
-                cmds[f"standalone {rev}"] = ([PY, "-P", "-m", "netopsai.cli", "ask", q], _env(tree, alone))
+                cmds[f"standalone {rev}"] = ([PY, "-P", "-m", "netopsai.cli", "ask", q],
+                                             _env(tree, alone[rev]))
                 cmds[f"thin {rev}"] = ([PY, "-P", "-m", "netopsai.cli", "ask", q], _env(tree, served))
             got: dict[str, list[tuple[float, float]]] = {k: [] for k in cmds}
             for _ in range(runs):
@@ -111,15 +137,22 @@ def asks(trees: dict[str, Path], work: Path, runs: int) -> dict[str, dict[str, l
 
 
 def batches(trees: dict[str, Path], work: Path, runs: int, pairs: int) -> dict[str, list[dict[str, Any]]]:
-    home = work / "batch"
-    home.mkdir()
-    _child("init", home)
-    file = home / "pairs.csv"
-    file.write_text("src,dst\n" + "".join(f"{s},{d}\n" for s, d in make_pairs(home / "netopsai.db", pairs)))
+    homes = {rev: work / f"batch-{rev}" for rev in trees}
+    for rev, tree in trees.items():  # each revision's lab made by its own code (its schema)
+        homes[rev].mkdir()
+        made = subprocess.run(child_cmd("bench.bench_batch", "--child", "init", "--arg", "{}"),
+                              env=child_env(_env(tree, homes[rev])), capture_output=True, text=True)
+        if made.returncode:
+            raise SystemExit(f"batch lab for {rev} failed: {made.stderr[-1500:]}")
+    text = "src,dst\n" + "".join(f"{s},{d}\n" for s, d in make_pairs(homes["new"] / "netopsai.db", pairs))
+    for home in homes.values():
+        (home / "pairs.csv").write_text(text)
     out: dict[str, list[dict[str, Any]]] = {rev: [] for rev in trees}
     reference: bytes | None = None
     for i in range(runs):
         for rev, tree in trees.items():
+            home = homes[rev]
+            file = home / "pairs.csv"
             dest = home / f"out-{rev}-{i}.csv"
             load = os.getloadavg()[0]
             r = timed([PY, "-P", "-m", "netopsai.cli", "batch", str(file), "-o", str(dest)],
