@@ -48,7 +48,8 @@ def traceroute(args: TracerouteArgs, backends: Backends) -> Evidence:
                    f"at {r['stopped_at']} ({r['reason']}) after "
                    f"{len(r['path_devices'])} answering "
                    f"hop{'s' if len(r['path_devices']) != 1 else ''}.")
-    summary += f" {r['good_paths']} of {r['ecmp_paths']} ECMP paths deliver."
+    if r["ecmp_paths"]:  # a trace stopped before any equal-cost choice has no paths to count
+        summary += f" {r['good_paths']} of {r['ecmp_paths']} ECMP paths deliver."
     f = r.get("failing")
     if f and r["reached"]:
         summary += (f" The others fail at {f['device']}"

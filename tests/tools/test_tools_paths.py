@@ -295,3 +295,4 @@ def test_a_trace_stopped_at_the_first_hop_counts_one_answering_hop(backends, hos
     ev = ok(backends, "traceroute", {"src": a["ip"], "dst": "10.1.3.250"})  # its own segment, unassigned
     assert ev.facts["reached"] is False and len(ev.facts["path_devices"]) == 1, ev.facts
     assert "after 1 answering hop." in ev.summary, ev.summary
+    assert ev.facts["ecmp_paths"] or "ECMP" not in ev.summary, ev.summary  # not "0 of 0 paths"
