@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.exceptions import TyperException
 
+from netopsai.cli.failure import failure
 from netopsai.cli.poll import AddressOption, EngineName, EngineOption, ray_choice
 from netopsai.common.errors import NetopsError
 from netopsai.common.textsafe import visible
@@ -251,19 +251,6 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()
 
 
-def _missing_table(exc: Exception) -> str | None:
-    """The table a read found missing — SQLite's 'no such table: x', PostgreSQL's 'relation "x"
-    does not exist' — when a command reads a store no migration has created yet; else None.
-    Matched on the driver's words: the command line does not import the store (issue 27)."""
-    text = str(exc)
-    if type(exc).__name__ not in ("OperationalError", "ProgrammingError"):
-        return None
-    if (m := re.search(r"no such table: (\w+)", text)) or \
-            (m := re.search(r'relation "(\w+)" does not exist', text)):
-        return m.group(1)
-    return None
-
-
 def _main(argv: list[str] | None) -> int:
     cmd = typer.main.get_command(app)
     try:
@@ -271,9 +258,6 @@ def _main(argv: list[str] | None) -> int:
                         standalone_mode=False)
         if isinstance(code, int) and code:  # typer returns 130 after Ctrl-C rather than raising
             return code
-    except NetopsError as exc:  # it may quote what was given or read: one line, visible
-        typer.echo(f"error: {visible(str(exc))}", err=True)
-        return 2
     except typer.Exit as exc:
         return int(exc.exit_code)
     except typer.Abort:
@@ -284,17 +268,10 @@ def _main(argv: list[str] | None) -> int:
         if message:  # 'no arguments' has already printed the help
             typer.echo(f"error: {visible(message)}", err=True)
         return int(getattr(exc, "exit_code", 2) or 2)
-    except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
-        return 130
-    except Exception as exc:  # last resort: still one line, and say it is our bug
-        if (missing := _missing_table(exc)) is not None:
-            typer.echo(f"error: the store has no {missing} table yet (a new home or database): "
-                       "run 'netopsai db upgrade' (or 'netopsai lab init' for the embedded lab)",
-                       err=True)
-            return 2
-        typer.echo(f"internal error: {type(exc).__name__}: {visible(str(exc))}", err=True)
-        return 1
+    except (Exception, KeyboardInterrupt) as exc:  # NetopsError, Ctrl-C, a new store, our bug
+        line, code = failure(exc)
+        typer.echo(line, err=True)
+        return code
     return 0
 
 

@@ -64,7 +64,7 @@ def ask_thin(argv: list[str]) -> int | None:
     if home is None:
         return None
     from netopsai.cli import remote
-    from netopsai.common.errors import NetopsError
+    from netopsai.cli.failure import failure
     from netopsai.common.textsafe import visible
 
     os.umask(0o077)  # as the full command line: the store, threads and last_thread are private
@@ -75,15 +75,10 @@ def ask_thin(argv: list[str]) -> int | None:
             got = answer_here(asked.question, thread)
         got.pop("thread", None)
         show(got, thread, asked.as_json)
-    except NetopsError as exc:
-        print(f"error: {visible(str(exc))}", file=sys.stderr, flush=True)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr, flush=True)
-        return 130
-    except Exception as exc:  # as the full command line's last resort: one line, our bug
-        print(f"internal error: {type(exc).__name__}: {visible(str(exc))}", file=sys.stderr, flush=True)
-        return 1
+    except (Exception, KeyboardInterrupt) as exc:  # worded as the full command line words it
+        line, code = failure(exc)
+        print(line, file=sys.stderr, flush=True)
+        return code
     if got["input_errors"]:  # the answer leads with it; scripts see it in the exit code
         print(f"error: {visible(got['input_errors'][0])}", file=sys.stderr, flush=True)
         return 2

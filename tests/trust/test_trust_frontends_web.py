@@ -128,6 +128,8 @@ def test_a_visitor_cannot_open_other_front_ends_threads(open_app: str, copilot: 
 
 
 def test_asking_in_another_front_ends_thread_is_one_line(copilot: Copilot) -> None:
+    if not copilot.thread("api:tok:t1").answer:  # its own question, not the test above's
+        copilot.answer("who owns 10.1.3.20?", "api:tok:t1")
     chat = ChatHandler(copilot)
     views = list(chat.turn("and its upstream switch?", [], "api:tok:t1"))
     last = views[-1]
