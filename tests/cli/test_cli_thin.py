@@ -56,7 +56,12 @@ class Fake:
             with conn:
                 data = b""
                 while b"\r\n\r\n" not in data:
-                    data += conn.recv(65536)
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        break  # the client left before its request was whole
+                    data += chunk
+                if b"\r\n\r\n" not in data:
+                    continue
                 head, _, body = data.partition(b"\r\n\r\n")
                 length = int(next(line.split(b":")[1] for line in head.split(b"\r\n")
                                   if line.lower().startswith(b"content-length")))
@@ -75,6 +80,12 @@ class Fake:
             self.reply = b"HTTP/1.1 %d X\r\ncontent-length: %d\r\n\r\n%s" % (status, len(raw), raw)
 
     def close(self) -> None:
+        # Wake the accept() first and wait for the thread, then give the descriptor back. Closing
+        # it under a thread about to call accept() let that thread accept on whatever socket got
+        # the number next: in CI a later test's fake Slack API (same process) had one of its
+        # chat.update calls answered with this fake's canned reply.
+        self.sock.shutdown(socket.SHUT_RDWR)
+        self.thread.join(timeout=10)
         self.sock.close()
 
 
