@@ -1,8 +1,8 @@
 """The benchmarks, a package run from the checkout: `.venv/bin/python -m bench.bench_copilot`.
 
 Run as modules from the repository root, the scripts import each other (`bench.bench_foundation`)
-and the suite's shared helpers (`tests.peers`, `tests.fake_openai`) with no sys.path edits;
-nothing here is installed (docs/architecture.md, "Packaging"). A script's children run through
+and the suite's shared helpers from the installed `netopsai_testkit` (testkit/), with no sys.path
+edits; nothing here is installed (docs/architecture.md, "Packaging"). A script's children run through
 `child_cmd` and `child_env`: the checkout last on their PYTHONPATH, so a tree named before it
 (another revision's package view, as house_same.py and the --base benches use) is the netopsai
 they import."""

@@ -10,7 +10,7 @@ and a fresh thread per question: the first question is reported as cold, the nex
 p50/p95. Diagnoses with a fault inject it (netopsai.lab.inject) before the question, outside the
 timing, and ask the same question once more. The cold start runs the installed console script
 as a new process; the token figures drive a Copilot through a scripted diagnosis over HTTP on
-127.0.0.1 (tests/fake_openai.py) with no usage in the replies, so the copilot's own estimate is
+127.0.0.1 (testkit's fake_openai.py) with no usage in the replies, so the copilot's own estimate is
 what it reports. A class that misses its target is profiled (cProfile) in one more child.
 The section `<!-- copilot:medium:begin -->` of the results file is replaced on re-run.
 """

@@ -101,7 +101,7 @@ def stores(with_pg: bool) -> Iterator[dict[str, Callable[[], str]]]:
     if not with_pg:
         yield makers
         return
-    from tests.peers.postgres import fresh_database, postgres_server, skip_reason
+    from netopsai_testkit.peers.postgres import fresh_database, postgres_server, skip_reason
 
     if skip_reason():
         print(f"PostgreSQL skipped: {skip_reason()}")

@@ -44,7 +44,7 @@ os.environ.update(RAY_ENV)
 @contextmanager
 def ray_head(cpus: int = 2) -> Iterator[str]:
     """`ray start --head --block` on 127.0.0.1; SIGTERM to it stops its own processes only."""
-    from tests.peers.process import free_port
+    from netopsai_testkit.peers.process import free_port
 
     port, temp = free_port(), tempfile.mkdtemp(prefix="ray-", dir="/tmp")
     log = Path(temp) / "start.log"
@@ -150,7 +150,7 @@ def agents(n: int, n_ports: int) -> Iterator[list[Any]]:
     from pydantic import SecretStr
 
     from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
-    from tests.peers.snmpsim import Agent, ports, start_snmpsim
+    from netopsai_testkit.peers.snmpsim import Agent, ports, start_snmpsim
 
     halves = [{f"bench/dev{i:03d}": Agent(sys_name=f"bench-dev-{i:03d}", ports=ports(n_ports))
                for i in range(k, n, 2)} for k in (0, 1)]
@@ -233,7 +233,7 @@ def _fresh(workers: int) -> Reads:
 def store_rates(readings: list[Any]) -> dict[str, dict[str, float]]:
     """store_readings of one round twice (the second writes counter samples) into an empty
     SQLite store and an empty PostgreSQL database: rows written per second by the one writer."""
-    from tests.peers.postgres import postgres_server, skip_reason
+    from netopsai_testkit.peers.postgres import postgres_server, skip_reason
 
     with tempfile.TemporaryDirectory(prefix="netopsai-bench-store-") as tmp:
         out = {"sqlite": _store(f"sqlite:///{tmp}/netopsai.db", readings)}

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent  # run as bench.bench_real_model: tests.peers.llama imports as is
+HERE = Path(__file__).resolve().parent
 
 CLASSES = {
     "inventory": ["who owns 10.1.3.20?", "list the PoDs of dc1 and their segments",
@@ -82,8 +82,8 @@ def _faulted(tmp: str, llm: Any) -> list[dict[str, Any]]:
     from netopsai.backends.lab import lab_backends
     from netopsai.lab.manage import init_lab
     from netopsai.store.engine import engine_for
-    from tests.copilot.test_real_model_classes import CASES
-    from tests.diagnosis.test_answers_headline import lab_copilot
+    from netopsai_testkit.answers import CLASSES as CASES
+    from netopsai_testkit.answers import lab_copilot
 
     rows = []
     for cls, (faults, question, truth, _) in CASES.items():
@@ -100,7 +100,7 @@ def run(per_class: int, healthy: bool = True, timeout: float = 180) -> dict[str,
     from netopsai.copilot.llm import LLMSettings, make_chat_model
     from netopsai.lab.manage import init_lab
     from netopsai.store.engine import engine_for
-    from tests.peers.llama import serve_model
+    from netopsai_testkit.peers.llama import serve_model
 
     started, load0 = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="netopsai-realmodel-") as tmp:

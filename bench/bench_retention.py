@@ -245,7 +245,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     a = ap.parse_args()
-    from tests.peers.postgres import fresh_database, postgres_server
+    from netopsai_testkit.peers.postgres import fresh_database, postgres_server
 
     grow: list[dict[str, Any]] = []
     queries: list[dict[str, Any]] = []

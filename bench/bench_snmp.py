@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 from bench.bench_foundation import _machine, write_section  # noqa: E402
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget  # noqa: E402
 from netopsai.backends.snmp.walk import poll_targets  # noqa: E402
-from tests.peers.snmpsim import Agent, ports, start_snmpsim  # noqa: E402
+from netopsai_testkit.peers.snmpsim import Agent, ports, start_snmpsim  # noqa: E402
 
 
 def agents(n: int, n_ports: int) -> dict[str, Agent]:

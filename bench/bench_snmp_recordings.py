@@ -10,7 +10,7 @@ FILE: the ifIndex values of its ifDescr rows (1.3.6.1.2.1.2.2.1.2.<ifIndex>), an
 interface column the indexes whose recorded value we should see (a non-empty name, a known
 status, a counter). Recordings with no ifTable are polled and reported, but not counted.
 
-snmpsim (tests/peers/snmpsim.py's SnmpSim, on 127.0.0.1) serves the recordings in batches of at
+snmpsim (testkit's peers/snmpsim.py's SnmpSim, on 127.0.0.1) serves the recordings in batches of at
 most `--batch-mb` of decompressed text (indexing is the slow part of its startup, and a batch
 that fails to start costs only itself). Default: decompressed files, a fast agent;
 `--compressed` serves the .bz2 as shipped, which snmpsim reads by decompressing from the start
@@ -49,7 +49,7 @@ HERE = Path(__file__).resolve().parent
 from bench.bench_foundation import _machine, write_section  # noqa: E402
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget  # noqa: E402
 from netopsai.backends.snmp.walk import IF_COLUMNS, STATUS, IfReading, poll_targets  # noqa: E402
-from tests.peers.snmpsim import SnmpSim  # noqa: E402
+from netopsai_testkit.peers.snmpsim import SnmpSim  # noqa: E402
 
 IF_DESCR = IF_COLUMNS["descr"] + "."
 TOPS = ("network", "os")

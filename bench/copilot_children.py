@@ -111,7 +111,7 @@ def child_tokens(pairs: list[dict[str, Any]]) -> dict[str, Any]:
     from netopsai.lab.inject import inject
     from netopsai.lab.manage import reset_lab
     from netopsai.store.engine import get_engine
-    from tests.fake_openai import FakeOpenAI, call, calls, text
+    from netopsai_testkit.fake_openai import FakeOpenAI, call, calls, text
 
     b = _backends()
     out: list[dict[str, Any]] = []

@@ -3,7 +3,7 @@ them"). A measurement apart from bench/real_logs_score.py, never mixed into its 
 
 Every counted real line of bench/real_logs/ that carries the device's own message is sent over
 UDP on loopback, each from its own sender address (127.1.x.y), to a real rsyslog and a real
-syslog-ng started here (tests/peers/syslog_servers.py: own config in a temp folder, no system
+syslog-ng started here (testkit's peers/syslog_servers.py: own config in a temp folder, no system
 service). What they write is scored with the corpus labels, per family and per server form:
 
 - `rsyslog_traditional` (RSYSLOG_TraditionalFileFormat), `rsyslog_rfc3339` (RSYSLOG_FileFormat)
@@ -150,7 +150,7 @@ def align(sent: list[tuple[dict[str, Any], bytes]], lines: list[str],
 def run_servers(sent: list[tuple[dict[str, Any], bytes]], folder: Path) -> dict[str, list[str]]:
     """Start both servers, send every line to each from its own address, return each output
     form's lines (relayed datagrams as text) once the end marker is everywhere."""
-    from tests.peers.syslog_servers import SERVERS, missing
+    from netopsai_testkit.peers.syslog_servers import SERVERS, missing
 
     why = missing()
     if why:

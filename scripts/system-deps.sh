@@ -16,7 +16,7 @@ have iptables || need+=(iptables)
 have nft || need+=(nftables)
 have bwrap || need+=(bubblewrap)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
-# rsyslog and syslog-ng-core (tests/peers/syslog_servers.py) conflict as Debian packages (both
+# rsyslog and syslog-ng-core (testkit/netopsai_testkit/peers/syslog_servers.py) conflict as Debian packages (both
 # provide system-log-daemon): syslog-ng-core is installed, rsyslog's libraries too, and its
 # package is only unpacked into /opt/rsyslog (no service, no /etc) further down.
 have syslog-ng || need+=(syslog-ng-core)

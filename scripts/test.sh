@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 # code rather than this CPU's extensions, so the cached wheel also runs on another machine
 CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" \
     .venv/bin/pip install -q --disable-pip-version-check -e '.[test,embed,llm]'
+# the suite's shared helpers (real peers, the scripted model, the fake Slack API), installed so
+# tests and bench import them as a package (testkit/pyproject.toml)
+.venv/bin/pip install -q --disable-pip-version-check --no-deps --no-build-isolation -e ./testkit
 # Debian packages behind the real-peer tests (chromium, prometheus, traceroute, nftables ...)
 bash scripts/system-deps.sh
 .venv/bin/ruff check .

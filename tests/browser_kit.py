@@ -18,7 +18,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Browser, Locator, Page, Route, expect, sync_playwright
 
-from tests.peers.process import free_port, stop
+from netopsai_testkit.peers.process import free_port, stop
 from tests.store_helpers import acl_home
 
 CHROMIUM = Path("/usr/bin/chromium")

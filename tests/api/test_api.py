@@ -19,7 +19,7 @@ import pytest
 from netopsai.backends.lab import lab_backends
 from netopsai.store.engine import engine_for
 from netopsai.tools.registry import run_tool
-from tests.peers.process import free_port, stop, wait_listening
+from netopsai_testkit.peers.process import free_port, stop, wait_listening
 from tests.store_helpers import acl_home
 
 pytestmark = pytest.mark.integration

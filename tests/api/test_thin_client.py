@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from netopsai_testkit.peers.process import free_port
 from tests.api.test_api import QUESTION, TRACE, home, tokens, url
-from tests.peers.process import free_port
 
 pytestmark = pytest.mark.integration
 __all__ = ["home", "tokens", "url"]  # fixtures pytest finds by name

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from netopsai.api.socket_server import answers
-from tests.peers.process import free_port, stop, wait_listening
+from netopsai_testkit.peers.process import free_port, stop, wait_listening
 from tests.store_helpers import acl_home
 
 pytestmark = pytest.mark.integration

@@ -20,10 +20,10 @@ import pytest
 from netopsai.api.triage import question_for
 from netopsai.common.errors import NetopsError
 from netopsai.config.matchers import matches, parse_matcher
+from netopsai_testkit.fake_slack_api import FakeSlackAPI
+from netopsai_testkit.peers.process import free_port, stop, wait_listening
 from tests.api.test_api import cli, home
 from tests.backends.prometheus.test_ingest_alertmanager import _alert, _payload
-from tests.fake_slack_api import FakeSlackAPI
-from tests.peers.process import free_port, stop, wait_listening
 
 __all__ = ["home"]
 CHANNEL = "C0NETOPS"

@@ -181,7 +181,7 @@ def test_kill_9_leaves_no_parsing_worker_behind(tmp_path: Path) -> None:
 
 @pytest.mark.integration
 def test_postgresql_takes_batches_by_copy(tmp_path: Path) -> None:
-    from tests.peers.postgres import fresh_database, postgres_server, skip_reason
+    from netopsai_testkit.peers.postgres import fresh_database, postgres_server, skip_reason
 
     if skip_reason():
         pytest.skip(skip_reason() or "")

@@ -27,10 +27,10 @@ from netopsai.backends.lab import lab_backends
 from netopsai.lab.inject import inject
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
+from netopsai_testkit.peers.process import free_port
+from netopsai_testkit.peers.snmpsim import CISCO, SnmpSim, snmpsim  # noqa: F401
 from tests.batch.test_batch import FAULTS, fault_pairs, small_lab
 from tests.batch.test_batch_cli import env_for
-from tests.peers.process import free_port
-from tests.peers.snmpsim import CISCO, SnmpSim, snmpsim  # noqa: F401
 
 pytestmark = pytest.mark.integration
 RAY_ENV = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}

@@ -29,7 +29,7 @@ from netopsai.common.errors import NetopsError
 from netopsai.copilot.service import Copilot
 from netopsai.lab.manage import init_lab
 from netopsai.store.engine import engine_for
-from tests.fake_slack_api import FakeSlackAPI, SlackSender
+from netopsai_testkit.fake_slack_api import FakeSlackAPI, SlackSender
 from tests.paths import REPO
 
 PAIR = "10.1.3.20,127.0.0.2"

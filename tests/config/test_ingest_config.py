@@ -24,8 +24,8 @@ from pysnmp.proto.rfc1902 import OctetString
 from netopsai.backends.receivers import BackgroundIngest, from_config
 from netopsai.config.load import load_netconfig
 from netopsai.store.engine import engine_for
+from netopsai_testkit.peers.process import free_port
 from tests.ingest_helpers import raw_events, send_trap, send_udp, settle, wait_until
-from tests.peers.process import free_port
 
 SECRET = "cfg-tr4p-s3cret-q9"  # the community in secrets.yaml: never to be seen
 OTHER = "env-tr4p-0verride-k2"

@@ -112,7 +112,7 @@ def napalm_case(tmp: Path, ports: dict[str, int], username: str, password: str) 
 
 def netns_case(home: Path) -> Iterator[Case]:
     """The namespace lab (real routing, real traceroute) with the backends `auto` picks for it."""
-    from tests.peers.netns import netns_lab
+    from netopsai_testkit.peers.netns import netns_lab
 
     with netns_lab(home) as (engine, _lab):
         now = datetime.now(UTC)

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
+from netopsai_testkit.peers.postgres import fresh_database, pg_url  # noqa: F401  (session fixture)
+from netopsai_testkit.peers.snmpsim import CISCO, SnmpSim, snmpsim  # noqa: F401  (session fixture)
 from tests.contract import cases
 from tests.contract.cases import Case
-from tests.peers.postgres import fresh_database, pg_url  # noqa: F401  (session fixture)
-from tests.peers.snmpsim import CISCO, SnmpSim, snmpsim  # noqa: F401  (session fixture)
 
 integration = pytest.mark.integration
 PG = [pytest.param("pglab", marks=integration), pytest.param("pgstore", marks=integration)]
@@ -39,7 +39,7 @@ def _needs_module(name: str) -> None:
 @pytest.fixture(scope="session")
 def netns_case(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Case]:
     """One namespace lab for the whole contract session (built in well under a second)."""
-    from tests.peers.netns import skip_reason
+    from netopsai_testkit.peers.netns import skip_reason
 
     reason = skip_reason()
     if reason:
@@ -49,7 +49,7 @@ def netns_case(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Case]:
 
 @pytest.fixture(scope="session")
 def napalm_case(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Case]:
-    from tests.peers.fakenos import FakeIosNetwork, IosDevice
+    from netopsai_testkit.peers.fakenos import FakeIosNetwork, IosDevice
 
     leaf, spine = IosDevice("ct-leaf-01"), IosDevice("ct-spine-01")
     leaf.add_port("GigabitEthernet0/0", ip="10.0.7.1/31", description="to ct-spine-01")
@@ -82,7 +82,7 @@ def snmp_case(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureR
 def prometheus_case(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest,
                     ) -> Iterator[Case]:
     _needs_module("netopsai.backends.prometheus.telemetry")
-    from tests.peers.prometheus import start_stack
+    from netopsai_testkit.peers.prometheus import start_stack
 
     sim: SnmpSim = request.getfixturevalue("snmpsim")
     gen = start_stack(f"127.0.0.1:{sim.port}", {cases.PROM_DEVICE: CISCO}, scrape_s=2)

@@ -8,7 +8,7 @@ from typing import Any
 
 from netopsai.copilot.evidence import validate_citations
 from netopsai.copilot.service import Copilot
-from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, status, text  # noqa: F401
+from netopsai_testkit.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, status, text  # noqa: F401
 
 TRACE = {"src": "10.1.3.20", "dst": "10.2.1.40"}
 

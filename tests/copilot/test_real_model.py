@@ -13,7 +13,7 @@ import pytest
 
 from netopsai.copilot.evidence import validate_citations
 from netopsai.copilot.service import Copilot
-from tests.peers.llama import serve_model, skip_reason
+from netopsai_testkit.peers.llama import serve_model, skip_reason
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]

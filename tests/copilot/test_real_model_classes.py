@@ -1,4 +1,4 @@
-"""The real small model (SmolLM2-135M-Instruct on loopback, tests/peers/llama.py) asked issue
+"""The real small model (SmolLM2-135M-Instruct on loopback, testkit's peers/llama.py) asked issue
 25's question classes on a faulted lab, through the copilot's LLM path: a fault that came and
 went asked about its moment, a fault only on the way back asked in one-way words, and a flow
 asked in a hurry with a typo. The project's rule is "never worse than the offline planner":
@@ -19,27 +19,13 @@ from netopsai.backends.lab import lab_backends
 from netopsai.copilot.evidence import validate_citations
 from netopsai.copilot.service import Copilot
 from netopsai.diagnosis.consistency import contradictions
+from netopsai_testkit.answers import CLASSES as CASES
+from netopsai_testkit.answers import lab_copilot
+from netopsai_testkit.peers.llama import serve_model, skip_reason
 from tests.copilot.test_real_model import _model
-from tests.diagnosis.test_answers_headline import lab_copilot
-from tests.peers.llama import serve_model, skip_reason
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
-
-A, B = "10.2.27.20", "10.1.13.20"  # dc2-leaf-27's host to dc1-leaf-13's, across the DCI
-# (faults, question, the injected fault's label and device, words the answer must keep)
-CASES: dict[str, tuple[list[dict[str, Any]], str, tuple[str, str], str]] = {
-    "past-window": ([{"kind": "device_reboot", "at": "-468m", "target": {"device": "dc1-border-02"}}],
-                    f"between {A} and {B} at 12:12 today?", ("device.reboot", "dc1-border-02"), "12:12"),
-    "return-path": ([{"kind": "acl_block", "target": {"device": "dc2-leaf-27"},
-                      "params": {"dst": "10.2.27.0/24"}}],
-                    f"SYNs arrive at {B} from {A} but nothing comes back",
-                    ("config.acl_block", "dc2-leaf-27"), "return path"),
-    "hurried": ([{"kind": "acl_block", "target": {"device": "dc2-leaf-27"},
-                  "params": {"dst": "10.1.13.0/24"}}],
-                f"{A} cant rech {B} pls chk", ("config.acl_block", "dc2-leaf-27"), "dc2-leaf-27"),
-}
-
 
 @pytest.fixture(scope="module")
 def model_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

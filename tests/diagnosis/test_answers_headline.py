@@ -18,9 +18,7 @@ from netopsai.copilot.service import Copilot
 from netopsai.copilot.summarizer import render
 from netopsai.diagnosis.base import Diagnosis
 from netopsai.diagnosis.consistency import contradictions
-from netopsai.lab.inject import inject
-from netopsai.lab.manage import lab_info
-from netopsai.lab.scenario import Scenario
+from netopsai_testkit.answers import lab_copilot
 from tests.copilot.test_copilot_diagnosis import QUESTION, SRC_TOR
 
 ACL = [{"kind": "acl_block", "at": "-25m", "target": {"device": SRC_TOR},
@@ -33,14 +31,6 @@ ROUTED = "cannot connect from 10.2.3.40 to 10.1.12.50"  # dc2 -> dc1 over the DC
 @pytest.fixture(autouse=True)
 def _own_home(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NETOPSAI_HOME", str(tmp_path / "home"))
-
-
-def lab_copilot(engine: Any, faults: list[dict[str, Any]]) -> Copilot:
-    inject(engine, Scenario.model_validate({
-        "id": "answers", "now": lab_info(engine).clock, "question": QUESTION,
-        "faults": [{"at": "-25m", **f} for f in faults],
-        "noise": {"alarms": 20, "changes": 6, "flaps": 2}}))
-    return Copilot(lab_backends(engine))
 
 
 def ask(c: Copilot, question: str, thread: str = "t") -> dict[str, Any]:

@@ -22,7 +22,7 @@ from netopsai.diagnosis.taxonomy import Taxonomy, load_taxonomy
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
+from netopsai_testkit.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
 
 SRC, DST, SRC_TOR = "10.1.3.20", "10.2.1.40", "dc1-leaf-03"
 ACL = {"kind": "acl_block", "target": {"device": SRC_TOR}, "params": {"dst": "10.2.1.0/24"}}

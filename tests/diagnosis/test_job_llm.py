@@ -15,7 +15,7 @@ from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.scenario import Scenario
 from netopsai.store.engine import engine_for
-from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
+from netopsai_testkit.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
 
 JOB, HOST = "4711", "dc1-gpu1-010"
 QUESTION = f"job {JOB} hit an NCCL timeout"

@@ -14,9 +14,9 @@ from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab, lab_info
 from netopsai.lab.scenario import Scenario
 from netopsai.store.engine import engine_for
+from netopsai_testkit.peers.postgres import fresh_database, pg_url
 from tests.conftest import CLOCK
 from tests.copilot.test_copilot_diagnosis import QUESTION, cases
-from tests.peers.postgres import fresh_database, pg_url
 
 pytestmark = pytest.mark.integration
 __all__ = ["pg_url"]

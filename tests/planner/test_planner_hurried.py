@@ -15,7 +15,7 @@ from netopsai.backends.base import Backends
 from netopsai.planner import Vocabulary, plan
 from netopsai.planner.hurried import normalise
 from netopsai.planner.llm import LLMPlanner, as_meant
-from tests.fake_openai import FakeOpenAI, fake_openai_fixture, text  # noqa: F401  (the fixture)
+from netopsai_testkit.fake_openai import FakeOpenAI, fake_openai_fixture, text  # noqa: F401  (the fixture)
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)  # tests/conftest.py CLOCK
 

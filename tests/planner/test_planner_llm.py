@@ -19,7 +19,7 @@ from netopsai.copilot.llm import LLMSettings, configured, estimate_tokens, make_
 from netopsai.planner import ToolCall
 from netopsai.planner.llm import NOT_RUN, LLMPlanner
 from netopsai.tools.registry import REGISTRY
-from tests.fake_openai import (  # noqa: F401  (registers the fake_openai fixture)
+from netopsai_testkit.fake_openai import (  # noqa: F401  (registers the fake_openai fixture)
     FakeOpenAI,
     Reply,
     call,

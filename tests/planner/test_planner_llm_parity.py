@@ -23,9 +23,9 @@ from netopsai.copilot.service import Copilot
 from netopsai.planner.llm import LLMPlanner
 from netopsai.store.engine import engine_for
 from netopsai.tools.registry import REGISTRY, run_tool
+from netopsai_testkit.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
 from tests.diagnosis.test_answers_headline import lab_copilot
 from tests.diagnosis.test_answers_return import BACK_ACL
-from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
 from tests.planner.test_logs_questions import AFTER_FQDN, AFTER_UNKNOWN, _At, home  # noqa: F401
 from tests.planner.test_logs_questions_names import LEAF9, NOW, vocab
 

@@ -26,10 +26,10 @@ from sqlmodel import Session, select
 
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
+from netopsai_testkit.peers.postgres import fresh_database, pg_url
+from netopsai_testkit.peers.process import free_port, stop, wait_listening
+from netopsai_testkit.peers.snmpsim import CISCO, SnmpSim, snmpsim
 from tests.paths import REPO
-from tests.peers.postgres import fresh_database, pg_url
-from tests.peers.process import free_port, stop, wait_listening
-from tests.peers.snmpsim import CISCO, SnmpSim, snmpsim
 
 __all__ = ["pg_url", "snmpsim"]
 DEPLOY = REPO / "deploy"

@@ -139,12 +139,18 @@ def test_a_new_forbidden_import_breaks_the_contract(tmp_path: Path) -> None:
 
 def test_bench_scripts_import_without_editing_sys_path() -> None:
     """bench/ is a package run with `python -m bench.NAME` (docs/architecture.md, "Packaging"):
-    its scripts reach each other and tests' helpers without sys.path edits — every script, none
-    allowed to (bench/arena's too)."""
+    its scripts reach each other, and the suite's helpers through the installed netopsai_testkit,
+    without sys.path edits and without importing the test suite — every script (bench/arena's
+    too)."""
     scripts = list((ROOT / "bench").rglob("*.py"))
     editing = {str(p.relative_to(ROOT)) for p in scripts
                if re.search(r"^\s*sys\.path\.(insert|append)\(", p.read_text(), flags=re.M)}
     assert not editing, sorted(editing)
+    from_tests = {str(p.relative_to(ROOT)) for p in scripts
+                  if re.search(r"^\s*(from|import)\s+tests(\.|\s|$)", p.read_text(), flags=re.M)}
+    assert not from_tests, sorted(from_tests)
+    import netopsai_testkit  # installed (scripts/test.sh), not found through the working directory
+    assert Path(netopsai_testkit.__file__).parent.parent == ROOT / "testkit"
     # every folder holding scripts is a package, so `python -m bench.arena.run_public` finds it
     folders = {p.parent for p in scripts}
     assert all((d / "__init__.py").is_file() for d in folders), sorted(map(str, folders))

@@ -28,8 +28,8 @@ from netopsai.reliability.model import TABLES, percentile
 from netopsai.reliability.run import reliability_report
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
+from netopsai_testkit.fake_slack_api import FakeSlackAPI
 from tests.cli_helpers import run_cli
-from tests.fake_slack_api import FakeSlackAPI
 from tests.paths import REPO
 
 T = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)  # the lab's clock

@@ -15,7 +15,7 @@ from slack_sdk import WebClient
 
 from netopsai.reliability.digest import SCOPES_SHOWN, post_digest
 from netopsai.reliability.model import Report
-from tests.fake_slack_api import FakeSlackAPI
+from netopsai_testkit.fake_slack_api import FakeSlackAPI
 
 PING = "<!channel> <https://evil.example/x|click me> @here"
 TICKED = "leaf`*bold*`_x_"

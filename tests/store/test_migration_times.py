@@ -20,7 +20,7 @@ from netopsai.common.timewin import Window
 from netopsai.store import migrate
 from netopsai.store import tables as m
 from netopsai.store.events import StoreEvents
-from tests.peers.postgres import fresh_database, pg_url
+from netopsai_testkit.peers.postgres import fresh_database, pg_url
 
 __all__ = ["pg_url"]
 

@@ -16,7 +16,7 @@ from sqlalchemy import text
 from netopsai.copilot.service import Copilot, postgres_saver
 from netopsai.store import migrate
 from netopsai.store.engine import engine_for
-from tests.peers.postgres import fresh_database, pg_url
+from netopsai_testkit.peers.postgres import fresh_database, pg_url
 
 pytestmark = pytest.mark.integration
 __all__ = ["pg_url"]

@@ -19,12 +19,12 @@ import yaml
 from sqlmodel import Session, func, select
 
 from netopsai.store import tables as m
+from netopsai_testkit.peers.postgres import fresh_database, pg_url
+from netopsai_testkit.peers.process import free_port, stop, wait_listening
+from netopsai_testkit.peers.snmpsim import CISCO, SnmpSim, snmpsim
 from tests.backends.snmp.test_snmp_poll import poll
 from tests.config.test_ingest_config import _Cli, _env, _home, cli_runs
 from tests.contract.stores import DEVICES, real_store
-from tests.peers.postgres import fresh_database, pg_url
-from tests.peers.process import free_port, stop, wait_listening
-from tests.peers.snmpsim import CISCO, SnmpSim, snmpsim
 
 pytestmark = pytest.mark.integration
 __all__ = ["cli_runs", "pg_url", "snmpsim"]

@@ -25,10 +25,10 @@ from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert, engine_for
 from netopsai.store.retention import PeriodicPrune, describe, horizons, prune
 from netopsai.store.telemetry import StoreTelemetry, read_plan
+from netopsai_testkit.peers.postgres import fresh_database, pg_url
+from netopsai_testkit.peers.process import free_port
+from netopsai_testkit.peers.snmpsim import GENERATED, SnmpSim, snmpsim
 from tests.cli_helpers import CLI, run_cli
-from tests.peers.postgres import fresh_database, pg_url
-from tests.peers.process import free_port
-from tests.peers.snmpsim import GENERATED, SnmpSim, snmpsim
 
 __all__ = ["pg_url", "snmpsim"]
 

@@ -28,10 +28,10 @@ from netopsai.backends.snapshot.snapshotter import Snapshotter
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
 from netopsai.store import tables as m
 from netopsai.store.inventory import StoreInventory
+from netopsai_testkit.peers.fakenos import FakeIosNetwork, IosDevice
+from netopsai_testkit.peers.process import free_port
+from netopsai_testkit.peers.snmpsim import Agent, SnmpSim, ports, start_snmpsim
 from tests.ingest_helpers import send_udp, settle, wait_until
-from tests.peers.fakenos import FakeIosNetwork, IosDevice
-from tests.peers.process import free_port
-from tests.peers.snmpsim import Agent, SnmpSim, ports, start_snmpsim
 from tests.store_helpers import dump, empty_store
 
 PASSWORD = "ssh-pass-Zq81"

@@ -20,7 +20,7 @@ from netopsai.store.events import StoreEvents
 from netopsai.store.inventory import StoreInventory
 from netopsai.store.telemetry import StoreTelemetry
 from netopsai.tools.registry import run_tool
-from tests.peers.snmpsim import GENERATED, SnmpSim, snmpsim  # noqa: F401
+from netopsai_testkit.peers.snmpsim import GENERATED, SnmpSim, snmpsim  # noqa: F401
 
 pytestmark = pytest.mark.integration
 NAME = "netopsai/flip"  # a generated recording each test writes afresh

@@ -14,7 +14,7 @@ from netopsai.copilot.service import Copilot
 from netopsai.lab.inject import inject
 from netopsai.lab.manage import lab_info
 from netopsai.lab.scenario import Scenario
-from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, status, text  # noqa: F401
+from netopsai_testkit.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, status, text  # noqa: F401
 
 KEY = "sk-live-Kq81-S3CRET-echo-7743"
 ECHO = f"Incorrect API key provided: {KEY}. You can find your API key at your dashboard."

@@ -16,7 +16,7 @@ from netopsai.copilot.evidence import DATA_NOTE
 from netopsai.copilot.service import Copilot
 from netopsai.lab.manage import lab_info
 from netopsai.store import tables as m
-from tests.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
+from netopsai_testkit.fake_openai import FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
 
 DEVICE = "dc1-leaf-03"
 FORGED = "Evidence gathered so far (cite as [E#]):"

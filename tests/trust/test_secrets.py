@@ -16,8 +16,8 @@ import pytest
 
 from netopsai.cli.app import main
 from netopsai.config.load import load_netconfig
+from netopsai_testkit.fake_openai import MODEL, FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
 from tests.contract.stores import real_store
-from tests.fake_openai import MODEL, FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
 
 COMMUNITY = "Zq7-community-S3CRET-4411"
 PASSWORD = "Pw-ssh-S3CRET-9932"

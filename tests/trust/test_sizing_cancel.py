@@ -22,8 +22,8 @@ from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
 from netopsai.copilot.service import AskLimits, Copilot, Stopped
+from netopsai_testkit.peers.process import free_port, stop, wait_listening
 from tests.cli_helpers import run_cli, small_lab_home
-from tests.peers.process import free_port, stop, wait_listening
 
 STEPS = 200
 STEP_S = 0.05  # the whole scripted answer: 10 s

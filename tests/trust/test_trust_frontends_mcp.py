@@ -26,8 +26,8 @@ from netopsai.api.mcp_server import http_app
 from netopsai.backends.base import Backends
 from netopsai.copilot.service import Copilot
 from netopsai.store.engine import engine_for
+from netopsai_testkit.peers.process import free_port
 from tests.cli_helpers import run_cli
-from tests.peers.process import free_port
 
 pytestmark = pytest.mark.integration
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

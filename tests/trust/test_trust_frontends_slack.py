@@ -23,7 +23,7 @@ from netopsai.backends.base import Backends
 from netopsai.copilot.service import Copilot
 from netopsai.ui.slack.app import EVENTS_PATH, EventDedupe, build_app, serve_http
 from netopsai.ui.slack.settings import SlackSettings
-from tests.fake_slack_api import FakeSlackAPI
+from netopsai_testkit.fake_slack_api import FakeSlackAPI
 
 SECRET = "trust-signing-secret-77a1"
 TOKEN = "xoxb-trust-bot-token-3c2d"

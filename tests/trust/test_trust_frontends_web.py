@@ -21,7 +21,7 @@ from netopsai.copilot.service import Copilot
 from netopsai.ui.gradio import auth
 from netopsai.ui.gradio.app import allowed_hosts, build_app, launch_options
 from netopsai.ui.gradio.chat import ChatHandler
-from tests.peers.process import free_port
+from netopsai_testkit.peers.process import free_port
 
 pytestmark = pytest.mark.integration
 PASSWORD = "correct horse battery"

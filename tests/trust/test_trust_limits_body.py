@@ -29,7 +29,7 @@ from netopsai.backends.base import Backends
 from netopsai.common.errors import NetopsError
 from netopsai.copilot.service import Copilot
 from netopsai.store.engine import engine_for
-from tests.peers.process import free_port
+from netopsai_testkit.peers.process import free_port
 
 pytestmark = pytest.mark.integration
 BIG = 300 << 10  # the question size of the finding

@@ -19,8 +19,8 @@ from typing import Any
 import httpx
 import pytest
 
+from netopsai_testkit.peers.process import free_port, stop, wait_listening
 from tests.cli_helpers import run_cli, small_lab_home
-from tests.peers.process import free_port, stop, wait_listening
 
 pytestmark = pytest.mark.integration
 SLOW_PLAN = """

@@ -17,7 +17,7 @@ import pytest
 import uvicorn
 
 from netopsai.api.limits import HttpLimits, uvicorn_options
-from tests.peers.process import free_port
+from netopsai_testkit.peers.process import free_port
 
 
 async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -25,7 +25,7 @@ from netopsai.copilot.service import Copilot
 from netopsai.ui.slack import app as slack_app
 from netopsai.ui.slack.app import EVENTS_PATH, build_app, serve_http
 from netopsai.ui.slack.settings import SlackSettings
-from tests.fake_slack_api import FakeSlackAPI
+from netopsai_testkit.fake_slack_api import FakeSlackAPI
 
 SECRET = "redteam-signing-secret-51f0"
 TOKEN = "xoxb-redteam-bot-token-9e1a"

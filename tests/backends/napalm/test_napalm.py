@@ -26,8 +26,8 @@ from netopsai.common.errors import NetopsError
 from netopsai.store import tables as m
 from netopsai.store.engine import get_meta
 from netopsai.store.inventory import StoreInventory
+from netopsai_testkit.peers.fakenos import FakeIosNetwork, IosDevice
 from tests.paths import DATA as TEST_DATA
-from tests.peers.fakenos import FakeIosNetwork, IosDevice
 from tests.store_helpers import dump, empty_store
 
 DATA = TEST_DATA / "napalm"

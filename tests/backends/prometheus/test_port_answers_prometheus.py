@@ -1,5 +1,5 @@
 """The issue 25 item 5 failure on a leaf/spine capture served by a real Prometheus
-(tests/peers/prom_capture.py): asked in PST which ports went down or came back, the answer
+(testkit/netopsai_testkit/peers/prom_capture.py): asked in PST which ports went down or came back, the answer
 names the two ports that changed, not the 163 unused ports that are down all the time; ports
 shut on purpose are counted apart; "leaf4 uplinks" reads leaf4's three uplinks only."""
 
@@ -21,7 +21,7 @@ from netopsai.store.engine import create_all, engine_for
 from netopsai.store.events import StoreEvents
 from netopsai.store.inventory import StoreInventory
 from netopsai.tools.registry import run_tool
-from tests.peers.prom_capture import DAY, PEER, SHUT, capture, serve, store_inventory
+from netopsai_testkit.peers.prom_capture import DAY, PEER, SHUT, capture, serve, store_inventory
 
 pytestmark = pytest.mark.integration
 ZONE = "America/Los_Angeles"

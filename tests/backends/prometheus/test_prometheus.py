@@ -23,9 +23,9 @@ from netopsai.store.engine import create_all, engine_for
 from netopsai.store.events import StoreEvents
 from netopsai.store.inventory import StoreInventory
 from netopsai.tools.registry import run_tool
-from tests.peers.process import free_port
-from tests.peers.prometheus import PromStack, start_stack
-from tests.peers.snmpsim import CISCO, GENERATED, Agent, SnmpSim, snmpsim  # noqa: F401
+from netopsai_testkit.peers.process import free_port
+from netopsai_testkit.peers.prometheus import PromStack, start_stack
+from netopsai_testkit.peers.snmpsim import CISCO, GENERATED, Agent, SnmpSim, snmpsim  # noqa: F401
 
 pytestmark = pytest.mark.integration
 PROM = "netopsai/prom"

@@ -15,7 +15,7 @@ from pydantic import SecretStr
 from netopsai.backends.snmp import walk
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
 from netopsai.backends.snmp.walk import poll_targets
-from tests.peers.snmpsim import SnmpSim, real_recording, start_snmpsim
+from netopsai_testkit.peers.snmpsim import SnmpSim, real_recording, start_snmpsim
 
 pytestmark = pytest.mark.integration
 # (the Ruijie N18010, 395 interfaces, reads the same way in ~40 s: left out to keep CI short)

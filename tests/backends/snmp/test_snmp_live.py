@@ -27,7 +27,7 @@ from netopsai.store.engine import create_all, engine_for
 from netopsai.store.events import StoreEvents
 from netopsai.store.inventory import StoreInventory
 from netopsai.tools.registry import run_tool
-from tests.peers.snmpsim import CISCO, GENERATED, SnmpSim, free_udp_port, snmpsim  # noqa: F401
+from netopsai_testkit.peers.snmpsim import CISCO, GENERATED, SnmpSim, free_udp_port, snmpsim  # noqa: F401
 
 pytestmark = pytest.mark.integration
 TIMEOUT = 30.0  # per request: snmpsim is slow on a loaded machine

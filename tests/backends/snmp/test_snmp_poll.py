@@ -23,7 +23,7 @@ from netopsai.store.events import StoreEvents
 from netopsai.store.inventory import StoreInventory
 from netopsai.store.telemetry import StoreTelemetry
 from netopsai.tools.registry import run_tool
-from tests.peers.snmpsim import CISCO, GENERATED, JUNIPER, Agent, SnmpSim, snmpsim  # noqa: F401
+from netopsai_testkit.peers.snmpsim import CISCO, GENERATED, JUNIPER, Agent, SnmpSim, snmpsim  # noqa: F401
 
 pytestmark = pytest.mark.integration
 TIMEOUT = 30.0  # per request: snmpsim answers slowly for large recordings on a loaded machine

@@ -13,7 +13,7 @@ from pydantic import SecretStr
 
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
 from netopsai.backends.snmp.walk import DeviceReading, poll_targets
-from tests.peers.snmpsim import SnmpSim, start_snmpsim
+from netopsai_testkit.peers.snmpsim import SnmpSim, start_snmpsim
 
 pytestmark = pytest.mark.integration
 ARUBA = "network/wifi/aruba-7010"  # sysDescr, sysName; no sysUpTime, no ifTable

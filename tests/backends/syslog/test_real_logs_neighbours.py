@@ -27,8 +27,8 @@ from netopsai.store.inventory_import import import_files
 from netopsai.store.naming import resolve_device
 from netopsai.store.telemetry import StoreTelemetry
 from netopsai.tools.registry import run_tool
+from netopsai_testkit.peers.postgres import pg_url
 from tests.paths import DATA, REPO
-from tests.peers.postgres import pg_url
 from tests.store_helpers import empty_store
 
 __all__ = ["pg_url"]
@@ -202,7 +202,7 @@ def test_the_alarms_answer_names_routing_neighbours_too(store: Engine) -> None:
 def test_on_postgresql_too(pg_url: str, tmp_path: Path) -> None:
     """The team store: every address imported, the peers named, the session in the port's case."""
     from netopsai.store.engine import engine_for
-    from tests.peers.postgres import fresh_database
+    from netopsai_testkit.peers.postgres import fresh_database
 
     (tmp_path / "more_addresses.csv").write_text(EXTRA)
     (tmp_path / "v6.csv").write_text(V6)

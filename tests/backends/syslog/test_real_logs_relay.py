@@ -1,6 +1,6 @@
 """Real device lines through real syslog servers (issue 24, "as the world sends them"): 50 lines
 of bench/real_logs/ across 15 families are sent over UDP on loopback to an rsyslog and a
-syslog-ng started here (tests/peers/syslog_servers.py), and what the servers write — rsyslog's
+syslog-ng started here (testkit's peers/syslog_servers.py), and what the servers write — rsyslog's
 traditional and RFC 3339 files and its RFC 5424 forward, syslog-ng's file and its relay — is read
 back through the ingest (bench/real_logs_relay.py). The device's time, host and port must
 survive every form, and the device's time must never be the server's clock.
@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
+from netopsai_testkit.peers.syslog_servers import missing
 from tests.paths import bench_module
-from tests.peers.syslog_servers import missing
 
 relay = bench_module("real_logs_relay")
 rls = bench_module("real_logs_score")

@@ -18,7 +18,7 @@ from netopsai.common.errors import NetopsError
 from netopsai.lab.scenario import Scenario
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
-from tests.peers.netns import needs_netns, netns_lab, unique_prefix
+from netopsai_testkit.peers.netns import needs_netns, netns_lab, unique_prefix
 
 LAB_NET = __import__("ipaddress").ip_network("198.18.0.0/15")
 

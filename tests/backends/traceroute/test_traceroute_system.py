@@ -20,7 +20,7 @@ from netopsai.backends.traceroute.parse import parse_hop, parse_output
 from netopsai.backends.traceroute.paths import SystemPaths
 from netopsai.lab.scenario import Scenario
 from netopsai.store.inventory import StoreInventory
-from tests.peers.netns import needs_netns, netns_lab
+from netopsai_testkit.peers.netns import needs_netns, netns_lab
 
 SRC, DST = "198.18.17.20", "198.18.35.20"  # ns-dc1-host-01-1 -> ns-dc2-host-03-1
 

@@ -1,5 +1,5 @@
 """"Post to #channel" clicked in a real browser (issue 26 item 8): the web app started with a bot
-token and an on-call channel whose Slack Web API is a fake on loopback (tests/fake_slack_api.py).
+token and an on-call channel whose Slack Web API is a fake on loopback (testkit's fake_slack_api.py).
 One click after an answer posts the escalation — the headline the page shows, what was asked,
 the ruled-out lines in words, the thread's link — to that channel, and the page says it was
 posted. The lab is the alarms tests' (a link down on dc1-leaf-03 among other faults), whose
@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, expect
 
+from netopsai_testkit.fake_slack_api import FakeSlackAPI
 from tests.browser_kit import browser, open_page, serving
-from tests.fake_slack_api import FakeSlackAPI
 from tests.screen_kit import SIZES, ask, headline, shot
 from tests.ui.gradio.test_browser_alarms import faulted_home
 

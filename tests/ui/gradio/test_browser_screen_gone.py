@@ -22,8 +22,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from netopsai.copilot.service import Thread
 from netopsai.ui.gradio.chat import UNANSWERED, ChatHandler
+from netopsai_testkit.peers.process import free_port, stop
 from tests.browser_kit import browser, open_page, wait_up
-from tests.peers.process import free_port, stop
 from tests.screen_kit import SIZES, ask, assert_first_line_in_view, headline, settle, shot
 from tests.store_helpers import acl_home
 

@@ -12,7 +12,7 @@ import pytest
 
 from netopsai.copilot.service import Copilot
 from netopsai.diagnosis.memory import IncidentMemory
-from tests.fake_slack_api import FakeSlackAPI, SlackSender
+from netopsai_testkit.fake_slack_api import FakeSlackAPI, SlackSender
 from tests.ui.slack import test_slack
 from tests.ui.slack.test_slack import ONCALL, OPS, PRIVATE, SECRET, block, slash
 

@@ -24,7 +24,7 @@ from netopsai.store.engine import engine_for
 from netopsai.ui.gradio import nextmove as web
 from netopsai.ui.slack.page import EXAMPLE_ACTION
 from netopsai.ui.slack.settings import SlackSettings
-from tests.fake_slack_api import FakeSlackAPI, SlackSender, served_bot
+from netopsai_testkit.fake_slack_api import FakeSlackAPI, SlackSender, served_bot
 
 SECRET = "examples-signing-secret-5e1a"
 TOKEN = "xoxb-examples-token-90b2"

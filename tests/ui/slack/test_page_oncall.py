@@ -24,7 +24,7 @@ from netopsai.lab.scenario import Scenario
 from netopsai.store.engine import engine_for
 from netopsai.ui.slack.page import PAGE_ACTION, post_page
 from netopsai.ui.slack.settings import SlackSettings, read_settings
-from tests.fake_slack_api import FakeSlackAPI, SlackSender, served_bot
+from netopsai_testkit.fake_slack_api import FakeSlackAPI, SlackSender, served_bot
 
 SECRET = "page-signing-secret-0b7e"
 TOKEN = "xoxb-page-token-66fa"

@@ -1,6 +1,6 @@
 """The Slack bot end to end on loopback: signed slash commands, events and button clicks go
 through bolt's WSGI handler on a 127.0.0.1 server we start; the bot's WebClient talks to a fake
-Slack Web API (tests/fake_slack_api.py) that records what the bot posted. The lab has an ACL
+Slack Web API (testkit's fake_slack_api.py) that records what the bot posted. The lab has an ACL
 on dc1-leaf-03 dropping traffic to 10.2.1.0/24."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from netopsai.lab.manage import init_lab, lab_info
 from netopsai.lab.scenario import Scenario
 from netopsai.store.engine import engine_for
 from netopsai.ui.slack.settings import SlackSettings
-from tests.fake_slack_api import FakeSlackAPI, SlackSender, served_bot
+from netopsai_testkit.fake_slack_api import FakeSlackAPI, SlackSender, served_bot
 
 SECRET = "test-signing-secret-4f1d"
 TOKEN = "xoxb-test-bot-token-9a7e"

@@ -20,7 +20,7 @@ from netopsai.backends.base import Backends
 from netopsai.copilot.service import Copilot
 from netopsai.ui.slack.app import EVENTS_PATH, build_app, serve_http
 from netopsai.ui.slack.settings import SlackSettings
-from tests.fake_slack_api import FakeSlackAPI, SlackSender
+from netopsai_testkit.fake_slack_api import FakeSlackAPI, SlackSender
 
 SECRET = "test-signing-secret-77c2"
 TOKEN = "xoxb-test-bot-token-31b0"

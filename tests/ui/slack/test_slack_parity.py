@@ -28,7 +28,7 @@ from netopsai.ui.gradio.alarms import Filters, read_alarms
 from netopsai.ui.slack.alarm_list import ACK_ACTION, MARKS, SILENCE_ACTION
 from netopsai.ui.slack.blocks import mrkdwn
 from netopsai.ui.slack.settings import SlackSettings
-from tests.fake_slack_api import FakeSlackAPI, SlackSender, served_bot
+from netopsai_testkit.fake_slack_api import FakeSlackAPI, SlackSender, served_bot
 
 SECRET = "parity-signing-secret-77c1"
 TOKEN = "xoxb-parity-token-31d0"

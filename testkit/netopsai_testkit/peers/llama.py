@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.peers.process import free_port, stop
+from netopsai_testkit.peers.process import free_port, stop
 
 STARTUP_S = 120.0
 

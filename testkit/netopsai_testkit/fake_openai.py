@@ -5,7 +5,7 @@ slow(5.0), garbage())`; each POST /v1/chat/completions takes the next one, in or
 request body is recorded in `server.requests` (parsed JSON) so tests can assert what was sent.
 `stream: true` is answered with SSE chunks, with a usage chunk when the client asks for one.
 
-Reuse from any test module: `from tests.fake_openai import FakeOpenAI, fake_openai_fixture  # noqa:
+Reuse from any test module: `from netopsai_testkit.fake_openai import FakeOpenAI, fake_openai_fixture  # noqa:
 F401` registers the fixture there; take `fake_openai` as a test argument.
 """
 

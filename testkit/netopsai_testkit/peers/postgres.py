@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.peers.process import free_port
+from netopsai_testkit.peers.process import free_port
 
 USER = "postgres"
 

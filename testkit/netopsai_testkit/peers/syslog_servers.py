@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.peers.process import free_port, stop
+from netopsai_testkit.peers.process import free_port, stop
 
 RSYSLOG_UNPACKED = Path("/opt/rsyslog")  # where system-deps.sh unpacks the package
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.peers.process import stop
+from netopsai_testkit.peers.process import stop
 
 CISCO = "network/switch/cisco-c3750"
 JUNIPER = "network/router/juniper-mx960-13-3r9-13"

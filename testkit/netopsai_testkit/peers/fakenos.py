@@ -14,7 +14,7 @@ from typing import Any
 
 from fakenos import FakeNOS
 
-from tests.peers.process import free_port
+from netopsai_testkit.peers.process import free_port
 
 PROMPTS = ["{base_prompt}>", "{base_prompt}#"]
 

@@ -23,8 +23,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from netopsai.store import tables as m
-from tests.peers.process import free_port
-from tests.peers.prometheus import PromStack
+from netopsai_testkit.peers.process import free_port
+from netopsai_testkit.peers.prometheus import PromStack
 
 PST = ZoneInfo("America/Los_Angeles")
 DAY = datetime(2026, 11, 20, tzinfo=PST)  # a past day: the capture is history, not "now"

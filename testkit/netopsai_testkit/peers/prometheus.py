@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.peers.process import free_port
+from netopsai_testkit.peers.process import free_port
 
 IF = "1.3.6.1.2.1.2.2.1"
 IFX = "1.3.6.1.2.1.31.1.1.1"
