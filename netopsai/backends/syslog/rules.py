@@ -31,6 +31,8 @@ from typing import Any, Literal
 
 import yaml
 
+from netopsai.backends.syslog.needles import Needles
+
 Action = Literal["raise", "clear", "note", "change"]
 PATTERNS = {
     "IF": r"(?:[A-Za-z]|\d{2,3}GE)[\w./:-]*\d(?:\.\d+)?",  # Huawei's 100GE1/0/1 too
@@ -168,8 +170,32 @@ def rules() -> tuple[Rule, ...]:
     return tuple(_rule(f["family"], r) for f in families for r in f["rules"])
 
 
+@cache
+def _by_needle() -> tuple[Needles, dict[str, tuple[int, ...]]]:
+    """The rules' needles as one search, and the rules (their places in `rules()`) of each."""
+    places: dict[str, list[int]] = {}
+    for i, rule in enumerate(rules()):
+        places.setdefault(rule.needle, []).append(i)
+    return Needles(n for n in places if n), {n: tuple(p) for n, p in places.items()}
+
+
 def classify(text: str) -> Parsed | None:
-    """What a message says happened, or None for a line no rule knows (kept raw)."""
+    """What a message says happened, or None for a line no rule knows (kept raw). Only the
+    rules whose needle the text holds are tried, in their order: the same first match as
+    trying every rule (`classify_each`), which a line's parse spent most of its time on."""
+    needles, places = _by_needle()
+    present = needles.present(text)
+    present.add("")  # a rule without a needle (none today) is tried on every line
+    every = rules()
+    for i in sorted(i for n in present for i in places.get(n, ())):
+        found = every[i].apply(text)
+        if found is not None:
+            return found
+    return None
+
+
+def classify_each(text: str) -> Parsed | None:
+    """`classify` by trying every rule in turn: the reference the needle search must equal."""
     for rule in rules():
         found = rule.apply(text)
         if found is not None:
