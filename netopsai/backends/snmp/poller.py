@@ -15,13 +15,13 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from netopsai.backends.snmp.auth import SnmpTarget
-from netopsai.backends.snmp.walk import DeviceReading, IfReading, poll_targets
+from netopsai.backends.snmp.walk import DeviceReading, IfReading, OnReading, poll_targets
 from netopsai.common.errors import NetopsError
 from netopsai.common.timewin import as_utc
 from netopsai.store import tables as m
@@ -84,33 +84,55 @@ def ensure_real_store(engine: Engine) -> None:
             s.commit()
 
 
-Reader = Callable[[list[SnmpTarget], int, float, int], list[DeviceReading]]
+class Reader(Protocol):
+    """Reads a round (poll_targets here, ray_poll's reader on Ray): every target's reading in
+    the targets' order; `on_reading`, when given, hears each one as it arrives."""
+
+    def __call__(self, targets: list[SnmpTarget], concurrency: int, timeout: float, retries: int,
+                 on_reading: OnReading | None = None) -> list[DeviceReading]: ...
 
 
 def poll_and_store(engine: Engine, targets: list[SnmpTarget], concurrency: int = 32,
                    timeout: float = 2.0, retries: int = 1,
-                   sample_every: float = SAMPLE_S, read: Reader | None = None) -> PollReport:
+                   sample_every: float = SAMPLE_S, read: Reader | None = None,
+                   writers: int | None = None) -> PollReport:
     """One round: read every target now (`read`: poll_targets here, or ray_poll's on Ray; in
-    the targets' order either way) and store what was read."""
+    the targets' order either way) and store what was read. Stored by per-chunk writers while
+    the round is read (backends/snmp/writers.py; `writers` None: the store's default), or with
+    `writers=0` by one transaction after the whole round (the single writer; same rows)."""
+    from netopsai.backends.snmp.writers import PollWriters, default_writers
+
     ensure_real_store(engine)
-    readings = (read or poll_targets)(targets, concurrency, timeout, retries)
-    return store_readings(engine, readings, sample_every)
+    reader = read or poll_targets
+    n = default_writers(engine) if writers is None else writers
+    if n <= 0:
+        return store_readings(engine, reader(targets, concurrency, timeout, retries), sample_every)
+    with PollWriters(engine, len(targets), n, sample_every) as out:
+        return out.close(reader(targets, concurrency, timeout, retries, on_reading=out.feed))
 
 
 def store_readings(engine: Engine, readings: list[DeviceReading],
                    sample_every: float = SAMPLE_S) -> PollReport:
+    """The single writer: the whole round in one transaction."""
     report = PollReport(readings)
     samples: list[dict[str, Any]] = []  # CounterSample rows, inserted in bulk: thousands a round
     with Session(engine) as s:
         for r in readings:
-            if r.ok:
-                _store_device(s, r, report, sample_every, samples)
-            elif r.target.name and (dev := s.get(m.Device, r.target.name)):
-                dev.status = "unreachable"
-                s.add(dev)
+            store_one(s, r, report, sample_every, samples)
         report.samples = bulk_insert(s, m.CounterSample, samples)
         s.commit()
     return report
+
+
+def store_one(s: Session, r: DeviceReading, report: PollReport, sample_every: float,
+              samples: list[dict[str, Any]]) -> None:
+    """One reading's rows into the session (its counter samples into `samples`, for a bulk
+    insert): a device's rows depend on nothing but that device's earlier rows."""
+    if r.ok:
+        _store_device(s, r, report, sample_every, samples)
+    elif r.target.name and (dev := s.get(m.Device, r.target.name)):
+        dev.status = "unreachable"
+        s.add(dev)
 
 
 def _vendor(descr: str) -> str:
@@ -215,12 +237,14 @@ def _state(prev: m.SnmpCounterState | None, r: DeviceReading, name: str, row: If
 def poll_forever(engine: Engine, targets: list[SnmpTarget], interval: float,
                  on_round: Callable[[PollReport], None], concurrency: int = 32,
                  timeout: float = 2.0, retries: int = 1, rounds: int | None = None,
-                 sample_every: float = SAMPLE_S, read: Reader | None = None) -> None:
+                 sample_every: float = SAMPLE_S, read: Reader | None = None,
+                 writers: int | None = None) -> None:
     """Poll every `interval` seconds (measured start to start) until interrupted or `rounds`."""
     done = 0
     while rounds is None or done < rounds:
         started = time.monotonic()
-        on_round(poll_and_store(engine, targets, concurrency, timeout, retries, sample_every, read))
+        on_round(poll_and_store(engine, targets, concurrency, timeout, retries, sample_every, read,
+                                writers))
         done += 1
         if rounds is None or done < rounds:
             time.sleep(max(0.0, interval - (time.monotonic() - started)))

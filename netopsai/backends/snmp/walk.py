@@ -14,6 +14,7 @@ ifXTable columns are optional: an agent without them still gives its ifTable."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -37,6 +38,9 @@ MAX_REQUESTS = 5000  # per walk: ~300,000 interface rows, far beyond any device
 MAX_VARBINDS = 60  # per response: snmpsim caps at 64, real agents truncate big responses
 WALK_DEADLINE_S = 120.0  # one device's interface walk; then what was read is kept, as partial
 PATIENCE = 16  # a slow agent's request timeout may grow to this many times the configured one
+
+
+OnReading = Callable[[int, "DeviceReading"], None]  # (index in the targets, its reading)
 
 
 @dataclass
@@ -235,31 +239,35 @@ def _engine_key(target: SnmpTarget) -> tuple[str, ...]:
 
 
 async def read_many(targets: list[SnmpTarget], concurrency: int = 32, timeout: float = 2.0,
-                    retries: int = 1) -> list[DeviceReading]:
-    """Poll every target, at most `concurrency` at a time; results in the targets' order."""
+                    retries: int = 1, on_reading: OnReading | None = None) -> list[DeviceReading]:
+    """Poll every target, at most `concurrency` at a time; results in the targets' order.
+    `on_reading(index, reading)` hears each as it arrives (the poll writers store while reading)."""
     import pysnmp.hlapi.v3arch.asyncio as h
 
     engines: dict[tuple[str, ...], Any] = {}
     gate = asyncio.Semaphore(max(1, concurrency))
 
-    async def one(t: SnmpTarget) -> DeviceReading:
+    async def one(i: int, t: SnmpTarget) -> DeviceReading:
         key = _engine_key(t)
         if key not in engines:  # SnmpEngine() is not cheap: only one per credential set
             engines[key] = h.SnmpEngine()
         async with gate:
-            return await read_device(engines[key], t, timeout, retries)
+            reading = await read_device(engines[key], t, timeout, retries)
+        if on_reading is not None:
+            on_reading(i, reading)
+        return reading
     try:
-        return list(await asyncio.gather(*(one(t) for t in targets)))
+        return list(await asyncio.gather(*(one(i, t) for i, t in enumerate(targets))))
     finally:
         for engine in engines.values():
             engine.close_dispatcher()
 
 
 def poll_targets(targets: list[SnmpTarget], concurrency: int = 32, timeout: float = 2.0,
-                 retries: int = 1) -> list[DeviceReading]:
+                 retries: int = 1, on_reading: OnReading | None = None) -> list[DeviceReading]:
     """The synchronous entry: a private event loop (on a worker thread when the caller is
     itself inside one, as a web front end may be), so callers need no asyncio."""
-    run = partial(asyncio.run, read_many(targets, concurrency, timeout, retries))
+    run = partial(asyncio.run, read_many(targets, concurrency, timeout, retries, on_reading))
     try:
         asyncio.get_running_loop()
     except RuntimeError:
