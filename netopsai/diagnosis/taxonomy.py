@@ -62,7 +62,22 @@ class Taxonomy:
 
 
 def _read(text: str, where: str) -> list[dict[str, Any]]:
-    data = parse_yaml(text, where) or {}
+    return _nodes(parse_yaml(text, where), where)
+
+
+def _builtin() -> list[dict[str, Any]]:
+    """The package's own taxonomy.yaml. Read with libyaml's safe loader when PyYAML has it: the
+    same data (tests/diagnosis/test_taxonomy_load.py), a tenth of the pure-Python loader's ~10 ms,
+    which every diagnosis paid in a cold `ask` (issue 28 item 4). Users' files keep parse_yaml,
+    whose errors name the line."""
+    import yaml
+
+    text = resources.files("netopsai.diagnosis").joinpath("taxonomy.yaml").read_text()
+    return _nodes(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), "taxonomy.yaml")
+
+
+def _nodes(data: object, where: str) -> list[dict[str, Any]]:
+    data = data or {}
     nodes = data.get("nodes") if isinstance(data, dict) else None
     if not isinstance(nodes, list) or not all(isinstance(n, dict) and n.get("id") for n in nodes):
         raise NetopsError(f"{where}: expected 'nodes:' a list of mappings each with an 'id'")
@@ -94,8 +109,7 @@ def extension_dirs() -> list[Path]:
 def load_taxonomy(extra: list[Path] | None = None) -> Taxonomy:
     """The built-in taxonomy merged with every *.yaml of the extension directories."""
     nodes: dict[str, Node] = {}
-    builtin = resources.files("netopsai.diagnosis").joinpath("taxonomy.yaml").read_text()
-    for raw in _read(builtin, "taxonomy.yaml"):
+    for raw in _builtin():
         _merge(nodes, raw, "taxonomy.yaml")
     for folder in extension_dirs() if extra is None else extra:
         for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:

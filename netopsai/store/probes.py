@@ -20,6 +20,7 @@ from sqlmodel import Field, Session, SQLModel
 
 from netopsai.common.errors import NetopsError
 from netopsai.common.timewin import Window, as_utc
+from netopsai.store.tables.columns import LAZY
 
 CHUNK = 500  # rows per transaction: a 10,000-pair run is 20 short commits, not 10,000
 LOOKBACK = timedelta(days=1)  # a probe this long before a window may still reach into it
@@ -28,6 +29,7 @@ LOOKBACK = timedelta(days=1)  # a probe this long before a window may still reac
 class ProbeResult(SQLModel, table=True):
     """One pair's result in one recorded batch run. `at` is the run's time (the network's clock:
     the lab's for the lab), the same for every pair of the run."""
+    model_config = LAZY
 
     __table_args__ = (Index("ix_probe_at", "at"), Index("ix_probe_pair_at", "src", "dst", "at"))
     id: int | None = Field(default=None, primary_key=True)

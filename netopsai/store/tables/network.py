@@ -8,23 +8,26 @@ from datetime import datetime
 from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
-from netopsai.store.tables.columns import big
+from netopsai.store.tables.columns import LAZY, big
 
 
 class Meta(SQLModel, table=True):
     """Key/value facts about the store: lab clock, spec, scale, seed, state version."""
+    model_config = LAZY
 
     key: str = Field(primary_key=True)
     value: str
 
 
 class Site(SQLModel, table=True):
+    model_config = LAZY
     name: str = Field(primary_key=True)
     region: str = ""
     description: str = ""
 
 
 class Pod(SQLModel, table=True):
+    model_config = LAZY
     name: str = Field(primary_key=True)
     site: str = Field(index=True)
     index: int = 0
@@ -32,6 +35,7 @@ class Pod(SQLModel, table=True):
 
 
 class Segment(SQLModel, table=True):
+    model_config = LAZY
     cidr: str = Field(primary_key=True)
     name: str = ""
     vlan: int = 0
@@ -43,6 +47,7 @@ class Segment(SQLModel, table=True):
 
 
 class Device(SQLModel, table=True):
+    model_config = LAZY
     __table_args__ = (Index("ix_device_site_role_pod", "site", "role", "pod"),)
     name: str = Field(primary_key=True)
     role: str = Field(index=True)
@@ -60,6 +65,7 @@ class Device(SQLModel, table=True):
 
 
 class Interface(SQLModel, table=True):
+    model_config = LAZY
     __table_args__ = (Index("ix_interface_device_name", "device", "name", unique=True),)
     id: int | None = Field(default=None, primary_key=True)
     device: str
@@ -77,6 +83,7 @@ class InterfaceAddress(SQLModel, table=True):
     """Every address of an interface (a port may hold several, IPv4 and IPv6): ip_owner and the
     ingest's naming find a device by any of them. `Interface.ip` keeps the first, for the
     readers that show one; a lab store has only that (the lookups read both)."""
+    model_config = LAZY
 
     __table_args__ = (Index("ix_ifaddr_device_interface", "device", "interface"),)
     id: int | None = Field(default=None, primary_key=True)
@@ -87,6 +94,7 @@ class InterfaceAddress(SQLModel, table=True):
 
 
 class Link(SQLModel, table=True):
+    model_config = LAZY
     id: int | None = Field(default=None, primary_key=True)
     a_device: str = Field(index=True)
     a_interface: str
@@ -99,6 +107,7 @@ class Link(SQLModel, table=True):
 
 
 class HostAddress(SQLModel, table=True):
+    model_config = LAZY
     ip: str = Field(primary_key=True)
     device: str = Field(index=True)
     interface: str = "eth0"
@@ -110,6 +119,7 @@ class HostAddress(SQLModel, table=True):
 
 
 class BgpSession(SQLModel, table=True):
+    model_config = LAZY
     id: int | None = Field(default=None, primary_key=True)
     link_id: int = Field(index=True)
     a_device: str = Field(index=True)
@@ -123,6 +133,7 @@ class BgpSession(SQLModel, table=True):
 
 
 class AclEntry(SQLModel, table=True):
+    model_config = LAZY
     id: int | None = Field(default=None, primary_key=True)
     device: str = Field(index=True)
     seq: int = 10
@@ -135,6 +146,7 @@ class AclEntry(SQLModel, table=True):
 
 
 class StaticRoute(SQLModel, table=True):
+    model_config = LAZY
     id: int | None = Field(default=None, primary_key=True)
     device: str = Field(index=True)
     prefix: str
@@ -144,6 +156,7 @@ class StaticRoute(SQLModel, table=True):
 
 
 class Change(SQLModel, table=True):
+    model_config = LAZY
     __table_args__ = (Index("ix_change_start", "start"),)
     id: int | None = Field(default=None, primary_key=True)
     ticket: str = Field(index=True)
@@ -158,6 +171,7 @@ class Change(SQLModel, table=True):
 
 
 class Alarm(SQLModel, table=True):
+    model_config = LAZY
     __table_args__ = (Index("ix_alarm_raised", "raised_at"),)
     id: int | None = Field(default=None, primary_key=True)
     kind: str
@@ -181,6 +195,7 @@ class Alarm(SQLModel, table=True):
 
 class InterfaceEvent(SQLModel, table=True):
     """An oper-status transition."""
+    model_config = LAZY
 
     __table_args__ = (Index("ix_ifevent_at", "at"), Index("ix_ifevent_dev_if", "device", "interface"))
     id: int | None = Field(default=None, primary_key=True)
@@ -197,6 +212,7 @@ COUNTER_FIELDS = ("in_octets", "out_octets", "in_errors", "crc_errors", "in_disc
 
 class CounterSample(SQLModel, table=True):
     """A 5-minute sample: octets and error counts are deltas over the interval."""
+    model_config = LAZY
 
     __table_args__ = (Index("ix_sample_dev_if_at", "device", "interface", "at"),
                       Index("ix_sample_at", "at"))
@@ -219,6 +235,7 @@ class CounterRollup(SQLModel, table=True):
     pruned: `at` ends the hour, as a sample's `at` ends its 5 minutes. Sums, the largest
     5-minute figure and the hour's last one, so the telemetry tool gives the same totals,
     peaks and averages over a long window, at hourly detail. `io` is max(in, out) octets."""
+    model_config = LAZY
 
     __table_args__ = (Index("ix_rollup_dev_if_at", "device", "interface", "at"),
                       Index("ix_rollup_at", "at"))

@@ -10,11 +10,12 @@ from typing import Any
 from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
-from netopsai.store.tables.columns import big
+from netopsai.store.tables.columns import LAZY, big
 
 
 class LabFault(SQLModel, table=True):
     """A fault injected into the lab; the simulator reads it for loss, latency and MTU."""
+    model_config = LAZY
 
     id: int | None = Field(default=None, primary_key=True)
     kind: str
@@ -28,6 +29,7 @@ class LabFault(SQLModel, table=True):
 
 class ConfigSnapshot(SQLModel, table=True):
     """A device's running configuration as read by NAPALM get_config (diffs become Change rows)."""
+    model_config = LAZY
 
     __table_args__ = (Index("ix_cfgsnap_dev_taken", "device", "taken_at"),)
     id: int | None = Field(default=None, primary_key=True)
@@ -42,6 +44,7 @@ class RawEvent(SQLModel, table=True):
     received: unknown lines are kept here, never dropped. `key` matches a clear to its raise;
     `alarm_id` is the alarm the event raised, joined or cleared; `count` counts retransmissions
     of the same event within the dedupe window."""
+    model_config = LAZY
 
     __table_args__ = (Index("ix_rawevent_received", "received_at"), Index("ix_rawevent_at", "at"),
                       Index("ix_rawevent_device_at", "device", "at"))
@@ -70,6 +73,7 @@ class RawEvent(SQLModel, table=True):
 class SpoolMark(SQLModel, table=True):
     """How far an ingest spool (netopsai.store.spool) is written into the store: updated in the
     same transaction as the events, so a restart replays exactly what is missing."""
+    model_config = LAZY
 
     name: str = Field(primary_key=True)  # host name and spool directory
     segment: int = 0
@@ -80,6 +84,7 @@ class SnmpCounterState(SQLModel, table=True):
     """One interface's poll state (netopsai poll): the raw IF-MIB counters at `at`, the start of
     the CounterSample being accumulated (emitted once 5 minutes have passed), and what the last
     poll saw, whose oper-status change becomes an InterfaceEvent."""
+    model_config = LAZY
 
     device: str = Field(primary_key=True)
     if_index: int = Field(primary_key=True)
@@ -98,6 +103,7 @@ class SnmpCounterState(SQLModel, table=True):
 class Incident(SQLModel, table=True):
     """A diagnosis the on-call confirmed: incident memory (netopsai.diagnosis.memory) matches
     new symptoms against these. Kept in NETOPSAI_HOME/incidents.db so a lab reset keeps them."""
+    model_config = LAZY
 
     id: int | None = Field(default=None, primary_key=True)
     symptoms: str  # the symptom text the diagnosis indexed (trace stop, alarms on the flow)
@@ -115,6 +121,7 @@ class AlarmAck(SQLModel, table=True):
     """What an on-call did about an alarm: acknowledged, silenced (until a time) or took the
     acknowledgement back. Kept in our store only, never sent to a device; the latest action of
     an alarm decides its state (netopsai.store.acks)."""
+    model_config = LAZY
 
     id: int | None = Field(default=None, primary_key=True)
     alarm_id: int = Field(index=True)
@@ -128,6 +135,7 @@ class AlarmAck(SQLModel, table=True):
 class ApiToken(SQLModel, table=True):
     """A bearer token for the HTTP API (netopsai.api.tokens). Only the token's SHA-256 is kept:
     the token itself is shown once, when it is made."""
+    model_config = LAZY
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True)
@@ -140,6 +148,7 @@ class ApiToken(SQLModel, table=True):
 class Job(SQLModel, table=True):
     """A compute job (a GPU training run): from a scheduler export (Slurm sacct/squeue, a
     Kubernetes pod list) or the lab. `hosts` are inventory host names, ranges expanded."""
+    model_config = LAZY
 
     __table_args__ = (Index("ix_job_start", "start"),)
     id: str = Field(primary_key=True)  # the scheduler's job id, e.g. "4711"
@@ -155,6 +164,7 @@ class Job(SQLModel, table=True):
 class DeviceSnapshot(SQLModel, table=True):
     """A device's state captured when an alarm opened on it (interfaces and counters, LLDP and
     BGP neighbours, environment, optics, the running config's diff from the last snapshot)."""
+    model_config = LAZY
 
     __table_args__ = (Index("ix_devsnap_dev_taken", "device", "taken_at"),)
     id: int | None = Field(default=None, primary_key=True)
