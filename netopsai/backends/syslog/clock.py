@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
-from functools import cache
+from functools import cache, lru_cache
 
 # the one table of zone names (the planner's too); Zones, a device's zone by glob, lives beside it
 # so the config checks zones without importing the syslog reader (readers still import it here)
@@ -70,21 +70,45 @@ def device_time(stamp: str | None, received: datetime, zone: tzinfo = UTC) -> De
     time more than a day after `received`. An uptime stamp (`00:00:43`, `2y10w`) is no time."""
     if not stamp or stamp == "-":
         return DeviceTime(None)
-    m = STAMP.fullmatch(stamp.strip().rstrip(":"))
-    if m is None or (m["zone"] and zone_hours(m["zone"]) is None):
+    read = _read(stamp.strip().rstrip(":"))
+    if read is None:
         return DeviceTime(None)
-    if m["sign"]:  # Huawei VRP "+08:00", RFC 3339 offsets
-        hours = int(m["oh"]) + int(m["om"]) / 60
-        zone = _fixed(hours if m["sign"] == "+" else -hours)
-    elif m["z"]:
-        zone = UTC
-    else:
-        zone = _named_zone(m["zone"], zone, received)
-    at = _from_parts(m, received, zone)
+    parts, offset, name, synced = read
+    # an offset (Huawei VRP "+08:00", RFC 3339's, `Z`) wins over a name and the configured zone
+    zone = offset if offset is not None else _named_zone(name, zone, received)
+    at = _from_parts(parts, received, zone)
     if at is None:
         return DeviceTime(None)
     at = at.astimezone(UTC)
-    return DeviceTime(at, m["mark"] != "*", (at - received).total_seconds())
+    return DeviceTime(at, synced, (at - received).total_seconds())
+
+
+Parts = tuple[int | None, int, int, int, int, int, int]  # year (None: left out), month ... µs
+
+
+@lru_cache(maxsize=4096)
+def _read(stamp: str) -> tuple[Parts, tzinfo | None, str | None, bool] | None:
+    """What a stamp says on its own, whoever sent it and whenever: its fields, the offset it
+    carries (or None), its zone name (or None) and whether the clock is synchronised; None
+    when it is no stamp. Cached: a storm's lines share their seconds, and the pattern and the
+    zone name are most of a line's clock."""
+    m = STAMP.fullmatch(stamp)
+    if m is None or (m["zone"] and zone_hours(m["zone"]) is None):
+        return None
+    offset: tzinfo | None = None
+    if m["sign"]:
+        hours = int(m["oh"]) + int(m["om"]) / 60
+        offset = _fixed(hours if m["sign"] == "+" else -hours)
+    elif m["z"]:
+        offset = UTC
+    year = m["y1"] or m["y2"] or m["y3"] or m["y4"] or m["y5"]
+    if m["mon"] or m["mon2"]:
+        month, day = MONTHS[m["mon"] or m["mon2"]], int(m["day"] or m["d3"])
+    else:
+        month, day = int(m["mo"]), int(m["d2"])
+    frac = int((m["frac"] or "0")[:6].ljust(6, "0"))
+    parts = (int(year) if year else None, month, day, int(m["h"]), int(m["mi"]), int(m["s"]), frac)
+    return parts, offset, m["zone"], m["mark"] != "*"
 
 
 def zone_hours(name: str) -> float | None:
@@ -114,12 +138,25 @@ def _named_zone(name: str | None, configured: tzinfo, near: datetime) -> tzinfo:
     IOS's `clock summer-time CET recurring` prints CET all summer at +2."""
     if not name:
         return configured
-    year = near.astimezone(configured).year
-    if name.upper() in {datetime(year, month, 15, tzinfo=UTC).astimezone(configured).tzname()
-                        for month in (1, 7)} | {near.astimezone(configured).tzname()}:
+    local = near.astimezone(configured)
+    if name.upper() in _season_names(configured, local.year) or name.upper() == local.tzname():
         return configured
     hours = zone_hours(name)
     return configured if hours is None else _fixed(hours)
+
+
+def _season_names(configured: tzinfo, year: int) -> frozenset[str | None]:
+    """The names `configured` goes by in the winter and the summer of `year`."""
+    try:
+        return _season_names_of(configured, year)
+    except TypeError:  # a zone that cannot be a cache key
+        return _season_names_of.__wrapped__(configured, year)
+
+
+@lru_cache(maxsize=256)
+def _season_names_of(configured: tzinfo, year: int) -> frozenset[str | None]:
+    return frozenset(datetime(year, month, 15, tzinfo=UTC).astimezone(configured).tzname()
+                     for month in (1, 7))
 
 
 def _fixed(hours: float) -> tzinfo:
@@ -128,22 +165,22 @@ def _fixed(hours: float) -> tzinfo:
     return timezone(timedelta(hours=hours))
 
 
-def _from_parts(m: re.Match[str], received: datetime, zone: tzinfo) -> datetime | None:
-    frac = (m["frac"] or "0")[:6].ljust(6, "0")
-    year = m["y1"] or m["y2"] or m["y3"] or m["y4"] or m["y5"]
-    if m["mon"] or m["mon2"]:
-        month, day = MONTHS[m["mon"] or m["mon2"]], int(m["day"] or m["d3"])
+def _from_parts(parts: Parts, received: datetime, zone: tzinfo) -> datetime | None:
+    year, month, day, hour, minute, second, micro = parts
+    if year is None:
+        local = received.astimezone(zone)
+        years = (local.year + 1, local.year, local.year - 1)
     else:
-        month, day = int(m["mo"]), int(m["d2"])
-    local = received.astimezone(zone)
-    years = [int(year)] if year else [local.year + 1, local.year, local.year - 1]
-    times: list[datetime] = []
+        years = (year,)
+    # logs come from the past (a file loaded later) or from a clock a little ahead; not from
+    # months ahead: the latest year that is at most a day past receipt (else the earliest)
+    limit, last = received + FUTURE, None
     for y in years:
         try:
-            times.append(datetime(y, month, day, int(m["h"]), int(m["mi"]),
-                                  int(m["s"]), int(frac), tzinfo=zone))
+            at = datetime(y, month, day, hour, minute, second, micro, tzinfo=zone)
         except ValueError:  # Feb 29 of a year without it, hour 25 ...
             continue
-    # logs come from the past (a file loaded later) or from a clock a little ahead; not from
-    # months ahead: the latest year that is at most a day past receipt
-    return next((t for t in times if t <= received + FUTURE), times[-1] if times else None)
+        if at <= limit:
+            return at
+        last = at
+    return last

@@ -68,6 +68,10 @@ _KIWI_FILE = re.compile(r"(\d{4}-\d{2}-\d{2})[\t ](\d{2}:\d{2}:\d{2})(?:\t[A-Za-
 # ArubaOS-Switch/ProCurve event log as `show logging` prints it: a severity letter, mm/dd/yy,
 # the time, then the event number ("I 05/18/13 17:13:31 00077 ports: port 21 is now off-line")
 _PROCURVE_LOG = re.compile(r"\s*[IWMDE] (\d{2})/(\d{2})/(\d{2}) (\d{2}:\d{2}:\d{2}) +(?=\d{5} )")
+# compiled once: `re.match(text_pattern, ...)` looks its pattern up again on every call
+_STAMP_END = re.compile(r" ?:\s+| :(?=\S)|:$|\s+|$")  # what may follow a stamp
+_TOKEN = re.compile(r"(\S+)\s+(?=\S)")  # a word after a stamp: a HOSTNAME or the message
+_KEY = re.compile(r"\w+=")
 MAX_LAYERS = 12  # a header has a handful of elements; a line of "1: 1: 1: ..." stops here
 
 
@@ -101,7 +105,7 @@ def stamp_at(text: str, pos: int) -> tuple[str, int, bool] | None:
     if m["zone"] and zone_hours(m["zone"]) is None:  # a hostname, not a zone: "... 10:00:00 core"
         end = m.start("zsp")
     # Cisco small-business puts a blank before the colon: "14-Nov-2023 09:06:35 :%LINK-W-Down"
-    rest = re.compile(r" ?:\s+| :(?=\S)|:$|\s+|$").match(text, end)
+    rest = _STAMP_END.match(text, end)
     if rest is None:  # "10:00:00x": not a stamp
         return None
     return text[pos:end], rest.end(), ":" in rest.group(0)
@@ -141,7 +145,7 @@ def peel(rest: str) -> Header:
 def _key_values(h: Header) -> None:
     """A key=value body (FortiOS) carries the device's own date, time and zone, and its name:
     they win over a server's stamp; a header's host (a server's column) stays."""
-    if not re.match(r"\w+=", h.text):
+    if not _KEY.match(h.text):
         return
     kv: dict[str, str] = {}
     for key, value in _KV.findall(h.text):
@@ -155,37 +159,56 @@ def _key_values(h: Header) -> None:
     h.hostname = h.hostname or kv.get("devname") or None
 
 
+# What each element can start with, for an ASCII character (any other tries every pattern): a
+# line's header has two or three elements and its message none, and most of a header's time
+# went to patterns tried where their first character could not match
+SHORTCUTS = True  # False: every pattern everywhere (the tests compare the two)
+_DIGIT = frozenset("0123456789")
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") | _DIGIT
+_OPENS = {
+    "seq": _DIGIT | {"-"},
+    "colon": frozenset(": \t\n\r\f\v\x1c\x1d\x1e\x1f"),  # \s? then ':'
+    "node": _DIGIT | {"R", "L"},
+    "stamp": _DIGIT | set("*.JFMASONDTW"),  # a clock mark, a year, a month, a weekday, a day
+}
+
+
 def _element(s: str, pos: int, h: Header,
              after_pri: bool) -> tuple[int, str, str | None, bool] | None:
     """The next header element at `pos`: where it ends, what it was, its value (a host) and
     whether the message follows at once; None when the message starts here. Fills `h` with
     stamps, nodes and structured data."""
-    if (m := _PRI.match(s, pos)) and pos > 0:  # a datagram inside a server's file line
-        return m.end(), "pri", None, False
-    if m := (_BARE_SEQ.match(s, pos) if after_pri else None) or _SEQ.match(s, pos):
+    c = s[pos:pos + 1]
+    every = not (SHORTCUTS and c and c.isascii())  # no shortcut: try each pattern
+    if pos > 0 and (every or c == "<") and (m := _PRI.match(s, pos)):  # a datagram inside a
+        return m.end(), "pri", None, False                             # server's file line
+    if (m := (_BARE_SEQ.match(s, pos) if after_pri and (every or c == ":") else None)
+            or (_SEQ.match(s, pos) if every or c in _OPENS["seq"] else None)):
         return m.end(), "seq", None, False
-    if m := _COLON.match(s, pos):
+    if (every or c in _OPENS["colon"]) and (m := _COLON.match(s, pos)):
         return m.end(), "seq", None, False
     if s.startswith("[", pos) and (sd := structured_data(s, pos)) is not None:
         h.structured.update(sd[0])
         sid = next((p["s_id"] for p in sd[0].values() if "s_id" in p), None)
         return sd[1], "host" if sid else "sd", sid.rsplit(":", 1)[0] if sid else None, False
-    if m := _NODE.match(s, pos):
+    if (every or c in _OPENS["node"]) and (m := _NODE.match(s, pos)):
         h.node = m.group(1)
         return m.end(), "node", None, False
-    if m := _BRACKETED.match(s, pos):  # dmesg: "[471069.670168] " uptime, -T "[Thu Sep 15 ...] "
-        if m.group(1) and (inner := stamp_at(m.group(1), 0)):
+    if (every or c == "[") and (m := _BRACKETED.match(s, pos)):  # dmesg: "[471069.670168] "
+        if m.group(1) and (inner := stamp_at(m.group(1), 0)):    # uptime, -T "[Thu Sep 15 ...] "
             h.timestamp, h.uptime = inner[0], None
         else:
             h.timestamp, h.uptime = None, m.group(0).strip()
         return m.end(), "stamp", None, True
-    if stamp := stamp_at(s, pos):
+    if (every or c in _OPENS["stamp"]) and (stamp := stamp_at(s, pos)):
         h.timestamp, h.uptime = stamp[0], None
         end, colon = stamp[1], stamp[2]
-        token = re.match(r"(\S+)\s+(?=\S)", s[end:])
+        token = _TOKEN.match(s, end)
         if colon or token is None or not _is_hostname(token.group(1)):
             return end, "stamp", None, True
-        return end + token.end(), "stamp", token.group(1), False  # RFC 3164's HOSTNAME
+        return token.end(), "stamp", token.group(1), False  # RFC 3164's HOSTNAME
+    if not (every or c in _ALNUM):  # uptime, origin, XR host and device id: a digit or a name
+        return None
     if m := _UPTIME.match(s, pos):
         h.timestamp, h.uptime = None, m.group(0).rstrip(": \t")
         return m.end(), "uptime", None, True

@@ -24,6 +24,7 @@ SEVERITIES = ("emerg", "alert", "crit", "err", "warning", "notice", "info", "deb
 
 _PRI = re.compile(r"<(\d{1,3})>")
 _V5424 = re.compile(r"1 (\S+) (\S+) (\S+) (\S+) (\S+) ")
+_TAG = re.compile(r"([\w./-]+)(?:\[\d+\])?:\s")  # RFC 3164's TAG (a program, a pid)
 _KIWI = re.compile(r"Original Address=\S+ ")  # Kiwi Syslog Server's forward, RFC 5424 after it
 
 
@@ -87,7 +88,7 @@ def _structured(s: str, pos: int) -> tuple[dict[str, dict[str, str]], int]:
 
 def _rfc3164(rest: str, facility: str, severity: str) -> SyslogMessage:
     h = peel(rest)
-    app = re.match(r"([\w./-]+)(?:\[\d+\])?:\s", h.text)
+    app = _TAG.match(h.text)
     return SyslogMessage("rfc3164", facility, severity, h.text, h.timestamp, h.hostname,
                          app.group(1) if app else h.node, structured=h.structured,
                          uptime=h.uptime)

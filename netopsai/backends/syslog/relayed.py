@@ -50,6 +50,10 @@ _TAGGED = re.compile(r"[\w./-]+(?:\[\d*\])?: ")
 _OFFSET_HOST = re.compile(r"[+-]\d\d:?\d\d")  # syslog-ng: "Mar 28 16:10:00 +0800 host ..."
 _INNER_5424 = re.compile(r"1 \d{4}-\d\d-\d\dT\S+ \S+ \S+ \S+ \S+ ")
 _DATE_HOST = re.compile(r"\d{4}-\d{1,2}-\d{1,2}(?:T\d{1,2})?|\d{1,2}-[A-Z][a-z]{2}-\d{4}")
+_DATE_TAG = re.compile(rf"(?P<date>{_DATE_HOST.pattern}): ?(?P<rest>\d\d:\d\d.*)", re.S)
+_FIRST_WORD = re.compile(r"(?P<name>\S+) (?P<rest>.*)", re.S)
+_MADE_OFFSET = re.compile(r"(Z|[+-]\d\d:\d\d)$")
+_LOWER = re.compile(r"[a-z]+")
 _SPLIT_TIME = re.compile(r"(?P<h>\d{1,2}): ?(?P<rest>\d\d:\d\d.*)", re.S)
 # an origin id as APP-NAME; not a sequence number (`000049`) nor IOS-XR's node id cut at its
 # first slash (`RP/0/RSP0/CPU0:` comes out as `RP`)
@@ -68,13 +72,13 @@ def unwrap(rest: str) -> str:
 
 def _wall(stamp: str) -> str:
     """A server's RFC 3339 rendering of a device stamp, without the offset the server made up."""
-    return re.sub(r"(Z|[+-]\d\d:\d\d)$", "", stamp).replace("T", " ", 1)
+    return _MADE_OFFSET.sub("", stamp).replace("T", " ", 1)
 
 
 def _device_name(word: str) -> bool:
     """A device's name before its mnemonic, not a program (all lower-case letters), a
     sequence number or a zone word."""
-    return (_ORIGIN.fullmatch(word) is not None and not re.fullmatch(r"[a-z]+", word)
+    return (_ORIGIN.fullmatch(word) is not None and not _LOWER.fullmatch(word)
             and not _is_zone(word))
 
 
@@ -121,7 +125,7 @@ def _filed(rest: str, m: re.Match[str]) -> str:
     if _DATE_HOST.fullmatch(host) and (t := _SPLIT_TIME.match(msg)):  # `2018-7-23` + `01:`
         sep = "" if "T" in host else " "
         return f"{host}{sep}{t['h']}:{t['rest']}"
-    if (d := re.match(rf"(?P<date>{_DATE_HOST.pattern}): ?(?P<rest>\d\d:\d\d.*)", msg, re.S)) \
+    if (d := _DATE_TAG.match(msg)) \
             and _is_stamp(f"{d['date']}:{d['rest']}", len(d["date"]) + 1):
         return f"{host}: {d['date']}:{d['rest']}"  # the stamp's first half as the TAG
     if (z := _ZONE_TAG.match(msg)) and _is_zone(z["zone"]):
@@ -132,7 +136,7 @@ def _filed(rest: str, m: re.Match[str]) -> str:
         return f"{wall} {dev['name']} {dev['rest']}"
     if (n := _NAMED_MNEMONIC.match(msg)) and _device_name(n["name"]):
         return f"{stamp}{m['off'] if m.re is _ISO else ''} {n['name']} {n['rest']}"
-    if (c := re.match(r"(?P<name>\S+) (?P<rest>.*)", msg, re.S)) \
+    if (c := _FIRST_WORD.match(msg)) \
             and _COMMA_NAME.fullmatch(c["name"]) and _TAGGED.match(c["rest"]) \
             and _ADDRESS.fullmatch(host):  # the server put the sender's address for the name
         return f"{stamp}{m['off'] if m.re is _ISO else ''} {c['name']} {c['rest']}"

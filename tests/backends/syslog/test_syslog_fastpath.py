@@ -62,3 +62,37 @@ def test_classify_equals_every_rule_in_turn() -> None:
         assert got == classify_each(text), line
         recognised += got is not None
     assert recognised > 1500  # the rules did match: the equality is not of two Nones
+
+
+def test_header_shortcuts_change_no_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import asdict
+
+    from netopsai.backends.syslog import header
+
+    fast = [asdict(parse_frame(line.encode())) for line in LINES]
+    monkeypatch.setattr(header, "SHORTCUTS", False)
+    full = [asdict(parse_frame(line.encode())) for line in LINES]
+    assert fast == full
+    assert sum(f["timestamp"] is not None for f in fast) > 2000  # stamps were read, not skipped
+
+
+def test_the_clock_cache_gives_what_a_fresh_read_gives() -> None:
+    """A stamp read once is reused for other receive times and zones: the year, the zone's
+    name and the skew still come from each line's own."""
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    from netopsai.backends.syslog import clock
+
+    stamps = [parse_frame(line.encode()).timestamp for line in LINES[::7]]
+    cases = [(datetime(2024, 1, 1, 0, 30, tzinfo=UTC), ZoneInfo("Europe/Berlin")),
+             (datetime(2026, 7, 15, 12, tzinfo=UTC), ZoneInfo("America/New_York")),
+             (datetime(2021, 12, 31, 23, 59, tzinfo=UTC), UTC)]
+    cached = [clock.device_time(s, when, zone) for when, zone in cases for s in stamps]
+    fresh = []
+    for when, zone in cases:
+        for s in stamps:
+            clock._read.cache_clear()
+            fresh.append(clock.device_time(s, when, zone))
+    assert cached == fresh
+    assert len({d.at for d in cached if d.at}) > 300  # times were read
