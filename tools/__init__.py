@@ -3,7 +3,7 @@
 if __name__ != "netopsai.tools":  # a bare 'import tools' from the repo root would load a second copy
     raise ImportError("import this package as netopsai.tools")
 
-NOT_TOOLS = frozenset({"args", "base", "registry"})  # the contract's own modules
+NOT_TOOLS = frozenset({"args", "base", "facts", "registry"})  # the contract's own modules
 
 
 def tool_names() -> list[str]:

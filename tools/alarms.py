@@ -17,6 +17,7 @@ from netopsai.tools.alarm_cases.correlate import compression, correlate
 from netopsai.tools.alarm_cases.fallback import uncorrelated
 from netopsai.tools.alarm_cases.topology import Topology
 from netopsai.tools.base import WindowArgs, as_table, tool
+from netopsai.tools.facts import AlarmCase, AlarmFacts, UnknownDevice
 
 log = logging.getLogger("netopsai.tools")
 
@@ -78,16 +79,16 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
         summary += _neighbours([r for r in rows if r.get("category") == cat], label)
     columns = [*COLUMNS, *(["peer_address"] if any(r.get("peer_address") for r in rows) else []),
                *(["group", "root"] if args.correlate else [])]
-    facts: dict[str, Any] = {"alarms": len(rows), "open": len(open_), "closed": len(rows) - len(open_),
-                             "traffic_lost": len(lost), "devices": sorted({r["device"] for r in rows}),
-                             "categories": list(cats)}
+    facts = AlarmFacts(alarms=len(rows), open=len(open_), closed=len(rows) - len(open_),
+                       traffic_lost=len(lost), devices=sorted({r["device"] for r in rows}),
+                       categories=list(cats))
     table = as_table(rows)
     if args.correlate:
         summary += " " + _cases(table, backends, facts, w)
     summary += _strangers(table, backends, facts, w)
     return Evidence(tool="alarms", summary=summary, columns=columns,
                     rows=[{c: r.get(c) for c in columns} for r in table], window=w.as_json(),
-                    facts=facts)
+                    facts=dict(facts))
 
 
 def _neighbours(sessions: list[Any], label: str) -> str:
@@ -157,7 +158,7 @@ def _none_for(devices: list[str], provisional: list[str], what: str, w: Window) 
     return f" No {what}s for {', '.join(devices)} in {span}{note}."
 
 
-def _cases(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any], w: Window) -> str:
+def _cases(rows: list[dict[str, Any]], backends: Backends, facts: AlarmFacts, w: Window) -> str:
     """Correlate (alarm_cases/): label each row with its case and whether it is the case's
     suggested root; the cases go to facts. Returns the summary's sentence. Correlation that
     fails lists each alarm as a case of its own, with a note: never no rows."""
@@ -172,7 +173,7 @@ def _cases(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any]
             a["group"], a["root"] = c.id, a is c.root
     ratio = compression(len(rows), cases)
     listed = [c.as_dict() for c in cases[:MAX_CASES]]
-    facts.update(groups=len(cases), compression=ratio, cases=listed)
+    facts["groups"], facts["compression"], facts["cases"] = len(cases), ratio, listed
     try:
         shots = _snapshots(listed, backends)
     except NetopsError as exc:  # the cases stand without their snapshots
@@ -192,7 +193,7 @@ def _cases(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any]
     return text + "."
 
 
-def _snapshots(cases: list[dict[str, Any]], backends: Backends) -> list[str]:
+def _snapshots(cases: list[AlarmCase], backends: Backends) -> list[str]:
     """Each case's device snapshots, taken when its alarms opened (netopsai.backends.snapshot),
     under `snapshots`; one phrase per snapshot for the summary. A case whose alarms came inside a
     device's snapshot rate limit has none of its own: the device's snapshot taken in the
@@ -224,7 +225,7 @@ def _device_snapshots(device: str, backends: Backends) -> list[Any]:
 MAX_STRANGERS = 5  # devices not in the inventory named in the summary (facts list them all)
 
 
-def _strangers(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, Any],
+def _strangers(rows: list[dict[str, Any]], backends: Backends, facts: AlarmFacts,
                w: Window) -> str:
     """The alarms' devices the inventory does not know, each with the addresses its events came
     from (its sender: the device, a relay, the webhook), under facts `unknown_devices` and on
@@ -239,7 +240,7 @@ def _strangers(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, 
         return ""
     if not unknown:
         return ""
-    listed = []
+    listed: list[UnknownDevice] = []
     for dev in unknown:
         senders = _senders(dev, backends, w)
         cases = [c for c in facts.get("cases", []) if dev in c["devices"]]
@@ -247,7 +248,7 @@ def _strangers(rows: list[dict[str, Any]], backends: Backends, facts: dict[str, 
             c["senders"] = senders
             if c.get("unknown_device") and senders:
                 c["impact"]["summary"] += f" (sent from {', '.join(senders)})"
-        listed.append({"device": dev, "senders": senders, "cases": [c["case"] for c in cases]})
+        listed.append(UnknownDevice(device=dev, senders=senders, cases=[c["case"] for c in cases]))
     facts["unknown_devices"] = listed
     said = "; ".join(f"{u['device']} (sent from {', '.join(u['senders']) or 'no stored event'}"
                      f"{'; case ' + ', '.join(u['cases']) if u['cases'] else ''})"
@@ -269,7 +270,7 @@ def _senders(device: str, backends: Backends, w: Window) -> list[str]:
 SNAPSHOT_NEAR = 10  # minutes: the snapshotter's default per-device rate limit
 
 
-def _near(case: dict[str, Any], by_device: dict[str, list[Any]]) -> list[tuple[str, Any]]:
+def _near(case: AlarmCase, by_device: dict[str, list[Any]]) -> list[tuple[str, Any]]:
     first = as_utc(datetime.fromisoformat(str(case["first_raised"]).replace("Z", "+00:00")))
     best: list[tuple[str, Any]] = []
     for dev in case["devices"]:

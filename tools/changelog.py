@@ -9,6 +9,7 @@ from netopsai.backends.rows import ChangeRecord
 from netopsai.common.words import count
 from netopsai.copilot.evidence import Evidence, cell_text
 from netopsai.tools.base import WindowArgs, tool
+from netopsai.tools.facts import ChangeFacts
 
 COLUMNS = list(ChangeRecord.__annotations__)
 
@@ -38,4 +39,5 @@ def changelog(args: ChangelogArgs, backends: Backends) -> Evidence:
                                    for r in rows[:6]) if rows else "") + ".")
     return Evidence(tool="changelog", summary=summary, columns=COLUMNS,
                     rows=[{c: r.get(c) for c in COLUMNS} for r in rows], window=w.as_json(),
-                    facts={"changes": len(rows), "devices": sorted({r["device"] for r in rows})})
+                    facts=dict(ChangeFacts(changes=len(rows),
+                                           devices=sorted({r["device"] for r in rows}))))

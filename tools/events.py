@@ -17,6 +17,7 @@ from netopsai.common.textsafe import UNVERIFIED
 from netopsai.common.timewin import Window
 from netopsai.copilot.evidence import Evidence, cell_text
 from netopsai.tools.base import WindowArgs, tool
+from netopsai.tools.facts import EventFacts
 
 COLUMNS = list(EventRecord.__annotations__)
 SHOWN = ["at", "device", "interface", "mnemonic", "kind", "message"]  # what an answer's table shows
@@ -64,10 +65,10 @@ def events(args: EventsArgs, backends: Backends) -> Evidence:
     if unverified:
         summary += (f"; {unverified} {UNVERIFIED} (named a device from an address that is not "
                     "its own nor a relay: kept, raised nothing)")
-    facts = {"events": total, "shown": len(rows), "by_mnemonic": dict(ids.most_common(10)),
-             "devices": sorted({str(r.get("device")) for r in rows}), "unverified": unverified}
+    facts = EventFacts(events=total, shown=len(rows), by_mnemonic=dict(ids.most_common(10)),
+                       devices=sorted({str(r.get("device")) for r in rows}), unverified=unverified)
     return Evidence(tool="events", summary=summary + ".", columns=COLUMNS,
-                    rows=[dict(r) for r in rows], facts=facts, window=w.as_json())
+                    rows=[dict(r) for r in rows], facts=dict(facts), window=w.as_json())
 
 
 def _by_port(rows: list[EventRecord], named: bool, most: int = 6) -> str:

@@ -15,6 +15,7 @@ from netopsai.common.words import count
 from netopsai.copilot.evidence import Evidence
 from netopsai.tools.args import IPv4
 from netopsai.tools.base import ToolArgs, tool
+from netopsai.tools.facts import MetadataFacts
 
 Query = Literal["sites", "pods", "segments", "devices", "device", "hosts", "ip", "neighbors",
                 "upstream", "interfaces", "filters", "snapshots", "jobs"]
@@ -217,4 +218,4 @@ def metadata(args: MetadataArgs, backends: Backends) -> Evidence:
     rows, summary = _lookup(args, backends.inventory)
     columns = list(rows[0]) if rows else []
     return Evidence(tool="metadata", summary=summary, columns=columns, rows=rows,
-                    facts={"count": len(rows), "query": args.query})
+                    facts=dict(MetadataFacts(count=len(rows), query=args.query)))

@@ -14,8 +14,9 @@ from netopsai.common.ifnames import match
 from netopsai.common.roce import ROCE_METRICS
 from netopsai.common.timewin import Window
 from netopsai.common.words import count
-from netopsai.copilot.evidence import Evidence
+from netopsai.copilot.evidence import Evidence, facts_of
 from netopsai.tools.base import WindowArgs, as_table, tool
+from netopsai.tools.facts import CounterFacts, TelemetryFacts
 from netopsai.tools.port_answers import states
 from netopsai.tools.port_answers.roles import label, port_key, role_ports
 from netopsai.tools.port_answers.states import annotate
@@ -64,7 +65,7 @@ def _unread(ev: Evidence, rows: Sequence[Mapping[str, Any]]) -> Evidence:
         ev.partial = True
         ev.errors += list(failures.values())
         ev.summary += f" Not read: {', '.join(sorted(failures))}."
-        ev.facts["unread_devices"] = sorted(failures)
+        facts_of(ev, TelemetryFacts)["unread_devices"] = sorted(failures)
     return ev
 
 
@@ -85,7 +86,7 @@ def _status(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
                    + (": " + ", ".join(f"{r['device']} {r['interface']} ({r['flaps']}x)"
                                        for r in rows[:8]) if rows else "") + ".")
     return _unread(Evidence(tool="telemetry", summary=summary, rows=rows[:a.top],
-                            columns=STATUS_COLUMNS, partial=len(rows) > a.top, facts=facts), read[0])
+                            columns=STATUS_COLUMNS, partial=len(rows) > a.top, facts=dict(facts)), read[0])
 
 
 def _narrowed(a: TelemetryArgs, b: Backends, rows: list[dict[str, Any]],
@@ -127,7 +128,8 @@ def _counters(a: TelemetryArgs, b: Backends, w: Window) -> Evidence:
         summary += f" Worst: {worst['device']} {worst['interface']} ({key} {figure(worst, key)})."
     return _unread(Evidence(tool="telemetry", summary=summary, rows=as_table(rows),
                             columns=list(rows[0]) if rows else [],
-                            facts={"ports": total, "flagged": flagged, "metric": a.metric}), read)
+                            facts=dict(CounterFacts(ports=total, flagged=flagged, metric=a.metric))),
+                   read)
 
 
 def _num(r: Mapping[str, Any], key: str) -> float:
@@ -180,7 +182,7 @@ def telemetry(args: TelemetryArgs, backends: Backends) -> Evidence:
     w = args.resolve(backends)
     ev = _status(args, backends, w) if args.metric in ("oper_status", "flaps") else \
         _counters(args, backends, w)
-    if args.interface and not ev.facts.get("ports"):
+    if args.interface and not facts_of(ev, TelemetryFacts).get("ports"):
         raise _no_port(args, backends)
     ev.window = w.as_json()
     return ev

@@ -12,6 +12,7 @@ from netopsai.common.timewin import iso, parse_time
 from netopsai.copilot.evidence import Evidence
 from netopsai.tools.args import IPv4
 from netopsai.tools.base import ToolArgs, as_table, tool
+from netopsai.tools.facts import TraceFacts
 
 COLUMNS = list(Hop.__annotations__)
 
@@ -57,9 +58,9 @@ def traceroute(args: TracerouteArgs, backends: Backends) -> Evidence:
     ts = iso(r["at"])
     return Evidence(tool="traceroute", summary=summary, columns=COLUMNS, rows=as_table(hops),
                     window={"start": ts, "end": ts},
-                    facts={"reached": r["reached"], "stopped_at": r["stopped_at"],
-                           "reason": r["reason"], "hops": len(hops),
-                           "ecmp_paths": r["ecmp_paths"], "good_paths": r["good_paths"],
-                           "path_devices": r["path_devices"],
-                           "ecmp_devices": r.get("ecmp_devices", []),
-                           "failing": r.get("failing")})
+                    facts=dict(TraceFacts(reached=r["reached"], stopped_at=r["stopped_at"],
+                                          reason=r["reason"], hops=len(hops),
+                                          ecmp_paths=r["ecmp_paths"], good_paths=r["good_paths"],
+                                          path_devices=r["path_devices"],
+                                          ecmp_devices=r.get("ecmp_devices", []),
+                                          failing=r.get("failing"))))

@@ -85,6 +85,17 @@ def rows_of(ev: Evidence, row: type[RowT]) -> list[RowT]:
     return cast(list[RowT], ev.rows)
 
 
+FactsT = TypeVar("FactsT")
+
+
+def facts_of(ev: Evidence, facts: type[FactsT]) -> FactsT:
+    """`ev`'s facts read as `facts`, the tool's facts type (a TypedDict of tools/facts.py), so
+    mypy checks every key a reader names; like `rows_of`, the very dict (a writer's key lands
+    in the Evidence), nothing copied or checked at run time. A failed call's facts are empty:
+    read what it may lack with `.get`."""
+    return cast(FactsT, ev.facts)
+
+
 def failed(tool: str, args: dict[str, Any], message: str) -> Evidence:
     """Evidence for a call that could not run: tools never raise into the agent loop."""
     return Evidence(tool=tool, args=args, summary=f"{tool} failed: {message}", errors=[message])

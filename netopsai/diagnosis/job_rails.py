@@ -18,8 +18,9 @@ from typing import Any
 
 from netopsai.backends.rows import HostInfo
 from netopsai.common.words import count
-from netopsai.copilot.evidence import Evidence
+from netopsai.copilot.evidence import Evidence, facts_of
 from netopsai.diagnosis.job_ecmp import Placement, ring
+from netopsai.tools.facts import Culprit, RailCount, RailFacts
 
 ALL_PAIRS_HOSTS = 16  # all pairs up to this many hosts (120 pairs per rail)
 MAX_TRACES = 4096  # over all rails: a 512-host job's ring on 8 rails
@@ -81,7 +82,7 @@ def _trace(tracer: Tracer, a: Nic, b: Nic, at: datetime | None) -> dict[str, Any
 def check_rails(tracer: Tracer, nics: dict[int, list[Nic]], at: datetime | None) -> Evidence:
     """Every chosen pair on every rail traced once; one Evidence for all rails."""
     rows: list[dict[str, Any]] = []
-    per_rail: dict[str, dict[str, int]] = {}
+    per_rail: dict[str, RailCount] = {}
     hows = set()
     pinned, when = _pinned(tracer, at)
     placed = Placement()
@@ -105,9 +106,9 @@ def check_rails(tracer: Tracer, nics: dict[int, list[Nic]], at: datetime | None)
                 t, wrap = _trace(pinned, on[i], on[j], when), 0
             if t is not None:
                 placed.add(k, on[i][0], on[j][0], t)
-        per_rail[str(k)] = {"hosts": len(on), "checked": len(pairs), "failing": bad}
+        per_rail[str(k)] = RailCount(hosts=len(on), checked=len(pairs), failing=bad)
     ev = _evidence(tracer.mint(), nics, rows, per_rail, sorted(hows), at)
-    ev.facts["placement"] = placed.facts()
+    facts_of(ev, RailFacts)["placement"] = placed.facts()
     return ev
 
 
@@ -121,7 +122,7 @@ def _pinned(tracer: Tracer, at: datetime | None) -> tuple[Tracer, datetime | Non
 
 
 def _evidence(eid: str, nics: dict[int, list[Nic]], rows: list[dict[str, Any]],
-              per_rail: dict[str, dict[str, int]], hows: list[str],
+              per_rail: dict[str, RailCount], hows: list[str],
               at: datetime | None) -> Evidence:
     checked = sum(r["checked"] for r in per_rail.values())
     bad = [k for k, r in per_rail.items() if r["failing"]]
@@ -138,12 +139,12 @@ def _evidence(eid: str, nics: dict[int, list[Nic]], rows: list[dict[str, Any]],
                           "rails": len(nics), **({"at": when} if when else {})},
                     window={"start": when, "end": when} if when else None, summary=summary,
                     columns=COLUMNS, rows=rows[:MAX_ROWS], partial=len(rows) > MAX_ROWS,
-                    facts={"checked": checked, "failing": len(rows), "rails": per_rail,
-                           "how": hows, "culprits": {k: culprit(int(k), rows, nics)
-                                                     for k in bad}})
+                    facts=dict(RailFacts(checked=checked, failing=len(rows), rails=per_rail,
+                                         how=hows, culprits={k: culprit(int(k), rows, nics)
+                                                             for k in bad})))
 
 
-def pairs_said(per_rail: dict[str, dict[str, int]], every: bool = False) -> str:
+def pairs_said(per_rail: dict[str, RailCount], every: bool = False) -> str:
     """"6 pairs on each of the 8 rails", "the pair on each of the 8 rails" (a 2-host job) or
     "40 pairs over the 3 rails"; `every`: "all 6 pairs ..." for a sentence about all of them."""
     checked = [r["checked"] for r in per_rail.values()]
@@ -154,7 +155,7 @@ def pairs_said(per_rail: dict[str, dict[str, int]], every: bool = False) -> str:
     return f"{all_ + str(n) + ' pairs' if n != 1 else 'the pair'} on each of the {rails}"
 
 
-def culprit(k: int, rows: list[dict[str, Any]], nics: dict[int, list[Nic]]) -> dict[str, Any]:
+def culprit(k: int, rows: list[dict[str, Any]], nics: dict[int, list[Nic]]) -> Culprit:
     """What rail k's failing pairs point at: the host in every one of them (its NIC k), else
     the rail's leaves."""
     mine = [r for r in rows if r["rail"] == k]
@@ -162,10 +163,10 @@ def culprit(k: int, rows: list[dict[str, Any]], nics: dict[int, list[Nic]]) -> d
     if len(common) == 1:
         host = common.pop()
         leaf = next((n[2] for n in nics.get(k, []) if n[0] == host), None)
-        return {"device": host, "interface": f"mlx5_{k}", "leaf": leaf, "kind": "nic"}
+        return Culprit(device=host, interface=f"mlx5_{k}", leaf=leaf, kind="nic")
     leaves = sorted({n[2] for n in nics.get(k, []) if n[2]})
-    return {"device": leaves[0] if len(leaves) == 1 else None, "interface": None,
-            "leaves": leaves, "kind": "rail"}
+    return Culprit(device=leaves[0] if len(leaves) == 1 else None, interface=None,
+                   leaves=leaves, kind="rail")
 
 
 def _blame(k: str, rows: list[dict[str, Any]], nics: dict[int, list[Nic]]) -> str:

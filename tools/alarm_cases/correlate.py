@@ -32,6 +32,7 @@ from typing import Any
 
 from netopsai.tools.alarm_cases.groups import Groups
 from netopsai.tools.alarm_cases.topology import OUTAGE_KINDS, Topology, alarm_time
+from netopsai.tools.facts import AlarmCase, CaseImpact
 
 LINK_KINDS = {"LINK_DOWN", "LINK_FLAP"}
 PHYSICAL_KINDS = {"OPTICS_RX_LOW", "INTERFACE_ERRORS", "CRC_ERRORS"}
@@ -53,13 +54,13 @@ class Case:
     members: list[dict[str, Any]]
     rule: str  # outage | burst | link | dci | single
     reason: str
-    impact: dict[str, Any] = field(default_factory=dict)
+    impact: CaseImpact = field(default_factory=CaseImpact)
 
     @property
     def open(self) -> bool:
         return any(a["state"] == "open" for a in self.members)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> AlarmCase:
         r = self.root
         return {"case": self.id, "rule": self.rule, "root_alarm": r.get("id"),
                 "root_kind": r.get("kind"), "root_device": self.impact.get("root_device") or r.get("device"),
@@ -117,9 +118,9 @@ def unknown_cases(alarms: Sequence[dict[str, Any]], tol: timedelta = TOL) -> lis
             runs[-1].append(cur)
         for run in runs:
             root = min(run, key=_rank)
-            impact = {"dcs": [], "pods": [], "segments": [], "devices": 1, "root_device": device,
-                      "traffic_lost": any(a.get("traffic_lost") for a in run),
-                      "summary": f"unknown: {device} is not in the inventory"}
+            impact = CaseImpact(dcs=[], pods=[], segments=[], devices=1, root_device=device,
+                                traffic_lost=any(a.get("traffic_lost") for a in run),
+                                summary=f"unknown: {device} is not in the inventory")
             out.append(Case("", root, run, UNKNOWN, (
                 f"{root['kind']} on {device}, a device the inventory does not know: its "
                 f"{len(run)} alarm(s) form a case of their own (no topology relates them to "

@@ -8,13 +8,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from netopsai.tools.alarm_cases.correlate import Case
+from netopsai.tools.facts import CaseImpact
 
 
 def uncorrelated(rows: Sequence[dict[str, Any]], note: str) -> list[Case]:
     """One case per alarm, in the rows' order (rule "none"), its reason the note."""
     cases: list[Case] = []
     for i, a in enumerate(rows, 1):
-        impact: dict[str, Any] = {
+        impact: CaseImpact = {
             "dcs": [], "pods": [], "segments": [], "devices": 1, "root_device": a.get("device"),
             "traffic_lost": bool(a.get("traffic_lost")), "summary": "not correlated"}
         cases.append(Case(f"C{i}", a, [a], "none", note, impact))

@@ -11,6 +11,7 @@ from typing import Any
 from netopsai.backends.base import Inventory
 from netopsai.backends.rows import SegmentInfo
 from netopsai.common.errors import NetopsError
+from netopsai.tools.facts import CaseImpact
 
 OUTAGE_KINDS = {"DEVICE_UNREACHABLE", "DEVICE_DOWN", "DEVICE_REBOOT", "DEVICE_RELOAD"}
 TOR_ROLES = {"leaf", "tor"}
@@ -99,7 +100,7 @@ class Topology:
         return [s["cidr"] for s in self._segments[key] if s.get("tor") == tor]
 
     def impact(self, root: dict[str, Any], members: list[dict[str, Any]],
-               common: str | None) -> dict[str, Any]:
+               common: str | None) -> CaseImpact:
         """The blast radius: data centres, PoDs and segments the case reaches; the device that
         is down (the outage's, or the burst's common end) and whether traffic was lost."""
         devices: set[str] = {common} if common else set()
@@ -114,16 +115,16 @@ class Topology:
             if a["kind"] in ("LINK_DOWN", "LINK_FLAP"):
                 segments.update(m["segment"] for d in self.ends(a)
                                 if (m := metas.get(d, {})).get("role") == "host" and m.get("segment"))
-        out = {"dcs": sorted({m["site"] for m in metas.values() if m.get("site")}),
-               "pods": sorted({m["pod"] for m in metas.values() if m.get("pod")}),
-               "segments": sorted(segments), "devices": len(devices),
-               "traffic_lost": any(a.get("traffic_lost") for a in members),
-               "root_device": down or root["device"]}
+        out = CaseImpact(dcs=sorted({m["site"] for m in metas.values() if m.get("site")}),
+                         pods=sorted({m["pod"] for m in metas.values() if m.get("pod")}),
+                         segments=sorted(segments), devices=len(devices),
+                         traffic_lost=any(a.get("traffic_lost") for a in members),
+                         root_device=down or root["device"])
         out["summary"] = _summary(out, down, segments)
         return out
 
 
-def _summary(imp: dict[str, Any], down: str | None, segments: set[str]) -> str:
+def _summary(imp: CaseImpact, down: str | None, segments: set[str]) -> str:
     parts = [(" and ".join(imp["dcs"]) if len(imp["dcs"]) < 3 else f"{len(imp['dcs'])} DCs")
              if imp["dcs"] else "unknown site"]
     if len(imp["dcs"]) == 2 and not imp["pods"]:

@@ -13,6 +13,7 @@ from datetime import tzinfo
 from typing import Any
 
 from netopsai.common.words import count
+from netopsai.tools.facts import PortStateFacts
 from netopsai.tools.port_answers.zoned import events_in, stamp, transitions
 
 ORDER = {"went down": 0, "flapped": 0, "down and back": 0, "came back": 0, "back and down again": 0,
@@ -59,7 +60,7 @@ def _named(rows: list[dict[str, Any]], tz: tzinfo, state: str | None = None) -> 
     return shown + (f" and {len(rows) - NAMED} more" if len(rows) > NAMED else "")
 
 
-def summary(rows: list[dict[str, Any]], total: int, scope: str, tz: tzinfo) -> tuple[str, dict[str, Any]]:
+def summary(rows: list[dict[str, Any]], total: int, scope: str, tz: tzinfo) -> tuple[str, PortStateFacts]:
     """The answer's sentence for annotated rows, and its facts."""
     by: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
@@ -86,8 +87,8 @@ def summary(rows: list[dict[str, Any]], total: int, scope: str, tz: tzinfo) -> t
     up = total - len(rows)
     text += f" {up} up throughout."
     down_now = [r for r in rows if r["state_at_end"] == "down"]
-    facts = {"ports": total, "up_throughout": up, "changed": len(moved), "down_now": len(down_now),
-             "flapping": len(by.get("flapped", [])), "went_down": len(went), "came_back": len(back),
-             "down_and_back": len(round_trip), "newly_down": len(went),
-             "admin_down": len(shut), "never_up": len(never)}
+    facts = PortStateFacts(ports=total, up_throughout=up, changed=len(moved), down_now=len(down_now),
+                           flapping=len(by.get("flapped", [])), went_down=len(went),
+                           came_back=len(back), down_and_back=len(round_trip), newly_down=len(went),
+                           admin_down=len(shut), never_up=len(never))
     return text, facts

@@ -1,0 +1,65 @@
+"""Facts typed to the answer (issue 27 item 5): an Evidence's facts read through `facts_of` are
+the tool's TypedDict (tools/facts.py), so mypy rejects a misspelled key; at run time they are
+the Evidence's own dict, so a writer's key lands in it."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+from netopsai.copilot.evidence import Evidence, facts_of
+from netopsai.tools.facts import RailFacts, TraceFacts
+from tests.paths import REPO
+
+SNIPPET = """
+from netopsai.copilot.evidence import Evidence, facts_of
+from netopsai.tools.facts import AlarmFacts, TraceFacts
+
+def stop(ev: Evidence) -> str | None:
+    return facts_of(ev, TraceFacts)[{trace_key!r}]
+
+def roots(ev: Evidence) -> list[str | None]:
+    return [c[{case_key!r}] for c in facts_of(ev, AlarmFacts).get("cases", [])]
+"""
+
+
+def _view(tmp_path: Path) -> Path:
+    """The package as it installs (scripts/package_view.py): mypy finds netopsai.tools in it,
+    which an editable install maps with an import hook mypy does not follow."""
+    spec = importlib.util.spec_from_file_location("package_view", REPO / "scripts" / "package_view.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.build(tmp_path / "view")
+    return tmp_path / "view"
+
+
+def _mypy(tmp_path: Path, view: Path, trace_key: str, case_key: str) -> subprocess.CompletedProcess[str]:
+    src = tmp_path / "snippet.py"
+    src.write_text(SNIPPET.format(trace_key=trace_key, case_key=case_key))
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", "", "--follow-imports", "silent",
+         "--ignore-missing-imports", "--cache-dir", str(tmp_path / "cache"), str(src)],
+        cwd=view, capture_output=True, text=True, timeout=600)
+
+
+def test_facts_of_hands_back_the_evidence_own_dict() -> None:
+    ev = Evidence(tool="traceroute", facts={"reached": False, "stopped_at": "dc1-leaf-03"})
+    facts = facts_of(ev, TraceFacts)
+    assert facts is ev.facts and facts["stopped_at"] == "dc1-leaf-03"
+    facts_of(ev, RailFacts)["placement"] = {}  # a writer's late key is the Evidence's
+    assert ev.facts["placement"] == {}
+    back = Evidence.model_validate_json(ev.to_json())  # a thread's JSON round trip
+    assert facts_of(back, TraceFacts)["reached"] is False
+
+
+def test_mypy_rejects_a_misspelled_facts_key(tmp_path: Path) -> None:
+    view = _view(tmp_path)
+    good = _mypy(tmp_path, view, "stopped_at", "root_device")
+    assert good.returncode == 0, good.stdout
+    bad = _mypy(tmp_path, view, "stoped_at", "root_devic")
+    assert bad.returncode == 1
+    assert 'TypedDict "TraceFacts" has no key "stoped_at"' in bad.stdout
+    assert 'TypedDict "AlarmCase" has no key "root_devic"' in bad.stdout
