@@ -167,6 +167,7 @@ def _fixed(hours: float) -> tzinfo:
 
 def _from_parts(parts: Parts, received: datetime, zone: tzinfo) -> datetime | None:
     year, month, day, hour, minute, second, micro = parts
+    years: tuple[int, ...]
     if year is None:
         local = received.astimezone(zone)
         years = (local.year + 1, local.year, local.year - 1)
