@@ -319,6 +319,9 @@ def main() -> None:
     ap.add_argument("--sustained", type=int, default=30_000)
     ap.add_argument("--traps", type=int, default=10_000)
     ap.add_argument("--workers", type=int, default=default_workers())
+    ap.add_argument("--base-workers", type=int, default=0,
+                    help="parsing workers of the earlier commit (0: it parses in the writer's thread; "
+                         "commits before 7a75236 have no workers)")
     ap.add_argument("--no-pg", action="store_true")
     ap.add_argument("--no-base", action="store_true")
     ap.add_argument("--stages-only", action="store_true", help="only the CPU per stage")
@@ -332,7 +335,7 @@ def main() -> None:
         if a.stages_only:
             return
         if not a.no_base:
-            res[f"before ({a.base})"] = measure(unpack(a.base), 0, a, makers)
+            res[f"before ({a.base})"] = measure(unpack(a.base), a.base_workers, a, makers)
         res["this checkout"] = measure(ROOT, a.workers, a, makers)
     body = render(res, a) + stages
     print(body)
