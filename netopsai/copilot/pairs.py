@@ -143,9 +143,15 @@ def quick_result(pair: Pair, ev: Evidence) -> PairResult:
         return PairResult(pair.line, pair.src, pair.dst, False, 0, None, None, None, ev.errors[0],
                           [], ev.errors[0])
     f = ev.facts
-    return PairResult(pair.line, pair.src, pair.dst, True, int(f.get("hops") or 0), None, None,
-                      None, f"reached in {f.get('hops')} hops; {f.get('good_paths')} of "
-                      f"{f.get('ecmp_paths')} ECMP paths deliver", [f"traceroute {ev.id}"])
+    return reached_result(pair, int(f.get("hops") or 0), f.get("good_paths"), f.get("ecmp_paths"), ev.id)
+
+
+def reached_result(pair: Pair, hops: int, good: object, ecmp: object, trace_id: str) -> PairResult:
+    """A healthy pair's row: reached in `hops`, `good` of `ecmp` paths delivering (the batch's
+    workers build it from the paths backend's trace too, without the tool's Evidence)."""
+    return PairResult(pair.line, pair.src, pair.dst, True, hops, None, None, None,
+                      f"reached in {hops} hops; {good} of {ecmp} ECMP paths deliver",
+                      [f"traceroute {trace_id}"])
 
 
 def diagnosed_result(pair: Pair, ev: Evidence, shared: SharedEvidence) -> PairResult:

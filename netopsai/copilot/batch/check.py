@@ -9,8 +9,9 @@ from netopsai.copilot.pairs import (
     diagnosed_result,
     needs_diagnosis,
     quick_result,
+    reached_result,
     trace,
 )
 
 __all__ = ["STOPS", "PairResult", "SharedEvidence", "check_pair", "diagnosed_result",
-           "needs_diagnosis", "quick_result", "trace"]
+           "needs_diagnosis", "quick_result", "reached_result", "trace"]

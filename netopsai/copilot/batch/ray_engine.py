@@ -36,7 +36,7 @@ class Tracer:
         from netopsai.copilot.batch.runner import open_backends, open_diagnosis
 
         self.backends = open_backends(url, pin)
-        self.shared = open_diagnosis(url, zone)  # None: failing pairs go back as their trace
+        self.shared = open_diagnosis(url, zone, pin)  # None: failing pairs go back as their trace
 
     def trace(self, chunk: list[Pair]) -> list[Any]:
         from netopsai.copilot.batch.runner import trace_chunk

@@ -40,6 +40,7 @@ from netopsai.copilot.batch.check import (
     quick_result,
     trace,
 )
+from netopsai.copilot.batch.healthy import healthy_result
 from netopsai.copilot.batch.parse import Pair
 from netopsai.copilot.batch.ray_engine import run_batch
 from netopsai.copilot.batch.snapshot import Pin, pin_of, pinned
@@ -265,16 +266,18 @@ def open_backends(url: str, pin: Pin | None) -> Backends:
     return pinned(lab_backends(engine_for(url)), pin)
 
 
-def open_diagnosis(url: str, zone: str | None) -> SharedEvidence | None:
-    """A worker's own shared evidence for diagnosing failing pairs (None: the driver does)."""
+def open_diagnosis(url: str, zone: str | None, pin: Pin | None = None) -> SharedEvidence | None:
+    """A worker's own shared evidence for diagnosing failing pairs (None: the driver does),
+    over the store frozen at the batch's pin (frozen.py: the lab's state read once, not per call)."""
     if zone is None:
         return None
     from dataclasses import replace
 
     from netopsai.backends.lab import lab_backends
+    from netopsai.copilot.batch.frozen import frozen
     from netopsai.store.engine import engine_for
 
-    return SharedEvidence(replace(lab_backends(engine_for(url)), zone=zone))
+    return SharedEvidence(frozen(replace(lab_backends(engine_for(url)), zone=zone), pin))
 
 
 def _worker_init(url: str, pin: Pin | None, zone: str | None = None) -> None:
@@ -286,7 +289,7 @@ def _worker_init(url: str, pin: Pin | None, zone: str | None = None) -> None:
     # its own. The old ones stay referenced by the driver's frames, so none is closed here either
     engine_for.cache_clear()
     _BACKENDS = open_backends(url, pin)
-    _SHARED = open_diagnosis(url, zone)
+    _SHARED = open_diagnosis(url, zone, pin)
 
 
 def _worker_chunk(chunk: list[Pair]) -> list[tuple[Pair, PairResult | Evidence]]:
@@ -301,6 +304,10 @@ def trace_chunk(backends: Backends, chunk: list[Pair],
     out: list[tuple[Pair, PairResult | Evidence]] = []
     for pair in chunk:
         try:
+            quick = healthy_result(backends, pair)  # most pairs: no Evidence to build
+            if quick is not None:
+                out.append((pair, quick))
+                continue
             ev = trace(backends, pair)
             if ev.errors or not needs_diagnosis(ev):
                 out.append((pair, quick_result(pair, ev)))

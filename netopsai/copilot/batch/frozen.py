@@ -1,0 +1,88 @@
+"""The lab store as one batch's workers see it: frozen at the batch's pin.
+
+A batch traces every pair in one lab state (snapshot.py's Pin, read once). The diagnosis of its
+failing pairs still read that state afresh on every tool call: the lab's clock for each call's
+window, the device names each call names, the lab's facts for each of its own traces (a past
+moment, a jumbo probe, the way back). Profiled on the medium lab with three faults, those reads
+were a third of a diagnosis' time (batch 10,000 pairs: 170 diagnoses, 1,040 tool calls, 503
+clock reads, 500 name checks, 420 traces). Here they are read once per worker: the answers are
+the store's own, so every row is the same as before (tests/batch/test_batch_frozen.py compares
+both on every failing pair of a faulted lab), only not re-read while the batch runs.
+
+What is kept: the clock (only when it is the pin's, i.e. a lab's), the devices' names (read at
+once; a name not among them is asked again, so its error is the store's), and an address's owner.
+Everything else goes to the store as before."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+from typing import cast
+
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from netopsai.backends.base import Backends
+from netopsai.backends.lab.paths import LabPaths, trace_row
+from netopsai.backends.rows import IpOwner, Trace
+from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import as_utc
+from netopsai.copilot.batch.snapshot import Pin
+from netopsai.store.inventory import StoreInventory
+from netopsai.store.tables import Device
+
+
+class FrozenInventory(StoreInventory):
+    """The store's inventory with the reads a batch repeats answered once (see the module)."""
+
+    def __init__(self, engine: Engine, pin: Pin) -> None:
+        super().__init__(engine)
+        now = super().clock()
+        self._clock = now if now == pin.clock else None  # a real network's clock moves on
+        self._known: set[str] | None = None
+        self._owners: dict[str, IpOwner] = {}
+
+    def clock(self) -> datetime:
+        return self._clock if self._clock is not None else super().clock()
+
+    def check_names(self, devices: list[str] | None = None, site: str | None = None,
+                    pod: str | None = None, role: str | None = None) -> None:
+        if devices and site is None and pod is None and role is None:
+            if self._known is None:  # every device's name, read once: one query, not one per call
+                with Session(self.engine) as s:
+                    self._known = set(s.exec(select(Device.name)))
+            if self._known.issuperset(devices):
+                return
+        super().check_names(devices, site, pod, role)  # raises for an unknown name, as before
+
+    def ip_owner(self, ip: str) -> IpOwner:
+        owner = self._owners.get(ip)
+        if owner is None:  # an unknown address raises each time, with the store's own words
+            owner = self._owners[ip] = super().ip_owner(ip)
+        return cast(IpOwner, dict(owner))  # a copy: a caller may add to the row it gets
+
+
+class FrozenPaths:
+    """The lab's traces at the pin's version, for now (the pin's clock) and for the lab's past:
+    LabPaths reads the lab's facts (clock, version) for every trace."""
+
+    def __init__(self, engine: Engine, pin: Pin) -> None:
+        self.engine, self.pin = engine, pin
+
+    def traceroute(self, src: str, dst: str, size: int, at: datetime | None) -> Trace:
+        when = as_utc(at) if at else self.pin.clock
+        if when > self.pin.clock:  # LabPaths' words for a moment after the lab's clock
+            raise NetopsError(f"'at' {when:%Y-%m-%dT%H:%M:%SZ} is after the lab clock "
+                              f"{self.pin.clock:%Y-%m-%dT%H:%M:%SZ}")
+        return trace_row(self.engine, self.pin.version, when, src, dst, size)
+
+
+def frozen(backends: Backends, pin: Pin | None) -> Backends:
+    """`backends` with the lab's inventory and paths frozen at `pin`; others left as they are."""
+    if pin is None:
+        return backends
+    if type(backends.paths) is LabPaths:
+        backends = replace(backends, paths=FrozenPaths(backends.paths.engine, pin))
+    if type(backends.inventory) is StoreInventory:
+        backends = replace(backends, inventory=FrozenInventory(backends.inventory.engine, pin))
+    return backends
