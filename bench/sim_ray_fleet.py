@@ -1,8 +1,9 @@
 """Simulation of the Ray engines at fleet scale (issue 14 §3): 100 workers, 1 M pairs and 10,000
-devices per 5-minute round; where the driver's store writer and the SNMP agents become the
-bottleneck. A discrete-event simulation whose per-item costs were measured on this machine.
+devices per 5-minute round, and 100,000 devices; where the driver's store writer and the SNMP
+agents become the bottleneck. A discrete-event simulation whose per-item costs were measured on
+this machine.
 
-    .venv/bin/python -m bench.sim_ray_fleet [--costs FILE] [--workers 1 2 10 100] [--seed 1]
+    .venv/bin/python -m bench.sim_ray_fleet [--costs FILE] [--writers FILE] [--workers 1 2 10 100]
 
 The model is the code as built. Batch: actors start (import + open the store + first routes),
 then take chunks of CHUNK pairs from the driver, two in flight each; every pair costs trace CPU
@@ -11,8 +12,13 @@ and writes each row and diagnoses the failing pairs. Poll: one task per worker w
 contiguous share of the devices and `concurrency / workers` requests in flight; a device's read
 is the agent's answer time (agents answer in parallel, each device its own agent; or a pool of
 snmpsim-like single-threaded agents) then pysnmp decoding on the worker's one core; the driver
-gets each task's readings when the task ends, unpickles them and writes the round in one
-store_readings transaction at the measured rows per second. `--costs` is bench_ray.py's JSON
+gets each task's readings when the task ends and unpickles them. Storing (issue 28 §2), three
+ways: the single writer (the round in one store_readings transaction after the read, at the
+measured rows per second); per-chunk writer threads on the driver (backends/snmp/writers.py:
+each task's chunk stored as it arrives, sharded by device, at the rows per second
+bench_poll_writers.py measured for that many threads); or every worker writing its own chunk
+on its own connection (PostgreSQL; modelled at one writer's measured rate each, with no
+server ceiling — that is not measurable here). `--costs` is bench_ray.py's JSON
 (else the defaults below, measured by it on 2026-11-25)."""
 
 from __future__ import annotations
@@ -47,12 +53,36 @@ class Costs:
     device_unpickle: float = 0.000084  # per DeviceReading on the driver
     rows_per_device: int = 144  # 48 interface upserts + 48 counter states + 48 samples
     store_rows_s: dict[str, float] | None = None  # the driver's store_readings rows/s per database
+    # per-chunk writers (bench/bench_poll_writers.py): rows/s of W writer threads in one process,
+    # as a fraction of the single writer's rows/s, per database (W not measured: the largest below)
+    thread_scaling: dict[str, dict[int, float]] | None = None
 
     def stores(self) -> dict[str, float]:
         return self.store_rows_s or {"sqlite": 26_000.0, "postgresql": 20_400.0}
 
+    def threads(self, db: str, writers: int) -> float:
+        """Rows/s of `writers` writer threads on the driver (SQLite: one writer, whatever asked)."""
+        scale = (self.thread_scaling or THREAD_SCALING).get(db, {1: 1.0})
+        known = max((w for w in scale if w <= writers), default=1)
+        return self.stores()[db] * scale.get(known, 1.0)
 
-def load_costs(path: Path | None) -> Costs:
+
+THREAD_SCALING = {"sqlite": {1: 1.0}, "postgresql": {1: 1.0}}  # replaced from bench_poll_writers
+
+
+def thread_scaling(path: Path) -> dict[str, dict[int, float]]:
+    """bench_poll_writers.py's --json: rows/s of W writer threads over the single writer's."""
+    store = json.loads(path.read_text())["store"]
+    base = {r["store"]: r["rows_per_s"] for r in store if r["writers"] == 0}
+    return {db: {r["writers"]: r["rows_per_s"] / base[db] for r in store
+                 if r["store"] == db and r["writers"]} for db in base}
+
+
+def load_costs(path: Path | None, writers: Path | None = None) -> Costs:
+    if writers is not None:
+        c = load_costs(path)
+        c.thread_scaling = thread_scaling(writers)
+        return c
     if path is None:
         return Costs()
     raw: dict[str, Any] = json.loads(path.read_text())
@@ -99,10 +129,11 @@ def _agent_time(c: Costs, rng: random.Random) -> float:
     return c.agent_s * rng.lognormvariate(0, 0.4)
 
 
-def _reads(c: Costs, share: list[int], slots: int, rng: random.Random, agents: list[float] | None) -> float:
+def _reads(c: Costs, share: list[int], slots: int, rng: random.Random,
+           agents: list[float] | None) -> list[float]:
     """Every worker's chunk at once, in time order: `slots` reads in flight per worker; answers
     are decoded on their worker's one core in the order they arrive, and a slot is free again
-    once its reading is decoded. Returns when the last worker is done."""
+    once its reading is decoded. Returns when each worker is done."""
     def answer(at: float) -> float:
         if agents is None:  # each device its own agent, answering in parallel with the others
             return at + _agent_time(c, rng)
@@ -122,21 +153,47 @@ def _reads(c: Costs, share: list[int], slots: int, rng: random.Random, agents: l
         if pending[w]:
             heapq.heappush(events, (answer(core[w]), w))
             pending[w] -= 1
-    return max(core)
+    return core
 
 
 def sim_poll(c: Costs, workers: int, devices: int, concurrency: int, rng: random.Random,
-             sim_agents: int = 0) -> dict[str, Any]:
+             sim_agents: int = 0, writers: str = "single") -> dict[str, Any]:
+    """One round. `writers`: "single" (the whole round stored after the read, one transaction),
+    "threads:W" (per-chunk writers: W threads on the driver store each task's chunk as it
+    arrives, sharded by device) or "workers" (each worker stores its own chunk on its own
+    connection once read — PostgreSQL only: an SQLite file is one machine's)."""
     share = [devices // workers + (w < devices % workers) for w in range(workers)]
     slots = max(1, math.ceil(concurrency / workers))
     agents = [0.0] * sim_agents if sim_agents else None
-    read_s = _reads(c, share, slots, rng, agents) + devices * c.device_unpickle  # all back
+    ends = _reads(c, share, slots, rng, agents)
+    read_s = max(ends) + devices * c.device_unpickle  # all back on the driver
     out: dict[str, Any] = {"read_s": read_s, "decode_cpu_s": devices * c.decode_cpu}
     for db, rate in c.stores().items():
-        store = devices * c.rows_per_device / rate
-        out[f"store_{db}_s"] = store
-        out[f"round_{db}_s"] = read_s + store
+        rows = devices * c.rows_per_device
+        if writers == "single":
+            end = read_s + rows / rate
+        elif writers == "workers":
+            if db == "sqlite":
+                continue
+            end = max(e + n * c.rows_per_device / rate for e, n in zip(ends, share, strict=True))
+        else:
+            end = _driver_writers(c, db, int(writers.split(":")[1]), ends, share)
+        out[f"store_{db}_s"] = end - read_s if writers != "workers" else rows / rate / workers
+        out[f"round_{db}_s"] = max(end, read_s)
     return out
+
+
+def _driver_writers(c: Costs, db: str, n: int, ends: list[float], share: list[int]) -> float:
+    """Chunks arrive as tasks end; each of the n writers takes its shard of every chunk in
+    arrival order at its share of the pool's measured rows/s."""
+    per_writer = c.threads(db, n) / (1 if db == "sqlite" else n)
+    n = 1 if db == "sqlite" else n
+    free = [0.0] * n
+    for at, count in sorted(zip(ends, share, strict=True)):
+        at += count * c.device_unpickle
+        for k in range(n):
+            free[k] = max(free[k], at) + count * c.rows_per_device / n / per_writer
+    return max(free)
 
 
 # ---------------------------------------------------------------- report
@@ -151,7 +208,8 @@ def report(c: Costs, workers: list[int], seed: int) -> str:
         lines.append(f"| {w} | {r['round_s']:.0f} s | {r['workers_s']:.0f} s | {r['driver_busy_s']:.0f} s "
                      f"| {r['driver_share']:.0%} | {'yes' if r['round_s'] <= ROUND_S else 'no'} |")
     dbs = list(c.stores())
-    lines += ["", "Poll of 10,000 devices (48 ports each; real agents, each device its own)", "",
+    lines += ["", "Poll of 10,000 devices (48 ports each; real agents, each device its own), "
+              "the single writer", "",
               "| workers | concurrency | read | " + " | ".join(f"store {d} | round {d}" for d in dbs) + " |",
               "| ---: | ---: | ---: | " + " | ".join("---: | ---:" for _ in dbs) + " |"]
     for w in workers:
@@ -159,11 +217,54 @@ def report(c: Costs, workers: list[int], seed: int) -> str:
             r = sim_poll(c, w, 10_000, conc, rng)
             cells = " | ".join(f"{r[f'store_{d}_s']:.0f} s | {r[f'round_{d}_s']:.0f} s" for d in dbs)
             lines.append(f"| {w} | {conc} | {r['read_s']:.0f} s | {cells} |")
+    lines += ["", *fleet(c, rng)]
     lines += ["", "Poll of 10,000 simulated devices against snmpsim-like agents (100 workers, "
               "concurrency 1024)", "", "| agent processes | read |", "| ---: | ---: |"]
     for n in (1, 4, 16, 64):
         lines.append(f"| {n} | {sim_poll(c, 100, 10_000, 1024, rng, sim_agents=n)['read_s']:.0f} s |")
     return "\n".join(lines + ["", *crossovers(c)]) + "\n"
+
+
+WRITERS = ("single", "threads:2", "threads:4", "workers")
+FLEET_WORKERS = (10, 25, 50, 100, 200, 400, 1000)
+
+
+def fleet(c: Costs, rng: random.Random) -> list[str]:
+    """10,000 and 100,000 devices per 5-minute round: the round per writer mode and worker
+    count (10 requests in flight per worker), and the fewest workers that fit the round."""
+    lines = []
+    for devices in (10_000, 100_000):
+        lines += [f"Poll of {devices:,} devices per 5-minute round, 10 requests in flight per worker "
+                  "(round time, SQLite / PostgreSQL; `workers`: each worker writes its own chunk, "
+                  "PostgreSQL only)", "",
+                  "| workers | read | " + " | ".join(WRITERS) + " |",
+                  "| ---: | ---: | " + " | ".join("---:" for _ in WRITERS) + " |"]
+        rows = devices * c.rows_per_device
+        need: dict[str, dict[str, int | None]] = {m: {"sqlite": None, "postgresql": None} for m in WRITERS}
+        for w in FLEET_WORKERS:
+            if devices / w > 2000 or devices / w < 10:
+                continue  # a worker's share beyond what one core decodes in a round, or trivial
+            cells, read = [], 0.0
+            for mode in WRITERS:
+                r = sim_poll(c, w, devices, 10 * w, rng, writers=mode)
+                read = r["read_s"]
+                got = [f"{r[f'round_{d}_s']:.0f}" if f"round_{d}_s" in r else "–"
+                       for d in ("sqlite", "postgresql")]
+                cells.append(" / ".join(got) + " s")
+                for d in ("sqlite", "postgresql"):
+                    if need[mode][d] is None and r.get(f"round_{d}_s", 1e9) <= ROUND_S:
+                        need[mode][d] = w
+            lines.append(f"| {w} | {read:.0f} s | " + " | ".join(cells) + " |")
+        lines += ["", f"Fewest workers for {devices:,} devices in 300 s: " + "; ".join(
+            f"{mode}: " + ", ".join(f"{d} {v if v else 'none of these'}" for d, v in need[mode].items()
+                                    if not (mode == "workers" and d == "sqlite"))
+            for mode in WRITERS) + ".",
+                  f"- With every worker writing, the PostgreSQL server must take {rows:,.0f} rows a "
+                  f"round: at least {rows / ROUND_S:,.0f} rows/s sustained, "
+                  f"{rows / ROUND_S / c.stores()['postgresql']:.1f}× what one writer gets here; "
+                  "the server's own ceiling is not measured on this 2-core machine (it is shared "
+                  "with the readers and the agents), so it is not modelled.", ""]
+    return lines
 
 
 def crossovers(c: Costs) -> list[str]:
@@ -187,10 +288,11 @@ def crossovers(c: Costs) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--costs", type=Path, help="bench_ray.py's --costs JSON (default: built-in figures)")
+    ap.add_argument("--writers", type=Path, help="bench_poll_writers.py's --json (writer threads' scaling)")
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2, 10, 25, 100])
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
-    print(report(load_costs(a.costs), a.workers, a.seed))
+    print(report(load_costs(a.costs, a.writers), a.workers, a.seed))
 
 
 if __name__ == "__main__":

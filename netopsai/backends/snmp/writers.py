@@ -4,9 +4,9 @@ by several writers at once on PostgreSQL.
 The single writer (poller.store_readings) waits for the whole round and writes it in one
 transaction: at 10,000 devices that is 1.44 M rows, a minute, after the read. Here readings are
 fed as they arrive (poll_targets' or the Ray reader's `on_reading`); once every reading of a
-chunk of CHUNK consecutive targets is in, the chunk is released and split by device over the
-writers. Each writer is a thread with its own connection that writes its part of each chunk in
-one transaction, in the targets' order.
+chunk of consecutive targets (CHUNK, fewer in a small round) is in, the chunk is released and
+split by device over the writers. Each writer is a thread with its own connection that writes
+its part of each chunk in one transaction, in the targets' order.
 
 - Sharded by device (a stable hash of the device name): a device's rows, its counter state and
   its transitions are only ever touched by one writer, so no two transactions race on a row and
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 import zlib
 from types import TracebackType
 from typing import Any
@@ -37,7 +38,7 @@ from netopsai.backends.snmp.walk import DeviceReading
 from netopsai.store import tables as m
 from netopsai.store.engine import bulk_insert
 
-CHUNK = 50  # targets per released chunk: 7,200 rows a transaction for 48-port devices
+CHUNK = 50  # targets per released chunk (at most): 7,200 rows a transaction for 48-port devices
 PG_WRITERS = 4  # PostgreSQL's default: bench_poll_writers measured 2 and 4 (see docs/ray.md)
 
 Part = list[tuple[int, DeviceReading]]
@@ -62,7 +63,9 @@ class PollWriters:
     reading fails."""
 
     def __init__(self, engine: Engine, total: int, writers: int, sample_every: float,
-                 chunk: int = CHUNK) -> None:
+                 chunk: int | None = None) -> None:
+        # a small round gets small chunks, or its one chunk would only be written after the read
+        chunk = chunk or min(CHUNK, total // 16)
         self.engine, self.sample_every, self.chunk = engine, sample_every, max(1, chunk)
         self.n = 1 if engine.dialect.name == "sqlite" else max(1, writers)
         self.readings: list[DeviceReading | None] = [None] * total
@@ -72,6 +75,7 @@ class PollWriters:
         self.queues: list[queue.Queue[Part | None]] = [queue.Queue() for _ in range(self.n)]
         self.done: list[list[tuple[int, PollReport]]] = [[] for _ in range(self.n)]
         self.samples = [0] * self.n
+        self.busy = [0.0] * self.n  # seconds each writer spent writing (bench_poll_writers)
         self.errors: list[BaseException] = []
         self.threads = [threading.Thread(target=self._run, args=(k,), name=f"poll-writer-{k}",
                                          daemon=True) for k in range(self.n)]
@@ -112,7 +116,9 @@ class PollWriters:
         while (part := self.queues[k].get()) is not None:
             try:
                 if not self.errors:  # else the round has failed: drain without writing
+                    t0 = time.perf_counter()
                     self.samples[k] += self._write(part, self.done[k])
+                    self.busy[k] += time.perf_counter() - t0
             except BaseException as exc:  # re-raised by close() in the caller's thread
                 self.errors.append(exc)
             finally:
