@@ -25,7 +25,6 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from ipaddress import IPv4Address
 from typing import Any
 
 from netopsai.backends.base import Backends
@@ -41,7 +40,7 @@ from netopsai.copilot.batch.check import (
     trace,
 )
 from netopsai.copilot.batch.healthy import healthy_result
-from netopsai.copilot.batch.parse import Pair
+from netopsai.copilot.batch.parse import Pair, ip_key
 from netopsai.copilot.batch.ray_engine import run_batch
 from netopsai.copilot.batch.snapshot import Pin, pin_of, pinned
 from netopsai.copilot.evidence import Evidence
@@ -140,7 +139,7 @@ class BatchChecker:
         size = max(CHUNK[0], min(CHUNK[1], len(todo) // (workers * 8)))
         # chunks of neighbouring destinations: the lab memoises routes per destination and per
         # process, so each worker then builds about its share of them instead of all (~10% CPU)
-        todo = sorted(todo, key=lambda p: (IPv4Address(p.dst), IPv4Address(p.src)))
+        todo = sorted(todo, key=lambda p: (ip_key(p.dst), ip_key(p.src)))
         pool = ProcessPoolExecutor(workers, mp_context=mp.get_context(start_method()),
                                    initializer=_worker_init,
                                    initargs=(url, pin, self._remote_zone(url)))
