@@ -6,7 +6,6 @@ import random
 import sqlite3
 import uuid
 from contextlib import closing
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,8 +13,8 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
-from netopsai.common.errors import NetopsError
 from netopsai.common.timewin import as_utc, iso, parse_time
+from netopsai.lab.info import LabInfo, lab_info
 from netopsai.lab.jobs import lab_jobs
 from netopsai.lab.loglines import mark_port_log
 from netopsai.lab.noise import noise_rows
@@ -23,15 +22,6 @@ from netopsai.lab.spec import get_scale, load_spec
 from netopsai.lab.topology import build_topology
 from netopsai.store import tables as models
 from netopsai.store.engine import bulk_insert, create_all, drop_all, get_meta, set_meta
-
-
-@dataclass(frozen=True)
-class LabInfo:
-    spec: str
-    scale: str
-    seed: int
-    clock: datetime
-    version: str
 
 
 def floor_5min(t: datetime) -> datetime:
@@ -90,20 +80,6 @@ def generation(engine: Engine) -> str:
     except OperationalError:
         return ""
     return "|".join(f"{r.key}={r.value}" for r in sorted(rows, key=lambda r: r.key))
-
-
-def lab_info(engine: Engine) -> LabInfo:
-    """The lab's facts, read in one query (every tool call asks for the clock and version)."""
-    try:
-        with Session(engine) as s:
-            meta = {row.key: row.value for row in s.exec(select(models.Meta))}
-    except OperationalError:  # no tables yet
-        meta = {}
-    if "clock" not in meta:
-        raise NetopsError("no lab in the store; run 'netopsai lab init' first")
-    return LabInfo(spec=meta.get("spec", "default"), scale=meta.get("scale", "small"),
-                   seed=int(meta.get("seed", 0)), clock=parse_time(meta["clock"], datetime.now(UTC)),
-                   version=meta.get("version", ""))
 
 
 def touch(session: Session) -> None:

@@ -11,7 +11,7 @@ from netopsai.backends.rows import Hop, Trace
 from netopsai.common.errors import NetopsError
 from netopsai.common.timewin import as_utc
 from netopsai.lab.forwarding import router_for
-from netopsai.lab.manage import lab_info
+from netopsai.lab.info import lab_info
 from netopsai.lab.trace import TraceError, trace
 
 

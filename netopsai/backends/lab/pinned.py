@@ -18,7 +18,7 @@ from netopsai.backends.base import Backends
 from netopsai.backends.lab.paths import LabPaths, trace_row
 from netopsai.backends.rows import Trace
 from netopsai.common.timewin import as_utc
-from netopsai.lab.manage import lab_info
+from netopsai.lab.info import lab_info
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from netopsai.backends.base import IfaceSel
 from netopsai.backends.rows import PortCounters, figure
 from netopsai.common.roce import ROCE_METRICS
 from netopsai.common.timewin import Window, as_utc
-from netopsai.lab.manage import lab_info
+from netopsai.lab.info import lab_info
 from netopsai.store import tables as m
 from netopsai.store.telemetry import HEAVY, StoreTelemetry, scoped
 
