@@ -8,7 +8,7 @@ faults injected so that a few hundred pairs fail and go through the diagnosis: a
 spine of dc1-pod1 towards dc2 (flows that hash through it stop, the others are degraded), a
 dead dc2 ToR, and one dead host link. The pairs are unique host pairs drawn with a fixed seed, a
 third each within a PoD, across PoDs of a site and across sites (as bench_foundation's traces).
-Each run is the real command in a fresh child interpreter (`netopsai.cli.app.main(["batch", ...])`):
+Each run is the real command in a fresh child interpreter (`netopsai.launch.app.main(["batch", ...])`):
 wall time as the user sees it (interpreter start to exit) and as spent inside the command; peak
 RSS of the command's process and of its largest worker (ru_maxrss), the judged memory being
 their sum over all processes. Two modes: the command as shipped (worker processes on a
@@ -91,7 +91,7 @@ def child_reset() -> dict[str, Any]:
 
 def child_batch(arg: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
-    from netopsai.cli.app import main
+    from netopsai.launch.app import main
     t1 = time.perf_counter()
     argv = ["batch", arg["file"], "-o", arg["out"], "--concurrency", str(arg["concurrency"])]
     if arg.get("profile"):

@@ -104,7 +104,7 @@ def _importtime(home: Path) -> dict[str, Any]:
     package is charged where the project first pulls it in (its cumulative time there); the
     project's own modules by their self time, and the heaviest of them by cumulative time."""
     code = (f"import sys; sys.argv = ['netopsai', 'ask', {CLI_QUESTION!r}, '--json']; "
-            "from netopsai.cli.app import run; run()")
+            "from netopsai.launch.app import run; run()")
     p = subprocess.run([sys.executable, "-X", "importtime", "-c", code], env=_env(home),
                        capture_output=True, text=True, check=False)
     lines = []

@@ -152,7 +152,8 @@ def child_tokens(pairs: list[dict[str, Any]]) -> dict[str, Any]:
 def child_cli_split() -> dict[str, Any]:
     """The `ask` path's phases in one fresh process, as cli.py runs them."""
     t0 = time.perf_counter()
-    from netopsai.cli import app as cli
+    import netopsai.launch.app  # noqa: F401  (the whole command line, as `netopsai ask` loads it)
+    from netopsai.cli import core as cli
 
     t1 = time.perf_counter()
     copilot = cli._copilot()

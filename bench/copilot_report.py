@@ -204,7 +204,7 @@ def render(res: dict[str, Any], machine: dict[str, str], opts: argparse.Namespac
             f"which the "
             f"answer itself (`elapsed_ms`) {_ms(statistics.median(ans) if ans else None)}; answers "
             f"{'correct' if cold['ok'] else '**WRONG or failed**'}. The same steps timed inside a "
-            f"fresh process (median of 3): `import netopsai.cli.app` {_ms(sp['import_cli_ms'])}, "
+            f"fresh process (median of 3): `import netopsai.launch.app` {_ms(sp['import_cli_ms'])}, "
             f"`cli._copilot()` (imports the service, langgraph and the lab backends, opens the store "
             f"and the checkpointer) {_ms(sp['copilot_ms'])}, `answer` {_ms(sp['answer_ms'])}, JSON "
             f"{_ms(sp['json_ms'])}; the rest of the wall time is interpreter start-up and site "

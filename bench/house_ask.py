@@ -34,10 +34,10 @@ def main() -> None:
     plan = json.loads(Path(sys.argv[1]).read_text())
     from typer.testing import CliRunner
 
-    from netopsai.cli.app import app
     from netopsai.lab.inject import inject
     from netopsai.lab.manage import init_lab, reset_lab
     from netopsai.lab.scenario import Scenario, load_scenario
+    from netopsai.launch.app import app
     from netopsai.store.engine import get_engine
 
     located = where()

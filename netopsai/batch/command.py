@@ -144,7 +144,7 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
             sink.drain()  # finished pairs held back for order: written, not lost
             where = f"to {out}; run it again with --resume to finish" if out else "above"
             err.print(visible(f"interrupted: {sink.rows} of {len(todo)} pairs written {where}"))
-            # not KeyboardInterrupt: typer turns that into an exit code netopsai.cli.app.main drops
+            # not KeyboardInterrupt: typer turns that into an exit code netopsai.launch.app.main drops
             raise SystemExit(130) from None
     everything = earlier + results
     first_error = next((f"line {r.line}: {r.error}" for r in everything if r.error), None)

@@ -1,6 +1,8 @@
-"""`python -m netopsai.cli`: the same command line as the installed `netopsai` script, through
-its front door (cli/thin.py: a plain `ask` with a server answers before typer loads)."""
+"""`python -m netopsai.cli`, kept as an alias of `python -m netopsai` (scripts and the tests run
+it): the process is handed to the launcher by name, as the shell would hand it to the
+`netopsai` script. The command line is a front end like the others and imports no launcher (the
+import contract's top layer); this file is only where Python looks for `-m netopsai.cli`."""
 
-from netopsai.cli.thin import run
+import runpy
 
-run()
+runpy.run_module("netopsai", run_name="__main__")

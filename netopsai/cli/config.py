@@ -1,4 +1,4 @@
-"""netopsai command group: config (registered by netopsai.cli.app).
+"""netopsai command group: config (registered by the launcher, launch/app.py).
 
 `config check` validates NETOPSAI_HOME/config.yaml, secrets.yaml and the NETOPSAI_<SECTION>_<FIELD>
 overrides and names every problem (file or variable, field, line, closest valid value);

@@ -1,4 +1,4 @@
-"""netopsai command groups: devices (NAPALM, read-only) and inventory (import); registered by cli.app."""
+"""netopsai command groups: devices (NAPALM, read-only), inventory (import); registered by launch/app.py."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The one line and exit code a command ends with when it fails: shared by the full command line
-(cli/app.py) and the thin front door of a plain `ask` (cli/thin.py), so both word a failure
+(launch/app.py) and the thin front door of a plain `ask` (launch/thin.py), so both word a failure
 alike. Light on purpose — no typer, no store: the thin path imports it before anything heavy."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""netopsai command group: ingest (registered by netopsai.cli.app)."""
+"""netopsai command group: ingest (registered by the launcher, launch/app.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""netopsai command group: `lab netns up|down|inject|status` (registered by netopsai.cli.app)."""
+"""netopsai command group: `lab netns up|down|inject|status` (registered by the launcher, launch/app.py)."""
 
 from __future__ import annotations
 

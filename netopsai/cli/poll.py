@@ -1,4 +1,4 @@
-"""netopsai command group: poll (registered by netopsai.cli.app).
+"""netopsai command group: poll (registered by the launcher, launch/app.py).
 
 `netopsai poll --once --target HOST[:PORT] --community NAME [--json]` reads one SNMP agent now,
 stores what it read and prints the device and its interfaces; without --target the targets and

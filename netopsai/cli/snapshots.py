@@ -1,5 +1,5 @@
 """netopsai command group: snapshot (take one device's snapshot now, read-only) and snapshots
-(list a device's snapshots); registered by netopsai.cli.app."""
+(list a device's snapshots); registered by launch/app.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """An answer as `ask` prints it into a pipe or a file: its headline first, a blank line, then the
 markdown itself (nothing wrapped, padded or cut), every control character made visible. Light on
-purpose (re and the copilot's pure text helpers only): the thin `ask` (cli/thin.py) prints with
+purpose (re and the copilot's pure text helpers only): the thin `ask` (launch/thin.py) prints with
 it without loading rich or typer; cli/render.py prints the same text through it."""
 
 from __future__ import annotations

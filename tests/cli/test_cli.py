@@ -191,7 +191,7 @@ def test_tool_and_lab_do_not_import_the_heavy_front_ends(tmp_path):
     scenario.write_text("id: quiet-01\nfaults:\n  - kind: host_down\n    target: {device: dc1-host-03-1}\n")
     code = textwrap.dedent(f"""
         import json, sys
-        from netopsai.cli.app import main
+        from netopsai.launch.app import main
         codes = [main(["lab", "init", "--now", "{NOW}"]), main(["lab", "status"]),
                  main(["tool", "traceroute", '{{"src": "10.1.3.20", "dst": "10.2.1.40"}}', "--json"]),
                  main(["tool", "metadata", '{{"query": "sites"}}']),

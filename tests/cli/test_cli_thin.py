@@ -1,4 +1,4 @@
-"""The `ask` front door (cli/thin.py, issue 28 item 4): a plain `ask` is answered before typer
+"""The `ask` front door (launch/thin.py, issue 28 item 4): a plain `ask` is answered before typer
 loads, by the server on the home's socket (rich and pydantic not loaded either) or, with none,
 by the copilot in the process; either way it prints what the full command line prints —
 stdout, stderr and exit code. Through the socket, a fake server plays each reply (an answer, a
@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from netopsai.cli import thin_http
-from netopsai.cli.thin import Asked, plain_ask
+from netopsai.launch.thin import Asked, plain_ask
 from tests.store_helpers import acl_home
 
-FULL = "from netopsai.cli.app import run; run()"  # the full command line, typer first
+FULL = "from netopsai.launch.app import run; run()"  # the full command line, typer first
 THIN = ["-m", "netopsai.cli"]  # the front door
 UNPLACED = ("_I could not place this: no rule of the offline planner matches this question. "
             "Ask things like \"who owns 10.1.1.20\", \"hosts in dc1-pod1\", \"flapping links in "

@@ -13,8 +13,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import Engine
 
-from netopsai.cli.app import main
 from netopsai.config.network import RetentionSettings
+from netopsai.launch.app import main
 from netopsai.store import migrate
 from netopsai.store.engine import engine_for
 from netopsai.store.jobs_import import import_jobs, list_jobs

@@ -108,7 +108,7 @@ def test_auto_triage_posts_its_citations_on_the_network_clock(
 
 @pytest.fixture
 def lab_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    from netopsai.cli.app import main
+    from netopsai.launch.app import main
 
     monkeypatch.setenv("NETOPSAI_HOME", str(tmp_path))
     monkeypatch.delenv("DATABASE_URL", raising=False)
@@ -129,7 +129,7 @@ def _printed(capsys: pytest.CaptureFixture[str]) -> str:
     ("UTC", " alarms in 2025-11-04 18:00–20:00 UTC -> ")])
 def test_alarms_cases_says_its_window_on_the_network_clock(
         lab_home: Path, capsys: pytest.CaptureFixture[str], zone: str, said: str) -> None:
-    from netopsai.cli.app import main
+    from netopsai.launch.app import main
 
     _zone(lab_home, zone)
     capsys.readouterr()
@@ -142,7 +142,7 @@ def test_alarms_cases_says_its_window_on_the_network_clock(
 
 def test_alarms_acks_lists_on_the_network_clock(lab_home: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    from netopsai.cli.app import main
+    from netopsai.launch.app import main
     from netopsai.store.engine import engine_for
     from tests.store.test_alarm_acks import alarm_ids
 
@@ -168,7 +168,7 @@ def test_alarms_acks_lists_on_the_network_clock(lab_home: Path,
     ("UTC", "window 2025-11-04 18:00–20:00 UTC")])
 def test_a_tools_window_is_printed_on_the_network_clock(
         lab_home: Path, capsys: pytest.CaptureFixture[str], zone: str, said: str) -> None:
-    from netopsai.cli.app import main
+    from netopsai.launch.app import main
 
     _zone(lab_home, zone)
     capsys.readouterr()

@@ -65,7 +65,8 @@ def test_the_contract_names_every_room() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
     contracts = {c["id"]: c for c in config["contracts"]}
     layers = contracts["layers"]["layers"]
-    assert layers[0].split(" | ") == ["ui", "api", "cli", "batch", "arena"]  # independent siblings
+    assert layers[0] == "launch : __main__"  # the process entry, above every front end
+    assert layers[1].split(" | ") == ["ui", "api", "cli", "batch", "arena"]  # independent siblings
     rooms = {r.strip() for layer in layers for r in layer.replace("|", ":").split(":")}
     on_disk = {p.name for p in (ROOT / "netopsai").iterdir() if (p / "__init__.py").exists()}
     mapped = {m.removeprefix("netopsai.") for m in package_view().mapped_folders(ROOT)}
@@ -73,6 +74,34 @@ def test_the_contract_names_every_room() -> None:
     assert contracts["layers"]["exhaustive"] is True  # a room with no layer breaks the contract
     assert set(contracts["front-ends"]["forbidden_modules"]) == {
         "netopsai.store", "netopsai.planner", "netopsai.diagnosis"}
+    assert "netopsai.launch" in contracts["front-ends"]["source_modules"]
+
+
+def test_only_the_evidence_record_is_ignored_by_design() -> None:
+    """The `netopsai` command starts the other front ends from the launcher room above them
+    (netopsai/launch/), so the layers need no excuse for it: the only by-design ignores left are
+    the three rooms that return Evidence, the copilot room's record."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    ignored = next(c for c in config["contracts"] if c["id"] == "layers")["ignore_imports"]
+    assert ignored == [f"netopsai.{room}.** -> netopsai.copilot.evidence"
+                       for room in ("tools", "diagnosis", "planner")]
+    script = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]["netopsai"]
+    assert script == "netopsai.launch.thin:run"  # the console script enters through the launcher
+
+
+FRONT_END_NAMED = re.compile(r"""(?:^\s*(?:from|import)\s+|["'])netopsai\.(ui|api|batch|arena|launch)\b""",
+                             flags=re.M)
+
+
+def test_the_command_line_names_no_other_front_end_nor_the_launcher() -> None:
+    """Not even out of the import graph's sight (a string handed to importlib or runpy): what
+    starts the web app, the bot, the API, batch or the arena is the launcher's. `python -m
+    netopsai.cli` hands the process to `python -m netopsai` by the package's name."""
+    naming = {str(p.relative_to(ROOT)): sorted(set(FRONT_END_NAMED.findall(p.read_text())))
+              for p in (ROOT / "netopsai" / "cli").rglob("*.py")}
+    assert not {path: rooms for path, rooms in naming.items() if rooms}
+    assert FRONT_END_NAMED.findall("    from netopsai.ui.gradio.app import serve\n"
+                                   "x = import_module('netopsai.launch.app')\n") == ["ui", "launch"]
 
 
 def test_the_code_keeps_the_contract(checked: subprocess.CompletedProcess[str]) -> None:
@@ -129,12 +158,15 @@ def test_a_new_forbidden_import_breaks_the_contract(tmp_path: Path) -> None:
     (unfold(tmp_path, "ui/gradio") / "zz_probe_door.py").write_text("import netopsai.diagnosis.engine\n")
     # ... and a tool reads the network through the backends, not the store's tables
     (unfold(tmp_path, "tools") / "zz_probe_store.py").write_text("from netopsai.store import tables\n")
+    # ... and the command line does not start the other front ends: the launcher above it does
+    (unfold(tmp_path, "cli") / "zz_probe_launch.py").write_text("from netopsai.launch import serving\n")
     run = lint_imports(tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "Contracts: 0 kept, 3 broken." in run.stdout
     assert "netopsai.tools.zz_probe_store -> netopsai.store" in run.stdout
     assert "netopsai.common.zz_probe_up -> netopsai.store" in run.stdout
     assert "netopsai.ui.gradio.zz_probe_door -> netopsai.diagnosis.engine" in run.stdout
+    assert "netopsai.cli.zz_probe_launch -> netopsai.launch.serving" in run.stdout
 
 
 def test_bench_scripts_import_without_editing_sys_path() -> None:

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import Engine, inspect
 from sqlmodel import Session, select
 
-from netopsai.cli.app import main
 from netopsai.common.errors import NetopsError
+from netopsai.launch.app import main
 from netopsai.store import acks
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from netopsai.cli.app import main
 from netopsai.config.load import load_netconfig
+from netopsai.launch.app import main
 from netopsai_testkit.fake_openai import MODEL, FakeOpenAI, call, calls, fake_openai_fixture, text  # noqa: F401
 from tests.contract.stores import real_store
 

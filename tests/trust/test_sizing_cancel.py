@@ -148,7 +148,7 @@ def plan(*args, **kwargs):  # a planning step that would take two minutes
     marker.write_text("planning")
     time.sleep(120)
 nodes.plan = plan
-from netopsai.cli.app import run
+from netopsai.launch.app import run
 run()
 """
 

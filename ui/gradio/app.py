@@ -273,7 +273,7 @@ def serve(host: str = "127.0.0.1", port: int = 7860,
           beside: Callable[[Copilot], AbstractContextManager[Any]] | None = None) -> None:
     """`netopsai serve`: launch and block. Login is on when NETOPSAI_UI_USERS names a users file;
     the Host names it answers to besides loopback's are NETOPSAI_UI_ALLOWED_HOSTS. `beside`
-    runs along with the app on the same copilot: the launcher (cli/app.py) passes the API's
+    runs along with the app on the same copilot: the launcher (launch/fronts.py) passes the API's
     owner socket, so one front end does not import another."""
     _offline()
     settings = UiSettings()

@@ -193,7 +193,7 @@ def test_ingest_file_whose_events_the_writer_could_not_store(
     from typer.testing import CliRunner
 
     from netopsai.backends.syslog import files
-    from netopsai.cli.app import app
+    from netopsai.launch.app import app
 
     def refusing_load(*_: object, **__: object) -> files.LoadStats:
         logging.getLogger("netopsai.ingest").error(

@@ -87,7 +87,7 @@ def test_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_cli_without_tokens_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
-    from netopsai.cli.app import main
+    from netopsai.launch.app import main
 
     for var in ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN"):
         monkeypatch.delenv(var, raising=False)
@@ -109,7 +109,7 @@ def test_http_mode_of_the_cli_serves_on_loopback(fake: FakeSlackAPI, tmp_path: P
         port = probe.getsockname()[1]
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "NETOPSAI_HOME": str(tmp_path / "home"),
            "SLACK_BOT_TOKEN": TOKEN, "SLACK_SIGNING_SECRET": SECRET, "SLACK_API_URL": fake.api_url}
-    cmd = [sys.executable, "-c", "from netopsai.cli.app import run; run()", "slack", "--http",
+    cmd = [sys.executable, "-c", "from netopsai.launch.app import run; run()", "slack", "--http",
            "--port", str(port)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -1,6 +1,7 @@
 """netopsai commands that serve other programs: `api` (HTTP, FastAPI), `tokens` (its bearer
-tokens) and `mcp` (an MCP server over stdio or Streamable HTTP). Heavy imports stay inside the
-commands."""
+tokens) and `mcp` (an MCP server over stdio or Streamable HTTP); registered by the launcher
+(launch/app.py), which alone may start the API and hand it the Slack poster. Heavy imports stay
+inside the commands."""
 
 from __future__ import annotations
 
@@ -32,8 +33,8 @@ def api_cmd(host: Annotated[str, typer.Option(help="Address to bind")] = "127.0.
     from netopsai.api.http import build_api
     from netopsai.api.limits import GRACEFUL_S, uvicorn_options
     from netopsai.api.socket_server import local_socket
-    from netopsai.cli.app import check_port
     from netopsai.copilot.frontend import frontend_copilot, store_engine
+    from netopsai.launch.fronts import check_port
 
     check_port(port)
     os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
@@ -125,7 +126,7 @@ def mcp_cmd(http: Annotated[bool, typer.Option(
 
     if transport not in ("stdio", "http"):
         raise NetopsError(f"--transport must be stdio or http, not {transport!r}")
-    from netopsai.cli.app import check_port
+    from netopsai.launch.fronts import check_port
 
     check_port(port)
     engine = store_engine() if http or transport == "http" else None

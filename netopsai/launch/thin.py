@@ -4,7 +4,10 @@ Unix socket, or NETOPSAI_URL; then pydantic is not loaded either), else answered
 this process, as the full command line would (issue 28 item 4: typer and the command groups
 cost a cold `ask` ~0.1 s, a thin one ~8x a bare `python -c pass`). Anything else — another
 command, --help, an option this parser does not know — goes to the full command line
-(cli/app.py). Output and exit codes are the same either way (tests/cli/test_cli_thin.py)."""
+(launch/app.py). It is the console script's entry, and `python -m netopsai`'s: the launcher's,
+so its fallback may load every front end; the plain ask itself reads only the CLI's light
+modules (threads, remote, failure, thin_text). Output and exit codes are the same either way
+(tests/cli/test_cli_thin.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ import os
 import sys
 from typing import Any, NamedTuple
 
-STARTUP_GC_GEN0 = 50_000  # allocations between young collections, as cli/app.py's main sets
+STARTUP_GC_GEN0 = 50_000  # allocations between young collections, as launch/app.py's main sets
 
 
 class Asked(NamedTuple):
@@ -86,8 +89,8 @@ def ask_thin(argv: list[str]) -> int | None:
 
 
 def answer_here(question: str, thread: str) -> dict[str, Any]:
-    """The answer from a copilot in this process, set up as cli/app.py's main and _answer set
-    it up (the same defaults; typer and the command groups are what is not loaded)."""
+    """The answer from a copilot in this process, set up as launch/app.py's main and cli/core.py's
+    _answer set it up (the same defaults; typer and the command groups are what is not loaded)."""
     import gc
 
     # langgraph and sqlalchemy allocate ~1M long-lived objects and few cycles: CPython's default
@@ -103,7 +106,7 @@ def answer_here(question: str, thread: str) -> dict[str, Any]:
 
 
 def show(result: dict[str, Any], thread: str, as_json: bool) -> None:
-    """What the full `ask` prints (cli/app.py ask_cmd): the JSON, or the thread line on stderr
+    """What the full `ask` prints (cli/core.py ask_cmd): the JSON, or the thread line on stderr
     and the answer (rich on a terminal, plain text into a pipe)."""
     if as_json:  # JSON escapes every control character itself
         import json
@@ -124,16 +127,16 @@ def show(result: dict[str, Any], thread: str, as_json: bool) -> None:
 
 
 def run() -> None:
-    """Console-script entry (and `python -m netopsai.cli`)."""
+    """Console-script entry (and `python -m netopsai`, `python -m netopsai.cli`)."""
     code = ask_thin(sys.argv[1:])
     if code is None:
-        from netopsai.cli.app import main
+        from netopsai.launch.app import main
 
         code = main()
     else:
         import gc
 
         # objects alive at exit are left out of the collector's reach: teardown would otherwise
-        # spend ~0.6 s collecting what langgraph and sqlalchemy allocated (as cli/app.py's main)
+        # spend ~0.6 s collecting what langgraph and sqlalchemy allocated (as launch/app.py's main)
         gc.freeze()
     raise SystemExit(code)

@@ -1,5 +1,5 @@
-"""netopsai command group: bench (registered by netopsai.cli.app) — the NetOpsArena generator and
-runner."""
+"""netopsai command group: bench (registered by the launcher, launch/app.py) — the NetOpsArena
+generator and runner."""
 
 from __future__ import annotations
 
