@@ -17,6 +17,7 @@ on receipt and never reaches the spool."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 V1_TRAP, INFORM, V2_TRAP, RESPONSE = 0xA4, 0xA6, 0xA7, 0xA2
 NOTIFICATIONS = frozenset({V1_TRAP, INFORM, V2_TRAP})
@@ -74,8 +75,11 @@ def _int(data: bytes, pos: int, end: int, tag: int = 0x02) -> tuple[int, int]:
     return int.from_bytes(data[start:stop], "big", signed=True), stop
 
 
+@lru_cache(maxsize=4096)
 def oid_text(raw: bytes) -> str:
-    """An OBJECT IDENTIFIER's contents as dotted text."""
+    """An OBJECT IDENTIFIER's contents as dotted text. Cached (a pure function of the bytes):
+    a storm's traps repeat the same few OIDs (sysUpTime, snmpTrapOID, linkDown, ifDescr's
+    column), and this loop over their bytes was a third of a trap's decoding."""
     if not raw:
         raise BerError("empty OID")
     arcs: list[int] = []
