@@ -8,10 +8,10 @@ alarms call that failed is "Unknown", never OK."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from netopsai.common.localtime import span
-from netopsai.copilot.evidence import Evidence
+from netopsai.copilot.evidence import Evidence, facts_of
+from netopsai.tools.facts import AlarmCase, AlarmFacts, ChangeFacts, PortStateFacts
 
 SHOWN = 2  # cases named in the sentence; the rest are counted ("and 3 more")
 
@@ -20,16 +20,16 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _case(c: dict[str, Any]) -> str:
+def _case(c: AlarmCase) -> str:
     """'C1 LINK_DOWN on dc1-spine-04 Ethernet3 (dc1; PoD dc1-pod1; no traffic loss reported)'."""
     where = " ".join(x for x in (c.get("root_device"), c.get("root_interface")) if x)
-    impact = (c.get("impact") or {}).get("summary", "")
+    impact = imp.get("summary", "") if (imp := c.get("impact")) else ""
     return (f"{c.get('case', '?')} {c.get('root_kind', 'alarm')}" + (f" on {where}" if where else "")
             + (f" ({impact})" if impact else ""))
 
 
-def _open_cases(ev: Evidence) -> list[dict[str, Any]]:
-    cases = ev.facts.get("cases")
+def _open_cases(ev: Evidence) -> list[AlarmCase]:
+    cases = facts_of(ev, AlarmFacts).get("cases")
     if isinstance(cases, list):
         return [c for c in cases if isinstance(c, dict) and c.get("state", "open") == "open"]
     return []
@@ -46,7 +46,7 @@ def verdict(evidence: list[Evidence], zone: str = "UTC") -> str:
         return (f"Unknown: the open alarms could not be read{read} — {alarms.errors[0]} "
                 f"[{alarms.id}]")
     cases = _open_cases(alarms)
-    open_alarms = int(alarms.facts.get("open", 0) or 0)
+    open_alarms = int(facts_of(alarms, AlarmFacts).get("open", 0) or 0)
     others = _others(by_tool)
     if cases or open_alarms:
         if cases:
@@ -74,12 +74,12 @@ def _others(by_tool: dict[str, Evidence]) -> str:
     parts = []
     flaps = by_tool.get("telemetry")
     if flaps is not None and not flaps.errors:
-        n = int(flaps.facts.get("changed", len(flaps.rows)) or 0)
+        n = int(facts_of(flaps, PortStateFacts).get("changed", len(flaps.rows)) or 0)
         parts.append(f"{_plural(n, 'port')} changed state [{flaps.id}]" if n else
                      f"no port changed state [{flaps.id}]")
     changes = by_tool.get("changelog")
     if changes is not None and not changes.errors:
-        n = int(changes.facts.get("changes", len(changes.rows)) or 0)
+        n = int(facts_of(changes, ChangeFacts).get("changes", len(changes.rows)) or 0)
         parts.append(f"{_plural(n, 'change')} recorded [{changes.id}]" if n else
                      f"no change recorded [{changes.id}]")
     return ("; " + ", ".join(parts)) if parts else ""

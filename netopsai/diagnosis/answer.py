@@ -20,7 +20,7 @@ from netopsai.common.localtime import at, moment
 from netopsai.common.localtime import span as zoned_span
 from netopsai.copilot.evidence import Evidence, rows_of
 from netopsai.diagnosis.base import Diagnosis, Finding
-from netopsai.diagnosis.context import Context
+from netopsai.diagnosis.context import Context, trace_of
 from netopsai.diagnosis.episodes import episodes
 
 # labels that say the flow cannot pass where the fault is: over a flow delivering on every
@@ -40,7 +40,7 @@ def reach(ctx: Context) -> tuple[str, Finding] | None:
     m = ctx.main
     if m is None or ctx.focus:
         return None
-    f = m.facts
+    f = trace_of(m)
     good, paths = f.get("good_paths"), f.get("ecmp_paths")
     counted = isinstance(good, int) and isinstance(paths, int) and paths > 0
     good, paths = (int(good or 0), int(paths or 0))
@@ -56,20 +56,20 @@ def reach(ctx: Context) -> tuple[str, Finding] | None:
         return "loss", Finding(f"Reachable: yes, with loss — {float(lossy['loss_pct']):g}% of "
                                f"probes lost at {lossy.get('device') or lossy.get('ip')}", [m.id])
     big = next((t for t in ctx.traces if int(t.args.get("size", 60)) > 1500), None)
-    if big is not None and (not big.facts.get("reached")
-                            or big.facts.get("good_paths") != big.facts.get("ecmp_paths")):
+    if big is not None and (not (bf := trace_of(big)).get("reached")
+                            or bf.get("good_paths") != bf.get("ecmp_paths")):
         return "small", Finding(f"Reachable: small packets only — {m.args.get('size', 60)}-byte "
                                 f"probes deliver, {big.args['size']}-byte probes do not "
-                                f"({big.facts.get('reason') or 'some paths fail'})",
+                                f"({bf.get('reason') or 'some paths fail'})",
                                 [m.id, big.id])
     share = f"{good} of {paths} equal-cost paths deliver" if counted else "the destination answers"
     back = next((t for t in ctx.traces if t.args.get("src") == m.args.get("dst")
                  and t.args.get("dst") == m.args.get("src")), None)
-    if back is not None and not back.facts.get("reached"):
+    if back is not None and not (bk := trace_of(back)).get("reached"):
         return "oneway", Finding(f"Reachable: one way only — {m.args.get('src')} to "
                                  f"{m.args.get('dst')} delivers ({share}); the return path "
-                                 f"stops at {back.facts.get('stopped_at')}: "
-                                 f"{back.facts.get('reason') or 'no reply beyond it'}",
+                                 f"stops at {bk.get('stopped_at')}: "
+                                 f"{bk.get('reason') or 'no reply beyond it'}",
                                  [m.id, back.id])
     return "yes", Finding(f"Reachable: yes — {share}, no probe lost", [m.id])
 

@@ -4,7 +4,7 @@ Diagnosis it ends with (what the summarizer renders and `ask --json` reports).""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from netopsai.backends.rows import AlarmRecord
 
@@ -12,6 +12,22 @@ Status = Literal["confirmed", "rejected", "unknown"]
 CONFIRMED: Status = "confirmed"
 REJECTED: Status = "rejected"
 UNKNOWN: Status = "unknown"
+
+
+class RuledOut(TypedDict):
+    """A hypothesis the search ruled out, and the evidence that did (its check's verdict)."""
+
+    label: str
+    text: str
+    cites: list[str]
+    check: str
+
+
+class Ticket(TypedDict):
+    """An escalation draft for an inconclusive diagnosis (ticket.py): for a human and a system."""
+
+    markdown: str
+    json: str
 
 
 @dataclass
@@ -77,10 +93,10 @@ class Diagnosis:
     clean: list[Finding] = field(default_factory=list)
     reference: list[AlarmRecord] = field(default_factory=list)  # closed alarms, for context
     secondary: list[Finding] = field(default_factory=list)  # other confirmed faults / effects
-    ruled_out: list[dict[str, Any]] = field(default_factory=list)  # {label, text, cites}
+    ruled_out: list[RuledOut] = field(default_factory=list)
     next_steps: list[str] = field(default_factory=list)
     steps: list[dict[str, Any]] = field(default_factory=list)
-    ticket: dict[str, Any] | None = None  # an escalation draft when inconclusive
+    ticket: Ticket | None = None  # an escalation draft when inconclusive
     tier: str = ""
     symptoms: str = ""  # the symptom text incident memory indexes
     checks_run: int = 0

@@ -13,7 +13,7 @@ from netopsai.common.localtime import stamp
 from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.base import Verdict, confirmed, rejected, unknown
 from netopsai.diagnosis.checks_device import down_devices
-from netopsai.diagnosis.context import Context
+from netopsai.diagnosis.context import Context, trace_of
 from netopsai.diagnosis.registry import check
 from netopsai.diagnosis.symptoms import DCI, DOWN
 
@@ -97,7 +97,7 @@ def link_down(ctx: Context) -> Verdict:
     # no alarm came: read the host port behind the !H itself
     if main is not None and str(ctx.stop_hop().get("status")) == "!H":
         for eid, row in ctx.owners.values():
-            if row.get("tor") == main.facts.get("stopped_at") and row.get("tor_interface"):
+            if row.get("tor") == trace_of(main).get("stopped_at") and row.get("tor_interface"):
                 state, tid = _port_state(ctx, row["tor"], row["tor_interface"])
                 if state == "down":
                     return confirmed(f"the host link {row['tor']} {row['tor_interface']} -> "

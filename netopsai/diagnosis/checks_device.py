@@ -15,7 +15,7 @@ from netopsai.backends.rows import DeviceDetail, Hop
 from netopsai.common.localtime import stamp
 from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.base import Verdict, confirmed, rejected
-from netopsai.diagnosis.context import Context
+from netopsai.diagnosis.context import Context, trace_of
 from netopsai.diagnosis.registry import check
 
 SELF_KINDS = {"DEVICE_UNREACHABLE", "LINK_DOWN"}  # what a dead device looks like from the NMS
@@ -74,7 +74,8 @@ def _live_signs(ctx: Context, dev: str) -> tuple[list[str], list[str]]:
         ports = ", ".join(f"{r['device']} {r.get('interface') or ''}".strip() for _, r in facing[:4])
         said.append(f"its neighbours' ports facing it are down ({ports})")
         cites += [eid for eid, _ in facing]
-    stop = ctx.main.facts.get("stopped_at") if ctx.main and not ctx.main.facts.get("reached") else None
+    main = trace_of(ctx.main)
+    stop = main.get("stopped_at") if ctx.main and not main.get("reached") else None
     if stop and stop in {r["device"] for _, r in facing}:
         said.append(f"the flow stops at {stop}, next to it")
         cites.append(ctx.main.id if ctx.main else "")

@@ -25,6 +25,7 @@ from typing import Any
 from netopsai.backends.rows import AlarmRecord, ChangeRecord, Hop, JobInfo
 from netopsai.copilot.evidence import Evidence, rows_of
 from netopsai.diagnosis.answer import BREAKS, STILL
+from netopsai.diagnosis.context import trace_of
 
 CITE = re.compile(r"\[(E\d+)\]")
 HEAD = re.compile(r"\*\*(?:Still happening|Reachable|Likely root cause|Nearby|No fault|"
@@ -79,7 +80,7 @@ def main_trace(ev: list[Evidence]) -> Evidence | None:
 
 def delivers(t: Evidence) -> bool:
     """Every equal-cost path delivers, and no hop loses probes."""
-    f = t.facts
+    f = trace_of(t)
     return bool(f.get("reached")) and f.get("good_paths") == f.get("ecmp_paths") \
         and not any(float(h.get("loss_pct") or 0) for h in rows_of(t, Hop))
 
@@ -89,10 +90,10 @@ def _flow(head: str, ev: list[Evidence], rc: dict[str, Any] | None) -> list[str]
     if rc is None or m is None or _kind(ev) != "flow":
         return []
     first, out = head.split("\n", 1)[0], []
-    f = m.facts
+    f = trace_of(m)
     if "Reachable:" not in first:
         out.append("the flow's headline does not say first whether the pair can reach")
-    back = [t for t in ev if t.tool == "traceroute" and not t.errors and not t.facts.get("reached")
+    back = [t for t in ev if t.tool == "traceroute" and not t.errors and not trace_of(t).get("reached")
             and t.args.get("src") == m.args.get("dst") and t.args.get("dst") == m.args.get("src")]
     if "Likely root cause" in first and rc.get("label") in BREAKS and delivers(m) and not back:
         out.append(f"root cause {rc['label']} headlined over a flow delivering on all "
@@ -141,7 +142,7 @@ def _healthy(head: str, ev: list[Evidence], question: str = "") -> list[str]:
                or (not r.get("interface") and r.get("kind") != "BGP_DOWN")]
     else:
         t = main_trace(ev)
-        path = list((t.facts.get("path_devices") or []) if t else [])
+        path = list(trace_of(t).get("path_devices") or [])
         bad = [r for r in rows if _on_path(r, path)]
     return [f"'healthy' headline over the {r['state']} {r['kind']} on {r['device']}"
             f"{' ' + str(r['interface']) if r.get('interface') else ''}" for r in bad[:3]]
@@ -156,8 +157,8 @@ def _counts(answer: str, ev: list[Evidence]) -> list[str]:
     """Counts of alarms and "no open alarm" phrases against the alarms rows each line cites."""
     out = []
     flow = main_trace(ev)
-    flow_devs = set((flow.facts.get("path_devices") or []) + (flow.facts.get("ecmp_devices") or [])
-                    ) if flow else set()
+    ff = trace_of(flow)
+    flow_devs = set((ff.get("path_devices") or []) + (ff.get("ecmp_devices") or [])) if flow else set()
     for line in answer.split("\n"):
         cited = _cited(line, ev)
         if not cited or line.startswith("|"):

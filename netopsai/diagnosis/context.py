@@ -11,8 +11,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 from netopsai.backends.rows import AlarmRecord, ChangeRecord, DeviceDetail, Hop, IpOwner, Neighbor
-from netopsai.copilot.evidence import Evidence, failed, rows_of
+from netopsai.copilot.evidence import Evidence, facts_of, failed, rows_of
 from netopsai.diagnosis.base import Verdict
+from netopsai.tools.facts import TraceFacts
 
 DIAG_WINDOW = "1h"
 RECENT = "6h"  # asked about now: what happened on the flow's devices in the last hours
@@ -24,6 +25,11 @@ HOUR = timedelta(hours=1)  # DIAG_WINDOW as a span
 MAX_TOOL_CALLS = 14  # per diagnosis, baseline included (the return trace and the last hours' alarms among
 # them): past it, checks get `unknown`
 Runner = Callable[[str, dict[str, Any]], Evidence]
+
+
+def trace_of(ev: Evidence | None) -> TraceFacts:
+    """A traceroute's facts, typed; with no trace, an empty dict (read with .get: it holds no key)."""
+    return facts_of(ev, TraceFacts) if ev else cast(TraceFacts, {})
 
 
 def asked(traces: list[Evidence], window: Any, at: str | None) -> tuple[Any, str | None]:
@@ -91,10 +97,10 @@ def baseline_calls(traces: list[Evidence], window: Any = None,
     ok = [e for e in traces if e.tool == "traceroute" and not e.errors]
     if not ok:
         return []
-    f, args = ok[0].facts, ok[0].args
+    f, args = trace_of(ok[0]), ok[0].args
     win = window or DIAG_WINDOW
     devices = sorted(set(f.get("ecmp_devices") or []) | set(f.get("path_devices") or [])
-                     | ({f["stopped_at"]} if f.get("stopped_at") else set()))
+                     | ({stop} if (stop := f.get("stopped_at")) else set()))
     calls: list[dict[str, Any]] = []
     if devices:
         # asked about now: the flow's devices' alarms of the last hours in one read, which holds
@@ -208,7 +214,7 @@ class Context:
         return {**r, "state": "open"}
 
     def _geometry(self) -> None:
-        f = self.main.facts if self.main else {}
+        f = trace_of(self.main)
         self.pos: dict[str, int] = {}
         for level, names in ((NEAR, [*self._before(), *self.neighbours()]),
                              (ECMP, f.get("ecmp_devices") or []),
@@ -222,9 +228,9 @@ class Context:
         dead device drops out of today's paths but was on them. Without that trace, the far
         ends of open alarms on today's paths stand in."""
         if self.before is not None and not self.before.errors:
-            f = self.before.facts
+            f = trace_of(self.before)
             return [*(f.get("ecmp_devices") or []), *(f.get("path_devices") or [])]
-        f = self.main.facts if self.main else {}
+        f = trace_of(self.main)
         flow = {*(f.get("ecmp_devices") or []), *(f.get("path_devices") or []), *self.stops()}
         return [b for _, r in self.alarms.values() if r["state"] == "open" and (p := r.get("peer"))
                 for a, b in ((r["device"], p), (p, r["device"])) if a in flow]
@@ -269,10 +275,11 @@ class Context:
         """Where the flow breaks: the trace's stop, and where failing equal-cost paths fail."""
         out = []
         for t in self.traces:
-            if not t.facts.get("reached") and t.facts.get("stopped_at"):
-                out.append(t.facts["stopped_at"])
-            if t.facts.get("failing"):
-                out.append(t.facts["failing"]["device"])
+            f = trace_of(t)
+            if not f.get("reached") and (at := f.get("stopped_at")):
+                out.append(at)
+            if failing := f.get("failing"):
+                out.append(failing["device"])
         return out
 
     def position(self, device: str | None, peer: str | None = None) -> int:
@@ -313,12 +320,12 @@ class Context:
         """The incident's symptoms as words, for incident memory (BM25) to match."""
         words: list[str] = []
         for t in self.traces:
-            f = t.facts
+            f = trace_of(t)
             words.append("reached" if f.get("reached") else "unreachable")
             if not f.get("reached"):
                 words += [f"stop {self.stop_hop(t).get('status', '')}", f"at {f.get('stopped_at')}"]
-            if f.get("failing"):
-                words.append(f"ecmp failing at {f['failing']['device']} {f['failing']['reason']}")
+            if failing := f.get("failing"):
+                words.append(f"ecmp failing at {failing['device']} {failing['reason']}")
             if any(h.get("loss_pct") for h in rows_of(t, Hop)):
                 words.append("loss")
         for _, r in self.alarms.values():

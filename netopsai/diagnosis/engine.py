@@ -22,7 +22,7 @@ from typing import Any
 from netopsai.copilot.evidence import Evidence, Ledger
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Verdict
-from netopsai.diagnosis.context import Context, asked, baseline_calls
+from netopsai.diagnosis.context import Context, asked, baseline_calls, trace_of
 from netopsai.diagnosis.episodes import past_cause
 from netopsai.diagnosis.memory import IncidentMemory
 from netopsai.diagnosis.rank import Ranker
@@ -67,7 +67,7 @@ def run_engine(ctx: Context, strategy: str = "full", memory: IncidentMemory | No
 def _explains_failure(ctx: Context, v: Verdict) -> bool:
     """A history match may end the diagnosis only if it accounts for how the flow breaks: the
     trace reached (degradation), or the fault sits where the flow stops or on its path."""
-    return bool(ctx.main and ctx.main.facts.get("reached") and not ctx.stops()) or v.position >= 3
+    return bool(ctx.main and trace_of(ctx.main).get("reached") and not ctx.stops()) or v.position >= 3
 
 
 def recall(s: Search, memory: IncidentMemory | None) -> bool:

@@ -7,13 +7,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from netopsai.backends.rows import AlarmRecord, ChangeRecord, DeviceDetail, PortCounters, StatusRow
+from netopsai.backends.rows import AlarmRecord, ChangeRecord, DeviceDetail, Hop, PortCounters, StatusRow
 from netopsai.common.errors import NetopsError
 from netopsai.common.timewin import iso
 from netopsai.common.words import count
 from netopsai.copilot.evidence import rows_of
 from netopsai.diagnosis.base import Diagnosis, Finding
-from netopsai.diagnosis.context import Context
+from netopsai.diagnosis.context import Context, trace_of
 from netopsai.tools.port_answers.zoned import stamp, zone
 
 
@@ -23,7 +23,7 @@ def impact(ctx: Context) -> Finding | None:
     m = ctx.main
     if m is None:
         return None
-    f = m.facts
+    f = trace_of(m)
     good, paths = f.get("good_paths"), f.get("ecmp_paths")
     if isinstance(paths, int) and isinstance(good, int) and paths > 0:
         if good == 0:
@@ -35,7 +35,7 @@ def impact(ctx: Context) -> Finding | None:
                            f"onto the other {bad} ({100 * bad / paths:.0f}%) fail", [m.id])
     if not f.get("reached"):
         return Finding("total: the destination is not reached", [m.id])
-    loss = max((float(r.get("loss_pct") or 0) for r in m.rows[-1:]), default=0.0)
+    loss = max((float(r.get("loss_pct") or 0) for r in rows_of(m, Hop)[-1:]), default=0.0)
     if loss > 0:
         return Finding(f"degraded: the destination answers but {loss:g}% of probes are lost",
                        [m.id])

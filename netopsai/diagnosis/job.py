@@ -24,7 +24,7 @@ from typing import Any
 from netopsai.backends.rows import DeviceInfo, HostInfo, JobInfo
 from netopsai.common.hostlist import compress
 from netopsai.common.localtime import is_utc, span, tz_of
-from netopsai.copilot.evidence import rows_of
+from netopsai.copilot.evidence import Evidence, facts_of, rows_of
 from netopsai.diagnosis.answer import frame
 from netopsai.diagnosis.base import Diagnosis, Finding
 from netopsai.diagnosis.context import Context
@@ -35,6 +35,7 @@ from netopsai.diagnosis.job_registry import ordered
 from netopsai.diagnosis.job_rules import Hit, Reads, explained_by
 from netopsai.diagnosis.job_storm import spread_pauses
 from netopsai.diagnosis.job_window import hosts_window, job_window, trace_time
+from netopsai.tools.facts import RailFacts
 
 # tool calls: the job, the hosts, the batch of reads (9), an errored port's optics or a hot
 # uplink's ECN (1 each), then a storm's Since (up to 10) or spread pauses followed back
@@ -128,7 +129,7 @@ def diagnose_job(ctx: Context, job: str | None, hosts: list[str], window: Any = 
         came_and_went(d, reads, sc.name, window_said(sc.window, ctx.zone),
                       window is not None or at is not None)
     rails = reads.ev.get("rails")
-    if rails is not None and not rails.facts.get("failing") and hits:
+    if rails is not None and not facts_of(rails, RailFacts).get("failing") and hits:
         d.clean.append(Finding(rails_reachable(rails), [rails.id]))
     if (said := rank_named(ctx.question, sc, reads)) is not None:
         d.because.insert(1 if hits else 0, said)
@@ -219,9 +220,10 @@ def _clock(ctx: Context, hosts: list[str]) -> str | None:
     return max(running) if running else None
 
 
-def rails_reachable(rails: Any) -> str:
-    each = pairs_said(rails.facts.get("rails") or {}, every=True)
-    return f"{each} reachable ({'; '.join(rails.facts.get('how') or [])})"
+def rails_reachable(rails: Evidence) -> str:
+    f = facts_of(rails, RailFacts)
+    each = pairs_said(f.get("rails") or {}, every=True)
+    return f"{each} reachable ({'; '.join(f.get('how') or [])})"
 
 
 def _span(window: Any, zone: str = "UTC") -> str:

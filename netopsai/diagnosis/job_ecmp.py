@@ -10,8 +10,10 @@ from __future__ import annotations
 from statistics import median
 from typing import Any
 
+from netopsai.copilot.evidence import facts_of
 from netopsai.diagnosis.job_registry import job_rule
 from netopsai.diagnosis.job_rules import Hit, Reads
+from netopsai.tools.facts import RailFacts
 
 MAX_NAMED = 6  # flows named per uplink in a sentence; the count covers the rest
 
@@ -77,7 +79,7 @@ def ecmp_collision(x: Reads) -> list[Hit]:
         if hot["last_pct"] < x.settings.hot_pct or rest >= x.settings.idle_pct:
             continue
         port, rails = hot["interface"], x.ev.get("rails")
-        placed = rails.facts.get("placement", {}) if rails is not None else {}
+        placed = facts_of(rails, RailFacts).get("placement", {}) if rails is not None else {}
         story = uplink_story(placed, leaf, port, {r["interface"]: r["last_pct"] for r in ups})
         out.append(Hit("link.ecmp_collision", leaf, port, (
             f"{leaf} uplink {port} runs at {hot['last_pct']:.0f}% at the end of the window while "

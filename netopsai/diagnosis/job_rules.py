@@ -13,9 +13,10 @@ from typing import Any, Literal
 from netopsai.backends.rows import AlarmRecord, DeviceInfo, HostInfo, PortCounters, StatusRow
 from netopsai.common.localtime import stamp
 from netopsai.config.roce import RoceSettings, roce_settings
-from netopsai.copilot.evidence import Evidence, rows_of
+from netopsai.copilot.evidence import Evidence, facts_of, rows_of
 from netopsai.diagnosis.base import Finding
 from netopsai.diagnosis.job_registry import job_rule
+from netopsai.tools.facts import RailFacts
 
 
 @dataclass
@@ -234,10 +235,10 @@ def rail_unreachable(x: Reads) -> list[Hit]:
     """Pairs failing on a rail (job_rails.py): a host failing on several rails is down, one
     host's NIC on one rail is down, pairs failing all over a rail point at its leaf."""
     ev = x.ev.get("rails")
-    if ev is None or ev.errors or not ev.facts.get("failing"):
+    if ev is None or ev.errors or not (f := facts_of(ev, RailFacts)).get("failing"):
         return []
-    per, blamed = ev.facts["rails"], ev.facts.get("culprits") or {}
-    on: dict[str, list[str]] = {}
+    per, blamed = f["rails"], f.get("culprits") or {}
+    on: dict[str | None, list[str]] = {}  # a NIC's culprit always names its host
     for k, c in blamed.items():
         if c["kind"] == "nic":
             on.setdefault(c["device"], []).append(k)

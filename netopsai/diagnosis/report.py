@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from netopsai.backends.rows import AlarmRecord
+from netopsai.backends.rows import AlarmRecord, Hop
 from netopsai.common.localtime import stamp
-from netopsai.diagnosis.base import Diagnosis, Finding, Verdict
-from netopsai.diagnosis.context import Context
+from netopsai.copilot.evidence import rows_of
+from netopsai.diagnosis.base import Diagnosis, Finding, RuledOut, Verdict
+from netopsai.diagnosis.context import Context, trace_of
 from netopsai.diagnosis.headline import impact, since
 from netopsai.diagnosis.search import Search
 from netopsai.diagnosis.taxonomy import Taxonomy
@@ -52,11 +53,11 @@ def _where(v: Verdict) -> str:
 
 
 def healthy(ctx: Context) -> bool:
-    m = ctx.main
-    return bool(m and m.facts.get("reached") and not m.facts.get("failing")
-                and m.facts.get("good_paths") == m.facts.get("ecmp_paths")
-                and not any(h.get("loss_pct") for h in m.rows)
-                and all(t.facts.get("reached") for t in ctx.traces))
+    m, f = ctx.main, trace_of(ctx.main)
+    return bool(m and f.get("reached") and not f.get("failing")
+                and f.get("good_paths") == f.get("ecmp_paths")
+                and not any(h.get("loss_pct") for h in rows_of(m, Hop))
+                and all(trace_of(t).get("reached") for t in ctx.traces))
 
 
 def build(ctx: Context, s: Search, tax: Taxonomy, tier: str) -> Diagnosis:
@@ -79,13 +80,13 @@ def build(ctx: Context, s: Search, tax: Taxonomy, tier: str) -> Diagnosis:
         assert m is not None
         d = Diagnosis("none", confidence=0.8, because=[Finding(
             f"the path is healthy: traceroute reaches the destination with no loss, "
-            f"{m.facts.get('good_paths')} of {m.facts.get('ecmp_paths')} equal-cost paths deliver, "
+            f"{trace_of(m).get('good_paths')} of {trace_of(m).get('ecmp_paths')} equal-cost paths deliver, "
             f"and no hypothesis the evidence suggested was confirmed", [m.id, *ctx.alarm_ids])])
     else:
         d = _inconclusive(ctx, s, tax)
     if d.label != "none":
         d.impact = impact(ctx)
-    d.ruled_out = [{"label": v.label, "text": v.text, "cites": v.cites, "check": v.check}
+    d.ruled_out = [RuledOut(label=v.label, text=v.text, cites=v.cites, check=v.check)
                    for v in s.ruled_out]
     d.clean = _clean(ctx, d)
     d.reference = [r for _, r in ctx.alarms.values() if r["state"] == "closed"][:10]
@@ -113,8 +114,8 @@ def _clean(ctx: Context, d: Diagnosis) -> list[Finding]:
     elif ctx.change_ids and not ctx.changes:
         out.append(Finding(f"no change record on {ctx.scope} in the window", ctx.change_ids))
     m = ctx.main
-    if m is not None and m.facts.get("reached"):
-        out.append(Finding(f"traceroute reaches the destination in {m.facts.get('hops')} hops",
+    if m is not None and trace_of(m).get("reached"):
+        out.append(Finding(f"traceroute reaches the destination in {trace_of(m).get('hops')} hops",
                            [m.id]))
     if ctx.alarm_ids and not any(r["state"] == "open" and ctx.alarm_position(r)
                                  for _, r in ctx.alarms.values()):
@@ -126,7 +127,7 @@ def _clean(ctx: Context, d: Diagnosis) -> list[Finding]:
 def open_on_path(ctx: Context) -> list[tuple[str, AlarmRecord]]:
     """Open alarms about the traced path itself (a device alarm on a hop, or a link between two
     consecutive hops): a path that delivers is not called healthy over them."""
-    path = list((ctx.main.facts.get("path_devices") or []) if ctx.main else [])
+    path = list(trace_of(ctx.main).get("path_devices") or [])
     hops = {frozenset(p) for p in zip(path, path[1:], strict=False)}
     return [(eid, r) for eid, r in ctx.alarms.values() if r["state"] == "open"
             and r["device"] in path and (frozenset((r["device"], r.get("peer"))) in hops
@@ -163,8 +164,8 @@ def _inconclusive(ctx: Context, s: Search, tax: Taxonomy) -> Diagnosis:
     m = ctx.main
     if m is None:
         return _untraced(ctx)
-    at = m.facts.get("stopped_at") if m else None
-    text = (f"traceroute stops at {at} ({m.facts.get('reason')})" if at else
+    at = trace_of(m).get("stopped_at")
+    text = (f"traceroute stops at {at} ({trace_of(m).get('reason')})" if at else
             "the flow is degraded")
     d = Diagnosis("inconclusive", at, None, 0.3, because=[Finding(
         f"{text}, and no hypothesis could be confirmed", [m.id])])

@@ -3,7 +3,9 @@ calls), in [0, 1]. They order and prune the taxonomy search; checks decide."""
 
 from __future__ import annotations
 
-from netopsai.diagnosis.context import Context
+from netopsai.backends.rows import Hop
+from netopsai.copilot.evidence import rows_of
+from netopsai.diagnosis.context import Context, trace_of
 from netopsai.diagnosis.registry import symptom
 
 # shared/specs/scenario.md: dci.link_down is a DCI circuit or a backbone (border to DCI) link
@@ -14,12 +16,12 @@ ALARMED = 0.9  # an alarm about the flow: strong, but a stop code in the trace i
 
 
 def _stop_status(ctx: Context, prefix: str) -> bool:
-    return any(not t.facts.get("reached") and str(ctx.stop_hop(t).get("status", "")).startswith(prefix)
+    return any(not trace_of(t).get("reached") and str(ctx.stop_hop(t).get("status", "")).startswith(prefix)
                for t in ctx.traces)
 
 
 def _failing(ctx: Context, word: str) -> bool:
-    return any(word in str((t.facts.get("failing") or {}).get("reason", "")) for t in ctx.traces)
+    return any(word in str(f.get("reason", "")) for t in ctx.traces if (f := trace_of(t).get("failing")))
 
 
 def _open(ctx: Context, *kinds: str, dci: bool | None = False) -> float:
@@ -49,7 +51,7 @@ def trace_silent(ctx: Context) -> float:
 def trace_host_silent(ctx: Context) -> float:
     """No reply at the very end: the path reached the destination's ToR."""
     tors = {row.get("tor") for _, row in ctx.owners.values()}
-    return 0.9 if _stop_status(ctx, "*") and ctx.main and ctx.main.facts.get("stopped_at") in tors \
+    return 0.9 if _stop_status(ctx, "*") and ctx.main and trace_of(ctx.main).get("stopped_at") in tors \
         else 0.0
 
 
@@ -62,7 +64,7 @@ def trace_no_route(ctx: Context) -> float:
 def trace_source_cut(ctx: Context) -> float:
     """The probe cannot leave the source host: its link or its ToR is gone."""
     m = ctx.main
-    return 0.6 if m and not m.facts.get("reached") and not m.facts.get("path_devices") else 0.0
+    return 0.6 if m and not trace_of(m).get("reached") and not trace_of(m).get("path_devices") else 0.0
 
 
 @symptom("trace_host_unreachable")
@@ -72,13 +74,13 @@ def trace_host_unreachable(ctx: Context) -> float:
 
 @symptom("trace_loss")
 def trace_loss(ctx: Context) -> float:
-    return 0.5 if any(h.get("loss_pct") for t in ctx.traces for h in t.rows) else 0.0
+    return 0.5 if any(h.get("loss_pct") for t in ctx.traces for h in rows_of(t, Hop)) else 0.0
 
 
 @symptom("ecmp_degraded")
 def ecmp_degraded(ctx: Context) -> float:
     m = ctx.main
-    return 0.4 if m and m.facts.get("reached") and m.facts.get("failing") else 0.0
+    return 0.4 if m and trace_of(m).get("reached") and trace_of(m).get("failing") else 0.0
 
 
 def _link_alarms(ctx: Context, dci: bool) -> float:

@@ -8,12 +8,12 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from netopsai.diagnosis.base import Diagnosis
+    from netopsai.diagnosis.base import Diagnosis, Ticket
     from netopsai.diagnosis.context import Context
     from netopsai.diagnosis.search import Search
 
 
-def ticket(ctx: Context, s: Search, d: Diagnosis) -> dict[str, Any]:
+def ticket(ctx: Context, s: Search, d: Diagnosis) -> Ticket:
     m = ctx.main
     data: dict[str, Any] = {
         "title": f"Connectivity {(m.args.get('src') if m else '?')} -> "
