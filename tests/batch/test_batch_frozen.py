@@ -14,6 +14,7 @@ from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
 from netopsai.backends.lab.paths import LabPaths
 from netopsai.common.errors import NetopsError
+from netopsai.common.timewin import Window
 from netopsai.copilot.batch.check import (
     SharedEvidence,
     diagnosed_result,
@@ -21,7 +22,7 @@ from netopsai.copilot.batch.check import (
     quick_result,
     trace,
 )
-from netopsai.copilot.batch.frozen import FrozenInventory, FrozenPaths, frozen
+from netopsai.copilot.batch.frozen import FrozenEvents, FrozenInventory, FrozenPaths, frozen
 from netopsai.copilot.batch.healthy import healthy_result
 from netopsai.copilot.batch.parse import Pair
 from netopsai.copilot.batch.snapshot import Pin, pin_of, pinned
@@ -29,6 +30,7 @@ from netopsai.lab.inject import inject
 from netopsai.lab.manage import init_lab
 from netopsai.lab.scenario import Scenario
 from netopsai.store.engine import engine_for
+from netopsai.store.events import StoreEvents
 from netopsai.store.inventory import StoreInventory
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
@@ -124,3 +126,24 @@ def test_only_the_pins_clock_is_frozen(lab: tuple[Backends, Pin, list[Pair]],
     assert [lab_clock.clock() for _ in range(3)] == [CLOCK] * 3
     moving = FrozenInventory(b.paths.engine, pin)  # type: ignore[attr-defined]
     assert len({moving.clock() for _ in range(3)}) == 3
+
+
+def test_changes_and_alarms_of_named_devices_are_the_stores(lab: tuple[Backends, Pin, list[Pair]]) -> None:
+    """Every pair of devices with alarms or changes, and each alone, in two windows: the rows
+    cut from one read equal the store's own query's, in its order (alarms raised at one moment
+    on two devices, as a dead ToR's neighbours raise them, included)."""
+    b, _, _ = lab
+    engine = b.paths.engine  # type: ignore[attr-defined]
+    store, fz = StoreEvents(engine), FrozenEvents(engine)
+    for hours in (1, 24):
+        w = Window(start=CLOCK - timedelta(hours=hours), end=CLOCK)
+        alarmed = sorted({a["device"] for a in store.alarms(None, "any", None, None, w)})
+        changed = sorted({c["device"] for c in store.changes(None, None, None, w)})
+        assert len(alarmed) >= 3 and changed
+        for names in [[d] for d in alarmed] + [[a, b] for a in alarmed for b in alarmed if a < b]:
+            assert fz.alarms(None, "any", names, None, w) == store.alarms(None, "any", names, None, w)
+            assert fz.alarms(None, "open", names, None, w) == store.alarms(None, "open", names, None, w)
+        for names in [[d] for d in changed] + [changed, [*changed, *alarmed]]:
+            assert fz.changes(names, None, None, w) == store.changes(names, None, None, w)
+    moments = [a["raised_at"] for a in store.alarms(None, "any", None, None, w)]
+    assert len(set(moments)) < len(moments)  # the lab has alarms at one moment: the store's order kept

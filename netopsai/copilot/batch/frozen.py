@@ -10,24 +10,27 @@ the store's own, so every row is the same as before (tests/batch/test_batch_froz
 both on every failing pair of a faulted lab), only not re-read while the batch runs.
 
 What is kept: the clock (only when it is the pin's, i.e. a lab's), the devices' names (read at
-once; a name not among them is asked again, so its error is the store's), and an address's owner.
-Everything else goes to the store as before."""
+once; a name not among them is asked again, so its error is the store's), an address's owner,
+and changes and alarms of named devices (cut from one read per window). Everything else goes to
+the store as before."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from netopsai.backends.base import Backends
 from netopsai.backends.lab.paths import LabPaths, trace_row
-from netopsai.backends.rows import IpOwner, Trace
+from netopsai.backends.rows import AlarmRecord, ChangeRecord, IpOwner, Trace
 from netopsai.common.errors import NetopsError
-from netopsai.common.timewin import as_utc
+from netopsai.common.timewin import Window, as_utc
 from netopsai.copilot.batch.snapshot import Pin
+from netopsai.store.events import StoreEvents
 from netopsai.store.inventory import StoreInventory
 from netopsai.store.tables import Device
 
@@ -77,6 +80,44 @@ class FrozenPaths:
         return trace_row(self.engine, self.pin.version, when, src, dst, size)
 
 
+class FrozenEvents(StoreEvents):
+    """Changes and alarms of named devices cut from one read of every device's in the same
+    window (each diagnosis asks for its own path's ~40 devices: a query each). Exact when the
+    devices' rows are at distinct times: the store orders by time alone, so two rows at one
+    moment could come in another order from another query; then the store is asked."""
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        self._all: dict[tuple[Any, ...], list[Any]] = {}
+
+    def changes(self, devices: list[str] | None, site: str | None, ticket: str | None,
+                window: Window) -> list[ChangeRecord]:
+        key = ("changes", site, ticket, window.start, window.end)
+        rows = self._cut(key, devices, "start", lambda: super(FrozenEvents, self).changes(
+            None, site, ticket, window))
+        return rows if rows is not None else super().changes(devices, site, ticket, window)
+
+    def alarms(self, category: str | None, state: str, devices: list[str] | None,
+               site: str | None, window: Window) -> list[AlarmRecord]:
+        key = ("alarms", category, state, site, window.start, window.end)
+        rows = self._cut(key, devices, "raised_at", lambda: super(FrozenEvents, self).alarms(
+            category, state, None, site, window))
+        return rows if rows is not None else super().alarms(category, state, devices, site, window)
+
+    def _cut(self, key: tuple[Any, ...], devices: list[str] | None, at: str,
+             read: Callable[[], list[Any]]) -> list[Any] | None:
+        if not devices:  # every device's: asked once per batch anyway (SharedEvidence)
+            return None
+        every = self._all.get(key)
+        if every is None:
+            every = self._all[key] = read()
+        wanted = set(devices)
+        rows = [r for r in every if r["device"] in wanted]
+        if len({r[at] for r in rows}) < len(rows):  # two at one moment: the store's order, not ours
+            return None
+        return [dict(r) for r in rows]  # copies: a caller may add to the rows it gets
+
+
 def frozen(backends: Backends, pin: Pin | None) -> Backends:
     """`backends` with the lab's inventory and paths frozen at `pin`; others left as they are."""
     if pin is None:
@@ -85,4 +126,7 @@ def frozen(backends: Backends, pin: Pin | None) -> Backends:
         backends = replace(backends, paths=FrozenPaths(backends.paths.engine, pin))
     if type(backends.inventory) is StoreInventory:
         backends = replace(backends, inventory=FrozenInventory(backends.inventory.engine, pin))
+    if type(backends.changes) is StoreEvents and backends.alarms is backends.changes:
+        events = FrozenEvents(backends.changes.engine)
+        backends = replace(backends, changes=events, alarms=events)
     return backends
