@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 # (part, file, function): cumulative seconds of the function, summed over the processes
 WORKER_PARTS = [("traces of healthy pairs (healthy.py, new)", "healthy.py", "healthy_result"),
                 ("traces through the traceroute tool", "pairs.py", "trace"),
-                ("  of which the lab's route model (lab/trace.py)", "trace.py", "trace"),
+                ("the lab's route model, every trace (lab/trace.py)", "trace.py", "trace"),
                 ("diagnoses of failing pairs", "pairs.py", "diagnosed_result"),
                 ("  of which tool calls the diagnosis makes", "pairs.py", "run"),
                 ("loading the lab's routes (router_for)", "forwarding.py", "router_for")]
