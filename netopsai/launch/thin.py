@@ -7,7 +7,7 @@ command, --help, an option this parser does not know — goes to the full comman
 (launch/app.py). It is the console script's entry, and `python -m netopsai`'s: the launcher's,
 so its fallback may load every front end; the plain ask itself reads only the CLI's light
 modules (threads, remote, failure, thin_text). Output and exit codes are the same either way
-(tests/cli/test_cli_thin.py)."""
+(tests/launch/test_thin_door.py)."""
 
 from __future__ import annotations
 
