@@ -126,7 +126,9 @@ def _add_peers(s: Session, rows: list[Row]) -> None:
         lk = links.get(r.get("link_id"))
         r["peer"] = (lk.b_device if lk.a_device == r["device"] else lk.a_device) if lk else None
     _add_peer_addresses(s, [r for r in rows if r.get("category") == "bgp" and r.get("link_id")])
-    named: dict[str, str | None] = {}
+    # keyed by (neighbour, device): the peer leaves out the alarm's own device, so one address
+    # held by two devices is each one's peer, and a row must not take another device's answer
+    named: dict[tuple[str, str], str | None] = {}
     for r in rows:
         neighbor = r.pop("neighbor", None)
         if not neighbor or r.get("category") not in ("bgp", "routing"):
@@ -134,9 +136,10 @@ def _add_peers(s: Session, rows: list[Row]) -> None:
         if is_ip(neighbor):
             r["peer_address"] = r.get("peer_address") or neighbor
         if not r["peer"]:
-            if neighbor not in named:
-                named[neighbor] = _device_of(s, neighbor, r["device"])
-            r["peer"] = named[neighbor]
+            key = (neighbor, r["device"])
+            if key not in named:
+                named[key] = _device_of(s, neighbor, r["device"])
+            r["peer"] = named[key]
 
 
 def _device_of(s: Session, neighbor: str, device: str) -> str | None:
