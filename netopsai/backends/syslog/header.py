@@ -113,9 +113,13 @@ def stamp_at(text: str, pos: int) -> tuple[str, int, bool] | None:
 
 def peel(rest: str) -> Header:
     """The header of `rest` (a line after its PRI)."""
-    if kiwi := _KIWI_FILE.match(rest):  # the server's columns as a stamp and a host column
+    c, every = rest[:1], not SHORTCUTS  # Kiwi's file opens with a year, ProCurve's with a letter
+    if (every or c.isdecimal()) and (kiwi := _KIWI_FILE.match(rest)):  # the server's columns
+        # as a stamp and a host column
         rest = f"{kiwi.group(1)} {kiwi.group(2)} {kiwi.group(3) or kiwi.group(4)} {rest[kiwi.end():]}"
-    if log := _PROCURVE_LOG.match(rest):  # the switch's own buffer: no host, 2-digit years
+        c = rest[:1]
+    if (every or c.isspace() or c in "IWMDE") and (log := _PROCURVE_LOG.match(rest)):
+        # the switch's own buffer: no host, 2-digit years
         month, day, yy, clock = log.groups()
         year = (1900 if int(yy) >= 70 else 2000) + int(yy)  # 01/01/90: a clock never set
         return Header(timestamp=f"{year}-{month}-{day} {clock}", text=rest[log.end():])

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from netopsai.backends.syslog import header
 from netopsai.backends.syslog.header import peel, structured_data
 from netopsai.backends.syslog.relayed import unwrap
 
@@ -50,8 +51,10 @@ def parse_frame(data: bytes) -> SyslogMessage:
     rest = raw[pri.end():] if pri else raw
     facility, severity = FACILITIES[value >> 3], SEVERITIES[value & 7]
     rest = unwrap(rest)  # what a syslog server did to the device's line, undone (relayed.py)
-    rest = rest[k.end():] if (k := _KIWI.match(rest)) else rest
-    v5 = _V5424.match(rest)
+    every = not header.SHORTCUTS  # the shortcuts: both patterns open with a literal
+    if every or rest.startswith("Original"):
+        rest = rest[k.end():] if (k := _KIWI.match(rest)) else rest
+    v5 = _V5424.match(rest) if every or rest.startswith("1 ") else None
     if v5:
         return _rfc5424(rest, v5, facility, severity)
     return _rfc3164(rest, facility, severity)

@@ -29,6 +29,7 @@ import re
 from functools import cache
 from zoneinfo import available_timezones
 
+from netopsai.backends.syslog import header
 from netopsai.backends.syslog.clock import ABBREVIATIONS, STAMP, zone_hours
 
 _BSD = re.compile(r"(?P<stamp>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>\S+) (?P<msg>.*)", re.S)
@@ -62,11 +63,14 @@ _ORIGIN = re.compile(r"(?!\d+$|(?:RP|LC)$)[A-Za-z0-9][\w.-]*")
 
 def unwrap(rest: str) -> str:
     """The device's line inside a syslog server's line `rest` (after the PRI), or `rest`."""
-    if (m := _FWD.match(rest)) and not _INNER_5424.match(rest[m.start("msg"):]):
+    c, every = rest[:1], not header.SHORTCUTS  # each pattern tried where it can start
+    if (every or c == "1") and (m := _FWD.match(rest)) \
+            and not _INNER_5424.match(rest[m.start("msg"):]):
         return _forwarded(rest, m)
-    for pattern in (_BSD, _ISO):
-        if m := pattern.match(rest):
-            return _filed(rest, m)
+    if (every or "A" <= c <= "Z") and (m := _BSD.match(rest)):
+        return _filed(rest, m)
+    if (every or c.isdecimal()) and (m := _ISO.match(rest)):  # \d: a decimal digit
+        return _filed(rest, m)
     return rest
 
 
