@@ -228,7 +228,10 @@ def render(a: argparse.Namespace, rounds: list[dict[str, Any]], store: list[dict
         f"1-min load {load[0]:.2f} before, {load[1]:.2f} after (shared with other work)",
         f"- Second round of two into a fresh store (counter samples written), concurrency {CONCURRENCY}; "
         "both paths one after the other against the same agents. Per-chunk writers: one thread on "
-        "SQLite (its one write lock), sharded by device on PostgreSQL; chunks of 50 devices.", "",
+        "SQLite (its one write lock), sharded by device on PostgreSQL; chunks of "
+        f"{min(50, max(1, a.devices // 16))} devices (50 at most; a sixteenth of a small round). "
+        "\"Writer busy\" is the writers' wall time in their transactions, which includes waiting "
+        "for the GIL while the reader decodes.", "",
         "| snmpsim processes | store | path | round | read | writer after the read | writer busy | "
         "writer's share of the round |",
         "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |"]

@@ -67,7 +67,8 @@ class Costs:
         return self.stores()[db] * scale.get(known, 1.0)
 
 
-THREAD_SCALING = {"sqlite": {1: 1.0}, "postgresql": {1: 1.0}}  # replaced from bench_poll_writers
+# bench_poll_writers.py, 2026-11-27 (store only, 400 devices): writer threads over the single writer
+THREAD_SCALING = {"sqlite": {1: 0.81}, "postgresql": {1: 1.11, 2: 1.13, 4: 1.19}}
 
 
 def thread_scaling(path: Path) -> dict[str, dict[int, float]]:
