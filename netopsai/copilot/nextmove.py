@@ -7,6 +7,7 @@ order. Pure: no UI library here, so it is tested alone."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from netopsai.backends.rows import AlarmRow, Hop
@@ -24,7 +25,7 @@ def _add(out: list[str], question: str, asked: str) -> None:
         out.append(question)
 
 
-def _devices(turn: list[dict[str, Any]], entities: dict[str, Any], names: set[str]) -> list[str]:
+def _devices(turn: Sequence[Mapping[str, Any]], entities: dict[str, Any], names: set[str]) -> list[str]:
     """The devices this turn is about, the likeliest culprit first: where a trace stopped, the
     root of the first open case, the devices the question named, then devices in its rows."""
     found: list[str] = []
@@ -42,7 +43,7 @@ def _devices(turn: list[dict[str, Any]], entities: dict[str, Any], names: set[st
     return [d for d in dict.fromkeys(found) if d in names]
 
 
-def follow_ups(asked: str, intent: str, turn: list[dict[str, Any]], entities: dict[str, Any],
+def follow_ups(asked: str, intent: str, turn: Sequence[Mapping[str, Any]], entities: dict[str, Any],
                names: set[str]) -> list[str]:
     """Two or three questions the answer's evidence suggests ("the reverse path", "upstream
     switch of IP", "details of DEVICE", "what changed on DEVICE"), none the one just asked."""
@@ -167,7 +168,7 @@ def corrected(asked: str, answer: str) -> list[str]:
     return [asked.replace(m.group(1), near.strip(), 1) for near in m.group(2).split(",")][:MAX_NEXT]
 
 
-def next_questions(asked: str, answer: str, intent: str, turn: list[dict[str, Any]],
+def next_questions(asked: str, answer: str, intent: str, turn: Sequence[Mapping[str, Any]],
                    entities: dict[str, Any], names: set[str]) -> list[str]:
     """The chips after an answer: the examples of a question not placed, the question with a
     suggested name, else the follow-ups its evidence suggests."""

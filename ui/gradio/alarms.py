@@ -21,8 +21,9 @@ from netopsai.backends.rows import AlarmRow
 from netopsai.common.timewin import as_utc
 from netopsai.common.words import count
 from netopsai.copilot.doors import ack_states, acks_store, call_tool
-from netopsai.copilot.evidence import rows_of
+from netopsai.copilot.evidence import facts_of, rows_of
 from netopsai.tools.alarms import Category
+from netopsai.tools.facts import AlarmCase, AlarmFacts
 from netopsai.ui.gradio.timepick import describe, local_time
 from netopsai.ui.gradio.views import inert
 
@@ -89,7 +90,7 @@ class ShownAlarm(AlarmRow, total=False):
 class AlarmsData:
     open_rows: list[ShownAlarm] = field(default_factory=list)
     rows: list[ShownAlarm] = field(default_factory=list)  # the window's, newest first
-    cases: list[dict[str, Any]] = field(default_factory=list)
+    cases: list[AlarmCase] = field(default_factory=list)
     summary: str = ""
     when: str = ""  # the window in words, zone and UTC
     clock: datetime | None = None  # the network's clock the window ends at
@@ -141,19 +142,20 @@ def read_alarms(backends: Backends, f: Filters, window: str | dict[str, str],
         r["ack"], r["ack_state"] = (st.text(backends.zone), st.state) if st else ("", "")
     shown = [r for r in open_rows if f.show_silenced or r["ack_state"] != "silenced"]
     ids = {r["id"] for r in rows}
-    cases = [c for c in recent.facts.get("cases", []) if ids & set(c.get("member_ids", []))]
+    facts = facts_of(recent, AlarmFacts)
+    cases = [c for c in facts.get("cases", []) if ids & set(c.get("member_ids", []))]
     acked = sum(1 for r in open_rows if r["ack_state"] == "acked")
     lost = sum(1 for r in open_rows if r.get("traffic_lost") or r.get("impact") == "traffic_lost")
     summary = (f"**{len(open_rows)} open** ({acked} acknowledged, {len(open_rows) - len(shown)} "
                f"silenced) · {lost} with {IMPACT_WORDS['traffic_lost']} · "
                f"{count(len(rows), 'alarm')} in the window · {count(len(cases), 'case')}"
-               f"{_notes(recent.facts)}")
+               f"{_notes(facts)}")
     return AlarmsData(_worst(shown), _newest(rows), cases, summary,
                       describe(recent.window, window, backends.zone), clock,
                       len(open_rows) - len(shown), read=inert(recent.summary))
 
 
-def _notes(facts: dict[str, Any]) -> str:
+def _notes(facts: AlarmFacts) -> str:
     """What the on-call must not miss above the tables (network text made inert): devices the
     inventory does not know, with their senders, and cases that could not be built."""
     out = ""
@@ -222,7 +224,7 @@ def empty_note(data: AlarmsData, f: Filters, which: str) -> str:
     return f"**{len(rows)}** {what} {data.when}{hidden}"
 
 
-def cases_frame(cases: list[dict[str, Any]], zone: str | None = None) -> pd.DataFrame:
+def cases_frame(cases: list[AlarmCase], zone: str | None = None) -> pd.DataFrame:
     """One row a case, open ones and the largest first (the tool's order)."""
     rows = [{"case": c["case"], "suggested root cause": f"{c['root_kind']} on {c['root_device']}"
              + (f" {c['root_interface']}" if c["root_interface"] else "")
@@ -273,12 +275,12 @@ def diagnosis_question(device: str, raised: str | None, clock: datetime | None =
     return f"what is wrong with {device}{_since(raised, clock)}?"
 
 
-def case_of(row: ShownAlarm, cases: list[dict[str, Any]]) -> dict[str, Any] | None:
+def case_of(row: ShownAlarm, cases: list[AlarmCase]) -> AlarmCase | None:
     """The case an alarm belongs to (its blast radius), when the window's cases hold it."""
     return next((c for c in cases if row.get("id") in (c.get("member_ids") or [])), None)
 
 
-def diagnose_context(row: ShownAlarm | None, case: dict[str, Any] | None,
+def diagnose_context(row: ShownAlarm | None, case: AlarmCase | None,
                      zone: str | None = None) -> str:
     """The chat's note before the diagnosis: the alarm (or case) it starts from, who is on it,
     and the case's blast radius and root alarm (markdown, network text inert)."""
@@ -296,7 +298,7 @@ def diagnose_context(row: ShownAlarm | None, case: dict[str, Any] | None,
     return inert("From the Alarms tab: " + "  \n".join(parts))
 
 
-def case_question(case: dict[str, Any], clock: datetime | None = None) -> str:
+def case_question(case: AlarmCase, clock: datetime | None = None) -> str:
     """A case's question is its suggested root alarm's."""
     return question_for({"device": case.get("root_device"), "interface": case.get("root_interface"),
                          "raised_at": case.get("first_raised")}, clock)

@@ -15,6 +15,7 @@ import gradio as gr
 from netopsai.common.errors import NetopsError
 from netopsai.common.timewin import parse_duration
 from netopsai.copilot.doors import record_ack
+from netopsai.tools.facts import AlarmCase
 from netopsai.ui.gradio import alarms as av
 from netopsai.ui.gradio.grid import GRID
 from netopsai.ui.gradio.shell import CHAT, Shell
@@ -257,7 +258,7 @@ def _act(engine: Any, backends: Any, zone: str, action: str, selected: str | Non
     return (status, av.detail(shown[7].get(str(selected)), zone) if selected else gr.skip(), *shown)
 
 
-def _diagnose(row: av.ShownAlarm | None, cases: list[dict[str, Any]], history: list[Any],
+def _diagnose(row: av.ShownAlarm | None, cases: list[AlarmCase], history: list[Any],
               clock: datetime, zone: str) -> tuple[Any, Any, Any]:
     """To the Chat tab with the alarm's diagnosis asked (the chat answers it at once), the alarm,
     its acknowledgement and its case's blast radius noted in the chat first."""
@@ -269,7 +270,7 @@ def _diagnose(row: av.ShownAlarm | None, cases: list[dict[str, Any]], history: l
         [*(history or []), {"role": "user", "content": note}])
 
 
-def _diagnose_case(case: dict[str, Any] | None, history: list[Any], clock: datetime,
+def _diagnose_case(case: AlarmCase | None, history: list[Any], clock: datetime,
                    zone: str) -> tuple[Any, Any, Any]:
     if case is None:
         raise gr.Error("select a case first (click its row)", title="Diagnose this case")

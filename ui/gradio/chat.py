@@ -17,6 +17,7 @@ from gradio import ChatMessage
 from netopsai.common.errors import NetopsError
 from netopsai.common.words import count
 from netopsai.copilot import threads
+from netopsai.copilot.payload import EvidenceDump, dumps_of
 from netopsai.copilot.service import Copilot, Thread
 from netopsai.ui.gradio.evhead import evidence_header, evidence_list_words
 from netopsai.ui.gradio.headline import headline, headline_html
@@ -47,7 +48,7 @@ class ChatView:
     plot: tuple[str, pd.DataFrame] | None = None
     path: str = ""
     status: str = ""
-    turn_evidence: list[dict[str, Any]] = field(default_factory=list)
+    turn_evidence: list[EvidenceDump] = field(default_factory=list)
     headline: str | None = None  # the pinned line's HTML (headline.headline_html); None: as it is
     next: list[str] | None = None  # the follow-up chips' questions (nextmove); None: as they are
 
@@ -168,15 +169,15 @@ class ChatHandler:
         """The network's zone: evidence windows read in it."""
         return str(getattr(self.copilot.backends, "zone", "") or "UTC")
 
-    def _views(self, thread: Thread) -> tuple[str, list[dict[str, Any]], set[str]]:
-        evidence, turn_ev = thread.evidence, thread.turn_evidence
+    def _views(self, thread: Thread) -> tuple[str, list[EvidenceDump], set[str]]:
+        evidence, turn_ev = dumps_of(thread.evidence), dumps_of(thread.turn_evidence)
         return evidence_html(evidence, {e["id"] for e in turn_ev}, self.zone), turn_ev, \
             {e["id"] for e in evidence}
 
     def _headers(self, thread: Thread) -> dict[str, str]:
-        return {e["id"]: evidence_header(e, self.zone) for e in thread.evidence}
+        return {e["id"]: evidence_header(e, self.zone) for e in dumps_of(thread.evidence)}
 
-    def _next(self, thread: Thread, answer: str, turn_ev: list[dict[str, Any]]) -> list[str]:
+    def _next(self, thread: Thread, answer: str, turn_ev: list[EvidenceDump]) -> list[str]:
         """The chips after the thread's last answer (nextmove.next_questions)."""
         if not answer:
             return []

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -36,7 +36,9 @@ from netopsai.copilot.device import (
     read_device,
     zone_info,
 )
-from netopsai.copilot.evidence import Evidence, cell_text, rows_of
+from netopsai.copilot.evidence import Evidence, cell_text, facts_of, rows_of
+from netopsai.copilot.payload import EvidenceDump
+from netopsai.tools.facts import AlarmFacts
 from netopsai.ui.gradio.alarms import cases_frame
 from netopsai.ui.gradio.device_snapshots import SNAPSHOT_COLUMNS, snapshots_frame
 from netopsai.ui.gradio.timepick import local_time  # gradio is loaded by .alarms already
@@ -174,7 +176,8 @@ def timeline_frame(tele: Evidence, ifaces: list[InterfaceInfo], name: str,
     quiet = [{"device": name, "interface": i["name"], "state_at_start": "up", "state_at_end": "up"}
              for i in sorted(ifaces, key=lambda i: _natural(i["name"])) if i["name"] not in seen
              and i.get("oper_status") == "up" and i.get("speed_mbps")]  # an SVI has no telemetry
-    frame = status_timeline({"window": tele.window, "rows": [*moved, *quiet][:MAX_PORTS]})
+    # the timeline of an evidence record made of the moved ports then the quiet ones
+    frame = status_timeline(cast(EvidenceDump, {"window": tele.window, "rows": [*moved, *quiet][:MAX_PORTS]}))
     frame["port"] = frame["port"].str.removeprefix(f"{name} ")
     frame["time"] = pd.to_datetime(frame["time"], utc=True).dt.tz_convert(zone).dt.tz_localize(None)
     return frame
@@ -225,7 +228,7 @@ def _alarms_frame(rows: list[AlarmRecord], zone: tzinfo) -> pd.DataFrame:
 
 def _cases_frame(ev: Evidence, name: str, zone: tzinfo) -> pd.DataFrame:
     """The window's cases that involve the device (as root or member), their times zoned."""
-    mine = [c for c in ev.facts.get("cases", []) if name in c.get("devices", [])]
+    mine = [c for c in facts_of(ev, AlarmFacts).get("cases", []) if name in c.get("devices", [])]
     frame = cases_frame(mine)
     frame["first raised"] = [when(t, zone) for t in frame["first raised"]]
     return frame.astype(object).where(frame.notna(), DASH)

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from netopsai.common.zones import zone_of
+from netopsai.copilot.payload import EvidenceDump
 
 TOOLS = {"alarms": "alarms", "changelog": "change records", "traceroute": "traceroute",
          "metadata": "inventory", "events": "log lines", "telemetry": "port telemetry"}
@@ -75,7 +76,7 @@ def _when(window: dict[str, str] | None, zone: str) -> str:
     return f"{start:%Y-%m-%d %H:%M} – {end:%Y-%m-%d %H:%M} {name}"
 
 
-def evidence_header(ev: dict[str, Any], zone: str = "UTC") -> str:
+def evidence_header(ev: EvidenceDump, zone: str = "UTC") -> str:
     """One evidence's header in words: tool, scope, window (network zone), and a failure."""
     args = ev.get("args") or {}
     tool = str(ev.get("tool", ""))

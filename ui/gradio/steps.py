@@ -3,11 +3,10 @@ tool or coder run and diagnosis, each evidence under its header in words (evhead
 
 from __future__ import annotations
 
-from typing import Any
-
 from gradio import ChatMessage
 
 from netopsai.common.words import count
+from netopsai.copilot.payload import EvidenceDump
 from netopsai.copilot.service import Step
 from netopsai.copilot.steps import describe
 from netopsai.ui.gradio.evhead import evidence_header
@@ -31,7 +30,7 @@ def _step_body(step: Step) -> str:
                    if moves else "")
 
 
-def _evidence_body(ev: dict[str, Any], code: str | None, zone: str = "UTC") -> str:
+def _evidence_body(ev: EvidenceDump, code: str | None, zone: str = "UTC") -> str:
     body = f"**{evidence_header(ev, zone)}**\n\n{ev['summary']}"
     body += "".join(f"\n\n**error:** {e}" for e in ev.get("errors") or [])
     return body + (f"\n\n```python\n{code}\n```" if code else "")

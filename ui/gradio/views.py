@@ -15,6 +15,8 @@ import pandas as pd
 from netopsai.backends.rows import Hop, PortCounters, PortStatus, figure
 from netopsai.common.zones import zone_of
 from netopsai.copilot.evidence import CITATION, cell_text
+from netopsai.copilot.payload import EvidenceDump, dump_facts, dump_rows
+from netopsai.tools.facts import CounterFacts, PortStateFacts, TraceFacts
 from netopsai.ui.gradio.evhead import evidence_header
 
 MAX_ROWS = 50  # rows a page of an evidence table shows; later pages open on demand
@@ -135,7 +137,7 @@ def rows_table(columns: list[str], rows: list[dict[str, Any]], limit: int = MAX_
     return "".join(out)
 
 
-def _columns(ev: dict[str, Any]) -> list[str]:
+def _columns(ev: EvidenceDump) -> list[str]:
     """A traceroute's hops with their verdict first (HOP_COLUMNS), like the path panel. A port
     state table's `events` (bare UTC times, what the diagnosis parses) is left out when its
     `changes` (the same events in the asked zone, named) is there: every time shown carries its
@@ -148,7 +150,7 @@ def _columns(ev: dict[str, Any]) -> list[str]:
     return [c for c in HOP_COLUMNS if c in cols] + [c for c in cols if c not in HOP_COLUMNS]
 
 
-def evidence_html(evidence: list[dict[str, Any]], current: set[str] | None = None,
+def evidence_html(evidence: list[EvidenceDump], current: set[str] | None = None,
                   zone: str = "UTC") -> str:
     """Every evidence of the conversation: this turn's first, in order and open, then earlier
     turns' newest first. Each entry carries the anchor the answer's citations link to, under a
@@ -197,12 +199,12 @@ def _path_nodes(rows: list[Hop]) -> list[tuple[str, str, str]]:
     return nodes
 
 
-def path_html(ev: dict[str, Any]) -> str:
+def path_html(ev: EvidenceDump) -> str:
     """A traceroute as a chain of devices coloured by status, then its full hop table."""
-    args, facts = ev.get("args", {}), ev.get("facts", {})
+    args, facts = ev.get("args", {}), dump_facts(ev, TraceFacts)
     reached = bool(facts.get("reached"))
     chain = [_node(str(args.get("src", "source")), _GREY, "source")]
-    chain += [_node(*n) for n in _path_nodes(ev.get("rows", []))]
+    chain += [_node(*n) for n in _path_nodes(dump_rows(ev, Hop))]
     chain.append(_node(str(args.get("dst", "destination")), _OK if reached else _GREY,
                        "destination reached" if reached else "destination not reached"))
     arrow = ' <span style="color:#9ca3af">&rarr;</span> '
@@ -214,7 +216,7 @@ def path_html(ev: dict[str, Any]) -> str:
             f'{rows_table(HOP_COLUMNS, ev.get("rows", []))}</div>')
 
 
-def trace_of(evidence: list[dict[str, Any]]) -> dict[str, Any] | None:
+def trace_of(evidence: list[EvidenceDump]) -> EvidenceDump | None:
     """The turn's first traceroute (the one a diagnosis starts from)."""
     return next((e for e in evidence if e["tool"] == "traceroute" and e.get("rows")), None)
 
@@ -226,14 +228,14 @@ def _ts(text: str) -> pd.Timestamp:
 BAND = 1.5  # one band per port: down at its floor, up 1 above it, half a band of gap between
 
 
-def status_timeline(ev: dict[str, Any]) -> pd.DataFrame:
+def status_timeline(ev: EvidenceDump) -> pd.DataFrame:
     """Port up (1) / down (0) over the window as a step line per port: each transition is two
     points at the same time, the old state then the new. `band` draws each port in a band of
     its own (the first port on top), so eight 0/1 lines never sit on one another."""
     window = ev.get("window") or {}
     start, end = _ts(window["start"]), _ts(window["end"])
     points: list[dict[str, Any]] = []
-    rows: list[PortStatus] = ev.get("rows", [])[:MAX_PORTS]
+    rows = dump_rows(ev, PortStatus)[:MAX_PORTS]
     for i, r in enumerate(rows):
         port = f"{r['device']} {r['interface']}"
         floor = (len(rows) - 1 - i) * BAND
@@ -249,26 +251,27 @@ def status_timeline(ev: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(points, columns=["time", "up", "port", "band"])
 
 
-def counter_bars(ev: dict[str, Any]) -> pd.DataFrame:
+def counter_bars(ev: EvidenceDump) -> pd.DataFrame:
     """Counter telemetry (errors, discards, utilisation, rx power): the worst ports' headline
     value (the first numeric column) as bars; status answers with no changed port show the
     port counts instead."""
-    rows: list[PortCounters] = ev.get("rows", [])
+    rows = dump_rows(ev, PortCounters)
     if rows and "state_at_start" not in rows[0]:
         key = next(k for k in rows[0] if k not in ("device", "interface"))
         return pd.DataFrame([{"port": f"{r['device']} {r['interface']}", "value": figure(r, key),
                               "measure": key} for r in rows[:20]])
-    facts = ev.get("facts", {})
-    if "metric" in facts:  # a counter query where no port crossed its threshold
-        flagged = facts.get("flagged") or 0
+    if "metric" in ev.get("facts", {}):  # a counter query where no port crossed its threshold
+        counter = dump_facts(ev, CounterFacts)
+        flagged = counter.get("flagged") or 0
         return pd.DataFrame([{"port": k, "value": v, "measure": "ports"} for k, v in
-                             (("flagged", flagged), ("not flagged", (facts.get("ports") or 0) - flagged))])
+                             (("flagged", flagged), ("not flagged", (counter.get("ports") or 0) - flagged))])
+    facts = dump_facts(ev, PortStateFacts)
     counts = [("up throughout", facts.get("up_throughout")), ("changed state", facts.get("changed")),
               ("down at end", facts.get("down_now"))]
     return pd.DataFrame([{"port": k, "value": v or 0, "measure": "ports"} for k, v in counts])
 
 
-def telemetry_plot(evidence: list[dict[str, Any]]) -> tuple[str, pd.DataFrame] | None:
+def telemetry_plot(evidence: list[EvidenceDump]) -> tuple[str, pd.DataFrame] | None:
     """("timeline", frame) for port status history with transitions, ("bars", frame) for counters
     and status summaries, None when the turn has no telemetry."""
     ev = next((e for e in evidence if e["tool"] == "telemetry" and not e.get("errors")), None)
