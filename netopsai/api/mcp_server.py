@@ -36,6 +36,7 @@ from netopsai.api.limits import (
     uvicorn_options,
 )
 from netopsai.copilot import threads
+from netopsai.copilot.payload import answer_of
 from netopsai.copilot.service import Stop, Stopped
 
 if TYPE_CHECKING:
@@ -88,7 +89,8 @@ def call(copilot: Copilot, name: str, arguments: dict[str, Any],
             return _error("diagnose needs a question")
         thread = str(arguments.get("thread") or threads.new_id("mcp"))  # none given: a new one
         try:
-            out = copilot.answer(question, threads.key("mcp", caller or "", thread), stop=stop)
+            out = answer_of(copilot.answer(question, threads.key("mcp", caller or "", thread),
+                                           stop=stop))
         except NetopsError as exc:
             return _error(str(exc))
         return types.CallToolResult(content=[types.TextContent(text=out["answer"])],

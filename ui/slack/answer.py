@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from netopsai.copilot.headline import headline
+from netopsai.copilot.payload import answer_of
 from netopsai.ui.slack.blocks import (
     HEADLINE_BLOCK,
     citation_blocks,
@@ -94,12 +95,14 @@ def answer_blocks(result: dict[str, Any], thread: str, *, base_url: str | None =
     if facts:
         blocks.append({"type": "section", "fields": [
             {"type": "mrkdwn", "text": f"*{k}*\n{mrkdwn(v)}"[:1900]} for k, v in facts]})
-    by_id = {e["id"]: e for e in result.get("evidence", [])}
-    blocks += citation_blocks([by_id[c] for c in result.get("citations", []) if c in by_id],
+    typed = answer_of(result)
+    by_id = {e["id"]: e for e in typed.get("evidence", [])}
+    blocks += citation_blocks([by_id[c] for c in typed.get("citations", []) if c in by_id],
                               zone)[:2]
     if by_id:
         buttons = evidence_button(thread, list(by_id))
-        label = (result.get("root_cause") or {}).get("label")
+        rc = typed.get("root_cause")
+        label = rc.get("label") if rc else None
         if label and label not in ("none", "inconclusive"):
             buttons["elements"].append(confirm_button(thread))
         buttons["elements"] += table_buttons(thread, list(by_id.values()))

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from netopsai.common.localtime import when
 from netopsai.common.words import plain
+from netopsai.copilot.payload import EvidenceDump, dump_of, dumps_of
 
 EVIDENCE_ACTION = "netops_evidence"
 CONFIRM_ACTION = "netops_confirm"  # a thumbs-up: the diagnosis joins incident memory
@@ -109,24 +111,25 @@ def _args(args: dict[str, Any]) -> str:
     return ", ".join(p for p in (_arg(k, v) for k, v in args.items()) if p)
 
 
-def citation_line(ev: dict[str, Any], zone: str = "UTC") -> str:
+def citation_line(record: Mapping[str, Any], zone: str = "UTC") -> str:
     """[E1] the tool, its arguments in words and the time window it looked at, on the network's
     clock (`zone`, the copilot's `backends.zone`) with UTC beside (issue 25 item 5)."""
+    ev = dump_of(record)
     win = ev.get("window") or {}
     looked = f" · window {when(win.get('start'), win.get('end'), zone)}" if win else ""
     said = _args(ev.get("args", {}))
     return mrkdwn(f"[{ev['id']}] {ev['tool']}" + (f" · {said}" if said else "") + looked)
 
 
-def _id_number(ev: dict[str, Any]) -> tuple[int, str]:
+def _id_number(ev: EvidenceDump) -> tuple[int, str]:
     digits = re.sub(r"\D", "", str(ev.get("id", "")))
     return (int(digits) if digits else 1 << 30, str(ev.get("id", "")))
 
 
-def citation_blocks(cited: list[dict[str, Any]], zone: str = "UTC") -> list[dict[str, Any]]:
+def citation_blocks(cited: Sequence[Mapping[str, Any]], zone: str = "UTC") -> list[dict[str, Any]]:
     """The cited evidence in id order (E1, E2, … E10, not the order the prose happened to cite
     them), ten to a context block (Slack's cap on a context's elements)."""
-    ordered = sorted({id(e): e for e in cited}.values(), key=_id_number)
+    ordered = sorted({id(e): e for e in dumps_of(cited)}.values(), key=_id_number)
     lines = [citation_line(e, zone) for e in ordered]
     return [context(*lines[i:i + 10]) for i in range(0, len(lines), 10)]
 
@@ -171,7 +174,7 @@ def fixed_width_table(columns: list[str], rows: list[dict[str, Any]]) -> str:
 def evidence_rows_blocks(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each evidence record's summary and rows (a code block), for the evidence button."""
     blocks: list[dict[str, Any]] = []
-    for ev in evidence[:20]:  # two blocks each, within Slack's 50 per message
+    for ev in dumps_of(evidence[:20]):  # two blocks each, within Slack's 50 per message
         rows = ev.get("rows", [])
         shown = rows[:MAX_ROWS]
         more = f" (first {len(shown)} of {len(rows)} rows)" if len(rows) > len(shown) else ""

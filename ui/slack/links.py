@@ -5,8 +5,12 @@ for evidence too big for a message, which opens a modal holding every row."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
+
+from netopsai.copilot.payload import answer_of, dump_facts, dump_of, dumps_of
+from netopsai.tools.facts import AlarmFacts, TraceFacts
 
 OPEN_ACTION = "netops_open"  # URL buttons: Slack still sends a click, which is acknowledged
 TABLE_ACTION = "netops_table"
@@ -24,13 +28,14 @@ def _button(text: str, action: str, **extra: Any) -> dict[str, Any]:
 def _devices(result: dict[str, Any]) -> list[str]:
     """The devices an answer is about: the root cause's, where a trace stopped, the alarms'."""
     names: list[str] = []
-    rc = result.get("root_cause") or {}
-    names += [str(rc["device"])] if rc.get("device") else []
-    for ev in result.get("evidence", []):
-        facts = ev.get("facts") or {}
-        names += [str(facts["stopped_at"])] if facts.get("stopped_at") else []
-        if ev.get("tool") == "alarms" and isinstance(facts.get("devices"), list):
-            names += [str(d) for d in facts["devices"]]
+    rc = answer_of(result).get("root_cause")
+    names += [str(rc["device"])] if rc and rc.get("device") else []
+    for ev in dumps_of(result.get("evidence", [])):
+        trace = dump_facts(ev, TraceFacts)  # only a trace's facts name where it stopped
+        names += [str(trace["stopped_at"])] if trace.get("stopped_at") else []
+        alarms = dump_facts(ev, AlarmFacts)
+        if ev.get("tool") == "alarms" and isinstance(alarms.get("devices"), list):
+            names += [str(d) for d in alarms["devices"]]
     return list(dict.fromkeys(n for n in names if n))[:MAX_DEVICE_BUTTONS]
 
 
@@ -51,10 +56,10 @@ def open_buttons(base_url: str | None, thread: str, result: dict[str, Any],
     return {"type": "actions", "block_id": OPEN_ACTION, "elements": buttons}
 
 
-def table_buttons(thread: str, evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def table_buttons(thread: str, evidence: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """A "Full table" button per evidence with more rows than a message shows (at most three,
     so the row keeps room for the evidence and confirm buttons)."""
-    big = [e for e in evidence if len(e.get("rows") or []) > BIG_TABLE][:3]
+    big = [e for e in dumps_of(evidence) if len(e.get("rows") or []) > BIG_TABLE][:3]
     return [_button(f"Full table {e['id']} ({len(e['rows'])} rows)", f"{TABLE_ACTION}_{i}",
                     value=json.dumps({"t": thread, "id": e["id"]}))
             for i, e in enumerate(big)]
@@ -75,11 +80,12 @@ def table_text(columns: list[str], rows: list[dict[str, Any]]) -> list[str]:
     return [*chunks, cur] if cur else chunks
 
 
-def table_modal(ev: dict[str, Any]) -> dict[str, Any]:
+def table_modal(record: dict[str, Any]) -> dict[str, Any]:
     """A modal with one evidence's rows, as many as its 100 blocks hold (the count says so when
     they do not all fit)."""
     from netopsai.ui.slack.blocks import mrkdwn
 
+    ev = dump_of(record)
     rows = ev.get("rows") or []
     chunks = table_text(list(ev.get("columns") or []), rows)
     shown = chunks[: MODAL_BLOCKS - 2]
