@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import NotRequired, Required, TypedDict, cast
+from typing import Any, NotRequired, Required, TypedDict, cast
 
 
 class SiteInfo(TypedDict):
@@ -160,6 +160,13 @@ class SnapshotInfo(TypedDict):
     config: str  # first | unchanged | changed ("" when the config was not read)
     config_diff: str  # changed lines since the config snapshot before, '+'/'-'
     errors: list[str]  # what could not be read, one line each
+
+
+class SnapshotDetail(SnapshotInfo):
+    """One snapshot opened (Copilot.snapshot): its listing row and what was read, as NAPALM's
+    getters returned it (interfaces, lldp_neighbors, bgp_neighbors ...)."""
+
+    data: dict[str, Any]
 
 
 class InterfaceInfo(TypedDict):
