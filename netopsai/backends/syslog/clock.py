@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
-from functools import cache, lru_cache
+from functools import lru_cache
 
 # the one table of zone names (the planner's too); Zones, a device's zone by glob, lives beside it
 # so the config checks zones without importing the syslog reader (readers still import it here)
@@ -70,7 +70,10 @@ def device_time(stamp: str | None, received: datetime, zone: tzinfo = UTC) -> De
     time more than a day after `received`. An uptime stamp (`00:00:43`, `2y10w`) is no time."""
     if not stamp or stamp == "-":
         return DeviceTime(None)
-    read = _read(stamp.strip().rstrip(":"))
+    stamp = stamp.strip().rstrip(":")
+    # the cache holds stamps of a stamp's length only: a sender's long token (RFC 5424's
+    # timestamp field is any word) must not pin up to 4,096 of its own size in memory
+    read = _read(stamp) if len(stamp) <= CACHED_STAMP_CHARS else _read.__wrapped__(stamp)
     if read is None:
         return DeviceTime(None)
     parts, offset, name, synced = read
@@ -84,6 +87,7 @@ def device_time(stamp: str | None, received: datetime, zone: tzinfo = UTC) -> De
 
 
 Parts = tuple[int | None, int, int, int, int, int, int]  # year (None: left out), month ... µs
+CACHED_STAMP_CHARS = 64  # the longest real stamps (RFC 3339 with nanoseconds and offset) are ~35
 
 
 @lru_cache(maxsize=4096)
@@ -121,7 +125,7 @@ def zone_hours(name: str) -> float | None:
     return _dateparser_hours(upper)
 
 
-@cache
+@lru_cache(maxsize=1024)  # bounded: the names come from senders, any short word
 def _dateparser_hours(name: str) -> float | None:
     from dateparser.timezone_parser import pop_tz_offset_from_string
 

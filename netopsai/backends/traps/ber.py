@@ -75,8 +75,13 @@ def _int(data: bytes, pos: int, end: int, tag: int = 0x02) -> tuple[int, int]:
     return int.from_bytes(data[start:stop], "big", signed=True), stop
 
 
-@lru_cache(maxsize=4096)
 def oid_text(raw: bytes) -> str:
+    """An OBJECT IDENTIFIER's contents as dotted text; an OID of a usual length is cached."""
+    return _oid_text(raw) if len(raw) <= 64 else _oid_text.__wrapped__(raw)
+
+
+@lru_cache(maxsize=4096)  # the key's size bounded by oid_text: a sender's OIDs may be any length
+def _oid_text(raw: bytes) -> str:
     """An OBJECT IDENTIFIER's contents as dotted text. Cached (a pure function of the bytes):
     a storm's traps repeat the same few OIDs (sysUpTime, snmpTrapOID, linkDown, ifDescr's
     column), and this loop over their bytes was a third of a trap's decoding."""

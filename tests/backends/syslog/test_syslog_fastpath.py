@@ -96,3 +96,29 @@ def test_the_clock_cache_gives_what_a_fresh_read_gives() -> None:
             fresh.append(clock.device_time(s, when, zone))
     assert cached == fresh
     assert len({d.at for d in cached if d.at}) > 300  # times were read
+
+
+def test_long_stamps_and_oids_are_read_but_never_kept() -> None:
+    """A sender controls an RFC 5424 line's timestamp word and a trap's OIDs: any length. Those
+    longer than a real one's are read as before but never enter the caches, so a flood of
+    unique 60 KB tokens cannot pin 4,096 of them in the ingest's memory."""
+    from datetime import UTC, datetime
+
+    from netopsai.backends.syslog import clock
+    from netopsai.backends.traps import ber
+
+    when = datetime(2026, 11, 27, 12, tzinfo=UTC)
+    clock._read.cache_clear()
+    ber._oid_text.cache_clear()
+    long_stamp = "2026-11-27T11:59:58." + "1" * 70 + "Z"  # past any stamp's length: no time
+    assert clock._read.__wrapped__(long_stamp) is None
+    assert clock.device_time(long_stamp, when) == clock.DeviceTime(None)
+    for i in range(50):
+        assert clock.device_time(f"x{i:05d}" * 2000, when).at is None
+    assert clock._read.cache_info().currsize == 0
+    assert clock.device_time("2026-11-27T11:59:58Z", when).at is not None
+    assert clock._read.cache_info().currsize == 1  # a real stamp is still cached
+    long_oid = bytes([0x2B] + [0x81, 0x01] * 40)  # 1.3 and 40 arcs of 129
+    assert ber.oid_text(long_oid) == "1.3" + ".129" * 40
+    assert ber.oid_text(bytes([0x2B, 6, 1])) == "1.3.6.1"
+    assert ber._oid_text.cache_info().currsize == 1
