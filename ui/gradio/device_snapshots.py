@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import gradio as gr
 import pandas as pd
 
 from netopsai.backends.base import Backends
-from netopsai.backends.rows import SnapshotInfo
+from netopsai.backends.rows import SnapshotDetail, SnapshotInfo
 from netopsai.copilot.doors import snapshot_detail
 from netopsai.copilot.evidence import cell_text
 from netopsai.ui.gradio import views
@@ -78,7 +78,7 @@ def _part(title: str, rows: list[dict[str, Any]], cols: list[str], shown: int = 
             + views._table(cols, rows[:shown]))
 
 
-def detail_html(row: dict[str, Any], when: When) -> str:
+def detail_html(row: SnapshotDetail, when: When) -> str:
     """One snapshot opened (the copilot's snapshot_detail row): its line, interfaces, LLDP, BGP,
     the config's changed lines in full."""
     data = row.get("data") or {}
@@ -114,7 +114,7 @@ def snapshot_panel(backends: Backends, when: When, table: gr.Dataframe,
         snap = snapshot_detail(backends, device or "", sid)
         if snap is None:
             return f"<p>snapshot {html.escape(sid)} of {html.escape(device or '')} is gone</p>"
-        return detail_html(snap, when)
+        return detail_html(cast(SnapshotDetail, snap), when)
 
     table.select(open_one, [picker], shown)
     table.change(lambda frame: HINT if frame is not None and len(frame) else "", table, shown)
