@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from netopsai.backends.rows import AlarmRow
 from netopsai.common.localtime import at
 from netopsai.copilot.doors import ack_states, acks_store
-from netopsai.copilot.payload import dump_rows, dumps_of
+from netopsai.copilot.payload import answer_of, dump_rows
 from netopsai.ui.slack.blocks import mrkdwn
 
 if TYPE_CHECKING:
@@ -33,8 +33,9 @@ IMPACT = {"traffic_lost": "traffic lost", "degraded": "traffic degraded"}
 def alarm_rows(result: dict[str, Any]) -> list[AlarmRow]:
     """The alarms an alarms answer listed (not a diagnosis that read alarms on the way): rows of
     its alarms evidence, each once, open first, then by severity and newest."""
-    evidence = dumps_of(result.get("evidence") or [])
-    if result.get("root_cause") or not evidence or evidence[0].get("tool") != "alarms":
+    answer = answer_of(result)
+    evidence = answer.get("evidence") or []
+    if answer.get("root_cause") or not evidence or evidence[0].get("tool") != "alarms":
         return []
     rows: dict[Any, AlarmRow] = {}
     for ev in evidence:

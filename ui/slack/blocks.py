@@ -11,7 +11,7 @@ from typing import Any
 
 from netopsai.common.localtime import when
 from netopsai.common.words import plain
-from netopsai.copilot.payload import EvidenceDump, dump_of, dumps_of
+from netopsai.copilot.payload import EvidenceDump, answer_of, dump_of, dumps_of
 
 EVIDENCE_ACTION = "netops_evidence"
 CONFIRM_ACTION = "netops_confirm"  # a thumbs-up: the diagnosis joins incident memory
@@ -89,7 +89,7 @@ def key_facts(result: dict[str, Any]) -> list[tuple[str, str]]:
         facts += [(name, _value(rc[k])) for k, name in names.items() if rc.get(k) is not None]
         if facts and facts[0][0] == "Root cause":  # in words, the label as its tag
             facts[0] = ("Root cause", f"{plain(rc['label'])} (`{rc['label']}`)")
-    for ev in result.get("evidence", [])[:1]:
+    for ev in answer_of(result).get("evidence", [])[:1]:
         for k, v in ev.get("facts", {}).items():
             if isinstance(v, bool | int | float | str) and v != "" and len(str(v)) <= 80:
                 facts.append((fact_name(k), _value(v, k)))
