@@ -30,6 +30,20 @@ def ask(runner: Any, app: Any, question: str, thread: str) -> dict[str, Any]:
     return {"exit": got.exit_code, "stdout": got.stdout}
 
 
+def root_app() -> Any:
+    """The `netopsai` command's typer app wherever the tree keeps it: the launcher room since
+    33aa9ef, the CLI's app.py before (both trees must run this one driver)."""
+    import importlib
+
+    for module in ("netopsai.launch.app", "netopsai.cli.app"):
+        try:
+            return importlib.import_module(module).app
+        except ModuleNotFoundError as gone:
+            if gone.name not in (module, module.rsplit(".", 1)[0]):
+                raise
+    raise SystemExit("house_ask: this tree has neither netopsai.launch.app nor netopsai.cli.app")
+
+
 def main() -> None:
     plan = json.loads(Path(sys.argv[1]).read_text())
     from typer.testing import CliRunner
@@ -37,8 +51,9 @@ def main() -> None:
     from netopsai.lab.inject import inject
     from netopsai.lab.manage import init_lab, reset_lab
     from netopsai.lab.scenario import Scenario, load_scenario
-    from netopsai.launch.app import app
     from netopsai.store.engine import get_engine
+
+    app = root_app()
 
     located = where()
     runner = CliRunner()
