@@ -31,11 +31,13 @@ def ask(runner: Any, app: Any, question: str, thread: str) -> dict[str, Any]:
 
 
 def root_app() -> Any:
-    """The `netopsai` command's typer app wherever the tree keeps it: the launcher room since
-    33aa9ef, the CLI's app.py before (both trees must run this one driver)."""
+    """The `netopsai` command's typer app wherever the tree keeps it: the CLI's app.py before
+    33aa9ef, the launcher room since (both trees must run this one driver). The old home is
+    tried first: the checkout is last on the path, so an older tree would find the checkout's
+    launcher room too, and that imports modules the older tree does not have."""
     import importlib
 
-    for module in ("netopsai.launch.app", "netopsai.cli.app"):
+    for module in ("netopsai.cli.app", "netopsai.launch.app"):
         try:
             return importlib.import_module(module).app
         except ModuleNotFoundError as gone:
