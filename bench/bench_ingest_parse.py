@@ -28,6 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench import child_cmd, child_env
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 REPEAT = 3  # passes over a line set per stage in one process; its fastest counts
@@ -96,16 +98,20 @@ def lines() -> dict[str, list[str]]:
 
 def run_child(tree: Path, lines_file: Path) -> dict[str, float]:
     load0 = os.getloadavg()[0]
-    got = subprocess.run([sys.executable, str(HERE / "bench_ingest_parse.py"), "--child",
-                          str(lines_file)], env={**os.environ, "PYTHONPATH": str(tree)},
-                         cwd=str(tree), capture_output=True, text=True, check=True)
+    # the tree first on the child's path, the checkout last (bench.child_env): the tree's netopsai,
+    # this bench's own module
+    got = subprocess.run(child_cmd("bench.bench_ingest_parse", "--child", str(lines_file)),
+                         env=child_env({**os.environ, "PYTHONPATH": str(tree)}),
+                         cwd=str(ROOT), capture_output=True, text=True, check=True)
     return {**json.loads(got.stdout.strip().splitlines()[-1]), "load0": load0,
             "load1": os.getloadavg()[0]}
 
 
 def unpack(rev: str) -> Path:
     dest = Path(tempfile.mkdtemp(prefix=f"bench-parse-{rev}-"))
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True)
+    # netopsai/ only: bench/ comes from the checkout (an older tree may not have this script)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "netopsai"], capture_output=True,
+                             check=True)
     subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
     return dest
 
@@ -135,7 +141,6 @@ def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "--child":
         child(sys.argv[2])
         return
-    sys.path.insert(0, str(ROOT))  # bench's own lines (the child reads netopsai from its tree)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", default="c2ad13d", help="the commit to compare with")
     ap.add_argument("--rounds", type=int, default=5)

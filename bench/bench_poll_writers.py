@@ -30,11 +30,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.bench_foundation import _machine, write_section
+from netopsai_testkit.stores import content
+
 HERE = Path(__file__).resolve().parent
-from bench.bench_foundation import _machine, write_section  # noqa: E402
 
 CONCURRENCY, TIMEOUT = 32, 30.0
-TABLES = ("device", "interface", "interfaceevent", "countersample", "snmpcounterstate")
 
 
 @contextmanager
@@ -164,18 +165,6 @@ def later(readings: list[Any]) -> list[Any]:
             x.in_octets = (x.in_octets or 0) + 12_345
             x.out_octets = (x.out_octets or 0) + 6_789
         out.append(r2)
-    return out
-
-
-def content(engine: Any) -> dict[str, list[tuple[str, ...]]]:
-    from sqlalchemy import inspect, text
-
-    out = {}
-    with engine.connect() as conn:
-        for table in TABLES:
-            cols = [c["name"] for c in inspect(conn).get_columns(table) if c["name"] != "id"]
-            rows = conn.execute(text(f"SELECT {', '.join(cols)} FROM {table}"))
-            out[table] = sorted(tuple(str(v) for v in row) for row in rows)
     return out
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from netopsai.backends.snmp.auth import SnmpAuth, SnmpTarget
@@ -24,11 +24,11 @@ from netopsai.backends.snmp.writers import PollWriters, default_writers, shard_o
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
 from netopsai_testkit.peers.postgres import fresh_database, pg_url
+from netopsai_testkit.stores import content
 
 __all__ = ["pg_url"]
 T0 = datetime(2026, 11, 27, 12, 0, tzinfo=UTC)
 DEVICES, PORTS = 30, 6
-TABLES = ("device", "interface", "interfaceevent", "countersample", "snmpcounterstate")
 
 
 def target(i: int, name: str = "") -> SnmpTarget:
@@ -70,17 +70,6 @@ def store(url: str) -> Engine:
         s.add(m.Device(name="gone-01", role="leaf", site="dc1", status="up"))
         s.commit()
     return engine
-
-
-def content(engine: Engine) -> dict[str, list[tuple[object, ...]]]:
-    """Every poll table's rows without surrogate ids (parallel writers number rows apart)."""
-    out = {}
-    with engine.connect() as conn:
-        for table in TABLES:
-            cols = [c["name"] for c in inspect(conn).get_columns(table) if c["name"] != "id"]
-            rows = conn.execute(text(f"SELECT {', '.join(cols)} FROM {table}"))
-            out[table] = sorted(tuple(str(v) for v in row) for row in rows)
-    return out
 
 
 def summary(rep: PollReport) -> tuple[object, ...]:
