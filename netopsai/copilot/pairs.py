@@ -14,12 +14,13 @@ from typing import Any, Protocol, cast
 
 from netopsai.backends.base import Backends
 from netopsai.backends.rows import Hop
-from netopsai.copilot.evidence import Evidence, Ledger, rows_of
+from netopsai.copilot.evidence import Evidence, Ledger, facts_of, rows_of
 from netopsai.diagnosis.base import Diagnosis
 from netopsai.diagnosis.context import normal_args
 from netopsai.diagnosis.engine import diagnose
 from netopsai.diagnosis.memory import IncidentMemory, default_memory
 from netopsai.diagnosis.taxonomy import Taxonomy, load_taxonomy
+from netopsai.tools.facts import TraceFacts
 from netopsai.tools.registry import run_tool
 
 STOPS = ("!N", "!H", "!X", "!F", "*")
@@ -133,7 +134,7 @@ def trace(backends: Backends, pair: Pair) -> Evidence:
 
 def needs_diagnosis(ev: Evidence) -> bool:
     """Unreached, or reached while other ECMP members fail or some hop loses probes."""
-    f = ev.facts
+    f = facts_of(ev, TraceFacts)
     return not f.get("reached") or bool(f.get("failing")) or any(h.get("loss_pct") for h in rows_of(ev, Hop))
 
 
@@ -142,7 +143,7 @@ def quick_result(pair: Pair, ev: Evidence) -> PairResult:
     if ev.errors:
         return PairResult(pair.line, pair.src, pair.dst, False, 0, None, None, None, ev.errors[0],
                           [], ev.errors[0])
-    f = ev.facts
+    f = facts_of(ev, TraceFacts)
     return reached_result(pair, int(f.get("hops") or 0), f.get("good_paths"), f.get("ecmp_paths"), ev.id)
 
 
@@ -155,7 +156,7 @@ def reached_result(pair: Pair, hops: int, good: object, ecmp: object, trace_id: 
 
 
 def diagnosed_result(pair: Pair, ev: Evidence, shared: SharedEvidence) -> PairResult:
-    f = ev.facts
+    f = facts_of(ev, TraceFacts)
     d, used = shared.diagnose(ev)
     at, hop = _failing_at(ev) if d.label != "none" else (None, None)
     reason = "; ".join(x.text for x in d.because[:2]) or f.get("reason") or ""
@@ -169,11 +170,11 @@ def diagnosed_result(pair: Pair, ev: Evidence, shared: SharedEvidence) -> PairRe
 def _failing_at(ev: Evidence) -> tuple[str | None, int | None]:
     """(device, hop) where the trace shows the failure: its stop, else the failing ECMP
     member's device, else the first lossy hop."""
-    f, rows = ev.facts, rows_of(ev, Hop)
+    f, rows = facts_of(ev, TraceFacts), rows_of(ev, Hop)
     if not f.get("reached"):
         hop = next((r["hop"] for r in rows if str(r.get("status", "")).startswith(STOPS)), None)
         return f.get("stopped_at"), hop
-    failing: dict[str, Any] | None = f.get("failing")
+    failing = f.get("failing")
     if failing:
         hop = next((r["hop"] for r in rows if r.get("device") == failing["device"]), None)
         return failing["device"], hop
