@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import tempfile
 import weakref
 from collections.abc import Callable, Iterator
@@ -18,6 +19,13 @@ from netopsai.backends.base import Backends
 from netopsai.backends.lab import lab_backends
 from netopsai.lab.manage import init_lab
 from netopsai.store.engine import engine_for
+
+# Started as a background job (`cmd &` in a script, nohup), the suite inherits SIGINT ignored,
+# and an ignored signal stays ignored across exec: every test that stops a `netopsai ingest` or
+# `poll` with Ctrl-C would wait out its timeout (14 did, in a run started so). A handled signal
+# is reset to the default in a child, so the children get Ctrl-C as an on-call's terminal sends it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
 
