@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from netopsai.backends.rows import Hop
@@ -14,6 +13,7 @@ from netopsai.copilot.evidence import Evidence
 from netopsai.copilot.payload import answer_of, dump_facts, dump_rows, dumps_of
 from netopsai.tools.facts import TraceFacts
 from tests.paths import REPO
+from tests.typing_kit import mypy_snippet
 
 # the facts type is the snippet's own: tools/ installs under netopsai through package_dir, which a
 # bare mypy run cannot follow (scripts/package_view.py), so TraceFacts would read as Any here
@@ -37,12 +37,7 @@ def stop(result: dict[str, Any]) -> list[object]:
 
 
 def _mypy(tmp_path: Path, **keys: str) -> subprocess.CompletedProcess[str]:
-    src = tmp_path / "snippet.py"
-    src.write_text(SNIPPET.format(**keys))
-    return subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", "", "--follow-imports", "silent",
-         "--ignore-missing-imports", "--cache-dir", str(tmp_path / "cache"), str(src)],
-        cwd=REPO, capture_output=True, text=True, timeout=600)
+    return mypy_snippet(SNIPPET.format(**keys), tmp_path, REPO)
 
 
 def test_the_readers_hand_back_the_thread_own_dicts() -> None:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 
 from netopsai.copilot.evidence import Evidence, facts_of
 from netopsai.tools.facts import RailFacts, TraceFacts
 from tests.paths import REPO
+from tests.typing_kit import mypy_snippet
 
 SNIPPET = """
 from netopsai.copilot.evidence import Evidence, facts_of
@@ -37,12 +37,7 @@ def _view(tmp_path: Path) -> Path:
 
 
 def _mypy(tmp_path: Path, view: Path, trace_key: str, case_key: str) -> subprocess.CompletedProcess[str]:
-    src = tmp_path / "snippet.py"
-    src.write_text(SNIPPET.format(trace_key=trace_key, case_key=case_key))
-    return subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", "", "--follow-imports", "silent",
-         "--ignore-missing-imports", "--cache-dir", str(tmp_path / "cache"), str(src)],
-        cwd=view, capture_output=True, text=True, timeout=600)
+    return mypy_snippet(SNIPPET.format(trace_key=trace_key, case_key=case_key), tmp_path, view)
 
 
 def test_facts_of_hands_back_the_evidence_own_dict() -> None:

@@ -4,12 +4,12 @@ backend's TypedDicts, so mypy rejects a misspelled key; at run time they are the
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 from netopsai.backends.rows import AlarmRecord
 from netopsai.copilot.evidence import Evidence, rows_of
 from tests.paths import REPO
+from tests.typing_kit import mypy_snippet
 
 ROOT = REPO
 
@@ -26,12 +26,7 @@ def pauses(ev: Evidence) -> float:
 
 
 def _mypy(tmp_path: Path, alarm_key: str, counter_key: str) -> subprocess.CompletedProcess[str]:
-    src = tmp_path / "snippet.py"
-    src.write_text(SNIPPET.format(alarm_key=alarm_key, counter_key=counter_key))
-    return subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", "", "--follow-imports", "silent",
-         "--ignore-missing-imports", "--cache-dir", str(tmp_path / "cache"), str(src)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    return mypy_snippet(SNIPPET.format(alarm_key=alarm_key, counter_key=counter_key), tmp_path, ROOT)
 
 
 def test_rows_of_hands_back_the_evidence_own_dicts() -> None:
