@@ -122,6 +122,9 @@ def test_a_device_name_in_an_answer_opens_its_page(browser: Browser, server: str
 def test_the_time_picker_sets_the_window_of_a_question_that_names_none(browser: Browser,
                                                                       server: str) -> None:
     with open_page(browser, server, 1440, 900) as (pg, outside):
+        # the page's load sets the status line too ("new thread ..."): on a busy machine it could
+        # land after the refusal below and hide it (CI at stop 32), so act once it has loaded
+        expect(pg.locator("#chat-clock")).to_contain_text("network clock", timeout=30_000)
         pg.locator("#chat-window-box").get_by_text("Time window").click()
         pg.locator("#chat-window-on input").check()
         window = pg.locator("#chat-window input")
