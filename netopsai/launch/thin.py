@@ -93,16 +93,26 @@ def answer_here(question: str, thread: str) -> dict[str, Any]:
     _answer set it up (the same defaults; typer and the command groups are what is not loaded)."""
     import gc
 
-    # langgraph and sqlalchemy allocate ~1M long-lived objects and few cycles: CPython's default
-    # young-generation threshold (700) would re-scan them ~1,400 times (~8% of start-up CPU)
-    gc.set_threshold(STARTUP_GC_GEN0, *gc.get_threshold()[1:])
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # no entry-point scan (~0.1 s)
     # one question, one process: no warm sandbox worker, no dense incident-memory model
     os.environ.setdefault("NETOPSAI_SANDBOX_WARM", "false")
     os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
-    from netopsai.copilot.frontend import frontend_copilot
+    # Setting up imports langgraph, sqlalchemy and the tables: ~1M objects that live as long as
+    # the process, with few cycles among them. Even at a young-generation threshold of 50,000
+    # the collector re-scanned them ~10 times, 0.2-0.3 s of a cold ask's CPU (RESULTS
+    # "cold-ask-gc"): none of it runs while the copilot is set up, and what that left is then
+    # frozen (out of every later collection), so the answer's own garbage is all the collector
+    # sees.
+    gc.disable()
+    try:
+        from netopsai.copilot.frontend import frontend_copilot
 
-    return frontend_copilot().answer(question, thread)
+        copilot = frontend_copilot()
+    finally:
+        gc.freeze()
+        gc.set_threshold(STARTUP_GC_GEN0, *gc.get_threshold()[1:])
+        gc.enable()
+    return copilot.answer(question, thread)
 
 
 def show(result: dict[str, Any], thread: str, as_json: bool) -> None:
