@@ -20,5 +20,8 @@ bash scripts/system-deps.sh
 .venv/bin/python scripts/package_view.py
 .venv/bin/mypy  # what to check: [tool.mypy] in pyproject.toml
 (cd build/view && ../../.venv/bin/lint-imports)  # the import contract: [tool.importlinter]
-# two workers: the machines have two cores, and the CLI tests spend most time starting Python
-.venv/bin/pytest -q -n 2 -p no:randomly "$@"
+# two workers: the machines have two cores, and the CLI tests spend most time starting Python.
+# worksteal: a worker that runs out takes queued tests from the other, so a run does not end
+# with one worker idle behind the other's minute-long tests (the real model, the slow agent);
+# the slowest 30 are printed, so a CI log says where the suite's time went
+.venv/bin/pytest -q -n 2 --dist worksteal --durations=30 -p no:randomly "$@"
