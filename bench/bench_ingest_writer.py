@@ -11,8 +11,12 @@ archive`): the events are parsed first (not timed), the cyclic collector tuned a
 tunes it, then written to an empty SQLite store in batches of 1,000 through the writer's own
 transaction (`QueuedWriter._write`), after 2,000 untimed to warm its caches; on PostgreSQL
 too (a fresh database each, on the tests' throwaway server) unless `--no-pg`. CPU time is the
-thread's (time.thread_time), which a crowded machine inflates less than wall time; the 1-minute
-load is given with each round. The `<!-- ingest-writer:begin -->` section is replaced on re-run."""
+thread's (time.thread_time), which a crowded machine inflates less than wall time; on
+PostgreSQL the server's processes' CPU for the database is measured beside it (the COPY, the
+look-ups, the indexes: work the writer thread waits for, unseen in its own time); the 1-minute
+load is given with each round. Both trees write the same events with the same receive time, and
+the rows they stored are compared (netopsai_testkit.stores.content), round by round. The
+`<!-- ingest-writer:begin -->` section is replaced on re-run."""
 
 from __future__ import annotations
 
@@ -35,16 +39,40 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 WARM = 2000
+NOW = datetime(2026, 11, 23, 3, 0, 30, tzinfo=UTC)
+STORED = ("rawevent", "alarm", "interfaceevent")  # what the writer writes, compared across trees
+
+
+def _server_cpu(engine: Any) -> float:
+    """CPU seconds used so far by the PostgreSQL server processes of this database (on this
+    machine): the COPY, the look-ups and the indexes are the server's work, not the writer
+    thread's. 0 for SQLite (its work is on the writer's thread)."""
+    if engine.dialect.name != "postgresql":
+        return 0.0
+    from sqlalchemy import text
+
+    with engine.connect() as conn:
+        pids = [r[0] for r in conn.execute(text(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"))]
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def child(kind: str, data_file: str, url: str) -> None:
-    """In the tree under test: parse, then time the writes; one JSON line."""
+    """In the tree under test: parse, then time the writes; one JSON line. `url` "sqlite:PATH"
+    writes a SQLite file at PATH (kept, for the store comparison)."""
     import gc
 
     from netopsai.store.writer import QueuedWriter
 
     raw: list[bytes] = pickle.loads(Path(data_file).read_bytes())
-    now = datetime.now(UTC)
+    now = NOW  # the same receive time in both trees: the same rows
     if kind == "syslog":
         from netopsai.backends.syslog.receiver import SyslogContext, parser
 
@@ -58,19 +86,19 @@ def child(kind: str, data_file: str, url: str) -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(50_000, 20, 100)  # as `netopsai ingest` runs (receivers.tune_gc)
-    with tempfile.TemporaryDirectory(prefix="bench-writer-") as tmp:
-        w = QueuedWriter(f"sqlite:///{tmp}/store.db" if url == "sqlite" else url)
-        w.feed.close()
-        w._thread.join()  # the batches are written here, on this thread
-        for i in range(0, WARM, 1000):
-            w._write(events[i:i + 1000], None)
-        cpu, wall = time.thread_time(), time.perf_counter()
-        for i in range(WARM, len(events), 1000):
-            w._write(events[i:i + 1000], None)
-        n = len(events) - WARM
-        out = {"cpu_us": (time.thread_time() - cpu) / n * 1e6,
-               "wall_us": (time.perf_counter() - wall) / n * 1e6, "written": w.stats.written}
-        w.stop()
+    w = QueuedWriter(f"sqlite:///{url[7:]}" if url.startswith("sqlite:") else url)
+    w.feed.close()
+    w._thread.join()  # the batches are written here, on this thread
+    for i in range(0, WARM, 1000):
+        w._write(events[i:i + 1000], None)
+    cpu, wall, server = time.thread_time(), time.perf_counter(), _server_cpu(w.engine)
+    for i in range(WARM, len(events), 1000):
+        w._write(events[i:i + 1000], None)
+    n = len(events) - WARM
+    out = {"cpu_us": (time.thread_time() - cpu) / n * 1e6,
+           "wall_us": (time.perf_counter() - wall) / n * 1e6,
+           "server_us": (_server_cpu(w.engine) - server) / n * 1e6, "written": w.stats.written}
+    w.stop()
     print(json.dumps(out))
 
 
@@ -97,20 +125,38 @@ Results = dict[tuple[str, str, str], list[dict[str, float]]]  # (kind, store, tr
 @contextmanager
 def stores(with_pg: bool) -> Iterator[dict[str, Callable[[], str]]]:
     """Makers of an empty store's URL per measurement ("sqlite": the child makes its own)."""
-    makers: dict[str, Callable[[], str]] = {"sqlite": lambda: "sqlite"}
-    if not with_pg:
-        yield makers
-        return
-    from netopsai_testkit.peers.postgres import fresh_database, postgres_server, skip_reason
+    folder = Path(tempfile.mkdtemp(prefix="bench-writer-db-"))
+    files = iter(range(1_000_000))
+    makers: dict[str, Callable[[], str]] = {"sqlite": lambda: f"sqlite:{folder / f'{next(files)}.db'}"}
+    try:
+        if not with_pg:
+            yield makers
+            return
+        from netopsai_testkit.peers.postgres import fresh_database, postgres_server, skip_reason
 
-    if skip_reason():
-        print(f"PostgreSQL skipped: {skip_reason()}")
-        yield makers
-        return
-    counter = iter(range(1_000_000))
-    with postgres_server() as url:
-        makers["postgresql"] = lambda: fresh_database(url, f"writer{next(counter)}")
-        yield makers
+        if skip_reason():
+            print(f"PostgreSQL skipped: {skip_reason()}")
+            yield makers
+            return
+        counter = iter(range(1_000_000))
+        with postgres_server() as url:
+            makers["postgresql"] = lambda: fresh_database(url, f"writer{next(counter)}")
+            yield makers
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def stored(url: str) -> dict[str, list[tuple[str, ...]]]:
+    """What a child wrote: the writer's tables' rows, without their ids (netopsai_testkit)."""
+    from sqlalchemy import create_engine
+
+    from netopsai_testkit.stores import content
+
+    engine = create_engine(f"sqlite:///{url[7:]}" if url.startswith("sqlite:") else url)
+    try:
+        return content(engine, STORED)
+    finally:
+        engine.dispose()
 
 
 def render(res: Results, a: argparse.Namespace) -> str:
@@ -127,13 +173,15 @@ def render(res: Results, a: argparse.Namespace) -> str:
              "an empty store each (a SQLite file, a PostgreSQL database); the trees take turns, round "
              "by round.", "",
              "| events | store | tree | writer CPU µs/event (min / median) | one core "
-             "| wall µs/event (min) | load (1-min, min–max) |",
-             "| --- | --- | --- | ---: | ---: | ---: | --- |"]
+             "| server CPU µs/event (median) | wall µs/event (min) | load (1-min, min–max) |",
+             "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
     for (kind, store, tree), runs in res.items():
         cpu = [r["cpu_us"] for r in runs]
         loads = [r["load0"] for r in runs] + [r["load1"] for r in runs]
         lines.append(f"| {kind} | {store} | {tree} | {min(cpu):.1f} / {statistics.median(cpu):.1f} | "
-                     f"{1e6 / min(cpu):,.0f}/s | {min(r['wall_us'] for r in runs):.1f} | "
+                     f"{1e6 / min(cpu):,.0f}/s | "
+                     f"{statistics.median(r.get('server_us', 0.0) for r in runs):.1f} | "
+                     f"{min(r['wall_us'] for r in runs):.1f} | "
                      f"{min(loads):.1f}–{max(loads):.1f} |")
     return "\n".join(lines + [""])
 
@@ -155,6 +203,7 @@ def main() -> None:
     a = ap.parse_args()
     trees = {f"before ({a.base})": unpack(a.base), "this checkout": ROOT}
     res: Results = {}
+    same: dict[tuple[str, str], list[bool]] = {}  # (kind, store) -> each round's rows equal
     with tempfile.TemporaryDirectory(prefix="bench-writer-data-") as tmp, \
             stores(not a.no_pg) as makers:
         for kind in a.kinds:
@@ -163,12 +212,19 @@ def main() -> None:
             data.write_bytes(pickle.dumps([make(i) for i in range(a.events)]))
             for store, new_url in makers.items():
                 for _ in range(a.rounds):
+                    rows = []
                     for name, tree in trees.items():
-                        got = run_child(tree, kind, data, new_url())
+                        url = new_url()
+                        got = run_child(tree, kind, data, url)
+                        rows.append(stored(url))
                         print(kind, store, name, got, flush=True)
                         res.setdefault((kind, store, name), []).append(got)
+                    same.setdefault((kind, store), []).append(rows[0] == rows[-1])
     shutil.rmtree(trees[f"before ({a.base})"], ignore_errors=True)
-    body = render(res, a)
+    body = render(res, a) + "".join(
+        f"\n- {kind} into {store}: the stored rows ({', '.join(STORED)}; without ids) of both trees "
+        f"{'equal' if all(ok) else 'DIFFERENT'} in {sum(ok)} of {len(ok)} rounds"
+        for (kind, store), ok in same.items()) + "\n"
     print(body)
     write_section(a.out, "ingest-writer", body)
 
