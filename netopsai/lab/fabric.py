@@ -188,6 +188,7 @@ def owner_of(topo: Topo, ip: str) -> tuple[str, str] | None:
     return topo.owner.get(ip)
 
 
+@lru_cache(maxsize=65536)  # a batch parses each of its few thousand addresses on every trace
 def parse_ip(text: str) -> IPv4Address:
     addr = ip_address(text.strip())
     if not isinstance(addr, IPv4Address):

@@ -64,18 +64,35 @@ class Router:
         self._paths: dict[tuple[str, int, tuple[tuple[str, str], ...]], dict[str, tuple[int, int]]] = {}
         self._filters = sorted({*state.acl_deny, *state.blackholes})  # devices whose drops() may answer
         self._nh: dict[tuple[str, str], list[Edge]] = {}
+        # the state is fixed for this Router: the links it cannot use, each device's usable
+        # links by direction and each link's MTU are read once, not on every step of every trace
+        self._unusable = state.down_links | state.bgp_down
+        self._filtering = frozenset(self._filters)
+        self._usable: tuple[dict[str, list[Edge]], ...] = ({}, {}, {})  # down, lateral, up
+        self._link_mtu: dict[int, int] = {}
         # the memos hold in-progress markers while filling: one trace at a time per router
         self.lock = threading.RLock()
 
     def usable(self, edge: Edge) -> bool:
-        st = self.state
-        return edge.link_id not in st.down_links and edge.link_id not in st.bgp_down
+        return edge.link_id not in self._unusable
+
+    def _ok(self, way: int, dev: str) -> list[Edge]:
+        """dev's usable links down (0), lateral (1) or up (2), in the topology's order."""
+        memo = self._usable[way]
+        edges = memo.get(dev)
+        if edges is None:
+            bucket = (self.topo.down, self.topo.lateral, self.topo.up)[way]
+            edges = memo[dev] = [e for e in bucket.get(dev, []) if e.link_id not in self._unusable]
+        return edges
 
     def reach_down(self, dev: str, dst: str) -> bool:
-        memo = self._down.setdefault(dst, {})
-        if dev not in memo:
-            memo[dev] = self._reach_down(dev, dst)
-        return memo[dev]
+        memo = self._down.get(dst)
+        if memo is None:
+            memo = self._down[dst] = {}
+        got = memo.get(dev)
+        if got is None:
+            got = memo[dev] = self._reach_down(dev, dst)
+        return got
 
     def _reach_down(self, dev: str, dst: str) -> bool:
         if dev == dst:
@@ -83,7 +100,7 @@ class Router:
         n, d = self.topo.nodes[dev], self.topo.nodes[dst]
         if n.tier <= d.tier or n.site != d.site or (n.tier == 2 and d.tier < 2 and n.pod != d.pod):
             return False
-        return any(self.usable(e) and self.reach_down(e.peer, dst) for e in self.topo.down.get(dev, []))
+        return any(self.reach_down(e.peer, dst) for e in self._ok(0, dev))
 
     def same_as(self, dev: str, dst: str) -> bool:
         """eBGP drops a route whose AS path holds its own AS: a device never learns a route
@@ -96,10 +113,8 @@ class Router:
         if dev not in memo:
             memo[dev] = False  # guards against cycles while computing
             memo[dev] = not self.same_as(dev, dst) and (self.reach_down(dev, dst)
-                         or any(self.usable(e) and self.reach_down(e.peer, dst)
-                                for e in self.topo.lateral.get(dev, []))
-                         or any(self.usable(e) and self.reach(e.peer, dst)
-                                for e in self.topo.up.get(dev, [])))
+                         or any(self.reach_down(e.peer, dst) for e in self._ok(1, dev))
+                         or any(self.reach(e.peer, dst) for e in self._ok(2, dev)))
         return memo[dev]
 
     def next_hops(self, dev: str, dst: str) -> list[Edge]:
@@ -115,16 +130,16 @@ class Router:
         if dev == dst:
             return []
         if self.reach_down(dev, dst):
-            return [e for e in self.topo.down.get(dev, [])
-                    if self.usable(e) and self.reach_down(e.peer, dst)]
-        lateral = [e for e in self.topo.lateral.get(dev, [])
-                   if self.usable(e) and self.reach_down(e.peer, dst)]
+            return [e for e in self._ok(0, dev) if self.reach_down(e.peer, dst)]
+        lateral = [e for e in self._ok(1, dev) if self.reach_down(e.peer, dst)]
         if lateral:
             return lateral
-        return [e for e in self.topo.up.get(dev, []) if self.usable(e) and self.reach(e.peer, dst)]
+        return [e for e in self._ok(2, dev) if self.reach(e.peer, dst)]
 
     def drops(self, dev: str, src: IPv4Address, dst: IPv4Address) -> str | None:
         """'!X' for an ACL deny, '*' for a blackhole route, None when dev forwards."""
+        if dev not in self._filtering:  # nearly every device: no ACL, no null route
+            return None
         for s_net, d_net in self.state.acl_deny.get(dev, []):
             if src in s_net and dst in d_net:
                 return "!X"
@@ -133,10 +148,15 @@ class Router:
         return None
 
     def mtu(self, dev: str, edge: Edge) -> int:
-        override = self.state.link_mtu.get(edge.link_id)
-        mtus = [self.topo.iface_mtu.get((dev, edge.local_if), 9214),
-                self.topo.iface_mtu.get((edge.peer, edge.peer_if), 9214)]
-        return min([*mtus, override] if override else mtus)
+        """The link's MTU: the smaller of its two ends' (and a fault's override). The same from
+        either end, so kept per link."""
+        got = self._link_mtu.get(edge.link_id)
+        if got is None:
+            override = self.state.link_mtu.get(edge.link_id)
+            mtus = [self.topo.iface_mtu.get((dev, edge.local_if), 9214),
+                    self.topo.iface_mtu.get((edge.peer, edge.peer_if), 9214)]
+            got = self._link_mtu[edge.link_id] = min([*mtus, override] if override else mtus)
+        return got
 
     def paths_memo(self, dst: str, size: int, src: IPv4Address,
                    dip: IPv4Address) -> dict[str, tuple[int, int]]:
@@ -160,7 +180,8 @@ class Router:
             total = good = 0
             dropped = self.drops(dev, src, dip) is not None
             for e in self.next_hops(dev, dst):
-                t, g = self.count_paths(e.peer, dst, src, dip, size, memo)
+                got = memo.get(e.peer)  # most often counted already: no call to pay for
+                t, g = got if got is not None else self.count_paths(e.peer, dst, src, dip, size, memo)
                 total += t
                 good += 0 if dropped or self.mtu(dev, e) < size else g
             result = (total, good)

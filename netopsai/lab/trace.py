@@ -100,6 +100,50 @@ def _trace(router: Router, src: str, dst: str, size: int = 60) -> Trace:
     return t
 
 
+def plainly_delivered(router: Router, src: str, dst: str, size: int = 60) -> tuple[int, int, int] | None:
+    """(hops, paths that deliver, ECMP paths) of the trace from host `src` to host `dst` when
+    it plainly delivers: reached, no equal-cost path failing, no loss on a link of its path;
+    None for any other trace, whose full account is trace()'s. The same walk as _trace without
+    what a healthy pair's batch row never reads (hop records, RTTs, the ECMP device set): a
+    batch's 10,000 pairs are nearly all healthy (tests/lab/test_trace_plain.py compares the
+    two on every kind of fault)."""
+    with router.lock:
+        topo, st = router.topo, router.state
+        if src not in topo.hosts or dst not in topo.hosts:
+            return None
+        host, cur, link = topo.hosts[src]
+        anchor, final, host_link = topo.hosts[dst][1], topo.hosts[dst][0], topo.hosts[dst][2]
+        if link in st.down_links or host in st.hosts_down or final in st.hosts_down:
+            return None
+        if host_link in st.down_links:
+            return None
+        edge = next(e for e in topo.edges(host) if e.link_id == link)
+        if size > router.mtu(host, edge):
+            return None
+        sip, dip = parse_ip(src), parse_ip(dst)
+        memo = router.paths_memo(anchor, size, sip, dip)
+        total, good = router.count_paths(cur, anchor, sip, dip, size, memo)
+        if good < total and router.find_failure(cur, anchor, sip, dip, size, memo) is not None:
+            return None
+        loss = st.link_loss
+        for n in range(1, MAX_HOPS):
+            if router.drops(cur, sip, dip) is not None:
+                return None
+            if cur == anchor:
+                last = next((e for e in topo.edges(cur) if e.link_id == host_link), None)
+                if last is not None and size > router.mtu(cur, last):
+                    return None
+                return n + 1, good, total
+            nhs = router.next_hops(cur, anchor)
+            if not nhs:
+                return None
+            e = flow_pick(nhs, src, dst, cur)
+            if size > router.mtu(cur, e) or loss.get(e.link_id):
+                return None
+            cur = e.peer
+        return None
+
+
 def _leave_host(t: Trace, router: Router, size: int) -> float | None:
     """The source host's hop to its ToR: the RTT so far, or None when the probe cannot leave."""
     topo, st = router.topo, router.state
