@@ -68,8 +68,13 @@ class Router:
         # links by direction and each link's MTU are read once, not on every step of every trace
         self._unusable = state.down_links | state.bgp_down
         self._filtering = frozenset(self._filters)
-        self._usable: tuple[dict[str, list[Edge]], ...] = ({}, {}, {})  # down, lateral, up
+        bad = self._unusable
+        self._usable: tuple[dict[str, list[Edge]], ...] = tuple(  # down, lateral, up
+            {dev: [e for e in edges if e.link_id not in bad] for dev, edges in bucket.items()}
+            for bucket in (topo.down, topo.lateral, topo.up))
         self._link_mtu: dict[int, int] = {}
+        # no link's MTU is below this: a probe no bigger never needs its path's MTUs
+        self._mtu_floor = min([9214, *topo.iface_mtu.values(), *state.link_mtu.values()])
         # the memos hold in-progress markers while filling: one trace at a time per router
         self.lock = threading.RLock()
 
@@ -78,12 +83,7 @@ class Router:
 
     def _ok(self, way: int, dev: str) -> list[Edge]:
         """dev's usable links down (0), lateral (1) or up (2), in the topology's order."""
-        memo = self._usable[way]
-        edges = memo.get(dev)
-        if edges is None:
-            bucket = (self.topo.down, self.topo.lateral, self.topo.up)[way]
-            edges = memo[dev] = [e for e in bucket.get(dev, []) if e.link_id not in self._unusable]
-        return edges
+        return self._usable[way].get(dev, [])
 
     def reach_down(self, dev: str, dst: str) -> bool:
         memo = self._down.get(dst)
@@ -100,7 +100,12 @@ class Router:
         n, d = self.topo.nodes[dev], self.topo.nodes[dst]
         if n.tier <= d.tier or n.site != d.site or (n.tier == 2 and d.tier < 2 and n.pod != d.pod):
             return False
-        return any(self.reach_down(e.peer, dst) for e in self._ok(0, dev))
+        memo = self._down[dst]  # made by reach_down, the only caller
+        for e in self._ok(0, dev):  # memo hits inline: a super-spine asks its every spine per rack
+            got = memo.get(e.peer)
+            if got or (got is None and self.reach_down(e.peer, dst)):
+                return True
+        return False
 
     def same_as(self, dev: str, dst: str) -> bool:
         """eBGP drops a route whose AS path holds its own AS: a device never learns a route
@@ -114,7 +119,8 @@ class Router:
             memo[dev] = False  # guards against cycles while computing
             memo[dev] = not self.same_as(dev, dst) and (self.reach_down(dev, dst)
                          or any(self.reach_down(e.peer, dst) for e in self._ok(1, dev))
-                         or any(self.reach(e.peer, dst) for e in self._ok(2, dev)))
+                         or any((r := memo.get(e.peer)) or (r is None and self.reach(e.peer, dst))
+                                for e in self._ok(2, dev)))
         return memo[dev]
 
     def next_hops(self, dev: str, dst: str) -> list[Edge]:
@@ -129,12 +135,19 @@ class Router:
     def _next_hops(self, dev: str, dst: str) -> list[Edge]:
         if dev == dst:
             return []
+        # each peer's memoised answer read inline, the method called only for a new one
         if self.reach_down(dev, dst):
-            return [e for e in self._ok(0, dev) if self.reach_down(e.peer, dst)]
-        lateral = [e for e in self._ok(1, dev) if self.reach_down(e.peer, dst)]
+            down = self._down[dst]
+            return [e for e in self._ok(0, dev)
+                    if (r := down.get(e.peer)) or (r is None and self.reach_down(e.peer, dst))]
+        down = self._down[dst]
+        lateral = [e for e in self._ok(1, dev)
+                   if (r := down.get(e.peer)) or (r is None and self.reach_down(e.peer, dst))]
         if lateral:
             return lateral
-        return [e for e in self._ok(2, dev) if self.reach(e.peer, dst)]
+        far = self._reach.setdefault(dst, {})
+        return [e for e in self._ok(2, dev)
+                if (r := far.get(e.peer)) or (r is None and self.reach(e.peer, dst))]
 
     def drops(self, dev: str, src: IPv4Address, dst: IPv4Address) -> str | None:
         """'!X' for an ACL deny, '*' for a blackhole route, None when dev forwards."""
@@ -179,11 +192,12 @@ class Router:
         else:
             total = good = 0
             dropped = self.drops(dev, src, dip) is not None
+            sized = size > self._mtu_floor  # else every link takes the probe
             for e in self.next_hops(dev, dst):
                 got = memo.get(e.peer)  # most often counted already: no call to pay for
                 t, g = got if got is not None else self.count_paths(e.peer, dst, src, dip, size, memo)
                 total += t
-                good += 0 if dropped or self.mtu(dev, e) < size else g
+                good += 0 if dropped or (sized and self.mtu(dev, e) < size) else g
             result = (total, good)
         memo[dev] = result
         return result
