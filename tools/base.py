@@ -95,6 +95,20 @@ def _tool_modules() -> list[str]:
     return [f"netopsai.tools.{name}" for name in tool_names()]
 
 
+def _tool_module(name: str) -> str | None:
+    """The module a built-in tool lives in (named as the tool), found without importing the
+    others; None for a name no tool module has (then the whole table is read, plugins too)."""
+    from importlib.util import find_spec
+
+    from netopsai.tools import NOT_TOOLS
+
+    if not name.isidentifier() or name in NOT_TOOLS:
+        return None
+    module = f"netopsai.tools.{name}"
+    spec = find_spec(module)
+    return module if spec is not None and spec.submodule_search_locations is None else None
+
+
 def _adopt(name: str, obj: object) -> list[tuple[str, Tool]]:
     """An entry point of `netopsai.tools` names a Tool, or a module (or function) whose import
     registered one with @tool."""
@@ -103,7 +117,7 @@ def _adopt(name: str, obj: object) -> list[tuple[str, Tool]]:
 
 # every tool, one module each found by file name (netopsai.tools.tool_names), which registers
 # itself with @tool on import; a package installed from elsewhere through `netopsai.tools`
-REGISTRY: Registry[str, Tool] = Registry("tool", "netopsai.tools", _tool_modules, _adopt)
+REGISTRY: Registry[str, Tool] = Registry("tool", "netopsai.tools", _tool_modules, _adopt, _tool_module)
 
 
 def tool(name: str, args_model: type[ToolArgs], shown: Shown | None = None) -> Callable[[ToolFn], ToolFn]:

@@ -38,13 +38,16 @@ def by_name(name: str, obj: Any) -> Iterable[tuple[str, Any]]:
 class Registry(MutableMapping[K, T], Generic[K, T]):
     """`kind` names it in messages; `group` is its entry-point group (None: built-ins only);
     `builtins` the modules whose import registers the built-in ones (or a function listing them,
-    for kinds found by file name)."""
+    for kinds found by file name); `home`, when given, names the one built-in module that would
+    register a key (None: no such module), so a look-up imports that module alone, not every
+    built-in (a cold `ask` that runs one tool need not import the other five)."""
 
     def __init__(self, kind: str, group: str | None = None,
                  builtins: Iterable[str] | Callable[[], Iterable[str]] = (),
-                 adopt: Adopt = by_name) -> None:
+                 adopt: Adopt = by_name, home: Callable[[K], str | None] | None = None) -> None:
         self.kind, self.group, self._adopt = kind, group, adopt
         self._builtins = builtins
+        self._home = home
         self._table: dict[K, T] = {}
         self._lock = threading.RLock()
         self._built = False
@@ -113,8 +116,22 @@ class Registry(MutableMapping[K, T], Generic[K, T]):
             self.load_plugins()
         return self._table
 
+    def _load_home(self, key: K) -> None:
+        """The module `home` names for KEY imported (its registration runs), under the lock."""
+        if self._built or self._home is None or key in self._table:
+            return
+        module = self._home(key)
+        if module is None:
+            return
+        with self._lock:
+            if not self._built and key not in self._table:
+                importlib.import_module(module)
+
     # the mapping
     def __getitem__(self, key: K) -> T:
+        self._load_home(key)
+        if key in self._table:  # a built-in found by its own module: the others stay unimported
+            return self._table[key]
         self._load_builtins()
         if key not in self._table:
             self.load_plugins()  # a name not built in: perhaps an installed package's

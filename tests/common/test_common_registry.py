@@ -137,3 +137,33 @@ def test_every_kind_fills_its_table_with_nothing_imported_first(table: str) -> N
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     kind, got_group, count, held = out.stdout.split()
     assert (kind, got_group, held) == ("Registry", group, "True") and int(count) > 0
+
+
+def test_a_key_with_a_home_imports_that_module_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`home` names the module of one key: a look-up imports it and no other built-in; a key with
+    no home reads the whole table as before (the other built-ins, then the entry points)."""
+    one, two = fresh(), fresh()
+    reg: Registry[str, int] = Registry("thing", builtins=(one, two),
+                                       home=lambda key: {"one": one, "two": two}.get(key))
+    for name, key, value in ((one, "one", 1), (two, "two", 2)):
+        sys.modules.pop(name, None)
+        plant(tmp_path, monkeypatch, name, f"from _registry_test_shared import regs\n"
+              f"regs['{name}'].add('{key}', {value})\n")
+        SHARED.regs[name] = reg
+    assert reg["one"] == 1
+    assert one in sys.modules and two not in sys.modules  # the other built-in stays unimported
+    assert reg.get("three") is None  # no home: the whole table is read
+    assert two in sys.modules and sorted(reg) == ["one", "two"]
+
+
+def test_a_tool_is_looked_up_without_importing_the_other_tools() -> None:
+    """The tool registry names each tool's module (tools/base.py): a fresh process that runs one
+    tool imports that tool's module and none of the others' (a cold `ask`, issue 28 item 4)."""
+    import subprocess
+
+    code = ("import sys\nfrom netopsai.tools.base import REGISTRY\n"
+            "assert REGISTRY['changelog'].name == 'changelog'\n"
+            "from netopsai.tools import tool_names\n"
+            "print(sorted(n for n in tool_names() if 'netopsai.tools.' + n in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['changelog']"
