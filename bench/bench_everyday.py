@@ -5,7 +5,8 @@ with faults (bench_batch's lab and pairs), each yardstick measured in the same r
 
     .venv/bin/python -m bench.bench_everyday --vs REV [--rev HEAD] [--runs 5] [--batch-runs 2]
 
-Both revisions are exported as they install (house_same.export) and put first on PYTHONPATH;
+Both revisions are exported as they install (house_same.export), byte-compiled (as pip compiles
+an install) and put first on PYTHONPATH;
 every command is a fresh process, the revisions and yardsticks alternating within each round so
 that the load of a shared machine falls on all alike. Wall time and CPU time (user + sys of the
 process and its children) are both reported: on a loaded machine the CPU is the steadier figure.
@@ -37,6 +38,17 @@ from bench.house_same import export
 
 HERE = Path(__file__).resolve().parent
 PY = sys.executable
+
+
+def compiled(tree: Path) -> Path:
+    """TREE's modules byte-compiled, as a pip install leaves them (and langgraph, the yardstick, is
+    read from its installed .pyc): a fresh export has no __pycache__, so with
+    PYTHONDONTWRITEBYTECODE set (as on this machine) every run recompiled each module from source
+    (~0.35 s of a cold standalone ask's CPU, RESULTS "cold-ask-gc"), and without it the first
+    round alone did."""
+    subprocess.run([PY, "-m", "compileall", "-q", "-j", "0", str(tree / "netopsai")], check=True,
+                   stdout=subprocess.DEVNULL)
+    return tree
 
 
 def _env(tree: Path | None, home: Path | None) -> dict[str, str]:
@@ -233,7 +245,7 @@ def main() -> None:
                               check=True).stdout.strip() for k, r in (("base", a.vs), ("new", a.rev))}
     work = Path(tempfile.mkdtemp(prefix="bench-everyday-"))
     try:
-        trees = {k: export(r, work / k) for k, r in revs.items()}
+        trees = {k: compiled(export(r, work / k)) for k, r in revs.items()}
         ask = asks(trees, work, a.runs)
         batch = batches(trees, work, a.batch_runs, a.pairs) if a.batch_runs else {}
     finally:
