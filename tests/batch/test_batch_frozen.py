@@ -147,3 +147,22 @@ def test_changes_and_alarms_of_named_devices_are_the_stores(lab: tuple[Backends,
             assert fz.changes(names, None, None, w) == store.changes(names, None, None, w)
     moments = [a["raised_at"] for a in store.alarms(None, "any", None, None, w)]
     assert len(set(moments)) < len(moments)  # the lab has alarms at one moment: the store's order kept
+
+
+def test_every_address_owner_read_at_once_is_the_stores(lab: tuple[Backends, Pin, list[Pair]],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The frozen inventory reads every host's owner in one query (frozen.py _hosts): each is
+    the store's answer, and only an address that is no host's goes to the store one by one."""
+    b, pin, _ = lab
+    inv = FrozenInventory(b.paths.engine, pin)  # type: ignore[attr-defined]
+    hosts = [h["ip"] for h in b.inventory.hosts(None, None, None)]
+    loopback = next(d["loopback"] for d in b.inventory.devices(None, None, None, None)
+                    if d.get("loopback"))
+    asked: list[str] = []
+    one_by_one = StoreInventory.ip_owner
+    monkeypatch.setattr(StoreInventory, "ip_owner",
+                        lambda self, ip: asked.append(ip) or one_by_one(self, ip))
+    got = {ip: inv.ip_owner(ip) for ip in [*hosts, loopback]}
+    assert asked == [loopback]  # every host's from the one read
+    monkeypatch.setattr(StoreInventory, "ip_owner", one_by_one)
+    assert got == {ip: b.inventory.ip_owner(ip) for ip in [*hosts, loopback]}
