@@ -38,9 +38,13 @@ HERE = Path(__file__).resolve().parent
 # (part, file, function): cumulative seconds of the function, summed over the processes
 WORKER_PARTS = [("traces of healthy pairs (healthy.py, new)", "healthy.py", "healthy_result"),
                 ("traces through the traceroute tool", "pairs.py", "trace"),
-                ("the lab's route model, every trace (lab/trace.py)", "trace.py", "trace"),
+                ("the lab's route model, full traces (lab/trace.py)", "trace.py", "trace"),
+                ("the lab's lean walk of healthy pairs (lab/trace.py plainly_delivered, new)",
+                 "trace.py", "plainly_delivered"),
+                ("  of both: counting ECMP paths (Router.count_paths)", "forwarding.py", "count_paths"),
                 ("diagnoses of failing pairs", "pairs.py", "diagnosed_result"),
                 ("  of which tool calls the diagnosis makes", "pairs.py", "run"),
+                ("  of which address owners (FrozenInventory.ip_owner)", "frozen.py", "ip_owner"),
                 ("loading the lab's routes (router_for)", "forwarding.py", "router_for")]
 DRIVER_PARTS = [("reading the input (parse_input)", "parse.py", "parse_input"),
                 ("the batch's run, start to last row (BatchChecker.run)", "runner.py", "run"),
