@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Literal, cast
 
 from pydantic import Field
 
 from netopsai.backends.base import Backends
+from netopsai.backends.rows import AlarmRow, SnapshotInfo
 from netopsai.common.errors import NetopsError, UnknownName
 from netopsai.common.timewin import Window, as_utc, iso
 from netopsai.common.words import count
@@ -16,7 +17,7 @@ from netopsai.copilot.evidence import Evidence
 from netopsai.tools.alarm_cases.correlate import compression, correlate
 from netopsai.tools.alarm_cases.fallback import uncorrelated
 from netopsai.tools.alarm_cases.topology import Topology
-from netopsai.tools.base import WindowArgs, as_table, tool
+from netopsai.tools.base import WindowArgs, tool
 from netopsai.tools.facts import AlarmCase, AlarmFacts, UnknownDevice
 
 log = logging.getLogger("netopsai.tools")
@@ -82,16 +83,15 @@ def alarms(args: AlarmsArgs, backends: Backends) -> Evidence:
     facts = AlarmFacts(alarms=len(rows), open=len(open_), closed=len(rows) - len(open_),
                        traffic_lost=len(lost), devices=sorted({r["device"] for r in rows}),
                        categories=list(cats))
-    table = as_table(rows)
     if args.correlate:
-        summary += " " + _cases(table, backends, facts, w)
-    summary += _strangers(table, backends, facts, w)
+        summary += " " + _cases(rows, backends, facts, w)
+    summary += _strangers(rows, backends, facts, w)
     return Evidence(tool="alarms", summary=summary, columns=columns,
-                    rows=[{c: r.get(c) for c in columns} for r in table], window=w.as_json(),
+                    rows=[{c: r.get(c) for c in columns} for r in rows], window=w.as_json(),
                     facts=dict(facts))
 
 
-def _neighbours(sessions: list[Any], label: str) -> str:
+def _neighbours(sessions: list[AlarmRow], label: str) -> str:
     """A session answer names each neighbour: its address (from the inventory's session or the
     message), its device and the link under it."""
     if not sessions:
@@ -103,14 +103,15 @@ def _neighbours(sessions: list[Any], label: str) -> str:
 
 
 def _read(backends: Backends, cats: tuple[str | None, ...], args: AlarmsArgs,
-          w: Window) -> list[Any]:
-    """The rows of every category counted, newest first as one read returns them."""
+          w: Window) -> list[AlarmRow]:
+    """The rows of every category counted, newest first as one read returns them: the backend's
+    records, which correlation labels with their case (AlarmRow's `group` and `root`)."""
     if len(cats) <= 1:
-        return list(backends.alarms.alarms(cats[0] if cats else None, args.state, args.devices,
-                                           args.site, w))
+        return cast(list[AlarmRow], list(backends.alarms.alarms(
+            cats[0] if cats else None, args.state, args.devices, args.site, w)))
     rows = [r for c in cats for r in backends.alarms.alarms(c, args.state, args.devices,
                                                              args.site, w)]
-    return sorted(rows, key=lambda r: str(r["raised_at"]), reverse=True)
+    return cast(list[AlarmRow], sorted(rows, key=lambda r: str(r["raised_at"]), reverse=True))
 
 
 def _check_names(args: AlarmsArgs, backends: Backends, w: Window) -> list[str]:
@@ -158,7 +159,7 @@ def _none_for(devices: list[str], provisional: list[str], what: str, w: Window) 
     return f" No {what}s for {', '.join(devices)} in {span}{note}."
 
 
-def _cases(rows: list[dict[str, Any]], backends: Backends, facts: AlarmFacts, w: Window) -> str:
+def _cases(rows: list[AlarmRow], backends: Backends, facts: AlarmFacts, w: Window) -> str:
     """Correlate (alarm_cases/): label each row with its case and whether it is the case's
     suggested root; the cases go to facts. Returns the summary's sentence. Correlation that
     fails lists each alarm as a case of its own, with a note: never no rows."""
@@ -198,7 +199,7 @@ def _snapshots(cases: list[AlarmCase], backends: Backends) -> list[str]:
     under `snapshots`; one phrase per snapshot for the summary. A case whose alarms came inside a
     device's snapshot rate limit has none of its own: the device's snapshot taken in the
     SNAPSHOT_NEAR minutes before its first alarm stands in, said as such."""
-    by_device: dict[str, list[Any]] = {}
+    by_device: dict[str, list[SnapshotInfo]] = {}
     said = []
     for case in cases:
         ids = set(case["member_ids"])
@@ -215,7 +216,7 @@ def _snapshots(cases: list[AlarmCase], backends: Backends) -> list[str]:
     return said
 
 
-def _device_snapshots(device: str, backends: Backends) -> list[Any]:
+def _device_snapshots(device: str, backends: Backends) -> list[SnapshotInfo]:
     try:
         return list(backends.inventory.snapshots(device))
     except NetopsError:  # a device the inventory does not know has none
@@ -225,7 +226,7 @@ def _device_snapshots(device: str, backends: Backends) -> list[Any]:
 MAX_STRANGERS = 5  # devices not in the inventory named in the summary (facts list them all)
 
 
-def _strangers(rows: list[dict[str, Any]], backends: Backends, facts: AlarmFacts,
+def _strangers(rows: list[AlarmRow], backends: Backends, facts: AlarmFacts,
                w: Window) -> str:
     """The alarms' devices the inventory does not know, each with the addresses its events came
     from (its sender: the device, a relay, the webhook), under facts `unknown_devices` and on
@@ -270,9 +271,9 @@ def _senders(device: str, backends: Backends, w: Window) -> list[str]:
 SNAPSHOT_NEAR = 10  # minutes: the snapshotter's default per-device rate limit
 
 
-def _near(case: AlarmCase, by_device: dict[str, list[Any]]) -> list[tuple[str, Any]]:
+def _near(case: AlarmCase, by_device: dict[str, list[SnapshotInfo]]) -> list[tuple[str, SnapshotInfo]]:
     first = as_utc(datetime.fromisoformat(str(case["first_raised"]).replace("Z", "+00:00")))
-    best: list[tuple[str, Any]] = []
+    best: list[tuple[str, SnapshotInfo]] = []
     for dev in case["devices"]:
         for snap in by_device[dev]:  # newest first
             taken = as_utc(datetime.fromisoformat(str(snap["taken_at"]).replace("Z", "+00:00")))

@@ -42,7 +42,7 @@ class CaseImpact(TypedDict, total=False):
 class CaseSnapshot(TypedDict):
     """A device snapshot taken when a case's alarm opened (or just before it)."""
 
-    id: int
+    id: int | None  # as the inventory lists it (SnapshotInfo)
     device: str
     taken_at: str
     alarm: int | None

@@ -28,10 +28,16 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Generic
 
 from netopsai.tools.alarm_cases.groups import Groups
-from netopsai.tools.alarm_cases.topology import OUTAGE_KINDS, Topology, alarm_time
+from netopsai.tools.alarm_cases.topology import (
+    OUTAGE_KINDS,
+    Alarm,
+    Topology,
+    alarm_time,
+    stamp_time,
+)
 from netopsai.tools.facts import AlarmCase, CaseImpact
 
 LINK_KINDS = {"LINK_DOWN", "LINK_FLAP"}
@@ -46,12 +52,12 @@ UNKNOWN = "unknown"  # the rule of a case on a device the inventory does not kno
 
 
 @dataclass
-class Case:
+class Case(Generic[Alarm]):
     """One event: its suggested root-cause alarm, every alarm it explains, and its reach."""
 
     id: str
-    root: dict[str, Any]
-    members: list[dict[str, Any]]
+    root: Alarm
+    members: list[Alarm]
     rule: str  # outage | burst | link | dci | single
     reason: str
     impact: CaseImpact = field(default_factory=CaseImpact)
@@ -73,8 +79,8 @@ class Case:
                 "impact": self.impact}
 
 
-def correlate(rows: Sequence[dict[str, Any]], topo: Topology, tol: timedelta = TOL,
-              burst_min: int = BURST_MIN) -> list[Case]:
+def correlate(rows: Sequence[Alarm], topo: Topology, tol: timedelta = TOL,
+              burst_min: int = BURST_MIN) -> list[Case[Alarm]]:
     """The cases of these alarms, open ones first, then the largest. Rows are not modified."""
     alarms = sorted(rows, key=alarm_time)
     topo.prefetch({a["device"] for a in alarms})
@@ -88,8 +94,8 @@ def correlate(rows: Sequence[dict[str, Any]], topo: Topology, tol: timedelta = T
     return cases
 
 
-def _topology_cases(alarms: list[dict[str, Any]], topo: Topology, tol: timedelta,
-                    burst_min: int) -> list[Case]:
+def _topology_cases(alarms: list[Alarm], topo: Topology, tol: timedelta,
+                    burst_min: int) -> list[Case[Alarm]]:
     times = [alarm_time(a) for a in alarms]
     ends = [topo.ends(a) for a in alarms]
     topo.prefetch(set().union(*ends) if ends else set())
@@ -102,11 +108,11 @@ def _topology_cases(alarms: list[dict[str, Any]], topo: Topology, tol: timedelta
     return [_case(alarms, sorted(c), ends, inferred, topo) for c in g.components()]
 
 
-def unknown_cases(alarms: Sequence[dict[str, Any]], tol: timedelta = TOL) -> list[Case]:
+def unknown_cases(alarms: Sequence[Alarm], tol: timedelta = TOL) -> list[Case[Alarm]]:
     """Alarms on devices the inventory does not know: per device, those raised within `tol` of
     the one before form one case, its device said to be unknown (what the topology would add,
     the reach, cannot be known)."""
-    by_device: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_device: dict[str, list[Alarm]] = defaultdict(list)
     for a in sorted(alarms, key=alarm_time):
         by_device[a["device"]].append(a)
     out: list[Case] = []
@@ -133,7 +139,7 @@ def compression(n_alarms: int, cases: Sequence[Case]) -> float:
     return round(n_alarms / len(cases), 2) if cases else 0.0
 
 
-def _link_key(a: dict[str, Any]) -> Any:
+def _link_key(a: Alarm) -> Any:
     if a.get("link_id"):
         return ("link", a["link_id"])
     if a.get("peer") and (a["category"] in LINK_CATEGORIES | {"bgp"} or a.get("interface")):
@@ -149,7 +155,7 @@ def _chain(idx: list[int], times: list[datetime], g: Groups, tol: timedelta) -> 
             g.union(prev, cur)
 
 
-def _by_link(alarms: list[dict[str, Any]], times: list[datetime], g: Groups,
+def _by_link(alarms: list[Alarm], times: list[datetime], g: Groups,
              tol: timedelta) -> None:
     keyed: dict[Any, list[int]] = defaultdict(list)
     for i, a in enumerate(alarms):
@@ -160,7 +166,7 @@ def _by_link(alarms: list[dict[str, Any]], times: list[datetime], g: Groups,
         _chain(idx, times, g, tol)
 
 
-def _by_same_moment(alarms: list[dict[str, Any]], times: list[datetime], g: Groups) -> None:
+def _by_same_moment(alarms: list[Alarm], times: list[datetime], g: Groups) -> None:
     """Sessions without a link of their own join the one link case of their device that went
     down within SAME_MOMENT of them, or was flapping then (a flap alarm stands for every Down
     from its raise to its clear); two such links: which one is not known, none is joined."""
@@ -176,17 +182,17 @@ def _by_same_moment(alarms: list[dict[str, Any]], times: list[datetime], g: Grou
             g.union(near[0], i)
 
 
-def _down_then(link: dict[str, Any], raised: datetime, at: datetime) -> bool:
+def _down_then(link: Alarm, raised: datetime, at: datetime) -> bool:
     """Whether the link alarm had its port go down within SAME_MOMENT of `at`."""
     if abs(raised - at) <= SAME_MOMENT:
         return True
     if link["kind"] != "LINK_FLAP" or at < raised:
         return False
     end = link.get("cleared_at")
-    return end is None or at <= alarm_time({"raised_at": end}) + SAME_MOMENT
+    return end is None or at <= stamp_time(end) + SAME_MOMENT
 
 
-def _by_outage(alarms: list[dict[str, Any]], times: list[datetime], ends: list[frozenset[str]],
+def _by_outage(alarms: list[Alarm], times: list[datetime], ends: list[frozenset[str]],
                g: Groups, tol: timedelta) -> list[int]:
     outages = [i for i, a in enumerate(alarms) if a["kind"] in OUTAGE_KINDS]
     for o in outages:
@@ -197,7 +203,7 @@ def _by_outage(alarms: list[dict[str, Any]], times: list[datetime], ends: list[f
     return outages
 
 
-def _by_burst(alarms: list[dict[str, Any]], times: list[datetime], ends: list[frozenset[str]],
+def _by_burst(alarms: list[Alarm], times: list[datetime], ends: list[frozenset[str]],
               g: Groups, tol: timedelta, burst_min: int, outages: list[int]) -> dict[int, str]:
     """Links with one common end going down together; returns {alarm index: that end} for the
     alarms of each burst (the device itself raised nothing: it was down)."""
@@ -217,7 +223,7 @@ def _by_burst(alarms: list[dict[str, Any]], times: list[datetime], ends: list[fr
     return inferred
 
 
-def _by_session_reset(alarms: list[dict[str, Any]], times: list[datetime], g: Groups,
+def _by_session_reset(alarms: list[Alarm], times: list[datetime], g: Groups,
                       tol: timedelta, burst_min: int) -> None:
     """BGP sessions of one device down together, none explained by a link alarm."""
     with_link = {g.find(i) for i, a in enumerate(alarms) if a["kind"] in LINK_KINDS}
@@ -244,7 +250,7 @@ def _bursts(idx: list[int], times: list[datetime], tol: timedelta) -> Iterable[l
         yield run
 
 
-def _rank(a: dict[str, Any]) -> tuple[int, int, datetime]:
+def _rank(a: Alarm) -> tuple[int, int, datetime]:
     kind = a["kind"]
     tier = (0 if kind in OUTAGE_KINDS else 1 if kind in PHYSICAL_KINDS else
             2 if kind in LINK_KINDS or a["category"] in LINK_CATEGORIES else
@@ -252,8 +258,8 @@ def _rank(a: dict[str, Any]) -> tuple[int, int, datetime]:
     return tier, SEVERITY.get(a.get("severity", ""), 5), alarm_time(a)
 
 
-def _case(alarms: list[dict[str, Any]], idx: list[int], ends: list[frozenset[str]],
-          inferred: dict[int, str], topo: Topology) -> Case:
+def _case(alarms: list[Alarm], idx: list[int], ends: list[frozenset[str]],
+          inferred: dict[int, str], topo: Topology) -> Case[Alarm]:
     members = [alarms[i] for i in idx]
     common = next((inferred[i] for i in idx if i in inferred), None)
     if common:  # the silent device: its neighbours' alarms on links to it
@@ -265,9 +271,10 @@ def _case(alarms: list[dict[str, Any]], idx: list[int], ends: list[frozenset[str
     return Case(id="", root=root, members=members, rule=rule, reason=reason, impact=impact)
 
 
-def _why(root: dict[str, Any], members: list[dict[str, Any]], common: str | None) -> tuple[str, str]:
+def _why(root: Alarm, members: list[Alarm], common: str | None) -> tuple[str, str]:
     others = len(members) - 1
-    where = f"{root['device']}{' ' + root['interface'] if root.get('interface') else ''}"
+    interface = root.get("interface")
+    where = f"{root['device']}{' ' + interface if interface else ''}"
     if common:
         links = len({_link_key(a) for a in members})
         return "burst", (f"{links} links with one common end, {common}, went down together and "

@@ -5,15 +5,15 @@ alarm — never an error with no rows."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from netopsai.backends.rows import AlarmRow
 from netopsai.tools.alarm_cases.correlate import Case
 from netopsai.tools.facts import CaseImpact
 
 
-def uncorrelated(rows: Sequence[dict[str, Any]], note: str) -> list[Case]:
+def uncorrelated(rows: Sequence[AlarmRow], note: str) -> list[Case[AlarmRow]]:
     """One case per alarm, in the rows' order (rule "none"), its reason the note."""
-    cases: list[Case] = []
+    cases: list[Case[AlarmRow]] = []
     for i, a in enumerate(rows, 1):
         impact: CaseImpact = {
             "dcs": [], "pods": [], "segments": [], "devices": 1, "root_device": a.get("device"),

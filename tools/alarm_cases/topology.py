@@ -5,11 +5,12 @@ device on demand and cached, so a window of a few dozen alarms costs a few dozen
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict, TypeVar
 
 from netopsai.backends.base import Inventory
-from netopsai.backends.rows import SegmentInfo
+from netopsai.backends.rows import AlarmRow, SegmentInfo
 from netopsai.common.errors import NetopsError
 from netopsai.tools.facts import CaseImpact
 
@@ -17,15 +18,34 @@ OUTAGE_KINDS = {"DEVICE_UNREACHABLE", "DEVICE_DOWN", "DEVICE_REBOOT", "DEVICE_RE
 TOR_ROLES = {"leaf", "tor"}
 
 
-def alarm_time(a: dict[str, Any]) -> datetime:
-    t = a["raised_at"]
+class Placement(TypedDict, total=False):
+    """Where a device sits (empty for a device the inventory does not know): the inventory's
+    `device` row, or the store's bulk `placements`; a host's segment too."""
+
+    role: str | None
+    site: str | None
+    pod: str | None
+    segment: str | None
+
+
+# The alarms correlation reads: the alarms tool's rows, keys checked by mypy; or the reliability
+# report's history (reliability/reader.py: plain dicts, times as datetimes), read as before.
+Alarm = TypeVar("Alarm", AlarmRow, dict[str, Any])
+
+
+def alarm_time(a: Alarm) -> datetime:
+    return stamp_time(a["raised_at"])
+
+
+def stamp_time(t: str | datetime) -> datetime:
+    """An alarm's time as read (ISO 8601, a trailing Z allowed), or a datetime as it is."""
     return t if isinstance(t, datetime) else datetime.fromisoformat(str(t).replace("Z", "+00:00"))
 
 
 class Topology:
     def __init__(self, inventory: Inventory) -> None:
         self.inv = inventory
-        self._meta: dict[str, dict[str, Any]] = {}
+        self._meta: dict[str, Placement] = {}
         self._ports: dict[str, dict[str, str]] = {}
         self._segments: dict[tuple[str, str | None], list[SegmentInfo]] = {}
         self._behind: dict[str, list[str]] = {}
@@ -47,12 +67,12 @@ class Topology:
             self._meta.setdefault(name, {})
             self._behind.setdefault(name, [])
 
-    def ends(self, a: dict[str, Any]) -> frozenset[str]:
+    def ends(self, a: Alarm) -> frozenset[str]:
         """The devices an alarm concerns: its own, and the far end of its link (the alarm's
         peer, else the neighbour on its interface)."""
         peer = a.get("peer")
-        if not peer and a.get("interface"):
-            peer = self.ports(a["device"]).get(a["interface"])
+        if not peer and (interface := a.get("interface")):
+            peer = self.ports(a["device"]).get(interface)
         return frozenset(d for d in (a["device"], peer) if d)
 
     def ports(self, device: str) -> dict[str, str]:
@@ -65,13 +85,13 @@ class Topology:
             self._ports[device] = {r["interface"]: r["neighbor"] for r in rows}
         return self._ports[device]
 
-    def meta(self, device: str) -> dict[str, Any]:
+    def meta(self, device: str) -> Placement:
         """role, site, pod (and segment for a host); empty for an unknown device."""
         if device not in self._meta:
-            found: dict[str, Any] = {}
+            found: Placement = {}
             try:
                 row = self.inv.device(device)  # by key: a name filter would scan the table
-                found = {k: row.get(k) for k in ("role", "site", "pod")}
+                found = {"role": row.get("role"), "site": row.get("site"), "pod": row.get("pod")}
                 if found.get("role") == "host":
                     hosts = self.inv.hosts(None, None, device)
                     found["segment"] = hosts[0]["segment"] if hosts else None
@@ -89,9 +109,10 @@ class Topology:
         if tor in self._behind:
             return sorted(self._behind[tor])
         m = self.meta(tor)
-        if not m.get("site"):
+        site = m.get("site")
+        if not site:
             return []
-        key = (m["site"], m.get("pod"))
+        key = (site, m.get("pod"))
         if key not in self._segments:
             try:
                 self._segments[key] = self.inv.segments(*key)
@@ -99,7 +120,7 @@ class Topology:
                 self._segments[key] = []
         return [s["cidr"] for s in self._segments[key] if s.get("tor") == tor]
 
-    def impact(self, root: dict[str, Any], members: list[dict[str, Any]],
+    def impact(self, root: Alarm, members: Sequence[Alarm],
                common: str | None) -> CaseImpact:
         """The blast radius: data centres, PoDs and segments the case reaches; the device that
         is down (the outage's, or the burst's common end) and whether traffic was lost."""
@@ -113,10 +134,11 @@ class Topology:
             segments.update(self.segments_behind(down))
         for a in members:  # a host's own link: its segment loses that host
             if a["kind"] in ("LINK_DOWN", "LINK_FLAP"):
-                segments.update(m["segment"] for d in self.ends(a)
-                                if (m := metas.get(d, {})).get("role") == "host" and m.get("segment"))
-        out = CaseImpact(dcs=sorted({m["site"] for m in metas.values() if m.get("site")}),
-                         pods=sorted({m["pod"] for m in metas.values() if m.get("pod")}),
+                segments.update(seg for d in self.ends(a)
+                                if (m := metas.get(d, {})).get("role") == "host"
+                                and (seg := m.get("segment")))
+        out = CaseImpact(dcs=sorted({dc for m in metas.values() if (dc := m.get("site"))}),
+                         pods=sorted({pod for m in metas.values() if (pod := m.get("pod"))}),
                          segments=sorted(segments), devices=len(devices),
                          traffic_lost=any(a.get("traffic_lost") for a in members),
                          root_device=down or root["device"])
