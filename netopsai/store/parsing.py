@@ -65,6 +65,10 @@ def parse_raw(parsers: Parsers, records: list[Raw]) -> list[Outcome]:
 def _start_worker(parsers: Parsers, parent: int) -> None:
     global _WORKER_PARSERS
     _WORKER_PARSERS = parsers
+    for parser in parsers.values():  # what a parser loads lazily, loaded before `wait_ready`
+        warm = getattr(parser, "warm", None)  # answers, not while the first batch waits
+        if warm is not None:
+            warm()
     gc.freeze()  # the parsers and their rules, for the worker's life
     gc.set_threshold(50_000, 20, 100)  # events are freed by reference count: collect rarely
     threading.Thread(target=_orphaned, args=(parent,), name="orphan-watch", daemon=True).start()

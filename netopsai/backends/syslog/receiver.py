@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from netopsai.backends.syslog import rules
 from netopsai.backends.syslog.clock import Zones, device_time
 from netopsai.backends.syslog.parse import classify, mnemonic, parse_frame
 from netopsai.backends.udp import Datagrams, UdpIntake
@@ -76,6 +77,12 @@ class SyslogParser:
 
     def __call__(self, data: bytes, sender: str, received_at: datetime) -> Event:
         return syslog_event(data, sender, received_at, self.context)
+
+    def warm(self) -> None:
+        """Load the vendor rules and their needle search now (1.5 s of reading YAML and
+        compiling, else paid by the first line: in a worker started for a storm, its first
+        batch waited that long, ~50 µs a line over a 30,000-line run)."""
+        rules.warm()
 
 
 def parser(context: SyslogContext) -> SyslogParser:

@@ -179,6 +179,11 @@ def _by_needle() -> tuple[Needles, dict[str, tuple[int, ...]]]:
     return Needles(n for n in places if n), {n: tuple(p) for n, p in places.items()}
 
 
+def warm() -> None:
+    """Read and compile the rules and their needle search now rather than at the first line."""
+    _by_needle()
+
+
 def classify(text: str) -> Parsed | None:
     """What a message says happened, or None for a line no rule knows (kept raw). Only the
     rules whose needle the text holds are tried, in their order: the same first match as
