@@ -15,7 +15,11 @@ an empty store; this process is the sender, so the two do not share an interpret
 - Sustained: `--sustained` syslog datagrams (half raising alarms, as bench_ingest.py's) or
   `--traps` SNMPv2c linkDown traps, sent in bursts of 2,000 each waiting until the receiver took
   the last one in (no kernel drops), timed from the first sent to the last one written: the
-  rate the whole pipeline sustains into SQLite and PostgreSQL.
+  rate the whole pipeline sustains into SQLite and PostgreSQL, and the CPU per event of each
+  part of it (the writer thread, the ingest's other threads, the parse workers, the PostgreSQL
+  server's processes for its database): what bounds the rate on this machine's cores.
+
+The trees take turns, measurement by measurement.
 
 The 1-minute load average is recorded before and after every measurement: the machine is shared.
 The `<!-- ingest-storm:begin -->` section of the results file is replaced on re-run."""
@@ -52,6 +56,7 @@ class Harness:
                                      stdout=subprocess.PIPE, text=True, env=env, cwd=str(tree))
         assert self.proc.stdout is not None
         self.ports: dict[str, int] = json.loads(self.proc.stdout.readline())
+        self.writer_tid = self.ports.pop("writer_tid", None)
 
     def stats(self) -> dict[str, float]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -145,6 +150,7 @@ def sustained(tree: Path, url: str, workers: int, kind: str, n: int) -> dict[str
         port = h.ports["syslog" if kind == "syslog" else "trap"]
         drops0 = kernel_drops(port)
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        cpu0 = pipeline_cpu(h, url)
         t0 = time.time()
         for start in range(0, n, 2000):
             for d in data[start:start + 2000]:
@@ -152,9 +158,46 @@ def sustained(tree: Path, url: str, workers: int, kind: str, n: int) -> dict[str
             _wait(h, key, min(n, start + 2000), 300)
         sock.close()
         done = _wait(h, "written", n, 1800, still=60.0)
+        cpu1 = pipeline_cpu(h, url)
         drops = kernel_drops(port) - drops0
+    cpu = {part: (cpu1[part] - cpu0.get(part, 0.0)) / n * 1e6 for part in cpu1}
     return {"n": n, "written": int(done["written"]), "rate": done["written"] / (done["t"] - t0),
-            "drops": drops, "load": (load0, os.getloadavg()[0])}
+            "drops": drops, "load": (load0, os.getloadavg()[0]), "cpu_us": cpu}
+
+
+def _proc_cpu(path: str) -> float:
+    """utime + stime of a /proc stat file, in seconds (0 once the process is gone)."""
+    try:
+        fields = Path(path).read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def pipeline_cpu(h: Harness, url: str) -> dict[str, float]:
+    """CPU seconds so far of each part of the pipeline on this machine: the ingest's writer
+    thread, its other threads (receiving, spooling, reading the spool back, handing batches to
+    the workers), its parse workers, and the PostgreSQL server processes serving its database
+    (the COPY, the look-ups, the indexes: work the writer waits for, unseen in its own time)."""
+    pid = h.proc.pid
+    whole = _proc_cpu(f"/proc/{pid}/stat")
+    writer = _proc_cpu(f"/proc/{pid}/task/{h.writer_tid}/stat") if h.writer_tid else 0.0
+    kids = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    out = {"writer thread": writer, "other ingest threads": whole - writer,
+           "parse workers": sum(_proc_cpu(f"/proc/{k}/stat") for k in kids)}
+    if url.startswith("postgresql"):
+        db = url.rsplit("/", 1)[1]
+        servers = [p for p in Path("/proc").glob("[0-9]*")
+                   if _cmdline(p).startswith(f"postgres: netopsai {db} ")]
+        out["PostgreSQL server"] = sum(_proc_cpu(f"{p}/stat") for p in servers)
+    return out
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def unpack(rev: str) -> Path:
@@ -214,6 +257,7 @@ def kind_costs(kind: str, parse: Callable[[bytes, str, datetime], Any], raw: lis
     """CPU µs per event: parsing, the writer's unpickling, its transaction work per store."""
     import pickle
 
+    from bench.bench_ingest_writer import _server_cpu
     from netopsai.store.writer import QueuedWriter
 
     n, now, out = len(raw), datetime.now(UTC), {}
@@ -228,10 +272,12 @@ def kind_costs(kind: str, parse: Callable[[bytes, str, datetime], Any], raw: lis
         w = QueuedWriter(make())
         w.feed.close()
         w._thread.join()
-        t = time.thread_time()
+        t, server = time.thread_time(), _server_cpu(w.engine)
         for i in range(0, n, 1000):
             w._write([(e, None) for e in events[i:i + 1000]], None)
         out[f"write, {kind}, {store} (the writer's thread)"] = (time.thread_time() - t) / n * 1e6
+        if store == "postgresql":  # the server's share: COPY, look-ups, indexes
+            out[f"write, {kind}, {store} (the server)"] = (_server_cpu(w.engine) - server) / n * 1e6
         w.stop()
     return out
 
@@ -250,16 +296,23 @@ def stage_costs(makers: dict[str, Any], n: int = 20_000) -> dict[str, float]:
                          makers)}
 
 
-def measure(tree: Path, workers: int, a: argparse.Namespace, makers: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"burst": burst(tree, makers["sqlite"](), workers, a.burst_rate,
-                                          a.burst_seconds, a.catch_up)}
-    print("burst", out["burst"], flush=True)
+def measure(trees: dict[str, tuple[Path, int]], a: argparse.Namespace,
+            makers: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every measurement for each tree (its path, its parsing workers), the trees taking turns
+    measurement by measurement, so a change in the machine's load falls on both alike."""
+    res: dict[str, dict[str, Any]] = {name: {} for name in trees}
+    steps: list[tuple[str, Any]] = [("burst", lambda tree, workers: burst(
+        tree, makers["sqlite"](), workers, a.burst_rate, a.burst_seconds, a.catch_up))]
     for store, make in makers.items():
-        out[f"syslog {store}"] = sustained(tree, make(), workers, "syslog", a.sustained)
-        print(store, "syslog", out[f"syslog {store}"], flush=True)
-        out[f"traps {store}"] = sustained(tree, make(), workers, "trap", a.traps)
-        print(store, "traps", out[f"traps {store}"], flush=True)
-    return out
+        steps.append((f"syslog {store}", lambda tree, workers, make=make: sustained(
+            tree, make(), workers, "syslog", a.sustained)))
+        steps.append((f"traps {store}", lambda tree, workers, make=make: sustained(
+            tree, make(), workers, "trap", a.traps)))
+    for key, run in steps:
+        for name, (tree, workers) in trees.items():
+            res[name][key] = run(tree, workers)
+            print(name, key, res[name][key], flush=True)
+    return res
 
 
 def _load(r: dict[str, Any]) -> str:
@@ -296,6 +349,19 @@ def render(res: dict[str, dict[str, Any]], a: argparse.Namespace) -> str:
         lines.append(f"| {key}: sustained ({res[names[0]][key]['n']:,}) | " + " | ".join(
             f"{r[key]['rate']:,.0f}/s ({r[key]['written']:,} written, {r[key]['drops']} drops; "
             f"{_load(r[key])})" for r in res.values()) + " |")
+    parts = ["writer thread", "other ingest threads", "parse workers", "PostgreSQL server"]
+    lines += ["", "CPU per event of each part of the pipeline in the sustained runs above (µs; "
+              "/proc, every process and thread on this machine; the sum bounds the rate on "
+              f"{os.cpu_count()} cores at {os.cpu_count()} × 10⁶ ÷ it):", "",
+              "| measurement | tree | " + " | ".join(parts) + " | sum | bound on all cores |",
+              "| --- | --- |" + " ---: |" * (len(parts) + 2)]
+    for key in [k for k in res[names[0]] if k != "burst"]:
+        for name, r in res.items():
+            cpu = r[key].get("cpu_us", {})
+            total = sum(cpu.values())
+            bound = f"{(os.cpu_count() or 1) * 1e6 / total:,.0f}/s" if total else "–"
+            lines.append(f"| {key} | {name} | " + " | ".join(
+                f"{cpu[p]:.1f}" if p in cpu else "–" for p in parts) + f" | {total:.1f} | {bound} |")
     return "\n".join(lines + [""])
 
 
@@ -334,9 +400,9 @@ def main() -> None:
         print(stages, flush=True)
         if a.stages_only:
             return
-        if not a.no_base:
-            res[f"before ({a.base})"] = measure(unpack(a.base), a.base_workers, a, makers)
-        res["this checkout"] = measure(ROOT, a.workers, a, makers)
+        trees = {} if a.no_base else {f"before ({a.base})": (unpack(a.base), a.base_workers)}
+        trees["this checkout"] = (ROOT, a.workers)
+        res = measure(trees, a, makers)
     body = render(res, a) + stages
     print(body)
     write_section(a.out, "ingest-storm", body)

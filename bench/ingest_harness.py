@@ -3,9 +3,9 @@ whichever netopsai is first on PYTHONPATH (this checkout, or an older tree to co
 
     python bench/ingest_harness.py URL SPOOL_DIR|- WORKERS
 
-Prints one JSON line with its ports once listening, then answers each line on stdin: `stats`
-with one JSON line of counters, `stop` by stopping (writing out what it took in), printing the
-last counters and exiting."""
+Prints one JSON line with its ports (and the writer thread's native id) once listening, then
+answers each line on stdin: `stats` with one JSON line of counters, `stop` by stopping (writing
+out what it took in), printing the last counters and exiting."""
 
 from __future__ import annotations
 
@@ -44,7 +44,9 @@ def main() -> None:
         parsing = getattr(ing.writer, "parsing", None)
         if parsing is not None:  # the parsing workers started: not timed as ingest
             parsing.wait_ready(120)
-        print(json.dumps({"syslog": ing.syslog.port, "trap": ing.traps.port}), flush=True)
+        thread = getattr(ing.writer, "_thread", None)  # its CPU is measured apart
+        print(json.dumps({"syslog": ing.syslog.port, "trap": ing.traps.port,
+                          "writer_tid": getattr(thread, "native_id", None)}), flush=True)
         for line in sys.stdin:
             if line.strip() == "stop":
                 break
