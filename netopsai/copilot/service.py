@@ -21,6 +21,7 @@ from netopsai.copilot.doors import Doors
 from netopsai.copilot.evidence import citations
 from netopsai.copilot.graph import build_graph
 from netopsai.copilot.nodes import start_turn
+from netopsai.copilot.payload import Answer, EvidenceDump, dumps_of
 from netopsai.copilot.steps import Step, step_data
 from netopsai.copilot.toolbox import Toolbox
 from netopsai.diagnosis.knowledge import Knowledge
@@ -148,16 +149,16 @@ class Thread:
         return self.state.get("diagnosis")
 
     @property
-    def evidence(self) -> list[dict[str, Any]]:
-        """Every evidence record of the conversation, E1 on."""
-        return list(self.state.get("evidence", []))
+    def evidence(self) -> list[EvidenceDump]:
+        """Every evidence record of the conversation, E1 on (their JSON form: payload.py)."""
+        return dumps_of(list(self.state.get("evidence", [])))
 
     @property
-    def turn_evidence(self) -> list[dict[str, Any]]:
+    def turn_evidence(self) -> list[EvidenceDump]:
         """The evidence the last question gathered."""
         return self.cited(self.state.get("turn", []))
 
-    def cited(self, ids: Iterable[str]) -> list[dict[str, Any]]:
+    def cited(self, ids: Iterable[str]) -> list[EvidenceDump]:
         wanted = set(ids)
         return [e for e in self.evidence if e["id"] in wanted]
 
@@ -275,18 +276,21 @@ class Copilot(Doors):
 
     def answer(self, question: str, thread_id: str = "default", user: str | None = None,
                window_hint: str = "", stop: Stop | None = None) -> dict[str, Any]:
-        """The whole answer as `ask --json` prints it (shared/specs/cli-and-evidence.md)."""
+        """The whole answer as `ask --json` prints it (shared/specs/cli-and-evidence.md): an
+        `Answer` with its steps and time (payload.py), which front ends read through `answer_of`.
+        Still a plain dict here: the CLI, the thin front door and triage pass it on as one."""
         steps = list(self.ask(question, thread_id, user, window_hint, stop))
         return {**self.result(thread_id), "steps": [s.as_dict() for s in steps[:-1]],
                 "elapsed_ms": steps[-1].data["elapsed_ms"]}
 
-    def result(self, thread_id: str) -> dict[str, Any]:
+    def result(self, thread_id: str) -> Answer:
         """The thread's last answer as `ask --json` has it, less the steps and the time (a
         streaming front end has sent those already)."""
         thread = self.thread(thread_id)
         state, diag, answer = thread.state, thread.diagnosis, thread.answer
         return {"answer": answer,
-                "root_cause": {k: diag[k] for k in ("label", "device", "interface", "confidence")}
+                "root_cause": {"label": diag["label"], "device": diag["device"],
+                               "interface": diag["interface"], "confidence": diag["confidence"]}
                 if diag else None,
                 "ruled_out": diag.get("ruled_out", []) if diag else None,
                 "citations": citations(answer), "evidence": thread.turn_evidence,

@@ -79,17 +79,18 @@ def _value(v: Any, key: str = "") -> str:
     return str(v)
 
 
-def key_facts(result: dict[str, Any]) -> list[tuple[str, str]]:
+def key_facts(result: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The root cause first (when diagnosed), then the first evidence's scalar facts, in words."""
     facts: list[tuple[str, str]] = []
-    rc = result.get("root_cause")
+    answer = answer_of(result)
+    rc = answer.get("root_cause")
     if rc:
-        names = {"label": "Root cause", "device": "Device", "interface": "Interface",
-                 "confidence": "Confidence"}
-        facts += [(name, _value(rc[k])) for k, name in names.items() if rc.get(k) is not None]
+        named = (("Root cause", rc.get("label")), ("Device", rc.get("device")),
+                 ("Interface", rc.get("interface")), ("Confidence", rc.get("confidence")))
+        facts += [(name, _value(v)) for name, v in named if v is not None]
         if facts and facts[0][0] == "Root cause":  # in words, the label as its tag
             facts[0] = ("Root cause", f"{plain(rc['label'])} (`{rc['label']}`)")
-    for ev in answer_of(result).get("evidence", [])[:1]:
+    for ev in answer.get("evidence", [])[:1]:
         for k, v in ev.get("facts", {}).items():
             if isinstance(v, bool | int | float | str) and v != "" and len(str(v)) <= 80:
                 facts.append((fact_name(k), _value(v, k)))
@@ -171,7 +172,7 @@ def fixed_width_table(columns: list[str], rows: list[dict[str, Any]]) -> str:
     return "\n".join([fmt.format(*cols)] + [fmt.format(*row) for row in cells])
 
 
-def evidence_rows_blocks(evidence: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def evidence_rows_blocks(evidence: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Each evidence record's summary and rows (a code block), for the evidence button."""
     blocks: list[dict[str, Any]] = []
     for ev in dumps_of(evidence[:20]):  # two blocks each, within Slack's 50 per message

@@ -80,7 +80,7 @@ def table_text(columns: list[str], rows: list[dict[str, Any]]) -> list[str]:
     return [*chunks, cur] if cur else chunks
 
 
-def table_modal(record: dict[str, Any]) -> dict[str, Any]:
+def table_modal(record: Mapping[str, Any]) -> dict[str, Any]:
     """A modal with one evidence's rows, as many as its 100 blocks hold (the count says so when
     they do not all fit)."""
     from netopsai.ui.slack.blocks import mrkdwn

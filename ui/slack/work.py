@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError
 from netopsai.common.errors import NetopsError
 from netopsai.copilot import threads
 from netopsai.copilot.evidence import citations
+from netopsai.copilot.payload import EvidenceDump
 from netopsai.copilot.service import Copilot, Step
 from netopsai.copilot.steps import describe
 from netopsai.ui.slack.blocks import answer_blocks, message_text, progress_blocks, section
@@ -139,7 +140,7 @@ def stream_answer(copilot: Copilot, question: str, thread: str, user: str,
             "steps": [s.as_dict() for s in steps]}
 
 
-def evidence_for(copilot: Copilot, thread: str, ids: list[str]) -> list[dict[str, Any]]:
+def evidence_for(copilot: Copilot, thread: str, ids: list[str]) -> list[EvidenceDump]:
     """The evidence records (with their rows) a thread's answer cited, from its checkpoint."""
     return copilot.thread(thread).cited(ids)
 
