@@ -47,6 +47,8 @@ class Topo:
     host_if: dict[str, str] = field(default_factory=dict)  # ip -> host's interface, if not eth0
     gateway: dict[str, str] = field(default_factory=dict)  # tor -> its first gateway IP
     segments: dict[str, str] = field(default_factory=dict)  # cidr -> tor
+    # (device, interface) -> its link's id: filled by the first load_state of this graph
+    iface_link: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def edges(self, dev: str) -> list[Edge]:
         return self.up.get(dev, []) + self.down.get(dev, []) + self.lateral.get(dev, [])
@@ -117,6 +119,16 @@ def load_topo(engine: Engine, version: str) -> Topo:
     return topo
 
 
+# Topologies a forked batch worker got from its driver, by state version (lab/forwarding.py
+# hand_over): the worker's own Engine for the same store is not load_topo's cache key.
+HANDED_TOPO: dict[str, Topo] = {}
+
+
+def topo_for(engine: Engine, version: str) -> Topo:
+    """The graph for one state version: the one handed over for it, else load_topo's."""
+    return HANDED_TOPO.get(version) or load_topo(engine, version)
+
+
 def _add_link(topo: Topo, lid: int, a: str, a_if: str, b: str, b_if: str, kind: str) -> None:
     ta, tb = topo.nodes[a].tier, topo.nodes[b].tier
     for x, x_if, y, y_if, tx, ty in ((a, a_if, b, b_if, ta, tb), (b, b_if, a, a_if, tb, ta)):
@@ -133,10 +145,12 @@ def _active(start: Any, end: Any, at: datetime) -> ColumnElement[bool]:
 @lru_cache(maxsize=32)
 def load_state(engine: Engine, version: str, at: datetime) -> NetState:
     at = as_utc(at)
-    topo = load_topo(engine, version)
+    topo = topo_for(engine, version)
     st = NetState(at=at)
-    iface_link = {(e_dev, e.local_if): e.link_id
-                  for e_dev in topo.nodes for e in topo.edges(e_dev)}
+    if not topo.iface_link:  # the graph's, the same at every moment: built once
+        topo.iface_link.update({(e_dev, e.local_if): e.link_id
+                                for e_dev in topo.nodes for e in topo.edges(e_dev)})
+    iface_link = topo.iface_link
     with Session(engine) as s:
         ev = m.InterfaceEvent
         # each port's latest event at `at` (ties: the later row), in SQL both databases speak

@@ -18,7 +18,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from netopsai.lab.fabric import Edge, NetState, Topo, load_state, load_topo
+from netopsai.lab import fabric
+from netopsai.lab.fabric import Edge, NetState, Topo, load_state, topo_for
 
 LATENCY_MS = {"host": 0.02, "fabric": 0.05, "backbone": 0.4, "dci": 6.5}
 MAX_HOPS = 30
@@ -57,8 +58,8 @@ class Trace:
 class Router:
     """Routes for one topology and state; memoised per destination device."""
 
-    def __init__(self, topo: Topo, state: NetState) -> None:
-        self.topo, self.state = topo, state
+    def __init__(self, topo: Topo, state: NetState, version: str = "") -> None:
+        self.topo, self.state, self.state_version = topo, state, version
         self._down: dict[str, dict[str, bool]] = {}
         self._reach: dict[str, dict[str, bool]] = {}
         self._paths: dict[tuple[str, int, tuple[tuple[str, str], ...]], dict[str, tuple[int, int]]] = {}
@@ -237,7 +238,26 @@ class Router:
 
 @lru_cache(maxsize=16)
 def router_for(engine: Engine, version: str, at: datetime) -> Router:
-    return Router(load_topo(engine, version), load_state(engine, version, at))
+    handed = _HANDED.get((version, at))
+    if handed is not None:
+        return handed
+    topo = topo_for(engine, version)
+    return Router(topo, load_state(engine, version, at), version)
+
+
+# Routers a forked batch worker got from its driver (hand_over), by state version and moment.
+# A worker opens the driver's store again under another Engine, which router_for's cache does
+# not know; the version (a new uuid for every state of a lab) names the same state there.
+_HANDED: dict[tuple[str, datetime], Router] = {}
+
+
+def hand_over(router: Router) -> None:
+    """Use `router` (loaded by the parent of this forked process from the same store) for its
+    state version and moment, and its topology for other moments of that version: the batch's
+    workers then start with the lab's routes loaded once, by the driver, before the fork."""
+    version = router.state_version
+    _HANDED[(version, router.state.at)] = router
+    fabric.HANDED_TOPO[version] = router.topo
 
 
 def flow_pick(edges: list[Edge], src: str, dst: str, dev: str) -> Edge:

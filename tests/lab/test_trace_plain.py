@@ -20,6 +20,7 @@ from netopsai.lab.trace import plainly_delivered, trace
 from netopsai.store.engine import engine_for
 
 CLOCK = datetime(2025, 11, 4, 20, 0, tzinfo=UTC)
+DB: dict[str, str] = {}  # the module's lab store
 
 
 def _faults(router: Router) -> list[dict[str, Any]]:
@@ -46,7 +47,8 @@ def _faults(router: Router) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def router(tmp_path_factory: pytest.TempPathFactory) -> Router:
-    engine = engine_for(f"sqlite:///{tmp_path_factory.mktemp('plain') / 'netopsai.db'}")
+    DB["url"] = f"sqlite:///{tmp_path_factory.mktemp('plain') / 'netopsai.db'}"
+    engine = engine_for(DB["url"])
     init_lab(engine, "default", "small", 7, CLOCK)
     info = lab_info(engine)
     faults = _faults(router_for(engine, info.version, info.clock))
@@ -79,3 +81,32 @@ def test_an_address_that_is_no_host_is_left_to_the_full_trace(router: Router) ->
     assert trace(router, host, device_ip).reached  # delivered, yet not a host-to-host pair
     assert plainly_delivered(router, host, device_ip) is None
     assert plainly_delivered(router, host, "192.0.2.1") is None
+
+
+def test_a_handed_over_router_serves_the_same_store_under_another_engine(
+        router: Router, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked batch worker opens the store again (another Engine): the driver's routes,
+    handed over, serve it without a second load, and another moment of the same state
+    version reads only its state, on the handed topology."""
+    from datetime import timedelta
+
+    from sqlalchemy import create_engine
+
+    from netopsai.lab import fabric, forwarding
+
+    monkeypatch.setattr(forwarding, "_HANDED", {})
+    monkeypatch.setattr(fabric, "HANDED_TOPO", {})
+    version, at = router.state_version, router.state.at
+    assert version  # router_for names the state version it loaded
+    forwarding.hand_over(router)
+    other = create_engine(DB["url"])
+    try:
+        def no_read(*_: object) -> None:
+            raise AssertionError("the topology was read again")
+        monkeypatch.setattr(fabric, "load_topo", no_read)
+        assert forwarding.router_for(other, version, at) is router
+        earlier = forwarding.router_for(other, version, at - timedelta(minutes=20))
+        assert earlier.topo is router.topo and earlier.state.at == fabric.as_utc(at - timedelta(minutes=20))
+    finally:
+        forwarding.router_for.cache_clear()
+        other.dispose()

@@ -25,7 +25,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from netopsai.backends.base import Backends
 from netopsai.common.errors import NetopsError
@@ -44,6 +44,9 @@ from netopsai.copilot.batch.parse import Pair, ip_key
 from netopsai.copilot.batch.ray_engine import run_batch
 from netopsai.copilot.batch.snapshot import Pin, pin_of, pinned
 from netopsai.copilot.evidence import Evidence
+
+if TYPE_CHECKING:
+    from netopsai.lab.forwarding import Router
 
 PROCESS_MIN = 1000  # below this, spawning workers (~1 s each) costs more than it saves
 CHUNK = (20, 250)  # pairs per process task: small enough for steady progress, big enough to amortise
@@ -140,7 +143,10 @@ class BatchChecker:
         # chunks of neighbouring destinations: the lab memoises routes per destination and per
         # process, so each worker then builds about its share of them instead of all (~10% CPU)
         todo = sorted(todo, key=lambda p: (ip_key(p.dst), ip_key(p.src)))
-        pool = ProcessPoolExecutor(workers, mp_context=mp.get_context(start_method()),
+        global _HANDOVER
+        method = start_method()
+        _HANDOVER = self._routes(pin) if method == "fork" else None
+        pool = ProcessPoolExecutor(workers, mp_context=mp.get_context(method),
                                    initializer=_worker_init,
                                    initargs=(url, pin, self._remote_zone(url)))
         with _sigint_ignored():  # the workers start on submit and inherit it from their first breath
@@ -149,6 +155,18 @@ class BatchChecker:
             _drain(pool, futures, self._chunk_taker(done))
         finally:
             stop_resource_tracker()
+
+    def _routes(self, pin: Pin | None) -> Router | None:
+        """The lab's routes at the pin, loaded here once for forked workers to inherit: each
+        loaded them itself before (topology and state, ~0.2 s of CPU a worker, twice with
+        the past moments its diagnoses trace)."""
+        from netopsai.backends.lab.paths import LabPaths
+        from netopsai.lab.forwarding import router_for
+
+        paths = self.backends.paths
+        if pin is None or type(paths) is not LabPaths:
+            return None
+        return router_for(paths.engine, pin.version, pin.clock)
 
     def _chunk_taker(self, done: Callable[[PairResult], bool]) -> Callable[[list[Any]], bool]:
         def chunk_done(items: list[tuple[Pair, PairResult | Evidence]]) -> bool:
@@ -235,6 +253,7 @@ def store_url(backends: Backends) -> str | None:
 
 _BACKENDS: Backends | None = None
 _SHARED: SharedEvidence | None = None
+_HANDOVER: Router | None = None  # the driver's routes at the pin, inherited by forked workers
 
 
 def remote_diagnosis(backends: Backends, url: str) -> bool:
@@ -287,6 +306,10 @@ def _worker_init(url: str, pin: Pin | None, zone: str | None = None) -> None:
     # forked: the driver's engines (and their pooled connections) came along; the worker opens
     # its own. The old ones stay referenced by the driver's frames, so none is closed here either
     engine_for.cache_clear()
+    if _HANDOVER is not None:  # forked: the driver's routes, loaded from the same store
+        from netopsai.lab.forwarding import hand_over
+
+        hand_over(_HANDOVER)
     _BACKENDS = open_backends(url, pin)
     _SHARED = open_diagnosis(url, zone, pin)
 
