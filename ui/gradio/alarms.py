@@ -17,7 +17,7 @@ from pandas.io.formats.style import Styler
 from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
-from netopsai.backends.rows import AlarmRow
+from netopsai.backends.rows import AlarmRecord, AlarmRow
 from netopsai.common.timewin import as_utc
 from netopsai.common.words import count
 from netopsai.copilot.doors import ack_states, acks_store, call_tool
@@ -259,11 +259,15 @@ def _since(raised: str | None, clock: datetime | None) -> str:
     return "" if age <= timedelta(hours=23) else f" in the last {age.days + 1}d"
 
 
-def question_for(row: dict[str, Any], clock: datetime | None = None) -> str:
+def question_for(row: AlarmRecord, clock: datetime | None = None) -> str:
     """The question the offline planner answers best for an alarm: a port's history for an
     alarm on an interface, the device's diagnosis otherwise."""
-    device, iface = row.get("device") or "", row.get("interface") or ""
-    since = _since(row.get("raised_at"), clock)
+    return _question(row.get("device") or "", row.get("interface") or "", row.get("raised_at"),
+                     clock)
+
+
+def _question(device: str, iface: str, raised: str | None, clock: datetime | None) -> str:
+    since = _since(raised, clock)
     if iface:
         return f"what happened to {device} {iface}{since}"
     return f"what is wrong with {device}{since}?"
@@ -300,8 +304,8 @@ def diagnose_context(row: ShownAlarm | None, case: AlarmCase | None,
 
 def case_question(case: AlarmCase, clock: datetime | None = None) -> str:
     """A case's question is its suggested root alarm's."""
-    return question_for({"device": case.get("root_device"), "interface": case.get("root_interface"),
-                         "raised_at": case.get("first_raised")}, clock)
+    return _question(case.get("root_device") or "", case.get("root_interface") or "",
+                     case.get("first_raised"), clock)
 
 
 def detail(row: ShownAlarm | None, zone: str | None = None) -> str:

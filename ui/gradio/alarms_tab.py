@@ -142,7 +142,7 @@ def _wire_actions(shell: Shell, ui: dict[str, Any], inputs: list[Any], outputs: 
     backends, zone = shell.backends, shell.backends.zone
     engine, clock = av.store_of(backends), backends.inventory.clock
 
-    def select(rows_now: dict[str, Any], evt: gr.SelectData) -> tuple[Any, str, str]:
+    def select(rows_now: dict[str, av.ShownAlarm], evt: gr.SelectData) -> tuple[Any, str, str]:
         alarm_id = (evt.row_value or [None])[0]
         row = rows_now.get(str(alarm_id))
         return (alarm_id if row else None), av.detail(row, zone), ""
@@ -174,7 +174,7 @@ SHOW_ACTIONS = """() => { setTimeout(() => { const a = document.querySelector('#
   if (a) a.scrollIntoView({block: 'nearest', behavior: 'smooth'}); }, 200); }"""
 
 
-def _shown(selected: Any, rows: dict[str, Any]) -> str | None:
+def _shown(selected: Any, rows: dict[str, av.ShownAlarm]) -> str | None:
     """The selected alarm's id while it is among the rows shown, else None."""
     return str(selected) if selected is not None and str(selected) in rows else None
 
@@ -230,7 +230,7 @@ def _table(rows: list[av.ShownAlarm], zone: str, columns: list[str] = av.SHOWN) 
     return gr.Dataframe(value=av.styled(av.alarm_frame(rows, zone, columns)), visible=bool(rows))
 
 
-def _select_case(cases: dict[str, Any], evt: gr.SelectData) -> tuple[Any, str]:
+def _select_case(cases: dict[str, AlarmCase], evt: gr.SelectData) -> tuple[Any, str]:
     case_id = (evt.row_value or [None])[0]
     c = cases.get(str(case_id))
     if not c:

@@ -78,7 +78,7 @@ def answer_blocks(result: dict[str, Any], thread: str, *, base_url: str | None =
     alarm list (ui/slack/alarm_list.py) shown after the conclusion; `page`: the "Page the
     on-call" button (ui/slack/page.py), when an on-call channel is configured. A question not
     placed is its line and example buttons."""
-    answer = str(result.get("answer") or "")
+    answer = str(answer_of(result).get("answer") or "")
     short = short_unplaced(answer, thread)
     if short is not None:  # the headline is that line already: the help and its buttons follow
         return [headline_block(answer), *short[1:]]

@@ -30,7 +30,7 @@ def _devices(result: dict[str, Any]) -> list[str]:
     names: list[str] = []
     rc = answer_of(result).get("root_cause")
     names += [str(rc["device"])] if rc and rc.get("device") else []
-    for ev in dumps_of(result.get("evidence", [])):
+    for ev in answer_of(result).get("evidence", []):
         trace = dump_facts(ev, TraceFacts)  # only a trace's facts name where it stopped
         names += [str(trace["stopped_at"])] if trace.get("stopped_at") else []
         alarms = dump_facts(ev, AlarmFacts)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from netopsai.common.errors import NetopsError
+from netopsai.copilot.payload import answer_of
 
 Post = Callable[[str, dict[str, Any], str], None]  # (channel, answer, thread): triage's Post
 
@@ -25,7 +26,7 @@ def slack_poster(zone: str = "UTC") -> Post:
     client = WebClient(token=settings.bot_token.get_secret_value(), base_url=settings.api_url)
 
     def post(channel: str, answer: dict[str, Any], thread: str) -> None:
-        head, _ = split_answer(answer.get("answer", ""))
+        head, _ = split_answer(answer_of(answer).get("answer", ""))
         client.chat_postMessage(channel=channel, text=head[:3000],
                                 blocks=answer_blocks(answer, thread, zone=zone))
     return post

@@ -4,7 +4,7 @@ subcommand becomes a plain question to the copilot (or a batch run); nothing her
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from ipaddress import ip_address
 from typing import Any
 
@@ -12,6 +12,8 @@ from slack_bolt import App
 from slack_sdk import WebClient
 
 from netopsai.common.errors import NetopsError
+from netopsai.copilot.payload import answer_of, dump_facts
+from netopsai.tools.facts import TraceFacts
 from netopsai.ui.slack.batch import inline_lines, run_batch
 from netopsai.ui.slack.blocks import help_blocks, message_text, mrkdwn
 from netopsai.ui.slack.work import (
@@ -78,9 +80,9 @@ def _alarms_question(words: list[str], command: str) -> str:
     return f"alarms{where} in the last {window}"
 
 
-def _reached(result: dict[str, Any]) -> bool:
-    return all(ev.get("facts", {}).get("reached", True) for ev in result.get("evidence", [])
-               if ev.get("tool") == "traceroute")
+def _reached(result: Mapping[str, Any]) -> bool:
+    return all(dump_facts(ev, TraceFacts).get("reached", True)
+               for ev in answer_of(result).get("evidence", []) if ev.get("tool") == "traceroute")
 
 
 def trace(ctx: SlackContext, progress: Progress, question: str, user: str) -> None:
