@@ -3,11 +3,23 @@ answer is rejected (tests/copilot/test_typed_*.py, test_payload.py)."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.paths import REPO
+
+
+def package_view(tmp_path: Path) -> Path:
+    """The package as it installs (scripts/package_view.py), built under TMP_PATH: mypy finds
+    netopsai.tools in it, which an editable install maps with an import hook mypy does not follow."""
+    spec = importlib.util.spec_from_file_location("package_view", REPO / "scripts" / "package_view.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.build(tmp_path / "view")
+    return tmp_path / "view"
 
 
 def mypy_snippet(source: str, tmp_path: Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:

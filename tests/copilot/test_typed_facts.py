@@ -4,14 +4,12 @@ the Evidence's own dict, so a writer's key lands in it."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 from pathlib import Path
 
 from netopsai.copilot.evidence import Evidence, facts_of
 from netopsai.tools.facts import RailFacts, TraceFacts
-from tests.paths import REPO
-from tests.typing_kit import mypy_snippet
+from tests.typing_kit import mypy_snippet, package_view
 
 SNIPPET = """
 from netopsai.copilot.evidence import Evidence, facts_of
@@ -23,17 +21,6 @@ def stop(ev: Evidence) -> str | None:
 def roots(ev: Evidence) -> list[str | None]:
     return [c[{case_key!r}] for c in facts_of(ev, AlarmFacts).get("cases", [])]
 """
-
-
-def _view(tmp_path: Path) -> Path:
-    """The package as it installs (scripts/package_view.py): mypy finds netopsai.tools in it,
-    which an editable install maps with an import hook mypy does not follow."""
-    spec = importlib.util.spec_from_file_location("package_view", REPO / "scripts" / "package_view.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.build(tmp_path / "view")
-    return tmp_path / "view"
 
 
 def _mypy(tmp_path: Path, view: Path, trace_key: str, case_key: str) -> subprocess.CompletedProcess[str]:
@@ -51,7 +38,7 @@ def test_facts_of_hands_back_the_evidence_own_dict() -> None:
 
 
 def test_mypy_rejects_a_misspelled_facts_key(tmp_path: Path) -> None:
-    view = _view(tmp_path)
+    view = package_view(tmp_path)
     good = _mypy(tmp_path, view, "stopped_at", "root_device")
     assert good.returncode == 0, good.stdout
     bad = _mypy(tmp_path, view, "stoped_at", "root_devic")
