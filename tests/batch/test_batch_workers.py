@@ -6,6 +6,7 @@ driver's pooled connections."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 import sqlite3
@@ -96,3 +97,28 @@ def test_batch_leaves_nothing_in_its_process_group(tmp_path: Path) -> None:
     assert len((home / "out.csv").read_text().splitlines()) == PROCESS_MIN + 1
     time.sleep(0.5)  # what lingers is still there half a second later
     assert _group(proc.pid) == []
+
+
+def _frozen_after_init(url: str, out: mp.Queue[tuple[int, int]]) -> None:
+    before = gc.get_freeze_count()
+    runner._worker_init(url, None)
+    out.put((before, gc.get_freeze_count()))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork is used on Linux only")
+def test_a_worker_keeps_the_heap_it_starts_with_out_of_the_collector(tmp_path: Path) -> None:
+    """Its full collections then scan only what the worker allocates, not the imports and the
+    driver's objects again and again (RESULTS "batch-gc")."""
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    sqlite3.connect(tmp_path / "store.db").close()
+    ctx = mp.get_context("fork")
+    out: mp.Queue[tuple[int, int]] = ctx.Queue()
+    child = ctx.Process(target=_frozen_after_init, args=(url, out))
+    child.start()
+    before, after = out.get(timeout=120)
+    child.join(60)
+    out.close()
+    out.join_thread()
+    assert before == gc.get_freeze_count()  # the driver's collector is left as it was
+    assert after > before + 10_000  # the imports' objects at least
+    engine_for(url).dispose()

@@ -16,6 +16,7 @@ come back as their trace and the driver diagnoses them with its backends."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import math
 import multiprocessing as mp
 import os
@@ -301,6 +302,11 @@ def open_diagnosis(url: str, zone: str | None, pin: Pin | None = None) -> Shared
 def _worker_init(url: str, pin: Pin | None, zone: str | None = None) -> None:
     global _BACKENDS, _SHARED
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # the heap it starts with (the imports, the driver's objects when forked) lives as long as
+    # the worker: kept out of the collector, whose full passes scanned it again and again while
+    # the traces and diagnoses allocate (a third of a worker's CPU, bench/RESULTS.md
+    # "batch-gc"). A worker's own objects are still collected; it ends with the batch.
+    gc.freeze()
     from netopsai.store.engine import engine_for
 
     # forked: the driver's engines (and their pooled connections) came along; the worker opens
