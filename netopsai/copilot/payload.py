@@ -12,13 +12,47 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NotRequired, Required, TypedDict, TypeVar, cast
 
 
+class EvidenceArgs(TypedDict, total=False):
+    """A tool call's arguments as its evidence records them: every field of the tools' args
+    models (tools/*.py), each left out when the call does not name it (tests/copilot/
+    test_typed_doors.py keeps the names in step with the models)."""
+
+    at: str | None
+    category: str | None
+    correlate: bool
+    devices: list[str] | None
+    dst: str
+    interface: str | None
+    ip: str | None
+    job: str | None
+    limit: int
+    metric: str
+    mnemonic: str | None
+    name: str | None
+    peer_role: str | None
+    pod: str | None
+    port_role: str | None
+    query: str
+    role: str | None
+    site: str | None
+    size: int
+    source: str | None
+    src: str
+    state: str
+    text: str | None
+    ticket: str | None
+    top: int
+    window: str | dict[str, str] | None
+    zone: str | None
+
+
 class EvidenceDump(TypedDict, total=False):
     """One `Evidence` as JSON. Only `tool` is required: a planned call's header is drawn from
     its tool and args before it has an id."""
 
     id: str
     tool: Required[str]
-    args: dict[str, Any]
+    args: EvidenceArgs
     window: dict[str, str] | None
     summary: str
     columns: list[str]

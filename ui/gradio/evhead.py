@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from netopsai.common.zones import zone_of
-from netopsai.copilot.payload import EvidenceDump
+from netopsai.copilot.payload import EvidenceArgs, EvidenceDump
 
 TOOLS = {"alarms": "alarms", "changelog": "change records", "traceroute": "traceroute",
          "metadata": "inventory", "events": "log lines", "telemetry": "port telemetry"}
@@ -26,16 +26,17 @@ def _names(values: list[Any]) -> str:
     return f"{', '.join(names[:SHOWN_NAMES])} and {len(names) - SHOWN_NAMES} more"
 
 
-def _scope(tool: str, args: dict[str, Any]) -> list[str]:
+def _scope(tool: str, args: EvidenceArgs) -> list[str]:
     """The call's scope and filters in words, the place first."""
     words: list[str] = []
     if args.get("src") or args.get("dst"):
         words.append(f"{args.get('src', '?')} → {args.get('dst', '?')}")
-    if args.get("devices"):
-        words.append(_names(list(args["devices"])))
-    for key in ("pod", "site"):
-        if args.get(key):
-            words.append(str(args[key]))
+    devices = args.get("devices")
+    if devices:
+        words.append(_names(list(devices)))
+    for place in (args.get("pod"), args.get("site")):
+        if place:
+            words.append(str(place))
     if args.get("role"):
         words.append(f"{args['role']}s")
     if args.get("interface"):

@@ -108,7 +108,7 @@ def _arg(key: str, value: Any) -> str:
     return f"{name} {value}"
 
 
-def _args(args: dict[str, Any]) -> str:
+def _args(args: Mapping[str, Any]) -> str:
     return ", ".join(p for p in (_arg(k, v) for k, v in args.items()) if p)
 
 
