@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -214,18 +215,21 @@ def stores(with_pg: bool) -> Iterator[dict[str, Any]]:
     tmp = Path(tempfile.mkdtemp(prefix="bench-storm-db-"))
     counter = iter(range(1_000_000))
     makers: dict[str, Any] = {"sqlite": lambda: f"sqlite:///{tmp / f'{next(counter)}.db'}"}
-    if not with_pg:
-        yield makers
-        return
-    from netopsai_testkit.peers.postgres import fresh_database, postgres_server, skip_reason
+    try:
+        if not with_pg:
+            yield makers
+            return
+        from netopsai_testkit.peers.postgres import fresh_database, postgres_server, skip_reason
 
-    if skip_reason():
-        print(f"PostgreSQL skipped: {skip_reason()}")
-        yield makers
-        return
-    with postgres_server() as url:
-        makers["postgresql"] = lambda: fresh_database(url, f"storm{next(counter)}")
-        yield makers
+        if skip_reason():
+            print(f"PostgreSQL skipped: {skip_reason()}")
+            yield makers
+            return
+        with postgres_server() as url:
+            makers["postgresql"] = lambda: fresh_database(url, f"storm{next(counter)}")
+            yield makers
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # the SQLite stores of every run
 
 
 def _thread_cpu(native_id: int) -> float:
@@ -402,7 +406,12 @@ def main() -> None:
             return
         trees = {} if a.no_base else {f"before ({a.base})": (unpack(a.base), a.base_workers)}
         trees["this checkout"] = (ROOT, a.workers)
-        res = measure(trees, a, makers)
+        try:
+            res = measure(trees, a, makers)
+        finally:
+            for tree, _ in trees.values():
+                if tree != ROOT:
+                    shutil.rmtree(tree, ignore_errors=True)  # the unpacked earlier commit
     body = render(res, a) + stages
     print(body)
     write_section(a.out, "ingest-storm", body)
