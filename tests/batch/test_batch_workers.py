@@ -108,7 +108,7 @@ def _frozen_after_init(url: str, out: mp.Queue[tuple[int, int]]) -> None:
 @pytest.mark.skipif(sys.platform != "linux", reason="fork is used on Linux only")
 def test_a_worker_keeps_the_heap_it_starts_with_out_of_the_collector(tmp_path: Path) -> None:
     """Its full collections then scan only what the worker allocates, not the imports and the
-    driver's objects again and again (RESULTS "batch-gc")."""
+    driver's objects again and again (RESULTS "batch-speed-2")."""
     url = f"sqlite:///{tmp_path / 'store.db'}"
     sqlite3.connect(tmp_path / "store.db").close()
     ctx = mp.get_context("fork")

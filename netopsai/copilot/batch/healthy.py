@@ -6,7 +6,7 @@ the summary written, the hops' table and facts checked by pydantic) was built 10
 dropped, a fifth of a trace's cost in a 10,000-pair batch (bench/RESULTS.md, batch-speed). Here
 the paths backend is asked as the tool asks it, or, for the lab pinned to the batch's state,
 its forwarding model is asked only what the row keeps (lab/trace.py plainly_delivered: no hop
-records, no ECMP device set; RESULTS "batch-start"); a pair whose trace is not plainly healthy (not
+records, no ECMP device set; RESULTS "batch-speed-2"); a pair whose trace is not plainly healthy (not
 reached, a failing ECMP member, loss on a hop, any error) gets None and goes through the tool
 and, if it needs one, the diagnosis, as before. tests/batch/test_batch_frozen.py checks both
 give the same row for every pair of a faulted lab."""

@@ -305,7 +305,7 @@ def _worker_init(url: str, pin: Pin | None, zone: str | None = None) -> None:
     # the heap it starts with (the imports, the driver's objects when forked) lives as long as
     # the worker: kept out of the collector, whose full passes scanned it again and again while
     # the traces and diagnoses allocate (a third of a worker's CPU, bench/RESULTS.md
-    # "batch-gc"). A worker's own objects are still collected; it ends with the batch.
+    # "batch-speed-2"). A worker's own objects are still collected; it ends with the batch.
     gc.freeze()
     from netopsai.store.engine import engine_for
 
