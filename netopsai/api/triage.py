@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from netopsai.copilot.service import Copilot
 
 log = logging.getLogger(__name__)
-Post = Callable[[str, dict[str, Any], str], None]  # (channel, answer, thread)
+Post = Callable[[str, Mapping[str, Any], str], None]  # (channel, answer, thread)
 
 
 def question_for(labels: Mapping[str, str], interface: str | None) -> str | None:

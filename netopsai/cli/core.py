@@ -113,7 +113,7 @@ def _answer(question: str, thread: str) -> dict[str, Any]:
     # dense incident-memory model costs ~10 s of torch import (long-lived front ends load both once)
     os.environ.setdefault("NETOPSAI_SANDBOX_WARM", "false")
     os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
-    return _copilot().answer(question, thread)
+    return dict(_copilot().answer(question, thread))  # printed as JSON, as the server's reply is
 
 
 def ask_cmd(question: Annotated[str, typer.Argument(help="The question, in plain words")],

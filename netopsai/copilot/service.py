@@ -275,13 +275,14 @@ class Copilot(Doors):
         yield Step("done", {"elapsed_ms": round((time.perf_counter() - t0) * 1000, 1)})
 
     def answer(self, question: str, thread_id: str = "default", user: str | None = None,
-               window_hint: str = "", stop: Stop | None = None) -> dict[str, Any]:
+               window_hint: str = "", stop: Stop | None = None) -> Answer:
         """The whole answer as `ask --json` prints it (shared/specs/cli-and-evidence.md): an
-        `Answer` with its steps and time (payload.py), which front ends read through `answer_of`.
-        Still a plain dict here: the CLI, the thin front door and triage pass it on as one."""
+        `Answer` with its steps and time (payload.py)."""
         steps = list(self.ask(question, thread_id, user, window_hint, stop))
-        return {**self.result(thread_id), "steps": [s.as_dict() for s in steps[:-1]],
-                "elapsed_ms": steps[-1].data["elapsed_ms"]}
+        out = self.result(thread_id)
+        out["steps"] = [s.as_dict() for s in steps[:-1]]
+        out["elapsed_ms"] = steps[-1].data["elapsed_ms"]
+        return out
 
     def result(self, thread_id: str) -> Answer:
         """The thread's last answer as `ask --json` has it, less the steps and the time (a

@@ -112,7 +112,7 @@ def answer_here(question: str, thread: str) -> dict[str, Any]:
         gc.freeze()
         gc.set_threshold(STARTUP_GC_GEN0, *gc.get_threshold()[1:])
         gc.enable()
-    return copilot.answer(question, thread)
+    return dict(copilot.answer(question, thread))  # printed as JSON, as the server's reply is
 
 
 def show(result: dict[str, Any], thread: str, as_json: bool) -> None:

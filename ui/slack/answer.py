@@ -7,6 +7,7 @@ citations in id order, and the buttons: evidence, confirm, full tables, open in 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from netopsai.copilot.headline import headline
@@ -70,7 +71,7 @@ def _section_text(title: str, text: str) -> str:
     return mrkdwn(f"**{title}**\n{text}" if title and text else title or text)
 
 
-def answer_blocks(result: dict[str, Any], thread: str, *, base_url: str | None = None,
+def answer_blocks(result: Mapping[str, Any], thread: str, *, base_url: str | None = None,
                   alarm_blocks: list[dict[str, Any]] | None = None,
                   page: dict[str, Any] | None = None, zone: str = "UTC",
                   link_sig: str = "") -> list[dict[str, Any]]:

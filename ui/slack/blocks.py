@@ -142,7 +142,7 @@ def evidence_button(thread: str, ids: list[str]) -> dict[str, Any]:
          "text": {"type": "plain_text", "text": f"Show evidence ({len(ids)})"}}]}
 
 
-def answer_blocks(result: dict[str, Any], thread: str, **kw: Any) -> list[dict[str, Any]]:
+def answer_blocks(result: Mapping[str, Any], thread: str, **kw: Any) -> list[dict[str, Any]]:
     """The answer message (ui/slack/answer.py builds it; kept here for the callers of old)."""
     from netopsai.ui.slack.answer import answer_blocks as build
 

@@ -25,7 +25,7 @@ def _button(text: str, action: str, **extra: Any) -> dict[str, Any]:
             "text": {"type": "plain_text", "text": text[:75], "emoji": True}, **extra}
 
 
-def _devices(result: dict[str, Any]) -> list[str]:
+def _devices(result: Mapping[str, Any]) -> list[str]:
     """The devices an answer is about: the root cause's, where a trace stopped, the alarms'."""
     names: list[str] = []
     rc = answer_of(result).get("root_cause")
@@ -39,7 +39,7 @@ def _devices(result: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(n for n in names if n))[:MAX_DEVICE_BUTTONS]
 
 
-def open_buttons(base_url: str | None, thread: str, result: dict[str, Any],
+def open_buttons(base_url: str | None, thread: str, result: Mapping[str, Any],
                  sig: str = "") -> dict[str, Any] | None:
     """An actions block: the thread in the web app, then each device's page; None when no web
     address is configured (a button to nowhere is worse than none). `sig`: the thread link's

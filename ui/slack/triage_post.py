@@ -3,13 +3,13 @@ answer into Slack as the bot does), kept with the Slack front end so the API imp
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from netopsai.common.errors import NetopsError
 from netopsai.copilot.payload import answer_of
 
-Post = Callable[[str, dict[str, Any], str], None]  # (channel, answer, thread): triage's Post
+Post = Callable[[str, Mapping[str, Any], str], None]  # (channel, answer, thread): triage's Post
 
 
 def slack_poster(zone: str = "UTC") -> Post:
@@ -25,7 +25,7 @@ def slack_poster(zone: str = "UTC") -> Post:
         raise NetopsError("auto-triage rules are set but SLACK_BOT_TOKEN is not")
     client = WebClient(token=settings.bot_token.get_secret_value(), base_url=settings.api_url)
 
-    def post(channel: str, answer: dict[str, Any], thread: str) -> None:
+    def post(channel: str, answer: Mapping[str, Any], thread: str) -> None:
         head, _ = split_answer(answer_of(answer).get("answer", ""))
         client.chat_postMessage(channel=channel, text=head[:3000],
                                 blocks=answer_blocks(answer, thread, zone=zone))
