@@ -43,6 +43,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+from bench import empty_stores  # noqa: E402
 from bench.bench_foundation import _machine, write_section  # noqa: E402
 from bench.bench_ingest import _syslog, _trap  # noqa: E402
 
@@ -209,27 +210,9 @@ def unpack(rev: str) -> Path:
     return dest
 
 
-@contextmanager
-def stores(with_pg: bool) -> Iterator[dict[str, Any]]:
+def stores(with_pg: bool) -> Any:
     """Makers of empty stores: SQLite files, PostgreSQL databases on one server."""
-    tmp = Path(tempfile.mkdtemp(prefix="bench-storm-db-"))
-    counter = iter(range(1_000_000))
-    makers: dict[str, Any] = {"sqlite": lambda: f"sqlite:///{tmp / f'{next(counter)}.db'}"}
-    try:
-        if not with_pg:
-            yield makers
-            return
-        from netopsai_testkit.peers.postgres import fresh_database, postgres_server, skip_reason
-
-        if skip_reason():
-            print(f"PostgreSQL skipped: {skip_reason()}")
-            yield makers
-            return
-        with postgres_server() as url:
-            makers["postgresql"] = lambda: fresh_database(url, f"storm{next(counter)}")
-            yield makers
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)  # the SQLite stores of every run
+    return empty_stores(with_pg, "storm", lambda path: f"sqlite:///{path}")
 
 
 def _thread_cpu(native_id: int) -> float:

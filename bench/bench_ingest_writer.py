@@ -30,8 +30,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -122,28 +120,11 @@ def unpack(rev: str) -> Path:
 Results = dict[tuple[str, str, str], list[dict[str, float]]]  # (kind, store, tree) -> rounds
 
 
-@contextmanager
-def stores(with_pg: bool) -> Iterator[dict[str, Callable[[], str]]]:
+def stores(with_pg: bool) -> Any:
     """Makers of an empty store's URL per measurement ("sqlite": the child makes its own)."""
-    folder = Path(tempfile.mkdtemp(prefix="bench-writer-db-"))
-    files = iter(range(1_000_000))
-    makers: dict[str, Callable[[], str]] = {"sqlite": lambda: f"sqlite:{folder / f'{next(files)}.db'}"}
-    try:
-        if not with_pg:
-            yield makers
-            return
-        from netopsai_testkit.peers.postgres import fresh_database, postgres_server, skip_reason
+    from bench import empty_stores  # here: the child runs this file as a script, without bench
 
-        if skip_reason():
-            print(f"PostgreSQL skipped: {skip_reason()}")
-            yield makers
-            return
-        counter = iter(range(1_000_000))
-        with postgres_server() as url:
-            makers["postgresql"] = lambda: fresh_database(url, f"writer{next(counter)}")
-            yield makers
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    return empty_stores(with_pg, "writer", lambda path: f"sqlite:{path}")
 
 
 def stored(url: str) -> dict[str, list[tuple[str, ...]]]:
