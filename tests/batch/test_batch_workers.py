@@ -13,7 +13,9 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -35,6 +37,25 @@ def test_fork_only_on_linux_with_no_other_thread(monkeypatch: pytest.MonkeyPatch
     assert start_method() == "spawn"
 
 
+def _store(tmp_path: Path) -> str:
+    """An empty SQLite store's URL."""
+    sqlite3.connect(tmp_path / "store.db").close()
+    return f"sqlite:///{tmp_path / 'store.db'}"
+
+
+def _in_forked_worker(target: Callable[[str, Any], None], url: str) -> tuple[int, int]:
+    """What `target(url, queue)` reports from a forked child, the child joined."""
+    ctx = mp.get_context("fork")
+    out: mp.Queue[tuple[int, int]] = ctx.Queue()
+    child = ctx.Process(target=target, args=(url, out))
+    child.start()
+    got = out.get(timeout=120)
+    child.join(60)
+    out.close()
+    out.join_thread()
+    return got
+
+
 def _engine_id_after_init(url: str, out: mp.Queue[tuple[int, int]]) -> None:
     inherited = id(engine_for(url))
     runner._worker_init(url, None)
@@ -43,19 +64,11 @@ def _engine_id_after_init(url: str, out: mp.Queue[tuple[int, int]]) -> None:
 
 @pytest.mark.skipif(sys.platform != "linux", reason="fork is used on Linux only")
 def test_a_forked_worker_opens_its_own_engine(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'store.db'}"
-    sqlite3.connect(tmp_path / "store.db").close()
+    url = _store(tmp_path)
     driver = engine_for(url)
     with driver.connect():  # a pooled connection the child must not use
         pass
-    ctx = mp.get_context("fork")
-    out: mp.Queue[tuple[int, int]] = ctx.Queue()
-    child = ctx.Process(target=_engine_id_after_init, args=(url, out))
-    child.start()
-    inherited, own = out.get(timeout=120)
-    child.join(60)
-    out.close()
-    out.join_thread()
+    inherited, own = _in_forked_worker(_engine_id_after_init, url)
     assert inherited == id(driver) and own != id(driver)
     driver.dispose()
 
@@ -109,16 +122,8 @@ def _frozen_after_init(url: str, out: mp.Queue[tuple[int, int]]) -> None:
 def test_a_worker_keeps_the_heap_it_starts_with_out_of_the_collector(tmp_path: Path) -> None:
     """Its full collections then scan only what the worker allocates, not the imports and the
     driver's objects again and again (RESULTS "batch-speed-2")."""
-    url = f"sqlite:///{tmp_path / 'store.db'}"
-    sqlite3.connect(tmp_path / "store.db").close()
-    ctx = mp.get_context("fork")
-    out: mp.Queue[tuple[int, int]] = ctx.Queue()
-    child = ctx.Process(target=_frozen_after_init, args=(url, out))
-    child.start()
-    before, after = out.get(timeout=120)
-    child.join(60)
-    out.close()
-    out.join_thread()
+    url = _store(tmp_path)
+    before, after = _in_forked_worker(_frozen_after_init, url)
     assert before == gc.get_freeze_count()  # the driver's collector is left as it was
     assert after > before + 10_000  # the imports' objects at least
     engine_for(url).dispose()
