@@ -4,27 +4,12 @@ batch waits for its parse (issue 28 item 1)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
 from netopsai.backends.syslog import rules
 from netopsai.backends.syslog.receiver import SyslogContext, parser
-from netopsai.store.apply import Event
 from netopsai.store.parsing import Parsing
-
-
-@dataclass(frozen=True)
-class MarkingParser:
-    """A parser whose lazy part leaves a file behind (in whichever process warms it)."""
-
-    mark: str
-
-    def __call__(self, data: bytes, sender: str, received_at: datetime) -> Event:
-        raise ValueError("not used")
-
-    def warm(self) -> None:
-        Path(self.mark).write_text("warm")
+from netopsai_testkit.marking import MarkingParser
 
 
 def test_a_worker_warms_its_parsers_before_it_is_ready(tmp_path: Path) -> None:
