@@ -12,6 +12,7 @@ is never followed. Output files have no name at all (memfds): nothing can be swa
 from __future__ import annotations
 
 import atexit
+import multiprocessing.util
 import os
 import secrets
 import shutil
@@ -44,6 +45,9 @@ def runs_root(configured: str | None) -> Path:
             del _OWN[pid]
     else:  # a forked copy (batch workers) makes its own: the parent removes its
         atexit.register(_remove_own, pid)
+        # a multiprocessing worker ends with os._exit, which skips atexit, but runs the
+        # finalizers registered here first (each worker had left its folder behind)
+        multiprocessing.util.Finalize(None, _remove_own, args=(pid,), exitpriority=0)
     _OWN[pid] = Path(tempfile.mkdtemp(prefix="netopsai-sandbox-"))
     return _OWN[pid]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 import queue
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -20,6 +19,7 @@ from pandas.io.formats.style import Styler
 
 from netopsai.backends.base import Backends
 from netopsai.common.errors import NetopsError
+from netopsai.common.scratch import owned_scratch
 from netopsai.common.words import count
 from netopsai.copilot import batch
 from netopsai.copilot.batch import Pair, PairResult
@@ -109,7 +109,7 @@ class BatchHandler:
     def __init__(self, backends: Backends, concurrency: int = 8, out_dir: Path | None = None) -> None:
         self.backends = backends
         self.concurrency = concurrency
-        self.out_dir = out_dir or Path(tempfile.mkdtemp(prefix="netopsai-batch-"))
+        self.out_dir = out_dir or owned_scratch(self, "netopsai-batch-")
 
     def default_source(self) -> str:
         try:

@@ -10,14 +10,13 @@ from __future__ import annotations
 import html
 import os
 import re
-import tempfile
 import threading
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
 from netopsai.common.errors import NetopsError
+from netopsai.common.scratch import owned_scratch
 from netopsai.config.network import ReliabilitySettings
 from netopsai.reliability.export import to_csv, to_json
 from netopsai.reliability.model import SCOPES
@@ -134,7 +133,7 @@ class _Loader:
 
     def __init__(self, shell: Shell, zone: str) -> None:
         self.engine, self.zone, self.cfg = store_of(shell.backends), zone, _settings()
-        self.folder = Path(tempfile.mkdtemp(prefix="netopsai-reliability-"))
+        self.folder = owned_scratch(self, "netopsai-reliability-")
 
     def __call__(self, window: str, by: str, browser_zone: str = "", chosen: bool = False
                  ) -> tuple[Any, ...]:
