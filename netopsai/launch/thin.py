@@ -11,8 +11,11 @@ modules (threads, remote, failure, thin_text). Output and exit codes are the sam
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 STARTUP_GC_GEN0 = 50_000  # allocations between young collections, as launch/app.py's main sets
@@ -91,28 +94,37 @@ def ask_thin(argv: list[str]) -> int | None:
 def answer_here(question: str, thread: str) -> dict[str, Any]:
     """The answer from a copilot in this process, set up as launch/app.py's main and cli/core.py's
     _answer set it up (the same defaults; typer and the command groups are what is not loaded)."""
-    import gc
-
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # no entry-point scan (~0.1 s)
     # one question, one process: no warm sandbox worker, no dense incident-memory model
     os.environ.setdefault("NETOPSAI_SANDBOX_WARM", "false")
     os.environ.setdefault("NETOPSAI_EMBED_MODEL", "off")
-    # Setting up imports langgraph, sqlalchemy and the tables: ~1M objects that live as long as
-    # the process, with few cycles among them. Even at a young-generation threshold of 50,000
-    # the collector re-scanned them ~10 times, 0.2-0.3 s of a cold ask's CPU (RESULTS
-    # "cold-ask-gc"): none of it runs while the copilot is set up, and what that left is then
-    # frozen (out of every later collection), so the answer's own garbage is all the collector
-    # sees.
-    gc.disable()
-    try:
+    with long_lived_setup():
         from netopsai.copilot.frontend import frontend_copilot
 
         copilot = frontend_copilot()
+    return dict(copilot.answer(question, thread))  # printed as JSON, as the server's reply is
+
+
+@contextmanager
+def long_lived_setup() -> Iterator[None]:
+    """A command's set-up (its imports, its copilot) with the cyclic collector off, then what it
+    left frozen and the collector back on as it was. Setting up imports langgraph, sqlalchemy and
+    the tables: ~1M objects that live as long as the process, with few cycles among them. Even
+    at a young-generation threshold of 50,000 the collector re-scanned them ~10 times, 0.2-0.3 s
+    of a cold ask's CPU (RESULTS "cold-ask-gc"), ~0.1 s of a batch's serial start and full
+    passes during its run: none runs during the set-up, and once frozen (out of every later
+    collection) the command's own garbage is all the collector sees. Only for a command's own
+    process (the CLI's): a server must not freeze what it may later drop. The collector comes
+    back on even when the set-up fails."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
     finally:
         gc.freeze()
         gc.set_threshold(STARTUP_GC_GEN0, *gc.get_threshold()[1:])
-        gc.enable()
-    return dict(copilot.answer(question, thread))  # printed as JSON, as the server's reply is
+        if was_on:
+            gc.enable()
 
 
 def show(result: dict[str, Any], thread: str, as_json: bool) -> None:
@@ -144,8 +156,6 @@ def run() -> None:
 
         code = main()
     else:
-        import gc
-
         # objects alive at exit are left out of the collector's reach: teardown would otherwise
         # spend ~0.6 s collecting what langgraph and sqlalchemy allocated (as launch/app.py's main)
         gc.freeze()
