@@ -5,9 +5,10 @@ that groups failures by (failing device, cause)."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections import Counter
-from dataclasses import asdict, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,53 +24,92 @@ INTS = ("line", "hops", "failing_hop")
 class Sink:
     """Writes results to an open text stream in input order (`order`: the lines to expect; None:
     as given), each flushed as soon as every line before it is written; `drain` writes what is
-    held back (after Ctrl-C), so the file always holds every finished pair."""
+    held back (after Ctrl-C), so the file always holds every finished pair.
+
+    A row is formatted when its result arrives and held as text: the runner's chunks go by
+    destination, not input order, so most rows wait for the input's first lines, and were
+    formatted and flushed one by one after the last chunk — a serial tail of 10,000 rows
+    (bench/RESULTS.md "batch-speed-3"). Rows ready together go out in one write and one flush."""
 
     def __init__(self, fh: TextIO, as_json: bool, header: bool,
                  order: list[int] | None = None) -> None:
         self.fh, self.as_json, self.rows = fh, as_json, 0
         self._order = order
         self._next: list[int] = list(reversed(order or []))  # the next line to write is last
-        self._held: dict[int, PairResult] = {}
-        self._csv = None if as_json else csv.writer(fh, lineterminator="\n")
+        self._held: dict[int, str] = {}
+        self._buf = io.StringIO()
+        self._csv = None if as_json else csv.writer(self._buf, lineterminator="\n")
         if self._csv is not None and header:
-            self._csv.writerow(COLUMNS)
-            fh.flush()
+            self._out([self._csv_text(COLUMNS)])
+            self.rows = 0  # rows counts pairs
 
     def write(self, r: PairResult) -> None:
+        text = self.text(r)
         if self._order is None:  # the caller writes in the order it wants
-            self._emit(r)
+            self._out([text])
             return
-        self._held[r.line] = r
+        self._held[r.line] = text
+        ready: list[str] = []
         while self._next and self._next[-1] in self._held:
-            self._emit(self._held.pop(self._next.pop()))
+            ready.append(self._held.pop(self._next.pop()))
+        if ready:
+            self._out(ready)
 
     def drain(self) -> None:
-        for line in sorted(self._held):
-            self._emit(self._held.pop(line))
+        self._out([self._held.pop(line) for line in sorted(self._held)])
 
-    def _emit(self, r: PairResult) -> None:
-        if self._csv is None:  # one write call per row: an interrupt never splits it
-            self.fh.write(json.dumps(asdict(r)) + "\n")
-        else:
-            self._csv.writerow(to_row(r))
+    def text(self, r: PairResult) -> str:
+        """The row's text, its line end included: a JSON object, or a CSV row (to_row's cells)."""
+        if self._csv is None:
+            return json.dumps(json_obj(r)) + "\n"
+        return self._csv_text(to_row(r))
+
+    def _csv_text(self, cells: list[str]) -> str:
+        assert self._csv is not None
+        self._csv.writerow(cells)
+        text = self._buf.getvalue()
+        self._buf.seek(0)
+        self._buf.truncate()
+        return text
+
+    def _out(self, texts: list[str]) -> None:
+        if not texts:
+            return
+        # one write call: an interrupt (a second Ctrl-C) never splits a row; a row taken from
+        # _held and not yet written is only missing from the file, and --resume checks it again
+        self.fh.write("".join(texts))
         self.fh.flush()
-        self.rows += 1
+        self.rows += len(texts)
+
+
+def json_obj(r: PairResult) -> dict[str, Any]:
+    """The result as --json writes it: asdict's fields in order, without its deep copy (every
+    value is a str, int, bool, None or a list of str)."""
+    return {c: getattr(r, c) for c in COLUMNS}
 
 
 def to_row(r: PairResult) -> list[str]:
     """One CSV row. Reasons and causes may quote the network (an interface description): each
     cell is one physical line with its control characters visible, so the file opened in a
     terminal or a spreadsheet shows no escape sequence and no forged row."""
-    def cell(v: Any) -> str:
-        if v is None:
-            return ""
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, list):
-            return visible("; ".join(str(x) for x in v))
-        return visible(" ".join(str(v).split()))  # one physical line per row
-    return [cell(getattr(r, c)) for c in COLUMNS]
+    return [_cell(getattr(r, c)) for c in COLUMNS]
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if v is True or v is False:
+        return "true" if v else "false"
+    if type(v) is int:  # digits only: nothing to fold or to make visible
+        return str(v)
+    if isinstance(v, list):
+        return visible("; ".join(str(x) for x in v))
+    text = str(v)
+    # printable text holds no whitespace but the ASCII space (every other one is a control or a
+    # separator), so it is already one line and visible's own: only runs of spaces fold
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return visible(" ".join(text.split()))  # one physical line per row
 
 
 def from_row(row: dict[str, Any]) -> PairResult:
