@@ -65,15 +65,30 @@ def _read(text: str, where: str) -> list[dict[str, Any]]:
     return _nodes(parse_yaml(text, where), where)
 
 
+BUILTIN_JSON = "taxonomy.json"
+
+
 def _builtin() -> list[dict[str, Any]]:
-    """The package's own taxonomy.yaml. Read with libyaml's safe loader when PyYAML has it: the
-    same data (tests/diagnosis/test_taxonomy_load.py), a tenth of the pure-Python loader's ~10 ms,
-    which every diagnosis paid in a cold `ask` (issue 28 item 4). Users' files keep parse_yaml,
-    whose errors name the line."""
+    """The package's own taxonomy: taxonomy.yaml, the file people read and edit, as its JSON copy
+    (taxonomy.json, written by `python -m netopsai.diagnosis.taxonomy`; a test keeps the two
+    equal). A diagnosis then never imports PyYAML, whose import and parse were ~12-20 ms of a
+    cold diagnosis `ask` (issue 28 item 4, RESULTS "cold-ask-21"); users' files keep
+    parse_yaml, whose errors name the line."""
+    import json
+
+    text = resources.files("netopsai.diagnosis").joinpath(BUILTIN_JSON).read_text()
+    return _nodes(json.loads(text), BUILTIN_JSON)
+
+
+def builtin_json() -> str:
+    """taxonomy.yaml as taxonomy.json holds it (its nodes, in order; one node a line)."""
+    import json
+
     import yaml
 
     text = resources.files("netopsai.diagnosis").joinpath("taxonomy.yaml").read_text()
-    return _nodes(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), "taxonomy.yaml")
+    nodes = _nodes(yaml.safe_load(text), "taxonomy.yaml")
+    return '{"nodes": [\n' + ",\n".join(json.dumps(n, ensure_ascii=False) for n in nodes) + "\n]}\n"
 
 
 def _nodes(data: object, where: str) -> list[dict[str, Any]]:
@@ -119,3 +134,7 @@ def load_taxonomy(extra: list[Path] | None = None) -> Taxonomy:
     if bad:
         raise NetopsError(f"taxonomy: node(s) {bad} name a parent that does not exist")
     return Taxonomy(nodes)
+
+
+if __name__ == "__main__":  # after an edit of taxonomy.yaml: write its JSON copy beside it
+    Path(__file__).with_name(BUILTIN_JSON).write_text(builtin_json())
