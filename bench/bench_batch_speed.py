@@ -1,7 +1,7 @@
 """`netopsai batch` of 10,000 pairs (issue 28 item 4, goal <= 3 s): two revisions side by side in
 one run, and where each one's time goes.
 
-    .venv/bin/python -m bench.bench_batch_speed --vs REV [--rev HEAD] [--runs 3] [--no-profile]
+    .venv/bin/python -m bench.bench_batch_speed --vs REV [--rev HEAD] [--runs 3] [--no-profile] [--source]
 
 The side-by-side runs are bench_everyday's (each revision exported as it installs, its own
 medium lab with bench_batch's three faults, the same pairs, fresh processes alternating, wall
@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.bench_everyday import _env, batches
+from bench.bench_everyday import _env, batches, compiled
 from bench.bench_foundation import _machine, write_section
 from bench.house_same import export
 
@@ -58,10 +58,21 @@ try:
     from netopsai.launch.app import main
 except ImportError:
     from netopsai.cli.app import main
-import netopsai.copilot.batch.runner as runner
+try:  # the batch's imports as batch_cmd makes them, where it makes them without collections
+    from netopsai.launch.thin import long_lived_setup
+except ImportError:
+    from contextlib import nullcontext as long_lived_setup
+with long_lived_setup():
+    import netopsai.batch
+try:  # the worker side: workers.py since session 21, runner.py before
+    import netopsai.copilot.batch.workers as side
+    INIT = "worker_init"
+except ImportError:
+    import netopsai.copilot.batch.runner as side
+    INIT = "_worker_init"
 imported = time.perf_counter() - t0
 out = sys.argv[1]
-first = runner._worker_init
+first = getattr(side, INIT)
 def init(*args):
     from multiprocessing import util
     prof = cProfile.Profile()
@@ -71,7 +82,7 @@ def init(*args):
         prof.disable()
         prof.dump_stats(f"{out}/worker-{os.getpid()}.prof")
     util.Finalize(None, dump, exitpriority=100)
-runner._worker_init = init
+setattr(side, INIT, init)
 prof = cProfile.Profile()
 t1 = time.perf_counter()
 prof.runcall(main, ["batch", sys.argv[2], "-o", f"{out}/rows.csv"])
@@ -97,7 +108,8 @@ def profile(tree: Path, home: Path) -> dict[str, Any]:
         head = json.loads(run.stdout.strip().splitlines()[-1])
         driver = pstats.Stats(str(out / "driver.prof"))
         workers = [pstats.Stats(p) for p in sorted(glob.glob(str(out / "worker-*.prof")))]
-        w_total = sum(_cum(w, "runner.py", "_worker_chunk") for w in workers)
+        w_total = sum(max(_cum(w, "runner.py", "_worker_chunk"), _cum(w, "workers.py", "worker_chunk"))
+                      for w in workers)
         parts = {"driver": [(label, _cum(driver, f, fn)) for label, f, fn in DRIVER_PARTS],
                  "workers": [(label, sum(_cum(w, f, fn) for w in workers)) for label, f, fn in WORKER_PARTS]}
         return {**head, "parts": parts, "workers_n": len(workers), "workers_s": w_total}
@@ -148,6 +160,8 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--pairs", type=int, default=10_000)
     ap.add_argument("--no-profile", action="store_true")
+    ap.add_argument("--source", action="store_true",
+                    help="run the trees from source, not byte-compiled (sessions 19-20's figures)")
     ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
     ap.add_argument("--no-write", action="store_true", help="print, do not touch the results file")
     a = ap.parse_args()
@@ -157,7 +171,12 @@ def main() -> None:
                               check=True).stdout.strip() for k, r in (("base", a.vs), ("new", a.rev))}
     work = Path(tempfile.mkdtemp(prefix="bench-batch-speed-"))
     try:
+        # byte-compiled as a pip install leaves them (bench_everyday.compiled, as its asks are):
+        # a fresh export run with PYTHONDONTWRITEBYTECODE compiled every module of ours from
+        # source in the driver and again in each worker, every run; --source keeps that
         trees = {k: export(r, work / k) for k, r in revs.items()}
+        if not a.source:
+            trees = {k: compiled(t) for k, t in trees.items()}
         batch = batches(trees, work, a.runs, a.pairs)
         up1 = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
         profs = {} if a.no_profile else {k: profile(t, work / f"batch-{k}") for k, t in trees.items()}
@@ -172,7 +191,9 @@ def main() -> None:
              f"- Machine: {m['cpu']}, nproc {os.cpu_count()}, {m['ram']}; Python {m['python']}",
              f"- Load (`uptime`): before `{up0}`; after the timed runs `{up1}` — shared with other "
              "sessions' work: walls stretch with the load, CPU much less.",
-             "- Fresh processes, the revisions alternating; wall / CPU (user + sys, workers included).", "",
+             "- Fresh processes, the revisions alternating; wall / CPU (user + sys, workers included); "
+             + ("trees run from source (--source)." if a.source
+                else "both trees byte-compiled, as installed."), "",
              *_rows(batch, revs)]
     if profs:
         lines += _profile_lines(profs, revs)

@@ -20,20 +20,21 @@ from typing import Any
 import psutil
 import pytest
 
-from netopsai.copilot.batch import runner
-from netopsai.copilot.batch.runner import PROCESS_MIN, start_method
+from netopsai.copilot.batch import workers
+from netopsai.copilot.batch.runner import PROCESS_MIN
+from netopsai.copilot.batch.workers import start_method
 from netopsai.store.engine import engine_for
 from tests.store_helpers import acl_home
 
 
 def test_fork_only_on_linux_with_no_other_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner.sys, "platform", "linux")
-    monkeypatch.setattr(runner.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(workers.sys, "platform", "linux")
+    monkeypatch.setattr(workers.threading, "active_count", lambda: 1)
     assert start_method() == "fork"
-    monkeypatch.setattr(runner.threading, "active_count", lambda: 2)  # a server's threads
+    monkeypatch.setattr(workers.threading, "active_count", lambda: 2)  # a server's threads
     assert start_method() == "spawn"
-    monkeypatch.setattr(runner.threading, "active_count", lambda: 1)
-    monkeypatch.setattr(runner.sys, "platform", "darwin")
+    monkeypatch.setattr(workers.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(workers.sys, "platform", "darwin")
     assert start_method() == "spawn"
 
 
@@ -58,7 +59,7 @@ def _in_forked_worker(target: Callable[[str, Any], None], url: str) -> tuple[int
 
 def _engine_id_after_init(url: str, out: mp.Queue[tuple[int, int]]) -> None:
     inherited = id(engine_for(url))
-    runner._worker_init(url, None)
+    workers.worker_init(url, None)
     out.put((inherited, id(engine_for(url))))
 
 
@@ -114,7 +115,7 @@ def test_batch_leaves_nothing_in_its_process_group(tmp_path: Path) -> None:
 
 def _frozen_after_init(url: str, out: mp.Queue[tuple[int, int]]) -> None:
     before = gc.get_freeze_count()
-    runner._worker_init(url, None)
+    workers.worker_init(url, None)
     out.put((before, gc.get_freeze_count()))
 
 

@@ -1,9 +1,9 @@
 """Batch checks on Ray (`netopsai batch --engine ray [--address HOST:PORT]`).
 
-The work is the worker processes' (runner.py): actors, each opening the store by URL once and
+The work is the worker processes' (workers.py): actors, each opening the store by URL once and
 keeping its backends and the lab's route memo between chunks (opening and routing are the cost
 a task per chunk would pay again each time), trace chunks of neighbouring destinations and
-diagnose their failing pairs with evidence shared per actor (runner.remote_diagnosis: when the
+diagnose their failing pairs with evidence shared per actor (workers.remote_diagnosis: when the
 diagnosis reads only the lab store; else the driver diagnoses them), so the driver only merges
 rows, the same as the local engine's. The cluster itself: netopsai.common.ray_cluster."""
 
@@ -33,13 +33,13 @@ class Tracer:
     """One Ray actor: the store opened once, pinned to the batch's lab state."""
 
     def __init__(self, url: str, pin: Pin | None, zone: str | None = None) -> None:
-        from netopsai.copilot.batch.runner import open_backends, open_diagnosis
+        from netopsai.copilot.batch.workers import open_backends, open_diagnosis
 
         self.backends = open_backends(url, pin)
         self.shared = open_diagnosis(url, zone, pin)  # None: failing pairs go back as their trace
 
     def trace(self, chunk: list[Pair]) -> list[Any]:
-        from netopsai.copilot.batch.runner import trace_chunk
+        from netopsai.copilot.batch.workers import trace_chunk
 
         return trace_chunk(self.backends, chunk, self.shared)
 

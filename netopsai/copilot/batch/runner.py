@@ -11,39 +11,38 @@ Workers (processes or Ray actors) also diagnose the failing pairs when every sou
 diagnosis reads is the lab store the workers open (`remote_diagnosis`): each keeps its own
 SharedEvidence for the chunks it gets (chunks are cut by destination, so a destination's
 evidence is fetched once per worker), and the driver only merges rows. Otherwise failing pairs
-come back as their trace and the driver diagnoses them with its backends."""
+come back as their trace and the driver diagnoses them with its backends. What runs in a worker,
+and how workers start and stop, is workers.py's."""
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 import multiprocessing as mp
 import os
-import signal
-import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from netopsai.backends.base import Backends
 from netopsai.common.errors import NetopsError
 from netopsai.common.ray_cluster import RayOptions
-from netopsai.copilot.batch.check import (
-    PairResult,
-    SharedEvidence,
-    check_pair,
-    diagnosed_result,
-    needs_diagnosis,
-    quick_result,
-    trace,
-)
-from netopsai.copilot.batch.healthy import healthy_result
+from netopsai.copilot.batch import workers as worker_side
+from netopsai.copilot.batch.check import PairResult, SharedEvidence, check_pair, diagnosed_result
 from netopsai.copilot.batch.parse import Pair, ip_key
 from netopsai.copilot.batch.ray_engine import run_batch
 from netopsai.copilot.batch.snapshot import Pin, pin_of, pinned
+from netopsai.copilot.batch.workers import (  # the worker side's names, as callers knew them here
+    failed,
+    open_backends,
+    open_diagnosis,
+    remote_diagnosis,
+    sigint_ignored,
+    start_method,
+    stop_resource_tracker,
+    store_url,
+    trace_chunk,
+)
 from netopsai.copilot.evidence import Evidence
 
 if TYPE_CHECKING:
@@ -126,7 +125,7 @@ class BatchChecker:
             try:
                 return check_pair(backends, self.shared, pair)
             except Exception as exc:  # one pair's bug must not sink the batch
-                return _failed(pair, exc)
+                return failed(pair, exc)
 
         if self.concurrency == 1:  # in the calling thread: no pool to pay for (or to hide from a profiler)
             for pair in todo:
@@ -144,14 +143,14 @@ class BatchChecker:
         # chunks of neighbouring destinations: the lab memoises routes per destination and per
         # process, so each worker then builds about its share of them instead of all (~10% CPU)
         todo = sorted(todo, key=lambda p: (ip_key(p.dst), ip_key(p.src)))
-        global _HANDOVER
         method = start_method()
-        _HANDOVER = self._routes(pin) if method == "fork" else None
+        worker_side.hand_over(self._routes(pin) if method == "fork" else None)
         pool = ProcessPoolExecutor(workers, mp_context=mp.get_context(method),
-                                   initializer=_worker_init,
+                                   initializer=worker_side.worker_init,
                                    initargs=(url, pin, self._remote_zone(url)))
-        with _sigint_ignored():  # the workers start on submit and inherit it from their first breath
-            futures = [pool.submit(_worker_chunk, todo[i:i + size]) for i in range(0, len(todo), size)]
+        with sigint_ignored():  # the workers start on submit and inherit it from their first breath
+            futures = [pool.submit(worker_side.worker_chunk, todo[i:i + size])
+                       for i in range(0, len(todo), size)]
         try:
             _drain(pool, futures, self._chunk_taker(done))
         finally:
@@ -182,7 +181,7 @@ class BatchChecker:
         try:
             return diagnosed_result(pair, ev, self.shared)
         except Exception as exc:
-            return _failed(pair, exc)
+            return failed(pair, exc)
 
 
 def _drain(pool: Executor, futures: list[Future[Any]], take: Callable[[Any], bool]) -> None:
@@ -196,153 +195,5 @@ def _drain(pool: Executor, futures: list[Future[Any]], take: Callable[[Any], boo
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def start_method() -> str:
-    """How worker processes start: forked on Linux when this process runs no other thread, so a
-    worker begins with the driver's imports instead of re-importing the store, the lab and the
-    diagnosis (spawn: ~0.6 s of CPU per worker before its first pair, a fifth of a 10,000-pair
-    batch's worker CPU); spawned otherwise (a thread holding a lock at the fork would leave it
-    held in the child; macOS cannot fork safely). A forked worker opens its own engine
-    (_worker_init): the driver's pooled connections are never used across the fork."""
-    return "fork" if sys.platform == "linux" and threading.active_count() == 1 else "spawn"
-
-
-def stop_resource_tracker() -> None:
-    """Stop multiprocessing's resource tracker once our workers are gone: it is started with the
-    first pool and would otherwise outlive the command in its process group (it leaves only
-    when every holder of its pipe has, after the command's exit). The next pool starts another."""
-    from multiprocessing import resource_tracker
-
-    tracker = getattr(resource_tracker, "_resource_tracker", None)
-    with contextlib.suppress(Exception):  # a private API: at worst the tracker ends on its own
-        tracker._stop()  # type: ignore[union-attr]
-
-
-@contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """Ctrl-C reaches the whole process group: a worker still importing would die with a
-    traceback. SIG_IGN survives exec, so workers spawned under it never see the signal; the
-    parent, which handles Ctrl-C, gets its handler back at once. Only the main thread may."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
-def _failed(pair: Pair, exc: Exception) -> PairResult:
-    msg = f"internal error: {type(exc).__name__}: {exc}"
-    return PairResult(pair.line, pair.src, pair.dst, False, 0, None, None, None, msg, [], msg)
-
-
-def store_url(backends: Backends) -> str | None:
-    """The lab store's URL when worker processes can open it too (not an in-memory database)."""
-    from netopsai.backends.lab.paths import LabPaths
-
-    paths = backends.paths
-    if not isinstance(paths, LabPaths):
-        return None
-    url = paths.engine.url
-    if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
-        return None
-    return url.render_as_string(hide_password=False)
-
-
-# ---------------------------------------------------------------- worker processes
-
-_BACKENDS: Backends | None = None
-_SHARED: SharedEvidence | None = None
-_HANDOVER: Router | None = None  # the driver's routes at the pin, inherited by forked workers
-
-
-def remote_diagnosis(backends: Backends, url: str) -> bool:
-    """Whether a worker that opens the store at `url` diagnoses as the driver would: every
-    source the diagnosis reads is the lab's over that store (a configured telemetry or alarms
-    source stays the driver's)."""
-    from netopsai.backends.lab.paths import LabPaths
-    from netopsai.backends.lab.telemetry import LabTelemetry
-    from netopsai.store.events import StoreEvents
-    from netopsai.store.inventory import StoreInventory
-
-    kinds = ((backends.inventory, StoreInventory), (backends.telemetry, LabTelemetry),
-             (backends.paths, LabPaths), (backends.changes, StoreEvents),
-             (backends.alarms, StoreEvents))
-    if not all(type(b) is kind for b, kind in kinds):
-        return False
-    engines = {getattr(b, "engine", None) for b, _ in kinds}
-    return all(e is not None and e.url.render_as_string(hide_password=False) == url for e in engines)
-
-
-def open_backends(url: str, pin: Pin | None) -> Backends:
-    """A worker's backends (a process here, or a Ray actor): the store opened again by URL."""
-    from netopsai.backends.lab import lab_backends
-    from netopsai.store.engine import engine_for
-
-    # workers only trace, and only ever for the lab's own paths (store_url): whatever backends
-    # the configuration picks for the other sources, the parent keeps them for the diagnosis
-    return pinned(lab_backends(engine_for(url)), pin)
-
-
-def open_diagnosis(url: str, zone: str | None, pin: Pin | None = None) -> SharedEvidence | None:
-    """A worker's own shared evidence for diagnosing failing pairs (None: the driver does),
-    over the store frozen at the batch's pin (frozen.py: the lab's state read once, not per call)."""
-    if zone is None:
-        return None
-    from dataclasses import replace
-
-    from netopsai.backends.lab import lab_backends
-    from netopsai.copilot.batch.frozen import frozen
-    from netopsai.store.engine import engine_for
-
-    return SharedEvidence(frozen(replace(lab_backends(engine_for(url)), zone=zone), pin))
-
-
-def _worker_init(url: str, pin: Pin | None, zone: str | None = None) -> None:
-    global _BACKENDS, _SHARED
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    # the heap it starts with (the imports, the driver's objects when forked) lives as long as
-    # the worker: kept out of the collector, whose full passes scanned it again and again while
-    # the traces and diagnoses allocate (a third of a worker's CPU, bench/RESULTS.md
-    # "batch-speed-2"). A worker's own objects are still collected; it ends with the batch.
-    gc.freeze()
-    from netopsai.store.engine import engine_for
-
-    # forked: the driver's engines (and their pooled connections) came along; the worker opens
-    # its own. The old ones stay referenced by the driver's frames, so none is closed here either
-    engine_for.cache_clear()
-    if _HANDOVER is not None:  # forked: the driver's routes, loaded from the same store
-        from netopsai.lab.forwarding import hand_over
-
-        hand_over(_HANDOVER)
-    _BACKENDS = open_backends(url, pin)
-    _SHARED = open_diagnosis(url, zone, pin)
-
-
-def _worker_chunk(chunk: list[Pair]) -> list[tuple[Pair, PairResult | Evidence]]:
-    assert _BACKENDS is not None
-    return trace_chunk(_BACKENDS, chunk, _SHARED)
-
-
-def trace_chunk(backends: Backends, chunk: list[Pair],
-                shared: SharedEvidence | None = None) -> list[tuple[Pair, PairResult | Evidence]]:
-    """Trace each pair; healthy ones and errors come back finished, failing ones diagnosed with
-    `shared`, or as their trace for the driver to diagnose when there is none."""
-    out: list[tuple[Pair, PairResult | Evidence]] = []
-    for pair in chunk:
-        try:
-            quick = healthy_result(backends, pair)  # most pairs: no Evidence to build
-            if quick is not None:
-                out.append((pair, quick))
-                continue
-            ev = trace(backends, pair)
-            if ev.errors or not needs_diagnosis(ev):
-                out.append((pair, quick_result(pair, ev)))
-            elif shared is None:
-                out.append((pair, ev))
-            else:
-                out.append((pair, diagnosed_result(pair, ev, shared)))
-        except Exception as exc:
-            out.append((pair, _failed(pair, exc)))
-    return out
+__all__ = ["CHUNK", "PROCESS_MIN", "BatchChecker", "OnResult", "open_backends", "open_diagnosis",
+           "remote_diagnosis", "start_method", "stop_resource_tracker", "store_url", "trace_chunk"]
