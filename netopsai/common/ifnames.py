@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from netutils.interface import abbreviated_interface_name, canonical_interface_name
+from netutils.constants import BASE_INTERFACES
+from netutils.interface import abbreviated_interface_name, split_interface
 
 # IOS-XR controllers that carry their port's numbers: an alarm on one is an alarm on the port
 CONTROLLERS = ("optics", "coherentdsp", "dwdm")
@@ -24,18 +25,29 @@ _UNIT_IS_THE_PORT = re.compile(r"(?:st|irb|vlan|gr-|ip-|lt-|vt-)[\d/-]*\.\d+$", 
 # slot; EOS Et1), and on SONiC eth0 and Ethernet0 are two ports: netutils' expansion of "eth"
 # is a CLI abbreviation, not a name a log line carries, so these stay as printed
 _KERNEL_NAME = re.compile(r"eth\d+(?:\.\d+)?", re.I)
+_UNIT = re.compile(r"\.\d+$")
 
 
 @lru_cache(maxsize=4096)
 def canonical(name: str) -> str:
     """The long form, without a sub-interface or unit (`xe-0/0/0.0` -> `xe-0/0/0`), except
     where the unit is the interface (`st0.60`, `irb.100`); a kernel's `eth1` stays itself."""
-    if _KERNEL_NAME.fullmatch(name.strip()):
-        return name.strip()
-    full = canonical_interface_name(name.strip())
-    if _UNIT_IS_THE_PORT.fullmatch(name.strip()):
+    name = name.strip()
+    if _KERNEL_NAME.fullmatch(name):
+        return name
+    full = _long(name)
+    if "." not in full or _UNIT_IS_THE_PORT.fullmatch(name):
         return full
-    return re.sub(r"\.\d+$", "", full)
+    return _UNIT.sub("", full)
+
+
+def _long(name: str) -> str:
+    """netutils' canonical_interface_name, its way (the name's type, up to its numbers, looked
+    up in its table): that function copies the whole table into a new dict on every call, half
+    of a storm's port names' cost (every port of a storm is new to the cache above)."""
+    kind, numbers = split_interface(name)
+    long = BASE_INTERFACES.get(kind)
+    return name if long is None else long + numbers
 
 
 def _numbers(name: str) -> str:

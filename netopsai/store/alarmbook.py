@@ -122,6 +122,15 @@ class AlarmBook:
     def known(self, key: str) -> bool:
         return key in self._open
 
+    def lookup(self, key: str) -> Open | None:
+        """The open alarm of `key`, read from the store if the batch has not read it yet (one
+        call per event where `known` then `get` were two)."""
+        try:
+            return self._open[key]
+        except KeyError:
+            self.prefetch([key])
+            return self._open.get(key)
+
     def get(self, key: str) -> Open | None:
         return self._open.get(key)
 

@@ -8,20 +8,19 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import Connection, Table, insert, update
+from sqlalchemy import Table, update
 from sqlmodel import Session
 
 from netopsai.common.ifnames import canonical
-from netopsai.common.textsafe import UNVERIFIED, visible
 from netopsai.store import tables as m
-from netopsai.store.alarmbook import AlarmBook, LinkCache, Open
+from netopsai.store.alarmbook import AlarmBook, LinkCache
 from netopsai.store.bulk import insert_plain, insert_rows
 from netopsai.store.commits import record_change
+from netopsai.store.eventrows import alarm_values, new_alarm, raw_row, unverified_text, visible_event
 from netopsai.store.flaps import Flaps
-from netopsai.store.naming import DeviceCache, Named, session_link
+from netopsai.store.naming import DeviceCache, Named
 
 Action = Literal["raise", "clear", "note", "change"]  # change: a config commit, a change record
-LINK_KINDS_AS_CATEGORY = ("dci", "backbone")  # an alarm on these links is filed under its kind
 
 
 @dataclass
@@ -62,14 +61,16 @@ _IFEVENT: Table = m.InterfaceEvent.__table__  # type: ignore[attr-defined]
 # what a received event says about a port's state, for the one state history telemetry reads
 PORT_STATE = {("LINK_DOWN", "raise"): "down", ("LINK_DOWN", "clear"): "up",
               ("ADMIN_DOWN", "raise"): "down"}
-_INSERT_ALARM = insert(ALARMS).returning(ALARMS.c.id)  # core tables: no ORM per event
 Named_ = tuple["Event", Named, str | None]  # an event as shown, who it is about, its alarm key
 
 
 class Batch:
     """Applies a batch of events on one connection, inside the caller's transaction: the alarms
     its events touch are kept by key in memory (netopsai.store.alarmbook: looked up for the
-    whole batch at once, opened in one insert), and its RawEvent rows go in at `finish`."""
+    whole batch at once, opened in one insert), and its RawEvent rows go in at `finish`. Who
+    an event is about and its port's name are resolved once per distinct spelling a batch
+    holds (`_who`, `_ports`: a storm repeats a few senders and ports thousands of times), kept
+    only for the batch: the caches behind them decide when the inventory is read again."""
 
     def __init__(self, s: Session, devices: DeviceCache, flaps: Flaps | None = None,
                  links: LinkCache | None = None) -> None:
@@ -80,6 +81,8 @@ class Batch:
         self._rows: list[dict[str, Any]] = []
         self._ifevents: list[dict[str, Any]] = []  # port state changes, for telemetry's history
         self.opened: list[tuple[int, str]] = []  # (alarm id, device) of each alarm opened here
+        self._who: dict[tuple[str | None, str], Named] = {}  # (name given, sender) -> device
+        self._ports: dict[tuple[str, str], str | None] = {}  # (device, as written) -> its name
 
     def apply(self, ev: Event) -> dict[str, Any]:
         """A raise opens an alarm unless one with its key is open, a clear closes the open one,
@@ -99,12 +102,19 @@ class Batch:
     def _name(self, ev: Event) -> Named_:
         """The event as stored (network text made visible, the port as the inventory names
         it), who it is about and its alarm key (None: it raises and clears nothing)."""
-        ev = _visible(ev)
-        who = self.devices.get(self.s, ev.name, ev.host if ev.resolve_sender else "")
+        ev = visible_event(ev)
+        asked = (ev.name, ev.host if ev.resolve_sender else "")
+        who = self._who.get(asked)
+        if who is None:
+            who = self._who[asked] = self.devices.get(self.s, *asked)
         if who.claimed is not None:
             return ev, who, None
         if ev.interface:  # as the inventory names the port; the subject follows when it is one
-            port = self.links.port(self.s, self.devices, who.name, ev.interface)
+            written = (who.name, ev.interface)
+            if written in self._ports:
+                port = self._ports[written]
+            else:
+                port = self._ports[written] = self.links.port(self.s, self.devices, *written)
             if ev.subject == ev.interface:
                 ev.subject = port
             ev.interface = port
@@ -114,29 +124,31 @@ class Batch:
         if who.claimed is not None:
             return self._unverified(ev, who)
         at = ev.at or ev.received_at
-        row = {**_raw_row(ev, who.name, at), "key": key}
-        self.latest = max(self.latest or at, at)
-        if ev.interface and (state := PORT_STATE.get((ev.kind or "", ev.action))):
+        row = raw_row(ev, who.name, at, key)
+        if self.latest is None or at > self.latest:
+            self.latest = at
+        action = ev.action
+        if ev.interface and (state := PORT_STATE.get((ev.kind or "", action))):
             self._ifevents.append({"device": who.name, "interface": ev.interface, "at": at,
                                    "state": state, "reason": f"{ev.source} {ev.mnemonic or ev.kind}"})
-        if ev.action == "change":
+        if action == "change":
             record_change(self.conn, ev.message, ev.author, who.name, who.site, at)
         if (flap := self._flap(ev, who, at, row)) is not None:  # a bounce of a flapping port
             row.update(alarm_id=flap, key=f"LINK_FLAP|{who.name}|{ev.subject or ''}")
-        elif key is not None and ev.action == "clear":
+        elif key is not None and action == "clear":
             for other in ev.clears:  # e.g. a port up ends an admin shut as well as a failure
                 self._close(f"{other}|{who.name}|{ev.subject or ''}", at)
             row["alarm_id"] = self._close(key, at)
-        elif key is not None and ev.action == "raise":
+        elif key is not None and action == "raise":
             row["alarm_id"] = self._raise(ev, who, key, at)
         self._rows.append(row)
         return row
 
     def _raise(self, ev: Event, who: Named, key: str, at: datetime) -> int:
         """The open alarm of this key, or a new one (pending until `finish`)."""
-        alarm = self._open_of(key)
+        alarm = self.book.lookup(key)
         if alarm is None:
-            alarm = (self.book.add(_alarm_values(self.conn, self.links, ev, who, at)), at)
+            alarm = (self.book.add(alarm_values(self.conn, self.links, ev, who, at)), at)
             self.book.set(key, None if ev.instant else alarm)
             if not ev.instant:
                 self.opened.append((alarm[0], who.name))
@@ -144,18 +156,15 @@ class Batch:
             self.book.set(key, alarm)
         return alarm[0]
 
-    def _open_of(self, key: str) -> Open | None:
-        if not self.book.known(key):
-            self.book.prefetch([key])
-        return self.book.get(key)
-
     def _unverified(self, ev: Event, who: Named) -> dict[str, Any]:
         """Kept about its sender (who.name), the device it names in its hostname column and its
         message: no alarm, no clear, no port state, no change record on the named device."""
         at = ev.at or ev.received_at
-        self.latest = max(self.latest or at, at)
-        row = {**_raw_row(ev, who.name, at), "kind": None, "message": unverified_text(ev, who),
-               "interface": canonical(ev.interface) if ev.interface else None}
+        if self.latest is None or at > self.latest:
+            self.latest = at
+        row = raw_row(ev, who.name, at, None)
+        row.update(kind=None, message=unverified_text(ev, who),
+                   interface=canonical(ev.interface) if ev.interface else None)
         self._rows.append(row)
         return row
 
@@ -165,12 +174,13 @@ class Batch:
             return None
         def open_flap(first: datetime) -> int:
             flap = replace(ev, kind="LINK_FLAP", category="link", instant=False)
-            alarm_id = _new_alarm(self.conn, self.links, flap, who, first)
+            alarm_id = new_alarm(self.conn, self.links, flap, who, first)
             self.opened.append((alarm_id, who.name))
             return alarm_id
         absorbed = self.flaps.transition(self.conn, (who.name, ev.interface), at,
                                          ev.action == "raise", open_flap, kept=(ev, who, row))
-        self._outages()
+        if self.flaps.ended:
+            self._outages()
         return absorbed
 
     def _outages(self) -> None:
@@ -181,7 +191,7 @@ class Batch:
             ev, who, row = self.flaps.ended.pop(0).kept
             at = row["at"]
             key = f"{ev.kind}|{who.name}|{ev.subject or ''}"
-            alarm_id = _new_alarm(self.conn, self.links, ev, who, at)
+            alarm_id = new_alarm(self.conn, self.links, ev, who, at)
             self.opened.append((alarm_id, who.name))
             self.book.set(key, (alarm_id, at))
             row.update(key=key, alarm_id=alarm_id)
@@ -202,7 +212,7 @@ class Batch:
 
     def _close(self, key: str, at: datetime) -> int | None:
         """Close the open alarm of this key, if any (never before it was raised); its id."""
-        alarm = self._open_of(key)
+        alarm = self.book.lookup(key)
         self.book.set(key, None)
         if alarm is None:
             return None
@@ -227,66 +237,3 @@ class Batch:
             return []
         # each row keeps its id: a flap's last Down may be named by its outage in a later batch
         return insert_rows(self.conn, RAW, self._rows)
-
-
-def _raw_row(ev: Event, device: str, at: datetime) -> dict[str, Any]:
-    """The RawEvent row of an event about `device`, before it raised or joined anything."""
-    return {"received_at": ev.received_at, "at": at, "device_time": ev.device_time,
-            "skew_s": ev.skew_s, "source": ev.source, "host": ev.host, "hostname": ev.name,
-            "device": device, "interface": ev.interface, "program": ev.program,
-            "mnemonic": ev.mnemonic, "facility": ev.facility, "severity": ev.syslog_severity,
-            "message": ev.message, "kind": ev.kind, "key": None, "alarm_id": None, "count": 1,
-            "fingerprint": ev.fingerprint}
-
-
-def unverified_text(ev: Event, who: Named) -> str:
-    """The message of an event whose sender may not speak for the device it names, saying so
-    first: wherever the event is shown, it reads as what it is."""
-    own = f" ({who.name})" if who.name != ev.host else ""
-    return (f"{UNVERIFIED} names {who.claimed} but came from {ev.host}{own}, not an address of "
-            f"{who.claimed} nor a relay in ingest.relays; raised nothing: {ev.message}")
-
-
-def _visible(ev: Event) -> Event:
-    """The event's network text with its control characters made visible (netopsai.common.textsafe):
-    an ESC sequence or a line break inside a message must not reach a terminal or forge a row."""
-    texts = (ev.message, ev.name, ev.subject, ev.interface, ev.program, ev.mnemonic, ev.author,
-             ev.facility, ev.host)
-    if all(t is None or t.isprintable() for t in texts):
-        clone = object.__new__(Event)  # the common case; a copy, as the caller's event is not
-        clone.__dict__.update(ev.__dict__)  # ours to edit (copy.copy takes three times as long)
-        return clone
-
-    def v(text: str | None) -> str | None:
-        return None if text is None else visible(text)
-    return replace(ev, message=visible(ev.message), name=v(ev.name), subject=v(ev.subject),
-                   interface=v(ev.interface), program=v(ev.program), mnemonic=v(ev.mnemonic),
-                   author=v(ev.author), facility=v(ev.facility), host=visible(ev.host))
-
-
-def _new_alarm(conn: Connection, links: LinkCache, ev: Event, who: Named, at: datetime) -> int:
-    """Insert an alarm now (a flap's, an outage's: their ids are needed at once)."""
-    return int(conn.execute(_INSERT_ALARM, _alarm_values(conn, links, ev, who, at)).scalar_one())
-
-
-def _alarm_values(conn: Connection, links: LinkCache, ev: Event, who: Named,
-                  at: datetime) -> dict[str, Any]:
-    """The Alarm row an event opens: its link (and a DCI or backbone link's category)."""
-    link = links.link_of(conn, who.name, ev.interface)
-    if link is None and ev.category in ("bgp", "routing"):  # the session rides a link
-        found = session_link(conn, who.name, ev.subject)
-        if found is not None:
-            ev = replace(ev, interface=found[0])
-            link = found[1:]
-    category = ev.category or "device"
-    if link is not None and link[1] in LINK_KINDS_AS_CATEGORY and category == "link":
-        category = link[1]
-    values = {"kind": ev.kind or "EVENT", "category": category, "severity": ev.severity,
-              "device": who.name, "interface": ev.interface, "link_id": link[0] if link else None,
-              "site": ev.site or who.site, "raised_at": at,
-              "cleared_at": at if ev.instant else None,
-              "state": "closed" if ev.instant else "open", "message": ev.message,
-              "neighbor": ev.subject if ev.category in ("bgp", "routing")
-              and ev.subject != ev.interface else None,
-              "source": ev.source, "impact": "none", "traffic_lost": False}
-    return values

@@ -91,19 +91,18 @@ def _executemany_sqlite(conn: Connection, table: Table, rows: list[dict[str, Any
 
 def _values(table: Table, columns: list[str], rows: list[dict[str, Any]],
             time: Any) -> list[tuple[Any, ...]]:
-    """Each row's values in the order of `columns`, its times (not None) through `time`."""
+    """Each row's values in the order of `columns`, its times (not None) through `time`.
+    Turned into columns and back (zip, in C) so that only the time columns are walked in
+    Python: a list and a tuple built per row, and a loop over its time columns, were a tenth
+    of the writer's time in a storm."""
     times = _time_columns(table, columns)
     get = itemgetter(*columns) if len(columns) > 1 else (lambda row: (row[columns[0]],))
     if not times:
         return [get(row) for row in rows]
-    out = []
-    for row in rows:
-        values = list(get(row))
-        for i in times:
-            if values[i] is not None:
-                values[i] = time(values[i])
-        out.append(tuple(values))
-    return out
+    by_column: list[Any] = list(zip(*map(get, rows), strict=True))
+    for i in times:
+        by_column[i] = [None if v is None else time(v) for v in by_column[i]]
+    return list(zip(*by_column, strict=True))
 
 
 def _time_columns(table: Table, columns: list[str]) -> list[int]:

@@ -57,10 +57,12 @@ class Flaps:
         (a down while flapping, or the one that starts it), else None. `open_alarm(first)`
         inserts the LINK_FLAP alarm raised at `first` and returns its id; `kept` is what the
         caller needs of a Down should the storm end on it."""
-        p = self._ports.setdefault(port, _Port())
-        if p.alarm is not None and p.last is not None and at - p.last > QUIET:
+        p = self._ports.get(port)
+        if p is None:  # built only when new: a _Port and its deque per event was a storm's waste
+            p = self._ports[port] = _Port()
+        elif p.alarm is not None and p.last is not None and at - p.last > QUIET:
             self._close(conn, port)  # the storm ended before this: a new story
-            p = self._ports.setdefault(port, _Port())
+            p = self._ports[port] = _Port()
         if p.alarm is None:
             if not down:
                 return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -228,8 +228,9 @@ class QueuedWriter:
             seen[ev.fingerprint] = (raw_id, ev.received_at)
         self._stats.written += len(batch)
         self._stats.duplicates += sum(extra.values()) + sum(bumps.values())
-        for ev, _ in batch:
-            self._stats.kinds[ev.kind or "raw"] = self._stats.kinds.get(ev.kind or "raw", 0) + 1
+        kinds = self._stats.kinds  # counted per kind (a storm has a few), not per event
+        for kind, n in Counter(ev.kind or "raw" for ev, _ in batch).items():
+            kinds[kind] = kinds.get(kind, 0) + n
         if batch:
             self._forget(batch[-1][0].received_at)
 
