@@ -9,8 +9,7 @@ from functools import lru_cache
 from ipaddress import IPv4Address, IPv4Network, ip_address
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Engine, and_, func, or_
-from sqlmodel import Session, col, select
+from sqlalchemy import ColumnElement, Engine, and_, func, or_, select
 
 from netopsai.common.roles import TIERS
 from netopsai.common.timewin import as_utc
@@ -139,11 +138,18 @@ def _add_link(topo: Topo, lid: int, a: str, a_if: str, b: str, b_if: str, kind: 
 
 def _active(start: Any, end: Any, at: datetime) -> ColumnElement[bool]:
     """Rows in force at `at`: started (or undated) and not yet ended."""
-    return and_(or_(col(start).is_(None), col(start) <= at), or_(col(end).is_(None), col(end) > at))
+    return and_(or_(start.is_(None), start <= at), or_(end.is_(None), end > at))
+
+
+def _table(model: Any) -> Any:
+    return model.__table__.c
 
 
 @lru_cache(maxsize=32)
 def load_state(engine: Engine, version: str, at: datetime) -> NetState:
+    """What is broken at `at`. Core statements over the tables' columns, not ORM ones: the same
+    SQL, typed by the same columns, without the ORM's per-statement compile (~8 ms of a cold
+    diagnosis `ask`, which loads one state; RESULTS "cold-ask-21")."""
     at = as_utc(at)
     topo = topo_for(engine, version)
     st = NetState(at=at)
@@ -151,46 +157,42 @@ def load_state(engine: Engine, version: str, at: datetime) -> NetState:
         topo.iface_link.update({(e_dev, e.local_if): e.link_id
                                 for e_dev in topo.nodes for e in topo.edges(e_dev)})
     iface_link = topo.iface_link
-    with Session(engine) as s:
-        ev = m.InterfaceEvent
+    ev, bgp, acl, route, fault = (_table(t) for t in (m.InterfaceEvent, m.BgpSession, m.AclEntry,
+                                                      m.StaticRoute, m.LabFault))
+    with engine.connect() as c:
         # each port's latest event at `at` (ties: the later row), in SQL both databases speak
-        rank = func.row_number().over(partition_by=(col(ev.device), col(ev.interface)),
-                                      order_by=(col(ev.at).desc(), col(ev.id).desc()))
+        rank = func.row_number().over(partition_by=(ev.device, ev.interface),
+                                      order_by=(ev.at.desc(), ev.id.desc()))
         ranked = select(ev.device, ev.interface, ev.state, rank.label("rank")).where(
-            col(ev.at) <= at).subquery()
+            ev.at <= at).subquery()
         last = select(ranked.c.device, ranked.c.interface, ranked.c.state).where(ranked.c.rank == 1)
-        for dev, ifname, state in s.execute(last):
+        for dev, ifname, state in c.execute(last):
             if state == "down" and (dev, ifname) in iface_link:
                 st.down_links.add(iface_link[(dev, ifname)])
-        for lid in s.exec(select(m.BgpSession.link_id).where(
-                m.BgpSession.state != "established", col(m.BgpSession.since) <= at)):
+        for (lid,) in c.execute(select(bgp.link_id).where(bgp.state != "established", bgp.since <= at)):
             st.bgp_down.add(lid)
-        for dev, src, dst in s.exec(
-                select(m.AclEntry.device, m.AclEntry.src, m.AclEntry.dst).where(
-                    m.AclEntry.action == "deny",
-                    _active(m.AclEntry.created_at, m.AclEntry.removed_at, at))):
+        for dev, src, dst in c.execute(select(acl.device, acl.src, acl.dst).where(
+                acl.action == "deny", _active(acl.created_at, acl.removed_at, at))):
             st.acl_deny.setdefault(dev, []).append((IPv4Network(src), IPv4Network(dst)))
-        for dev, prefix in s.exec(
-                select(m.StaticRoute.device, m.StaticRoute.prefix).where(
-                    m.StaticRoute.next_hop == "Null0",
-                    _active(m.StaticRoute.created_at, m.StaticRoute.removed_at, at))):
+        for dev, prefix in c.execute(select(route.device, route.prefix).where(
+                route.next_hop == "Null0", _active(route.created_at, route.removed_at, at))):
             st.blackholes.setdefault(dev, []).append(IPv4Network(prefix))
-        for fault in s.exec(select(m.LabFault).where(
-                _active(m.LabFault.start, m.LabFault.end, at))):
-            _apply_fault(st, fault)
+        for row in c.execute(select(*fault).where(_active(fault.start, fault.end, at))):
+            _apply_fault(st, row.kind, row.device, row.link_id, row.params)
     return st
 
 
-def _apply_fault(st: NetState, fault: m.LabFault) -> None:
-    p, lid = fault.params or {}, fault.link_id
-    if fault.kind in ("host_down", "gpu_host_down") and fault.device:
-        st.hosts_down.add(fault.device)
+def _apply_fault(st: NetState, kind: str, device: str | None, lid: int | None,
+                 params: dict[str, Any] | None) -> None:
+    p = params or {}
+    if kind in ("host_down", "gpu_host_down") and device:
+        st.hosts_down.add(device)
     elif lid is None:
         return
-    elif fault.kind == "mtu_mismatch":
+    elif kind == "mtu_mismatch":
         st.link_mtu[lid] = int(p.get("mtu", 1500))
-    elif fault.kind in ("crc_errors", "optic_degraded", "link_flap", "congestion", "nic_flap",
-                        "pfc_storm", "ecmp_collision"):
+    elif kind in ("crc_errors", "optic_degraded", "link_flap", "congestion", "nic_flap",
+                  "pfc_storm", "ecmp_collision"):
         st.link_loss[lid] = max(st.link_loss.get(lid, 0.0), float(p.get("loss_pct", 0.0)))
         st.link_delay[lid] = st.link_delay.get(lid, 0.0) + float(p.get("delay_ms", 0.0))
 

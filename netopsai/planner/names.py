@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz
-
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _PART = re.compile(r"[a-z]+|\d+")
 _GAP = re.compile(r"[\s_-]{1,3}")  # what may separate the words of one typed name
@@ -22,6 +20,15 @@ MAX_WORDS = 5
 CUTOFF = 80.0
 
 Key = tuple[str, tuple[int, ...]]
+
+
+def _ratio(a: str, b: str) -> float:
+    """rapidfuzz's similarity of two names' letters, imported at the first typed name with no
+    exact match: most questions spell their names as the inventory does, and the import was
+    ~5-8 ms of every cold `ask` (issue 28 item 4, RESULTS "cold-ask-21")."""
+    from rapidfuzz import fuzz
+
+    return float(fuzz.ratio(a, b))
 
 
 def key(text: str) -> Key:
@@ -57,9 +64,16 @@ class NameIndex:
     def best(self, k: Key, allow_site: bool = True) -> list[tuple[float, str, str]]:
         """All names with the best score at or above the cutoff (several means a tie)."""
         alpha, nums = k
+        candidates = self._by_nums.get(nums, [])
+        # an exact name outscores every other (a ratio is 100 only for equal letters): then no
+        # fuzzy score is needed, nor rapidfuzz loaded, as for most names typed as listed
+        exact = [(100.0, name, kind) for cand_alpha, name, kind in candidates
+                 if cand_alpha == alpha and (kind != "site" or allow_site)]
+        if exact:
+            return exact
         scored = []
-        for cand_alpha, name, kind in self._by_nums.get(nums, []):
-            score = 100.0 if cand_alpha == alpha else fuzz.ratio(alpha, cand_alpha)
+        for cand_alpha, name, kind in candidates:
+            score = 100.0 if cand_alpha == alpha else _ratio(alpha, cand_alpha)
             if kind == "site" and (score < 100 or not allow_site):
                 continue  # sites are short: only an exact site name counts
             if score >= CUTOFF:

@@ -18,8 +18,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rapidfuzz.distance import OSA
-
 from netopsai.common.zones import ABBREVIATIONS
 from netopsai.planner.english_near import NEAR
 from netopsai.planner.lexicon import JARGON, MIN_LENGTH, VOCAB, radius
@@ -40,6 +38,8 @@ def planner_word(word: str) -> str | None:
     single planner word near enough)."""
     if not MIN_LENGTH <= len(word) <= MAX_LENGTH or word in _KEEP:
         return None
+    from rapidfuzz.distance import OSA  # here: a question whose words are all known never loads it
+
     limit = radius(word)
     found = [(OSA.distance(word, v, score_cutoff=limit), v) for v in _BY_INITIAL.get(word[0], ())]
     found = [(d, v) for d, v in found if d <= limit]
