@@ -9,7 +9,7 @@ from ipaddress import IPv4Address
 
 import pytest
 
-from netopsai.copilot.batch.parse import _ip, ip_key
+from netopsai.copilot.batch.parse import Pair, _ip, ip_key, pair_key
 
 EDGES = ["0.0.0.0", "255.255.255.255", "256.1.1.1", "1.2.3.255", "1.2.3.260", "01.2.3.4", "1.2.3.04",
          "00.0.0.0", "1.2.3", "1.2.3.4.5", "\u0661.2.3.4", "1.2.3.4\n", " 1.2.3.4", "1..2.3", "+1.2.3.4",
@@ -45,3 +45,12 @@ def test_the_sort_key_orders_as_ipv4address(seed: int) -> None:
     rng = random.Random(seed)
     ips = [str(IPv4Address(rng.getrandbits(32))) for _ in range(2000)] + ["9.0.0.1", "10.0.0.1", "100.0.0.1"]
     assert sorted(ips, key=ip_key) == sorted(ips, key=IPv4Address)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_pairs_sort_by_destination_then_source_as_ipv4address(seed: int) -> None:
+    rng = random.Random(seed)
+    ips = [str(IPv4Address(rng.getrandbits(32))) for _ in range(60)] + ["9.0.0.1", "10.0.0.1", "100.0.0.1"]
+    pairs = [Pair(n, rng.choice(ips), rng.choice(ips)) for n in range(3000)]
+    want = sorted(pairs, key=lambda p: (IPv4Address(p.dst), IPv4Address(p.src)))
+    assert sorted(pairs, key=pair_key) == want

@@ -13,12 +13,11 @@ import math
 import threading
 from collections import deque
 from collections.abc import Callable
-from ipaddress import IPv4Address
 from typing import Any
 
 from netopsai.common.errors import NetopsError
 from netopsai.common.ray_cluster import RayOptions, ray_cluster, worker_count
-from netopsai.copilot.batch.parse import Pair
+from netopsai.copilot.batch.parse import Pair, pair_key
 from netopsai.copilot.batch.snapshot import Pin
 
 IN_FLIGHT = 2  # chunks queued per actor: the next one is ready when a chunk finishes
@@ -54,7 +53,7 @@ def run_batch(todo: list[Pair], take: Take, url: str, pin: Pin | None, opts: Ray
         workers = worker_count(opts, cpus, math.ceil(len(todo) / sizes[0]))
         size = max(sizes[0], min(sizes[1], len(todo) // (workers * 8)))
         # neighbouring destinations together: each actor memoises the routes it builds
-        todo = sorted(todo, key=lambda p: (IPv4Address(p.dst), IPv4Address(p.src)))
+        todo = sorted(todo, key=pair_key)
         chunks = deque(todo[i:i + size] for i in range(0, len(todo), size))
         actor = ray.remote(num_cpus=1)(Tracer)
         actors = [actor.remote(url, pin, zone) for _ in range(workers)]

@@ -29,7 +29,7 @@ from netopsai.common.errors import NetopsError
 from netopsai.common.ray_cluster import RayOptions
 from netopsai.copilot.batch import workers as worker_side
 from netopsai.copilot.batch.check import PairResult, SharedEvidence, check_pair, diagnosed_result
-from netopsai.copilot.batch.parse import Pair, ip_key
+from netopsai.copilot.batch.parse import Pair, pair_key
 from netopsai.copilot.batch.ray_engine import run_batch
 from netopsai.copilot.batch.snapshot import Pin, pin_of, pinned
 from netopsai.copilot.batch.workers import (  # the worker side's names, as callers knew them here
@@ -142,7 +142,7 @@ class BatchChecker:
         size = max(CHUNK[0], min(CHUNK[1], len(todo) // (workers * 8)))
         # chunks of neighbouring destinations: the lab memoises routes per destination and per
         # process, so each worker then builds about its share of them instead of all (~10% CPU)
-        todo = sorted(todo, key=lambda p: (ip_key(p.dst), ip_key(p.src)))
+        todo = sorted(todo, key=pair_key)
         method = start_method()
         worker_side.hand_over(self._routes(pin) if method == "fork" else None)
         pool = ProcessPoolExecutor(workers, mp_context=mp.get_context(method),
