@@ -21,6 +21,7 @@ rows is one line, exit 2."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -28,10 +29,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from sqlalchemy import Engine
 
 from netopsai.backends.base import Backends
@@ -45,6 +44,9 @@ from netopsai.copilot.batch.history import check_recordable, record_results
 from netopsai.copilot.batch.output import Sink, read_done, summarize, summary_lines
 from netopsai.copilot.batch.parse import Parsed, check_source, default_source, parse_input, read_text
 from netopsai.copilot.batch.runner import BatchChecker
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 MAX_BAD_SHOWN = 20
 MAX_CONCURRENCY = 256
@@ -126,7 +128,7 @@ def _main(engine: Engine, file: Path, out: Path | None, as_json: bool, resume: b
     todo = [p for p in parsed.pairs if (p.src, p.dst) not in have]
     # stderr carries the input's and the network's words (bad lines, devices, causes): read as
     # plain text, never as rich markup or emoji codes, and each line's controls made visible
-    err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
+    err = _stderr()
     _notes(err, parsed, len(earlier), out)
     checker = BatchChecker(backends, concurrency, *how)  # how: (processes, ray), where pairs are traced
     with _open(out, append=bool(earlier)) as fh, _progress(err, len(todo)) as advance:
@@ -191,7 +193,7 @@ def _source(backends: Backends, source: str | None) -> str | None:
         return None  # bare IPs then get "needs a probe source" per line; pairs still run
 
 
-def _notes(err: Console, parsed: Parsed, resumed: int, out: Path | None) -> None:
+def _notes(err: _Err, parsed: Parsed, resumed: int, out: Path | None) -> None:
     for msg in parsed.errors[:MAX_BAD_SHOWN]:
         err.print(visible(f"skipped {msg}"))
     if len(parsed.errors) > MAX_BAD_SHOWN:
@@ -215,15 +217,48 @@ def _open(out: Path | None, append: bool) -> Iterator[TextIO]:
         yield fh
 
 
-def _progress(err: Console, total: int) -> nullcontext[Callable[[], None]] | _Bar:
+class _Err(Protocol):
+    @property
+    def is_terminal(self) -> bool: ...
+
+    def print(self, text: str) -> None: ...
+
+
+class _Plain:
+    """stderr when it is no terminal (a pipe, a log, a script's capture): each line written as
+    rich's Console wrote it there — the text and a line end, the text already made visible —
+    without importing rich, ~0.035 s of the batch's serial start (bench/RESULTS.md
+    "batch-speed-3"). A terminal gets rich's Console, and the progress bar with it."""
+
+    is_terminal = False
+
+    def print(self, text: str) -> None:
+        sys.stderr.write(visible(text) + "\n")  # visible: a no-op on the lines given, kept as a guard
+        sys.stderr.flush()
+
+
+def _stderr() -> _Err:
+    """rich's Console wherever it would see a terminal (a tty, or told so by TTY_COMPATIBLE or
+    FORCE_COLOR, as rich reads them), else plain lines."""
+    if (not sys.stderr.isatty() and not os.environ.get("TTY_COMPATIBLE")
+            and os.environ.get("FORCE_COLOR") is None):
+        return _Plain()
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True, markup=False, emoji=False)
+
+
+def _progress(err: _Err, total: int) -> nullcontext[Callable[[], None]] | _Bar:
     """A rich progress bar on stderr when it is a terminal; nothing otherwise (logs, pipes)."""
     if not err.is_terminal or not total:
         return nullcontext(lambda: None)
-    return _Bar(err, total)
+    return _Bar(err, total)  # type: ignore[arg-type]  # a terminal's is rich's Console
 
 
 class _Bar:
     def __init__(self, err: Console, total: int) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
         # stdout may carry the rows: the bar must not capture it
         self.progress = Progress(TextColumn("checking pairs"), BarColumn(), MofNCompleteColumn(),
                                  TimeRemainingColumn(), console=err, transient=True,
