@@ -9,7 +9,6 @@ import gc
 import sys
 import types
 import weakref
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +16,6 @@ import pytest
 
 from netopsai.copilot import frontend
 from netopsai.launch import fronts, thin
-
-
-@pytest.fixture
-def gc_restored() -> Iterator[None]:
-    threshold, enabled = gc.get_threshold(), gc.isenabled()
-    yield
-    gc.unfreeze()  # the frozen objects go back to the oldest generation, as before the test
-    gc.set_threshold(*threshold)
-    if enabled:
-        gc.enable()
-    else:
-        gc.disable()
 
 
 class Seen:

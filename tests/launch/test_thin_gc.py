@@ -6,25 +6,12 @@ live as long as the process, and re-scanning them was 0.2-0.3 s of a cold ask's 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from netopsai.copilot import frontend
 from netopsai.launch import thin
-
-
-@pytest.fixture
-def gc_restored() -> Iterator[None]:
-    threshold, enabled = gc.get_threshold(), gc.isenabled()
-    yield
-    gc.unfreeze()  # the frozen objects go back to the oldest generation, as before the test
-    gc.set_threshold(*threshold)
-    if enabled:
-        gc.enable()
-    else:
-        gc.disable()
 
 
 class Seen:
