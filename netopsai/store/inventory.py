@@ -84,8 +84,9 @@ class StoreInventory:
         """Names given in another case -> the inventory's spelling, where exactly one device
         matches: device names are case-insensitive, as DNS and the devices' own hostnames are."""
         lowered = {n.lower() for n in names}
-        with self._s() as s:
-            found = s.exec(select(m.Device.name).where(func.lower(m.Device.name).in_(lowered)))
+        dt = _cols(m.Device)
+        with self.engine.connect() as c:
+            found = c.execute(core_select(dt.name).where(func.lower(dt.name).in_(lowered))).scalars()
             by_lower: dict[str, list[str]] = {}
             for name in found:
                 by_lower.setdefault(name.lower(), []).append(name)
@@ -154,17 +155,17 @@ class StoreInventory:
     def device(self, name: str) -> DeviceDetail:
         self.check_names(devices=[name])
         clock = self.clock()
-        with self._s() as s:
-            d = s.get(m.Device, name)
+        dt, it, lt = _cols(m.Device), _cols(m.Interface), _cols(m.Link)
+        with self.engine.connect() as c:
+            d = c.execute(core_select(*dt).where(dt.name == name)).first()
             assert d is not None
-            row = cast(DeviceDetail, _device_row(d))
+            row = cast(DeviceDetail, _device_row(d._mapping))
             if d.booted_at:
                 row["uptime"] = str(clock - as_utc(d.booted_at)).split(".")[0]
-            row["interfaces"] = s.exec(select(func.count()).select_from(m.Interface).where(
-                m.Interface.device == name)).one()
-            row["links_down"] = s.exec(select(func.count()).select_from(m.Link).where(
-                or_(m.Link.a_device == name, m.Link.b_device == name),
-                m.Link.status != "up")).one()
+            row["interfaces"] = c.execute(core_select(func.count()).select_from(m.Interface.__table__)  # type: ignore[attr-defined]
+                                          .where(it.device == name)).scalar_one()
+            row["links_down"] = c.execute(core_select(func.count()).select_from(m.Link.__table__).where(  # type: ignore[attr-defined]
+                or_(lt.a_device == name, lt.b_device == name), lt.status != "up")).scalar_one()
             return row
 
     def hosts(self, site: str | None, pod: str | None, name: str | None) -> list[HostInfo]:
@@ -206,10 +207,10 @@ class StoreInventory:
 
     def neighbors(self, name: str) -> list[Neighbor]:
         self.check_names(devices=[name])
-        with self._s() as s:
+        lt = _cols(m.Link)
+        with self.engine.connect() as c:
             rows: list[Neighbor] = []
-            for lk in s.exec(select(m.Link).where(
-                    or_(m.Link.a_device == name, m.Link.b_device == name))):
+            for lk in c.execute(core_select(*lt).where(or_(lt.a_device == name, lt.b_device == name))):
                 mine, peer = ("a", "b") if lk.a_device == name else ("b", "a")
                 rows.append({"interface": getattr(lk, f"{mine}_interface"),
                              "neighbor": getattr(lk, f"{peer}_device"),
@@ -245,9 +246,10 @@ class StoreInventory:
         def live(removed: datetime | None) -> bool:  # never removed, or removed after the clock
             return removed is None or as_utc(removed) > now
 
-        with self._s() as s:
-            acls = s.exec(select(m.AclEntry).where(m.AclEntry.device == name)).all()
-            routes = s.exec(select(m.StaticRoute).where(m.StaticRoute.device == name)).all()
+        at, rt = _cols(m.AclEntry), _cols(m.StaticRoute)
+        with self.engine.connect() as c:
+            acls = c.execute(core_select(*at).where(at.device == name)).all()
+            routes = c.execute(core_select(*rt).where(rt.device == name)).all()
         rows: list[FilterRule] = [
             {"device": name, "kind": "acl", "name": a.name, "seq": a.seq, "action": a.action,
              "src": a.src, "dst": a.dst, "since": iso(a.created_at) if a.created_at else None}
@@ -260,9 +262,10 @@ class StoreInventory:
 
     def interfaces(self, name: str) -> list[InterfaceInfo]:
         self.check_names(devices=[name])
-        with self._s() as s:
-            return [cast(InterfaceInfo, column_row(i, exclude=("id", "link_id")))
-                    for i in s.exec(select(m.Interface).where(m.Interface.device == name))]
+        it = _cols(m.Interface)
+        with self.engine.connect() as c:
+            return [cast(InterfaceInfo, {k: v for k, v in i._mapping.items() if k not in ("id", "link_id")})
+                    for i in c.execute(core_select(*it).where(it.device == name))]
 
     def upstream(self, name: str | None, ip: str | None) -> list[Uplink]:
         if not name and not ip:
@@ -274,9 +277,10 @@ class StoreInventory:
         dev = self.device(name or "")
         tier = TIERS.get(dev["role"], 1)
         nbrs = self.neighbors(dev["name"])
-        with self._s() as s:
-            roles = dict(s.exec(select(m.Device.name, m.Device.role).where(
-                col(m.Device.name).in_([n["neighbor"] for n in nbrs]))).all())
+        dt = _cols(m.Device)
+        with self.engine.connect() as c:
+            roles: dict[str, str] = dict(c.execute(core_select(dt.name, dt.role).where(
+                dt.name.in_([n["neighbor"] for n in nbrs]))).all())
         return [Uplink(**n, role=roles.get(n["neighbor"], "")) for n in nbrs
                 if TIERS.get(roles.get(n["neighbor"], ""), 0) > tier]
 

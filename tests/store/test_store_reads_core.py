@@ -119,6 +119,22 @@ def test_the_inventory_readers_equal_the_orms(noisy_lab: Engine) -> None:
     assert inv.ip_owner(h.ip) == {"ip": h.ip, "device": h.device, "role": "host", "interface": h.interface,
                                   "segment": h.segment, "tor": h.tor, "tor_interface": h.tor_interface,
                                   "pod": h.pod, "site": h.site}
+    leaf = "dc1-leaf-03"  # the ACL fault's device
+    with Session(noisy_lab) as s:  # the ORM's read of the same rows: the same order
+        ifaces = list(s.exec(select(m.Interface).where(m.Interface.device == leaf)))
+    links = [lk for lk in _orm(noisy_lab, m.Link) if leaf in (lk.a_device, lk.b_device)]
+    assert _items(inv.interfaces(leaf)) == _items([column_row(i, exclude=("id", "link_id")) for i in ifaces])
+    detail = inv.device(leaf)
+    assert (detail["name"], detail["interfaces"], detail["links_down"]) == (
+        leaf, len(ifaces), sum(lk.status != "up" for lk in links))
+    assert sorted((n["interface"], n["neighbor"]) for n in inv.neighbors(leaf)) == sorted(
+        (lk.a_interface, lk.b_device) if lk.a_device == leaf else (lk.b_interface, lk.a_device)
+        for lk in links)
+    assert {u["neighbor"] for u in inv.upstream(leaf, None)} == {
+        n["neighbor"] for n in inv.neighbors(leaf) if "spine" in n["neighbor"]}
+    acls = [a for a in _orm(noisy_lab, m.AclEntry) if a.device == leaf and a.action == "deny"]
+    assert [(f["kind"], f["dst"]) for f in inv.filters(leaf)] == [("acl", a.dst) for a in acls] != []
+    assert inv.spelled([leaf.upper()]) == {leaf.upper(): leaf}
     inv.check_names(devices=[d.name for d in devices], site=site, pod=pod.name, role="leaf")
     for kwargs, word in (({"site": "dc9"}, "site"), ({"pod": "nopod"}, "PoD"),
                          ({"devices": [devices[0].name + "x"]}, "device")):
