@@ -7,7 +7,7 @@ from typing import Any, cast
 from sqlalchemy import Engine, func
 from sqlalchemy import select as core_select
 from sqlalchemy import text as sql
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, or_
 
 from netopsai.backends.base import Row
 from netopsai.backends.rows import AlarmRecord, ChangeRecord, EventRecord
@@ -75,19 +75,19 @@ class StoreEvents:
     def events(self, devices: list[str] | None, window: Window, *, interface: str | None = None,
                mnemonic: str | None = None, text: str | None = None, source: str | None = None,
                limit: int = 200) -> tuple[list[EventRecord], int]:
-        ev = m.RawEvent
-        when = func.coalesce(col(ev.at), col(ev.received_at))
-        q = select(ev).where(when >= window.start, when <= window.end)
+        ev = _cols(m.RawEvent)
+        when = func.coalesce(ev.at, ev.received_at)
+        q = core_select(*ev).where(when >= window.start, when <= window.end)
         if devices:
-            q = q.where(col(ev.device).in_(devices))
+            q = q.where(ev.device.in_(devices))
         if mnemonic:
-            q = q.where(col(ev.mnemonic).ilike(f"%{_like(mnemonic)}%", escape="\\"))
+            q = q.where(ev.mnemonic.ilike(f"%{_like(mnemonic)}%", escape="\\"))
         if text:
-            q = q.where(col(ev.message).ilike(f"%{_like(text)}%", escape="\\"))
+            q = q.where(ev.message.ilike(f"%{_like(text)}%", escape="\\"))
         if source:
             q = q.where(ev.source == source)
-        with Session(self.engine) as s:
-            found = list(s.exec(q.order_by(when.desc()).limit(SCAN)))
+        with self.engine.connect() as c:
+            found = c.execute(q.order_by(when.desc()).limit(SCAN)).all()
         if interface:  # any of its names, or a line that names it
             found = [r for r in found if (r.interface and same_port(r.interface, interface))
                      or mentions(r.message, interface)]
@@ -120,11 +120,13 @@ def _like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _event_row(r: m.RawEvent) -> Row:
+def _event_row(r: Any) -> Row:
+    """A RawEvent row of a Core `select(*table.c)` (its `count` column by key: a Row's own
+    .count is the tuple method)."""
     at = r.at or r.received_at
     return {"at": iso_ms(at), "device": r.device or r.hostname or r.host,
             "interface": r.interface, "source": r.source, "mnemonic": r.mnemonic, "kind": r.kind,
-            "message": r.message, "count": r.count, "received_at": iso(as_utc(r.received_at)),
+            "message": r.message, "count": r._mapping["count"], "received_at": iso(as_utc(r.received_at)),
             "skew_s": r.skew_s, "host": r.host}
 
 

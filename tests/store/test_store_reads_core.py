@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, func
 from sqlmodel import Session, col, or_, select
 
 from netopsai.common.errors import UnknownName
 from netopsai.common.roles import HOST_ROLES
-from netopsai.common.timewin import Window, iso
+from netopsai.common.timewin import Window, as_utc, iso, iso_ms
 from netopsai.lab.manage import init_lab, lab_info
 from netopsai.store import tables as m
 from netopsai.store.engine import engine_for
@@ -166,3 +166,28 @@ def test_the_changes_and_alarms_readers_equal_the_orms(noisy_lab: Engine) -> Non
         orm.pop("neighbor")
         assert list(got.items())[:len(orm)] == list(orm.items())
     assert any(a["peer"] for a in alarms)
+
+
+def test_the_events_reader_equals_the_orms(noisy_lab: Engine) -> None:
+    clock = lab_info(noisy_lab).clock
+    with Session(noisy_lab) as s:  # a few received lines, one retransmitted (count 3)
+        for i in range(6):
+            at = clock - timedelta(minutes=10 * i)
+            s.add(m.RawEvent(received_at=at, at=at if i % 2 else None, source="syslog", host="192.0.2.9",
+                             hostname="DC1-LEAF-03", device="dc1-leaf-03" if i % 3 else None,
+                             interface=f"Ethernet{i}", mnemonic="LINK-3-UPDOWN", message=f"line {i}",
+                             count=3 if i == 2 else 1, skew_s=0.5 if i % 2 else None))
+        s.commit()
+        window = Window(start=clock - timedelta(hours=1), end=clock)
+        when = func.coalesce(col(m.RawEvent.at), col(m.RawEvent.received_at))
+        orm = list(reversed(s.exec(select(m.RawEvent).where(when >= window.start, when <= window.end)
+                                   .order_by(when.desc())).all()))
+        expected = [{"at": iso_ms(r.at or r.received_at), "device": r.device or r.hostname or r.host,
+                     "interface": r.interface, "source": r.source, "mnemonic": r.mnemonic,
+                     "kind": r.kind, "message": r.message, "count": r.count,
+                     "received_at": iso(as_utc(r.received_at)), "skew_s": r.skew_s, "host": r.host}
+                    for r in orm]
+    rows, total = StoreEvents(noisy_lab).events(None, window)
+    assert total == len(orm) == 6 and _items(rows) == _items(expected)
+    assert [r["count"] for r in rows].count(3) == 1
+    assert StoreEvents(noisy_lab).events(None, window, interface="Ethernet2")[0] == [expected[-3]]
